@@ -1,0 +1,11 @@
+"""Numeric core of the attention explainer: pure numpy, no manim, no click, no file output.
+
+    settings → tokenize → weights → AttentionTrace (frozen, every intermediate)
+"""
+
+from __future__ import annotations
+
+from attncore.settings import Settings, SettingsError
+from attncore.trace import AttentionTrace, HeadTrace, Token, build_trace
+
+__all__ = ["AttentionTrace", "HeadTrace", "Settings", "SettingsError", "Token", "build_trace"]

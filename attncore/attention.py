@@ -1,0 +1,77 @@
+"""Scaled dot-product attention, one small function per term of the formula.
+
+    Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k) · V
+
+Shapes: n_q query tokens, n_k key tokens, d_model embedding width, d_k head width.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def positional_encoding(n: int, d_model: int) -> np.ndarray:
+    """Sinusoidal positional encoding (Vaswani et al. 2017).
+
+    PE[pos, 2i] = sin(pos / 10000^(2i/d_model)),  PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model))
+    """
+    pos = np.arange(n, dtype=np.float64)[:, None]  # (n, 1)
+    i2 = np.arange(0, d_model, 2, dtype=np.float64)  # (ceil(d/2),)
+    angle = pos / np.power(10000.0, i2 / d_model)  # (n, ceil(d/2))
+    pe = np.zeros((n, d_model))  # (n, d_model)
+    pe[:, 0::2] = np.sin(angle)
+    pe[:, 1::2] = np.cos(angle[:, : d_model // 2])
+    return pe
+
+
+def project_qkv(
+    X_q: np.ndarray, X_kv: np.ndarray,
+    W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray,
+    b_Q: np.ndarray, b_K: np.ndarray, b_V: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Q = X_q·W_Q + b_Q,  K = X_kv·W_K + b_K,  V = X_kv·W_V + b_V  (one row per word)."""
+    Q = X_q @ W_Q + b_Q  # (n_q, d_k)
+    K = X_kv @ W_K + b_K  # (n_k, d_k)
+    V = X_kv @ W_V + b_V  # (n_k, d_k)
+    return Q, K, V
+
+
+def scores(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """The factor matrix Q·Kᵀ: cell (i, j) is query i against key j."""
+    return Q @ K.T  # (n_q, n_k)
+
+
+def scale(S: np.ndarray, d_k: int) -> np.ndarray:
+    """S / √d_k keeps the scores' spread independent of the head width."""
+    return S / np.sqrt(d_k)  # (n_q, n_k)
+
+
+def causal_mask(n_q: int, n_k: int) -> np.ndarray:
+    """True where query i may attend to key j: j ≤ i (no word sees a later one)."""
+    return np.tril(np.ones((n_q, n_k), dtype=bool))  # (n_q, n_k)
+
+
+def softmax(S: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Row-wise softmax(s)_j = exp(s_j − max s) / Σ_k exp(s_k − max s); masked cells are exactly 0.
+
+    Subtracting the row maximum keeps exp() from overflowing for large scores.
+    """
+    S = np.asarray(S, dtype=np.float64)
+    if mask is None:
+        mask = np.ones(S.shape, dtype=bool)
+    masked = np.where(mask, S, -np.inf)  # (n_q, n_k)
+    row_max = masked.max(axis=-1, keepdims=True)  # (n_q, 1)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.where(mask, np.exp(masked - row_max), 0.0)  # (n_q, n_k)
+    total = e.sum(axis=-1, keepdims=True)  # (n_q, 1)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def weighted_sum(weights: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Z = weights·V: row i mixes the V rows, each scaled by how much word i attends to it."""
+    return weights @ V  # (n_q, d_k)
+
+
+def multi_head(Z_heads: list[np.ndarray], W_O: np.ndarray) -> np.ndarray:
+    """MultiHead = Concat(Z_1, …, Z_h)·W_O."""
+    return np.concatenate(Z_heads, axis=-1) @ W_O  # (n_q, d_model)

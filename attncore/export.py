@@ -1,0 +1,101 @@
+"""The trace as JSON (and back) and as CSV tables, for handouts and spreadsheets.
+
+Returns text; writing files is the pipeline's job.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+import numpy as np
+
+from attncore.tokenize import Token
+from attncore.trace import AttentionTrace, HeadTrace
+
+FORMAT = "attention-trace/1"
+_SCALARS = ("focus", "head_index", "source", "model_name", "layer", "causal", "cross",
+            "normalized", "seed", "head_reason", "x_label")
+
+
+def _tokens(ts: tuple[Token, ...]) -> list[dict[str, str]]:
+    return [{"text": t.text, "kind": t.kind} for t in ts]
+
+
+def trace_to_dict(trace: AttentionTrace) -> dict[str, Any]:
+    """Tokens, every matrix by its formula name (per head), and the settings."""
+    d: dict[str, Any] = {"format": FORMAT}
+    d["query_tokens"] = _tokens(trace.query_tokens)
+    d["key_tokens"] = _tokens(trace.key_tokens)
+    d.update({k: getattr(trace, k) for k in _SCALARS})
+    d.update({k: getattr(trace, k).tolist() for k in AttentionTrace.ARRAYS})
+    d["heads"] = [
+        {"layer": h.layer, "head": h.head, **{k: getattr(h, k).tolist() for k in HeadTrace.ARRAYS}}
+        for h in trace.heads
+    ]
+    d["settings"] = trace.settings
+    return d
+
+
+def trace_from_dict(d: dict[str, Any]) -> AttentionTrace:
+    if d.get("format") != FORMAT:
+        raise ValueError(f"not an attention trace (format {d.get('format')!r}, expected {FORMAT!r})")
+    heads = tuple(
+        HeadTrace(layer=h["layer"], head=h["head"],
+                  **{k: np.array(h[k], dtype=bool if k == "mask" else np.float64)
+                     for k in HeadTrace.ARRAYS})
+        for h in d["heads"]
+    )
+    return AttentionTrace(
+        query_tokens=tuple(Token(**t) for t in d["query_tokens"]),
+        key_tokens=tuple(Token(**t) for t in d["key_tokens"]),
+        heads=heads, settings=d.get("settings", {}),
+        **{k: np.array(d[k], dtype=np.float64) for k in AttentionTrace.ARRAYS},
+        **{k: d[k] for k in _SCALARS},
+    )
+
+
+def to_json(trace: AttentionTrace, indent: int | None = 1) -> str:
+    """Full-precision JSON: floats round-trip exactly."""
+    return json.dumps(trace_to_dict(trace), ensure_ascii=False, indent=indent)
+
+
+def from_json(text: str) -> AttentionTrace:
+    return trace_from_dict(json.loads(text))
+
+
+def _table(rows: list[str], cols: list[str], a: np.ndarray) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([""] + cols)
+    for name, row in zip(rows, np.atleast_2d(a)):
+        w.writerow([name] + [repr(float(x)) for x in row])
+    return buf.getvalue()
+
+
+def csv_tables(trace: AttentionTrace) -> dict[str, str]:
+    """One CSV per matrix, rows labelled by word and columns by word or dimension.
+
+    Keys are file stems: "X", "head0_Q", "head0_weights", …
+    """
+    qn = [t.text for t in trace.query_tokens]
+    kn = [t.text for t in trace.key_tokens]
+    dm = [f"d{i}" for i in range(trace.d_model)]
+    out = {"E": _table(kn, dm, trace.E), "P": _table(kn, dm, trace.P), "X": _table(kn, dm, trace.X)}
+    if trace.cross:
+        out |= {"E_q": _table(qn, dm, trace.E_q), "P_q": _table(qn, dm, trace.P_q),
+                "X_q": _table(qn, dm, trace.X_q)}
+    for h in trace.heads:
+        dk = [f"k{i}" for i in range(h.Q.shape[1])]
+        p = f"head{h.head}_"
+        out |= {
+            p + "W_Q": _table(dm, dk, h.W_Q), p + "W_K": _table(dm, dk, h.W_K),
+            p + "W_V": _table(dm, dk, h.W_V),
+            p + "Q": _table(qn, dk, h.Q), p + "K": _table(kn, dk, h.K), p + "V": _table(kn, dk, h.V),
+            p + "scores": _table(qn, kn, h.scores), p + "scaled": _table(qn, kn, h.scaled),
+            p + "weights": _table(qn, kn, h.weights), p + "Z": _table(qn, dk, h.Z),
+        }
+    out["output"] = _table(qn, dm, trace.output)
+    return out

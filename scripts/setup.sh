@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Set up everything the explainer needs on Debian/Ubuntu; skips what is already there.
+#   system libraries Manim needs (apt-get), a virtual environment in .venv, the project (editable).
+# Usage: bash scripts/setup.sh [--test]   (--test also installs the test tools)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+extras=""
+[ "${1:-}" = "--test" ] && extras="[test]"
+
+# 1. System libraries (Cairo, Pango, pkg-config, a CJK font for Chinese labels).
+pkgs=(libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk fonts-noto-color-emoji python3-venv python3-dev gcc)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "setup: installing system packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# 2. Virtual environment with the project, reinstalled only when pyproject.toml changes.
+py=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$py" -m venv .venv
+fi
+stamp=".venv/.installed$(echo "$extras" | tr -d '[]')"
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing the project into .venv"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e ".${extras}"
+  echo "$want" > "$stamp"
+fi
