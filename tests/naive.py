@@ -1,0 +1,141 @@
+"""An independent, deliberately naive attention: explicit Python loops and `math`.
+
+No matrix products, no numpy ufuncs on arrays: every number is computed one at a
+time from its formula, so a mistake in the vectorised core cannot hide here too.
+Matrices are lists of lists of floats; `to_array` turns them into numpy only for
+the comparison with `assert_allclose`.
+"""
+
+from __future__ import annotations
+
+import math
+
+Matrix = list[list[float]]
+
+
+def to_list(a) -> Matrix:
+    """A 2-D array-like as a list of lists of Python floats."""
+    return [[float(x) for x in row] for row in a]
+
+
+def to_array(m: Matrix):
+    import numpy as np
+
+    return np.array(m, dtype=np.float64)
+
+
+def positional_encoding(n: int, d_model: int) -> Matrix:
+    """PE[pos, 2i] = sin(pos / 10000^(2i/d)),  PE[pos, 2i+1] = cos(pos / 10000^(2i/d))."""
+    pe = []
+    for pos in range(n):
+        row = []
+        for j in range(d_model):
+            i2 = j - (j % 2)  # the "2i" shared by columns 2i and 2i+1
+            angle = pos / (10000.0 ** (i2 / d_model))
+            row.append(math.sin(angle) if j % 2 == 0 else math.cos(angle))
+        pe.append(row)
+    return pe
+
+
+def matmul(A: Matrix, B: Matrix) -> Matrix:
+    """(n, m)·(m, p) by the triple loop."""
+    n, m, p = len(A), len(B), len(B[0]) if B else 0
+    assert all(len(row) == m for row in A)
+    out = []
+    for i in range(n):
+        row = []
+        for j in range(p):
+            total = 0.0
+            for k in range(m):
+                total += A[i][k] * B[k][j]
+            row.append(total)
+        out.append(row)
+    return out
+
+
+def add_bias(A: Matrix, b: list[float]) -> Matrix:
+    return [[A[i][j] + b[j] for j in range(len(b))] for i in range(len(A))]
+
+
+def dot(u: list[float], v: list[float]) -> float:
+    total = 0.0
+    for a, b in zip(u, v, strict=True):
+        total += a * b
+    return total
+
+
+def scores(Q: Matrix, K: Matrix) -> Matrix:
+    """Cell (i, j) = q_i · k_j."""
+    return [[dot(q, k) for k in K] for q in Q]
+
+
+def scale(S: Matrix, d_k: int) -> Matrix:
+    r = math.sqrt(d_k)
+    return [[x / r for x in row] for row in S]
+
+
+def causal_mask(n_q: int, n_k: int) -> list[list[bool]]:
+    """Query i may see key j only when j ≤ i."""
+    return [[j <= i for j in range(n_k)] for i in range(n_q)]
+
+
+def full_mask(n_q: int, n_k: int) -> list[list[bool]]:
+    return [[True] * n_k for _ in range(n_q)]
+
+
+def softmax(S: Matrix, mask: list[list[bool]] | None = None) -> Matrix:
+    """Row by row: exp(s_j − max) / Σ exp(s_k − max) over the allowed cells; others 0."""
+    out = []
+    for i, row in enumerate(S):
+        allowed = [mask[i][j] if mask is not None else True for j in range(len(row))]
+        kept = [row[j] for j in range(len(row)) if allowed[j]]
+        if not kept:
+            out.append([0.0] * len(row))
+            continue
+        m = max(kept)
+        exps = [math.exp(row[j] - m) if allowed[j] else 0.0 for j in range(len(row))]
+        total = math.fsum(exps)
+        out.append([e / total for e in exps])
+    return out
+
+
+def mask_raw(S: Matrix, mask: list[list[bool]]) -> Matrix:
+    """Without softmax the raw factors weigh V; masked cells are 0."""
+    return [[S[i][j] if mask[i][j] else 0.0 for j in range(len(S[i]))] for i in range(len(S))]
+
+
+def weighted_sum(W: Matrix, V: Matrix) -> Matrix:
+    """z_i = Σ_j w_ij · v_j, accumulated vector by vector."""
+    d = len(V[0])
+    out = []
+    for i in range(len(W)):
+        z = [0.0] * d
+        for j in range(len(V)):
+            for c in range(d):
+                z[c] += W[i][j] * V[j][c]
+        out.append(z)
+    return out
+
+
+def concat(blocks: list[Matrix]) -> Matrix:
+    return [[x for block in blocks for x in block[i]] for i in range(len(blocks[0]))]
+
+
+def head(X_q: Matrix, X_kv: Matrix, W_Q: Matrix, W_K: Matrix, W_V: Matrix,
+         mask: list[list[bool]], normalized: bool = True) -> dict[str, Matrix]:
+    """Every intermediate of one head, by the loops above."""
+    Q, K, V = matmul(X_q, W_Q), matmul(X_kv, W_K), matmul(X_kv, W_V)
+    S = scores(Q, K)
+    S_scaled = scale(S, len(W_Q[0]))
+    A = softmax(S_scaled, mask) if normalized else mask_raw(S, mask)
+    return {"Q": Q, "K": K, "V": V, "scores": S, "scaled": S_scaled, "weights": A,
+            "Z": weighted_sum(A, V)}
+
+
+def attention(X_q: Matrix, X_kv: Matrix, head_weights: list[tuple[Matrix, Matrix, Matrix]],
+              W_O: Matrix, causal: bool = False, normalized: bool = True) -> dict:
+    """All heads and Concat(Z_1, …, Z_h)·W_O, from given inputs and weights."""
+    n_q, n_k = len(X_q), len(X_kv)
+    mask = causal_mask(n_q, n_k) if causal else full_mask(n_q, n_k)
+    heads = [head(X_q, X_kv, WQ, WK, WV, mask, normalized) for WQ, WK, WV in head_weights]
+    return {"heads": heads, "mask": mask, "output": matmul(concat([h["Z"] for h in heads]), W_O)}
