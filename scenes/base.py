@@ -1,0 +1,113 @@
+"""The base of every chapter scene: theme, title, captions (recorded as subtitles),
+the model badge, and the colours and labels of the words."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from manim import (
+    DOWN, LEFT, RIGHT, UP, UR, FadeIn, FadeOut, Scene, VGroup,
+)
+
+from attncore.settings import Settings
+from attncore.trace import AttentionTrace
+from scenes.widgets import (
+    SAFE_X, THEMES, fit_width, Recorder, make_caption, make_text, make_title, short_label, word_color,
+)
+
+
+class ChapterScene(Scene):
+    """One chapter of the video, drawn only from the trace and the settings."""
+
+    chapter: ClassVar[int] = 0
+    title_en: ClassVar[str] = ""
+    title_zh: ClassVar[str] = ""
+    # What the chapter reads (for the chapter cache): trace fields and settings fields.
+    reads_trace: ClassVar[tuple[str, ...]] = ()
+    reads_settings: ClassVar[tuple[str, ...]] = ("theme", "language")
+    reads_focus: ClassVar[bool] = True  # whether the followed word changes what it draws
+
+    def __init__(self, trace: AttentionTrace, settings: Settings, **kwargs: Any):
+        self.trace = trace
+        self.settings = settings
+        self.theme = THEMES[settings.theme]
+        self.drawn = Recorder()
+        self.subtitles: list[tuple[float, float, str]] = []
+        self._caption: VGroup | None = None
+        self._caption_start = 0.0
+        n_k = trace.n_k
+        self.k_colors = [word_color(i, self.theme) for i in range(n_k)]
+        self.q_colors = ([word_color(n_k + i, self.theme) for i in range(trace.n_q)]
+                         if trace.cross else self.k_colors)
+        self.k_labels = [short_label(t.text) for t in trace.key_tokens]
+        self.q_labels = [short_label(t.text) for t in trace.query_tokens]
+        super().__init__(**kwargs)
+
+    # ---- text in the chosen language -------------------------------------------------
+    def tr(self, en: str, zh: str) -> str:
+        return zh if self.settings.language == "zh" else en
+
+    @property
+    def focus(self) -> int:
+        return self.trace.focus
+
+    @property
+    def focus_word(self) -> str:
+        return self.trace.query_tokens[self.focus].text
+
+    def quoted(self, word: str) -> str:
+        """A word in quotes of the caption language."""
+        return self.tr(f'"{word}"', f"“{word}”")
+
+    def q_word(self, i: int) -> str:
+        return self.trace.query_tokens[i].text
+
+    def k_word(self, j: int) -> str:
+        return self.trace.key_tokens[j].text
+
+    # ---- frame furniture ---------------------------------------------------------------
+    def setup(self) -> None:
+        self.camera.background_color = self.theme.background
+
+    def make_badge(self) -> VGroup:
+        """Top-right tag: which weights made these numbers."""
+        t = self.trace
+        if t.trained:
+            text = f"{t.model_name} · {self.tr('layer', '层')} {t.layer} · {self.tr('head', '头')} {t.head_index}"
+        else:
+            text = self.tr(f"untrained random weights · seed {t.seed}",
+                           f"未训练的随机权重 · 种子 {t.seed}")
+        return make_text(text, 18, self.theme.muted).to_corner(UR, buff=0.25)
+
+    def show_title(self) -> None:
+        title = make_title(f"{self.chapter} · " + self.tr(self.title_en, self.title_zh), self.theme)
+        badge = self.make_badge()
+        fit_width(title, 2 * SAFE_X - badge.width - 0.6)
+        title.to_edge(LEFT, buff=0.5).align_to(title, UP)
+        self.add(badge)
+        self.play(FadeIn(title, shift=0.2 * DOWN), run_time=0.6)
+        self.title_mob = title
+
+    def say(self, en: str, zh: str | None = None, run_time: float = 0.4) -> None:
+        """Show a caption (replacing the previous one) and record it as a subtitle."""
+        text = self.tr(en, zh if zh is not None else en)
+        new = make_caption(text, self.theme)
+        anims = [FadeIn(new)]
+        if self._caption is not None:
+            anims.append(FadeOut(self._caption))
+            self._close_subtitle()
+        self._caption_start = self.renderer.time
+        self.play(*anims, run_time=run_time)
+        self._caption = new
+        self._caption_text = text
+
+    def _close_subtitle(self) -> None:
+        if self._caption is not None:
+            self.subtitles.append((self._caption_start, self.renderer.time, self._caption_text))
+
+    def finish(self, hold: float = 1.5) -> None:
+        """Hold the last frame, then clear the stage."""
+        self.wait(hold)
+        self._close_subtitle()
+        self._caption = None
+        self.play(*[FadeOut(m) for m in self.mobjects], run_time=0.5)

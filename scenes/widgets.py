@@ -1,0 +1,301 @@
+"""Shared widgets: themes, one colour per word, cached text, matrices, vectors, word labels.
+
+Builders here only build (they never play). Every number a builder draws is
+reported to a Recorder with the trace key it was read from, so tests can compare
+what is on screen with the trace.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+from manim import (
+    DOWN, LEFT, RIGHT, UP, ORIGIN, Line, Rectangle, RoundedRectangle, Text, VGroup, VMobject,
+    config,
+)
+
+FONT = "Noto Sans CJK SC"  # Latin, digits and CJK in one face; Pango falls back for the rest
+MIN_FONT = 16  # smallest text drawn: ~23 px digit height at 1080p
+FRAME_W = 14.2  # usable frame, in scene units (the frame is 14.22 × 8)
+SAFE_X = 6.75  # content stays within ±SAFE_X
+SAFE_TOP = 3.05  # below the chapter title
+SAFE_BOTTOM = -2.95  # above the caption
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    background: str
+    text: str
+    muted: str
+    grid: str
+    accent: str  # highlights: the followed row, the chosen cell
+    positive: str  # agreeing signs, positive values
+    negative: str  # opposing signs, negative values
+    q: str  # colours of Q, K, V and the weights in the summary
+    k: str
+    v: str
+    w: str
+    word_lightness: float
+    word_saturation: float
+
+
+THEMES = {
+    "dark": Theme("dark", "#14161c", "#eceff4", "#9aa3b2", "#3b4252", "#ffd166",
+                  "#5ad28c", "#ff6b6b", "#f4a261", "#2ec4b6", "#c77dff", "#ffd166", 0.68, 0.75),
+    "light": Theme("light", "#fbfaf7", "#1d232c", "#5f6b7a", "#c8ccd4", "#d97706",
+                   "#16803c", "#c81e1e", "#c2410c", "#0f766e", "#7e22ce", "#b45309", 0.40, 0.80),
+}
+
+
+def word_color(i: int, theme: Theme) -> str:
+    """One colour per token position, spread around the hue circle by the golden ratio."""
+    hue = (0.58 + i * 0.6180339887) % 1.0
+    r, g, b = colorsys.hls_to_rgb(hue, theme.word_lightness, theme.word_saturation)
+    return "#{:02x}{:02x}{:02x}".format(round(r * 255), round(g * 255), round(b * 255))
+
+
+def fmt(value: float, decimals: int = 2) -> str:
+    """A number as drawn: fixed decimals, a real minus sign, never '-0.00'."""
+    s = f"{value:.{decimals}f}"
+    if float(s) == 0.0:
+        s = s.lstrip("-")
+    return s.replace("-", "−")
+
+
+def unfmt(text: str) -> float:
+    """The value of a drawn number (inverse of fmt, for tests)."""
+    return float(text.replace("−", "-").replace("…", ""))
+
+
+def short_label(text: str, max_chars: int = 10) -> str:
+    """Shorten a long word visibly: 'extraordinarily' → 'extraordi…'."""
+    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
+
+
+@lru_cache(maxsize=4096)
+def _proto(text: str, font_size: float, weight: str) -> Text:
+    t = Text(text, font=FONT, font_size=font_size, weight=weight, disable_ligatures=True)
+    for m in t.family_members_with_points():
+        if hasattr(m, "path_obj"):
+            del m.path_obj  # copies are ~40× cheaper without the parsed SVG path
+    return t
+
+
+def make_text(text: str, font_size: float = 28, color: str | None = None,
+              weight: str = "NORMAL") -> Text:
+    """A Text built once per (string, size, weight) and copied after that."""
+    t = _proto(text, float(round(font_size, 1)), weight).copy()
+    if color:
+        t.set_color(color)
+    return t
+
+
+def fit_width(mob: VMobject, max_width: float) -> VMobject:
+    """Scale down (never up) so the object is at most max_width wide."""
+    if mob.width > max_width > 0:
+        mob.scale_to_fit_width(max_width)
+    return mob
+
+
+@dataclass
+class Recorder:
+    """Everything a scene drew that states a number: (trace key, index, text)."""
+
+    entries: list[tuple[str, tuple, str]] = field(default_factory=list)
+
+    def __call__(self, key: str, index: tuple, text: str) -> None:
+        self.entries.append((key, tuple(int(i) for i in index), text))
+
+
+def shown_columns(n: int, max_cols: int) -> list[int | None]:
+    """Which columns of an n-wide vector to draw; None marks the ellipsis column."""
+    if n <= max_cols:
+        return list(range(n))
+    head = max_cols - 2
+    return list(range(head)) + [None, n - 1]
+
+
+@dataclass(frozen=True)
+class CellLayout:
+    """Sizes for a grid of numbers that must fit a box."""
+
+    cell_w: float
+    cell_h: float
+    font_size: float
+    numbers: bool  # False: coloured cells only (too small for legible numbers)
+
+
+def fit_cells(rows: int, cols: int, max_w: float, max_h: float, decimals: int = 2,
+              max_font: float = 30) -> CellLayout:
+    """The largest cells that fit the box; numbers only where they stay legible."""
+    digits = 3 + decimals  # '−0.00'
+    cell_h = min(max_h / max(rows, 1), 0.7)
+    cell_w = min(max_w / max(cols, 1), 1.6)
+    # Text("−0.00", font_size=f) is about 0.0305·f wide and 0.0106·f tall.
+    font = min(max_font, cell_h * 0.55 / 0.0106, cell_w * 0.86 / (0.0061 * (digits + 0.3)))
+    return CellLayout(cell_w, cell_h, font, font >= MIN_FONT)
+
+
+def value_fill(value: float, scale: float, theme: Theme) -> tuple[str, float]:
+    """Heat-map colour of a cell: hue by sign, opacity by size."""
+    a = 0.0 if scale == 0 else min(1.0, abs(value) / scale)
+    return (theme.positive if value >= 0 else theme.negative), 0.12 + 0.7 * a
+
+
+class MatrixView(VGroup):
+    """A grid of numbers (or coloured cells) with optional row and column labels."""
+
+    def __init__(self, values: np.ndarray, *, key: str, theme: Theme, layout: CellLayout,
+                 decimals: int = 2, row_labels: list[str] | None = None,
+                 row_colors: list[str] | None = None, col_labels: list[str] | None = None,
+                 col_colors: list[str] | None = None, max_cols: int = 8,
+                 record: Recorder | None = None, heat: bool | None = None,
+                 numbers_in_rows: set[int] | frozenset = frozenset(), index_map=None):
+        super().__init__()
+        values = np.atleast_2d(np.asarray(values, dtype=float))
+        self.values, self.key, self.theme, self.layout = values, key, theme, layout
+        n_rows, n_cols = values.shape
+        self.cols = shown_columns(n_cols, max_cols)
+        scale = float(np.max(np.abs(values))) if values.size else 1.0
+        heat = (not layout.numbers) if heat is None else heat
+        w, h = layout.cell_w, layout.cell_h
+        self.cells = VGroup()
+        self.numbers: dict[tuple[int, int], Text] = {}
+        self.cell_at: dict[tuple[int, int], Rectangle] = {}
+        for i in range(n_rows):
+            for c, j in enumerate(self.cols):
+                rect = Rectangle(width=w, height=h, stroke_width=1, stroke_color=theme.grid)
+                rect.move_to(RIGHT * (c * w) + DOWN * (i * h))
+                if j is None:
+                    dots = make_text("…", layout.font_size * 0.9 if layout.numbers else 18,
+                                     theme.muted).move_to(rect)
+                    rect.set_stroke(opacity=0)
+                    self.cells.add(VGroup(rect, dots))
+                    continue
+                v = values[i, j]
+                if heat:
+                    color, op = value_fill(v, scale, theme)
+                    rect.set_fill(color, op)
+                self.cells.add(rect)
+                self.cell_at[(i, j)] = rect
+                if (layout.numbers and not heat) or i in numbers_in_rows:
+                    size = layout.font_size if layout.numbers else max(MIN_FONT, layout.font_size)
+                    txt = fit_width(make_text(fmt(v, decimals), size, theme.text), w * 0.92)
+                    txt.move_to(rect)
+                    self.numbers[(i, j)] = txt
+                    if record is not None:
+                        idx = index_map(i, j) if index_map else (i, j)
+                        record(key, idx, fmt(v, decimals))
+        self.add(self.cells)
+        self.number_group = VGroup(*self.numbers.values())
+        self.add(self.number_group)
+        self.row_labels = VGroup()
+        if row_labels is not None:
+            size = max(MIN_FONT, min(26, h * 0.6 / 0.0106))
+            for i, label in enumerate(row_labels):
+                color = row_colors[i] if row_colors else theme.text
+                t = fit_width(make_text(label, size, color), 1.9)
+                t.next_to(self.row_rect_of(i), LEFT, buff=0.12)
+                self.row_labels.add(t)
+            self.add(self.row_labels)
+        self.col_labels = VGroup()
+        if col_labels is not None:
+            size = max(MIN_FONT, min(22, w * 0.8 / 0.03))
+            for c, j in enumerate(self.cols):
+                if j is None:
+                    continue
+                color = col_colors[j] if col_colors else theme.muted
+                t = fit_width(make_text(col_labels[j], size, color), w * 0.98)
+                t.next_to(self.cell_at[(0, j)], UP, buff=0.08)
+                self.col_labels.add(t)
+            self.add(self.col_labels)
+
+    def row_rect_of(self, i: int) -> VGroup:
+        return VGroup(*[self.cell_at[(i, j)] for j in self.cols if j is not None])
+
+    def col_rect_of(self, j: int) -> VGroup:
+        return VGroup(*[self.cell_at[(i, j)] for i in range(self.values.shape[0])])
+
+    def row_box(self, i: int, color: str, buff: float = 0.03, width: float = 4) -> Rectangle:
+        """A rectangle around row i (to draw over the grid, cheaper than recolouring)."""
+        g = self.row_rect_of(i)
+        return Rectangle(width=g.width + 2 * buff, height=g.height + 2 * buff,
+                         stroke_color=color, stroke_width=width).move_to(g)
+
+    def col_box(self, j: int, color: str, buff: float = 0.03, width: float = 4) -> Rectangle:
+        g = self.col_rect_of(j)
+        return Rectangle(width=g.width + 2 * buff, height=g.height + 2 * buff,
+                         stroke_color=color, stroke_width=width).move_to(g)
+
+    def cell_box(self, i: int, j: int, color: str, width: float = 5) -> Rectangle:
+        c = self.cell_at[(i, j)]
+        return Rectangle(width=c.width, height=c.height, stroke_color=color,
+                         stroke_width=width).move_to(c)
+
+    def grid_only(self) -> VGroup:
+        """The cells and numbers, without labels (for sizing and placing)."""
+        return VGroup(self.cells, self.number_group)
+
+
+def make_matrix(values: np.ndarray, key: str, theme: Theme, max_w: float, max_h: float, *,
+                decimals: int = 2, row_labels: list[str] | None = None,
+                row_colors: list[str] | None = None, col_labels: list[str] | None = None,
+                col_colors: list[str] | None = None, max_cols: int = 8,
+                record: Recorder | None = None, max_font: float = 30,
+                numbers_in_rows: set[int] | frozenset = frozenset(), heat: bool | None = None,
+                layout: CellLayout | None = None) -> MatrixView:
+    """A matrix sized to fit max_w × max_h (cells only; labels sit outside)."""
+    rows, cols = np.atleast_2d(values).shape
+    layout = layout or fit_cells(rows, min(cols, max_cols), max_w, max_h, decimals, max_font)
+    return MatrixView(values, key=key, theme=theme, layout=layout, decimals=decimals,
+                      row_labels=row_labels, row_colors=row_colors, col_labels=col_labels,
+                      col_colors=col_colors, max_cols=max_cols, record=record,
+                      numbers_in_rows=numbers_in_rows, heat=heat)
+
+
+def make_label(text: str, font_size: float, color: str, theme: Theme,
+               max_width: float = 3.0) -> VGroup:
+    """A word in a rounded box of its colour (a 'chip')."""
+    t = fit_width(make_text(text, font_size, color), max_width)
+    box = RoundedRectangle(corner_radius=0.08, width=t.width + 0.24,
+                           height=max(t.height, font_size * 0.0106) + 0.2,
+                           stroke_color=color, stroke_width=2, fill_color=color, fill_opacity=0.12)
+    box.move_to(t)
+    return VGroup(box, t)
+
+
+def make_title(text: str, theme: Theme) -> Text:
+    return make_text(text, 34, theme.text, weight="BOLD").to_edge(UP, buff=0.3)
+
+
+def make_caption(text: str, theme: Theme, font_size: float = 24) -> VGroup:
+    """The caption line(s) at the bottom; wrapped to two lines, shrunk if still too wide."""
+    lines = wrap(text, 78 if not any(ord(c) > 0x2e80 for c in text) else 40)
+    group = VGroup(*[make_text(line, font_size, theme.text) for line in lines])
+    group.arrange(DOWN, buff=0.1)
+    fit_width(group, 2 * SAFE_X)
+    return group.to_edge(DOWN, buff=0.28)
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """Greedy wrap on spaces (CJK text wraps anywhere)."""
+    if " " not in text.strip():
+        return [text[i:i + width] for i in range(0, len(text), width)] or [""]
+    lines, cur = [], ""
+    for word in text.split():
+        if cur and len(cur) + 1 + len(word) > width:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}" if cur else word
+    lines.append(cur)
+    return lines
+
+
+def arrow_line(start, end, color: str, width: float = 3) -> Line:
+    return Line(start, end, stroke_color=color, stroke_width=width, buff=0.08)
