@@ -1,0 +1,311 @@
+"""attncore.settings: one typed object, from flags or TOML (flags win), validated once,
+each invalid value with its own error naming the field and what is allowed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from attncore.settings import (
+    ALL_CHAPTERS, FIELD_NAMES, Settings, SettingsError, build_settings, parse_chapters, read_toml,
+)
+
+
+def error(**values) -> SettingsError:
+    with pytest.raises(SettingsError) as info:
+        Settings(**values)
+    return info.value
+
+
+def write(tmp_path: Path, text: str, name: str = "video.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_defaults_are_valid_and_make_the_readme_video():
+    s = Settings()
+    assert s.sentence == "The black cat drank the milk"
+    assert (s.weights, s.d_model, s.heads, s.dk, s.seed) == ("random", 4, 1, 4, 0)
+    assert s.chapters == ALL_CHAPTERS
+    assert s.d_model <= 6 and s.dk <= 6  # every number fits on screen
+    assert s.resolution == (1080, 1920, 30)
+
+
+def test_settings_are_frozen():
+    with pytest.raises(AttributeError):
+        Settings().seed = 3  # type: ignore[misc]
+
+
+def test_replace_validates_again():
+    assert Settings().replace(seed=5).seed == 5
+    with pytest.raises(SettingsError):
+        Settings().replace(heads=3)
+
+
+def test_dk_defaults_to_d_model_over_heads():
+    assert Settings(d_model=6, heads=3).dk == 2
+    assert Settings(d_model=6, heads=3, d_k=5).dk == 5
+
+
+@pytest.mark.parametrize("name, value, allowed", [
+    ("quality", "x", ["l", "m", "h", "k"]),
+    ("theme", "pink", ["dark", "light"]),
+    ("language", "fr", ["en", "zh"]),
+    ("weights", "trained", ["random", "pretrained"]),
+])
+def test_unknown_choice_names_the_field_and_the_allowed_values(name, value, allowed):
+    e = error(**{name: value})
+    assert e.field == name
+    msg = str(e)
+    assert msg.startswith(f"{name}:") and repr(value) in msg
+    for a in allowed:
+        assert a in msg
+
+
+@pytest.mark.parametrize("name", ["d_model", "d_k", "heads", "max_tokens"])
+@pytest.mark.parametrize("value", [0, -1])
+def test_dimensions_zero_or_negative_are_rejected_with_the_range(name, value):
+    e = error(**{name: value})
+    assert e.field == name
+    assert str(value) in str(e) and "allowed: 1 to" in str(e)
+
+
+@pytest.mark.parametrize("name, value", [("d_model", 65), ("d_k", 65), ("heads", 17),
+                                         ("max_tokens", 65)])
+def test_dimensions_above_the_limit_are_rejected(name, value):
+    e = error(**{name: value})
+    assert e.field == name and "allowed: 1 to" in str(e)
+
+
+def test_d_model_not_divisible_by_heads_lists_the_allowed_heads():
+    e = error(d_model=6, heads=4)
+    assert e.field == "heads"
+    assert "not divisible" in str(e) and "1, 2, 3, 6" in str(e)
+
+
+@pytest.mark.parametrize("seed", [-1, 2**32])
+def test_seed_out_of_range(seed):
+    e = error(seed=seed)
+    assert e.field == "seed" and str(2**32 - 1) in str(e)
+
+
+@pytest.mark.parametrize("values, field", [
+    (dict(head=1), "head"),
+    (dict(head=-1), "head"),
+    (dict(head="best"), "head"),
+    (dict(layer=-1), "layer"),
+    (dict(query_index=-1), "query_index"),
+    (dict(sentence="   "), "sentence"),
+    (dict(target=" "), "target"),
+    (dict(output=" "), "output"),
+])
+def test_other_out_of_range_values_name_their_field(values, field):
+    assert error(**values).field == field
+
+
+def test_head_must_be_below_heads_and_auto_is_allowed():
+    assert Settings(d_model=4, heads=2, head=1).head == 1
+    assert Settings(head="auto").head == "auto"
+    assert "allowed: 0 to 1" in str(error(d_model=4, heads=2, head=2))
+
+
+@pytest.mark.parametrize("chapters", [(), (0,), (10,), (1, 10), (True,), ("3",)])
+def test_chapters_out_of_range(chapters):
+    e = error(chapters=chapters)
+    assert e.field == "chapters" and "1 to 9" in str(e)
+
+
+@pytest.mark.parametrize("name, value, desc", [
+    ("d_model", "4", "a whole number"),
+    ("d_model", 4.0, "a whole number"),
+    ("d_model", True, "a whole number"),
+    ("seed", None, "a whole number"),
+    ("causal", 1, "true or false"),
+    ("causal", "yes", "true or false"),
+    ("sentence", 3, "a string"),
+    ("chapters", "1,3", "a list of chapter numbers"),
+])
+def test_wrong_types_are_rejected_naming_the_expected_type(name, value, desc):
+    e = error(**{name: value})
+    assert e.field == name and desc in str(e)
+
+
+def test_settings_error_is_a_value_error_with_field_and_message():
+    e = SettingsError("d_k", "is wrong")
+    assert isinstance(e, ValueError) and str(e) == "d_k: is wrong"
+    assert (e.field, e.message) == ("d_k", "is wrong")
+
+
+# ---------------------------------------------------------------- chapters flag
+
+@pytest.mark.parametrize("text, want", [
+    ("1,3,6", (1, 3, 6)),
+    ("2-5", (2, 3, 4, 5)),
+    ("6,1,3,3", (1, 3, 6)),
+    ("1-3, 8", (1, 2, 3, 8)),
+    ("9", (9,)),
+    ("1-9", ALL_CHAPTERS),
+])
+def test_parse_chapters(text, want):
+    assert parse_chapters(text) == want
+
+
+@pytest.mark.parametrize("text, match", [
+    ("", "no chapter chosen"),
+    (",", "no chapter chosen"),
+    ("5-2", "no chapter chosen"),
+    ("0", "0 is not a chapter"),
+    ("1,10", "10 is not a chapter"),
+    ("a", "'a' is not a chapter number"),
+    ("1-", "'1-' is not a chapter number"),
+    ("-1", "'-1' is not a chapter number"),
+    ("1.5", "'1.5' is not a chapter number"),
+])
+def test_parse_chapters_errors(text, match):
+    with pytest.raises(SettingsError, match=match) as info:
+        parse_chapters(text)
+    assert info.value.field == "chapters" and "1 to 9" in str(info.value)
+
+
+# ---------------------------------------------------------------- TOML and flags
+
+FULL = dict(sentence="The ball is blue", query="ball", target="La bola es azul", seed=7,
+            d_model=6, d_k=2, heads=3, causal=True, softmax=False, positional=False,
+            max_tokens=20, chapters=(1, 3, 6), theme="light", language="zh", quality="l",
+            output="out/video.mp4", head=2, layer=0, weights="random")
+
+FULL_TOML = """
+sentence = "The ball is blue"
+query = "ball"
+target = "La bola es azul"
+seed = 7
+d_model = 6
+d_k = 2
+heads = 3
+causal = true
+softmax = false
+positional = false
+max_tokens = 20
+chapters = [1, 3, 6]
+theme = "light"
+language = "zh"
+quality = "l"
+output = "out/video.mp4"
+head = 2
+layer = 0
+weights = "random"
+"""
+
+
+def test_toml_path_and_flag_path_give_the_same_settings(tmp_path):
+    from_toml = build_settings(write(tmp_path, FULL_TOML))
+    from_flags = build_settings(**FULL)
+    assert from_toml == from_flags == Settings(**FULL)
+    assert isinstance(from_toml.chapters, tuple)
+
+
+def test_no_toml_and_no_flags_gives_the_defaults():
+    assert build_settings() == Settings()
+    assert build_settings(None, seed=None, theme=None) == Settings()
+
+
+def test_flags_override_toml_and_missing_flags_keep_toml(tmp_path):
+    p = write(tmp_path, 'sentence = "a b c"\nseed = 3\ntheme = "light"\n')
+    s = build_settings(p, seed=9, theme=None)
+    assert (s.sentence, s.seed, s.theme) == ("a b c", 9, "light")
+
+
+def test_unknown_toml_key_suggests_the_close_match(tmp_path):
+    with pytest.raises(SettingsError) as info:
+        build_settings(write(tmp_path, "dmodel = 4\n"))
+    assert info.value.field == "dmodel"
+    assert "unknown setting" in str(info.value) and "did you mean 'd_model'?" in str(info.value)
+
+
+def test_unknown_key_without_a_close_match_lists_the_known_ones(tmp_path):
+    with pytest.raises(SettingsError) as info:
+        read_toml(write(tmp_path, "zzzzqqq = 1\n"))
+    assert "did you mean" not in str(info.value)
+    assert all(name in str(info.value) for name in FIELD_NAMES)
+
+
+def test_unknown_flag_is_rejected_too():
+    with pytest.raises(SettingsError, match="did you mean 'heads'"):
+        build_settings(num_heads=2)
+
+
+@pytest.mark.parametrize("line, field, desc", [
+    ('d_model = "4"', "d_model", "a whole number"),
+    ("d_model = 4.0", "d_model", "a whole number"),
+    ('causal = "true"', "causal", "true or false"),
+    ("sentence = 5", "sentence", "a string"),
+    ('chapters = "1,3"', "chapters", "a list of chapter numbers"),
+    ("seed = true", "seed", "a whole number"),
+])
+def test_wrong_toml_types_name_the_field_and_the_expected_type(tmp_path, line, field, desc):
+    with pytest.raises(SettingsError) as info:
+        build_settings(write(tmp_path, line + "\n"))
+    assert info.value.field == field and desc in str(info.value)
+
+
+def test_out_of_range_toml_value_is_rejected(tmp_path):
+    with pytest.raises(SettingsError) as info:
+        build_settings(write(tmp_path, "heads = 0\n"))
+    assert info.value.field == "heads"
+
+
+def test_bad_toml_gives_the_line_number(tmp_path):
+    p = write(tmp_path, 'sentence = "ok"\nseed = 1\nd_model = = 4\n')
+    with pytest.raises(SettingsError) as info:
+        build_settings(p)
+    assert info.value.field == "config"
+    assert "not valid TOML" in str(info.value) and "line 3" in str(info.value)
+    assert str(p) in str(info.value)
+
+
+def test_missing_config_file(tmp_path):
+    with pytest.raises(SettingsError, match="does not exist") as info:
+        build_settings(tmp_path / "nope.toml")
+    assert info.value.field == "config"
+
+
+def test_a_folder_given_as_config(tmp_path):
+    with pytest.raises(SettingsError, match="is a folder") as info:
+        build_settings(tmp_path)
+    assert info.value.field == "config"
+
+
+def test_config_that_is_not_utf8(tmp_path):
+    p = tmp_path / "latin1.toml"
+    p.write_bytes('sentence = "café"\n'.encode("latin-1"))
+    with pytest.raises(SettingsError, match="not UTF-8"):
+        build_settings(p)
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
+                    reason="root reads files whatever their permissions")
+def test_unreadable_config(tmp_path):
+    p = write(tmp_path, "seed = 1\n")
+    p.chmod(0)
+    try:
+        with pytest.raises(SettingsError, match="permission denied") as info:
+            build_settings(p)
+        assert info.value.field == "config"
+    finally:
+        p.chmod(0o644)
+
+
+def test_unicode_sentence_from_toml(tmp_path):
+    s = build_settings(write(tmp_path, 'sentence = "我爱你 👍🏽"\n'))
+    assert s.sentence == "我爱你 👍🏽"
+
+
+def test_to_dict_round_trips_through_the_constructor():
+    s = Settings(**FULL)
+    d = s.to_dict()
+    assert set(d) == set(FIELD_NAMES)
+    assert d["chapters"] == [1, 3, 6]
+    assert build_settings(**d) == s
