@@ -414,3 +414,11 @@ def test_on_grid_has_no_negative_zero():
 def test_positions_disabled_are_zeros():
     assert_array_equal(rw.positions(3, 4, enabled=False), np.zeros((3, 4)))
     assert math.isclose(rw.positions(2, 2)[1, 0], round(math.sin(1.0), 1))
+
+
+@pytest.mark.xfail(strict=True, reason="bug: softmax replaces a +inf row maximum by 0 "
+                   "(meant for all-masked rows), so exp(inf) / inf gives NaN")
+def test_an_infinite_score_takes_all_the_weight():
+    with np.errstate(all="ignore"):
+        W = att.softmax(np.array([[np.inf, 0.0, 1.0]]))
+    assert_array_equal(W, [[1.0, 0.0, 0.0]])
