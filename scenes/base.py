@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from manim import (
-    DOWN, LEFT, RIGHT, UP, UR, FadeIn, FadeOut, Scene, VGroup,
+    DOWN, LEFT, RIGHT, UP, UR, FadeIn, FadeOut, Scene, VGroup, config,
 )
 
 from attncore.settings import Settings
@@ -32,6 +32,7 @@ class ChapterScene(Scene):
         self.settings = settings
         self.theme = THEMES[settings.theme]
         self.drawn = Recorder()
+        self.off_frame: list[tuple] = []  # objects found outside the frame (a bug)
         self.subtitles: list[tuple[float, float, str]] = []
         self._caption: VGroup | None = None
         self._caption_start = 0.0
@@ -64,6 +65,29 @@ class ChapterScene(Scene):
 
     def k_word(self, j: int) -> str:
         return self.trace.key_tokens[j].text
+
+    # ---- checks every test relies on ------------------------------------------------
+    def play(self, *args: Any, **kwargs: Any) -> None:
+        super().play(*args, **kwargs)
+        self._check_bounds()
+
+    def wait(self, *args: Any, **kwargs: Any) -> None:
+        super().wait(*args, **kwargs)
+        self._check_bounds()
+
+    def _check_bounds(self) -> None:
+        """Record any object that leaves the frame (tests require none)."""
+        hw, hh = config.frame_width / 2 + 1e-3, config.frame_height / 2 + 1e-3
+        for m in self.mobjects:
+            if not m.has_points() and not m.submobjects:
+                continue
+            if m.get_width() == 0 and m.get_height() == 0:
+                continue
+            left, right = m.get_left()[0], m.get_right()[0]
+            bottom, top = m.get_bottom()[1], m.get_top()[1]
+            if left < -hw or right > hw or bottom < -hh or top > hh:
+                self.off_frame.append((type(m).__name__, round(self.renderer.time, 2),
+                                       (round(left, 2), round(right, 2), round(bottom, 2), round(top, 2))))
 
     # ---- frame furniture ---------------------------------------------------------------
     def setup(self) -> None:

@@ -96,8 +96,8 @@ class WordPieceTokenizer:
         self.lower_case = lower_case
         self.strip_accents = lower_case if strip_accents is None else strip_accents
         self.chinese_chars = chinese_chars
-        specials = [s for s in SPECIALS if s in vocab]
-        self._special_re = re.compile("(" + "|".join(re.escape(s) for s in specials) + ")")
+        specials = [re.escape(s) for s in SPECIALS if s in vocab]
+        self._special_re = re.compile("(" + "|".join(specials) + ")" if specials else "(?!)")
 
     def normalize(self, word: str) -> str:
         """Lower-case and strip accents as the checkpoint was trained (uncased models)."""

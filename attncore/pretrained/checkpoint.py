@@ -1,0 +1,200 @@
+"""Load a BERT checkpoint (Hugging Face layout) with safetensors' numpy API: no torch.
+
+The nn.Linear weights are stored (out, in); here every projection is kept transposed,
+(in, out), in float64, so that a layer reads y = x·W + b as in the formulas.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from safetensors.numpy import load_file
+
+from attncore.pretrained.locate import WEIGHT_FILE, ModelRef
+from attncore.pretrained.wordpiece import WordPieceTokenizer, load_tokenizer
+from attncore.settings import SettingsError
+
+PREFIXES = ("bert.", "model.", "")  # key prefixes seen in BERT checkpoints
+
+
+@dataclass(frozen=True)
+class BertConfig:
+    """The architecture numbers of config.json that the forward pass needs."""
+
+    hidden_size: int  # d_model
+    num_layers: int
+    num_heads: int
+    intermediate_size: int
+    layer_norm_eps: float
+    max_positions: int
+    vocab_size: int
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden_size // self.num_heads
+
+
+@dataclass(frozen=True, eq=False)
+class LayerNormWeights:
+    gamma: np.ndarray  # (d_model,)
+    beta: np.ndarray  # (d_model,)
+
+
+@dataclass(frozen=True, eq=False)
+class LayerWeights:
+    """One encoder layer: self-attention, its output, the feed-forward."""
+
+    W_Q: np.ndarray  # (d_model, d_model) all heads side by side: head h is columns h·d_k … (h+1)·d_k
+    b_Q: np.ndarray  # (d_model,)
+    W_K: np.ndarray  # (d_model, d_model)
+    b_K: np.ndarray  # (d_model,)
+    W_V: np.ndarray  # (d_model, d_model)
+    b_V: np.ndarray  # (d_model,)
+    W_O: np.ndarray  # (d_model, d_model) attention output dense
+    b_O: np.ndarray  # (d_model,)
+    ln_attn: LayerNormWeights
+    W_1: np.ndarray  # (d_model, d_ff) intermediate dense
+    b_1: np.ndarray  # (d_ff,)
+    W_2: np.ndarray  # (d_ff, d_model) output dense
+    b_2: np.ndarray  # (d_model,)
+    ln_ffn: LayerNormWeights
+
+
+@dataclass(frozen=True, eq=False)
+class Checkpoint:
+    """Everything loaded from one checkpoint folder."""
+
+    path: Path
+    name: str
+    config: BertConfig
+    word_embeddings: np.ndarray  # (vocab, d_model) float32 as stored; rows are gathered then widened
+    position_embeddings: np.ndarray  # (max_positions, d_model)
+    token_type_embeddings: np.ndarray  # (types, d_model)
+    ln_embed: LayerNormWeights
+    layers: tuple[LayerWeights, ...]
+    tokenizer: WordPieceTokenizer
+
+
+def read_config(folder: Path) -> BertConfig:
+    """config.json → BertConfig; a clear SettingsError for an architecture we cannot run."""
+    try:
+        cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise SettingsError("model", f"{folder / 'config.json'} cannot be read: {e}") from None
+    kind = cfg.get("model_type", "bert")
+    if kind != "bert":
+        raise SettingsError("model", f"{folder} holds a {kind!r} model; only BERT-family "
+                            "encoders (model_type 'bert') are supported")
+    if cfg.get("hidden_act", "gelu") != "gelu":
+        raise SettingsError("model", f"{folder} uses activation {cfg['hidden_act']!r}; "
+                            "only the exact (erf) 'gelu' is supported")
+    if cfg.get("position_embedding_type", "absolute") != "absolute":
+        raise SettingsError("model", f"{folder} uses {cfg['position_embedding_type']!r} "
+                            "positions; only 'absolute' is supported")
+    try:
+        return BertConfig(
+            hidden_size=int(cfg["hidden_size"]), num_layers=int(cfg["num_hidden_layers"]),
+            num_heads=int(cfg["num_attention_heads"]),
+            intermediate_size=int(cfg["intermediate_size"]),
+            layer_norm_eps=float(cfg.get("layer_norm_eps", 1e-12)),
+            max_positions=int(cfg.get("max_position_embeddings", 512)),
+            vocab_size=int(cfg["vocab_size"]),
+        )
+    except KeyError as e:
+        raise SettingsError("model", f"{folder / 'config.json'} lacks {e.args[0]!r}") from None
+
+
+def _prefix(tensors: dict[str, np.ndarray]) -> str:
+    for p in PREFIXES:
+        if p + "embeddings.word_embeddings.weight" in tensors:
+            return p
+    raise SettingsError("model", f"{WEIGHT_FILE} has no embeddings.word_embeddings.weight; "
+                        "it is not a BERT checkpoint")
+
+
+class _Reader:
+    """Reads named tensors, with the key prefix and the transpose handled once."""
+
+    def __init__(self, tensors: dict[str, np.ndarray], prefix: str, folder: Path):
+        self.tensors, self.prefix, self.folder = tensors, prefix, folder
+
+    def raw(self, key: str) -> np.ndarray:
+        try:
+            return self.tensors[self.prefix + key]
+        except KeyError:
+            raise SettingsError("model", f"{self.folder / WEIGHT_FILE} lacks the tensor "
+                                f"{self.prefix + key!r}") from None
+
+    def vec(self, key: str) -> np.ndarray:
+        return _ro(self.raw(key).astype(np.float64))
+
+    def linear(self, key: str) -> tuple[np.ndarray, np.ndarray]:
+        """nn.Linear (out, in) → (W (in, out), b (out,)) in float64."""
+        W = np.ascontiguousarray(self.raw(key + ".weight").T, dtype=np.float64)  # (in, out)
+        return _ro(W), self.vec(key + ".bias")
+
+    def layer_norm(self, key: str) -> LayerNormWeights:
+        return LayerNormWeights(self.vec(key + ".weight"), self.vec(key + ".bias"))
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _layer(r: _Reader, i: int) -> LayerWeights:
+    p = f"encoder.layer.{i}."
+    W_Q, b_Q = r.linear(p + "attention.self.query")
+    W_K, b_K = r.linear(p + "attention.self.key")
+    W_V, b_V = r.linear(p + "attention.self.value")
+    W_O, b_O = r.linear(p + "attention.output.dense")
+    W_1, b_1 = r.linear(p + "intermediate.dense")
+    W_2, b_2 = r.linear(p + "output.dense")
+    return LayerWeights(W_Q, b_Q, W_K, b_K, W_V, b_V, W_O, b_O,
+                        r.layer_norm(p + "attention.output.LayerNorm"),
+                        W_1, b_1, W_2, b_2, r.layer_norm(p + "output.LayerNorm"))
+
+
+def _check_shapes(ck: Checkpoint) -> None:
+    c = ck.config
+    if c.hidden_size % c.num_heads:
+        raise SettingsError("model", f"hidden_size {c.hidden_size} is not divisible by "
+                            f"num_attention_heads {c.num_heads}")
+    if ck.word_embeddings.shape[1] != c.hidden_size or ck.layers[0].W_1.shape != (
+            c.hidden_size, c.intermediate_size):
+        raise SettingsError("model", f"{ck.path / WEIGHT_FILE} does not match config.json's sizes")
+    for s in ("[CLS]", "[SEP]", "[UNK]"):
+        if s not in ck.tokenizer.vocab:
+            raise SettingsError("model", f"the vocabulary of {ck.path} has no {s} token")
+
+
+@functools.lru_cache(maxsize=4)
+def load_checkpoint(path: str, name: str) -> Checkpoint:
+    """Read config, weights and vocabulary of one folder; cached per folder in this process."""
+    folder = Path(path)
+    config = read_config(folder)
+    try:
+        tensors = load_file(str(folder / WEIGHT_FILE))
+    except Exception as e:  # safetensors raises its own error types for a damaged file
+        raise SettingsError("model", f"{folder / WEIGHT_FILE} cannot be read: {e}") from None
+    r = _Reader(tensors, _prefix(tensors), folder)
+    word = _ro(r.raw("embeddings.word_embeddings.weight"))
+    ck = Checkpoint(
+        path=folder, name=name, config=config,
+        word_embeddings=word,
+        position_embeddings=r.vec("embeddings.position_embeddings.weight"),
+        token_type_embeddings=r.vec("embeddings.token_type_embeddings.weight"),
+        ln_embed=r.layer_norm("embeddings.LayerNorm"),
+        layers=tuple(_layer(r, i) for i in range(config.num_layers)),
+        tokenizer=load_tokenizer(folder, name),
+    )
+    _check_shapes(ck)
+    return ck
+
+
+def load(ref: ModelRef) -> Checkpoint:
+    return load_checkpoint(str(ref.path), ref.name)
