@@ -8,7 +8,6 @@ import json
 
 import numpy as np
 import pytest
-from numpy.testing import assert_array_equal
 
 from attncore.export import FORMAT, csv_tables, from_json, to_json, trace_from_dict, trace_to_dict
 from attncore.settings import Settings

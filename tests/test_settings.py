@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from attncore.settings import (
-    ALL_CHAPTERS, FIELD_NAMES, Settings, SettingsError, build_settings, parse_chapters, read_toml,
+    ALL_CHAPTERS,
+    FIELD_NAMES,
+    Settings,
+    SettingsError,
+    build_settings,
+    parse_chapters,
+    read_toml,
 )
 
 

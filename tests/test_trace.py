@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 from attncore.settings import Settings, SettingsError
-from attncore.trace import HeadTrace, build_trace
+from attncore.trace import build_trace
 
 
 def focus_word(**values) -> str:
