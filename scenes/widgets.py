@@ -148,12 +148,16 @@ def value_fill(value: float, scale: float, theme: Theme) -> tuple[str, float]:
 
 
 class MatrixView(VGroup):
-    """A grid of numbers (or coloured cells) with optional row and column labels."""
+    """A grid of numbers (or coloured cells) with optional row and column labels.
+
+    Wider than max_cols or taller than max_rows: the middle is folded into a visible
+    "…" column or "⋮" row. `rows`/`cols` list the shown indices (None = the fold).
+    """
 
     def __init__(self, values: np.ndarray, *, key: str, theme: Theme, layout: CellLayout,
                  decimals: int = 2, row_labels: list[str] | None = None,
                  row_colors: list[str] | None = None, col_labels: list[str] | None = None,
-                 col_colors: list[str] | None = None, max_cols: int = 8,
+                 col_colors: list[str] | None = None, max_cols: int = 8, max_rows: int = 64,
                  record: Recorder | None = None, heat: bool | None = None,
                  numbers_in_rows: set[int] | frozenset = frozenset(), index_map=None):
         super().__init__()
@@ -167,13 +171,18 @@ class MatrixView(VGroup):
         self.cells = VGroup()
         self.numbers: dict[tuple[int, int], Text] = {}
         self.cell_at: dict[tuple[int, int], Rectangle] = {}
-        for i in range(n_rows):
+        self.rows = shown_columns(n_rows, max_rows)
+        for r, i in enumerate(self.rows):
             for c, j in enumerate(self.cols):
                 rect = Rectangle(width=w, height=h, stroke_width=1, stroke_color=theme.grid)
-                rect.move_to(RIGHT * (c * w) + DOWN * (i * h))
-                if j is None:
-                    dots = make_text("…", layout.font_size * 0.9 if layout.numbers else 18,
+                rect.move_to(RIGHT * (c * w) + DOWN * (r * h))
+                if i is None or j is None:
+                    dots = make_text("⋮" if i is None else "…",
+                                     layout.font_size * 0.9 if layout.numbers else 18,
                                      theme.muted).move_to(rect)
+                    fit_width(dots, w * 0.9)
+                    if dots.height > h * 0.9:
+                        dots.scale_to_fit_height(h * 0.9)
                     rect.set_stroke(opacity=0)
                     self.cells.add(VGroup(rect, dots))
                     continue
@@ -197,9 +206,11 @@ class MatrixView(VGroup):
         self.row_labels = VGroup()
         if row_labels is not None:
             size = max(MIN_FONT, min(26, h * 0.6 / 0.0106))
-            for i, label in enumerate(row_labels):
+            for r, i in enumerate(self.rows):
+                if i is None:
+                    continue
                 color = row_colors[i] if row_colors else theme.text
-                t = fit_width(make_text(label, size, color), 1.9)
+                t = fit_width(make_text(row_labels[i], size, color), 1.9)
                 t.next_to(self.row_rect_of(i), LEFT, buff=0.12)
                 self.row_labels.add(t)
             self.add(self.row_labels)
@@ -211,7 +222,7 @@ class MatrixView(VGroup):
                     continue
                 color = col_colors[j] if col_colors else theme.muted
                 t = fit_width(make_text(col_labels[j], size, color), w * 0.98)
-                t.next_to(self.cell_at[(0, j)], UP, buff=0.08)
+                t.next_to(self.cell_at[(self.rows[0], j)], UP, buff=0.08)
                 self.col_labels.add(t)
             self.add(self.col_labels)
 
@@ -219,7 +230,7 @@ class MatrixView(VGroup):
         return VGroup(*[self.cell_at[(i, j)] for j in self.cols if j is not None])
 
     def col_rect_of(self, j: int) -> VGroup:
-        return VGroup(*[self.cell_at[(i, j)] for i in range(self.values.shape[0])])
+        return VGroup(*[self.cell_at[(i, j)] for i in self.rows if i is not None])
 
     def row_box(self, i: int, color: str, buff: float = 0.03, width: float = 4) -> Rectangle:
         """A rectangle around row i (to draw over the grid, cheaper than recolouring)."""
@@ -245,16 +256,17 @@ class MatrixView(VGroup):
 def make_matrix(values: np.ndarray, key: str, theme: Theme, max_w: float, max_h: float, *,
                 decimals: int = 2, row_labels: list[str] | None = None,
                 row_colors: list[str] | None = None, col_labels: list[str] | None = None,
-                col_colors: list[str] | None = None, max_cols: int = 8,
+                col_colors: list[str] | None = None, max_cols: int = 8, max_rows: int = 64,
                 record: Recorder | None = None, max_font: float = 30,
                 numbers_in_rows: set[int] | frozenset = frozenset(), heat: bool | None = None,
                 layout: CellLayout | None = None) -> MatrixView:
     """A matrix sized to fit max_w × max_h (cells only; labels sit outside)."""
     rows, cols = np.atleast_2d(values).shape
-    layout = layout or fit_cells(rows, min(cols, max_cols), max_w, max_h, decimals, max_font)
+    layout = layout or fit_cells(min(rows, max_rows), min(cols, max_cols), max_w, max_h,
+                                 decimals, max_font)
     return MatrixView(values, key=key, theme=theme, layout=layout, decimals=decimals,
                       row_labels=row_labels, row_colors=row_colors, col_labels=col_labels,
-                      col_colors=col_colors, max_cols=max_cols, record=record,
+                      col_colors=col_colors, max_cols=max_cols, max_rows=max_rows, record=record,
                       numbers_in_rows=numbers_in_rows, heat=heat)
 
 
