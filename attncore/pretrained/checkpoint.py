@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from safetensors import SafetensorError
 from safetensors.numpy import load_file
 
 from attncore.pretrained.locate import WEIGHT_FILE, ModelRef
@@ -179,7 +180,7 @@ def load_checkpoint(path: str, name: str) -> Checkpoint:
     config = read_config(folder)
     try:
         tensors = load_file(str(folder / WEIGHT_FILE))
-    except Exception as e:  # safetensors raises its own error types for a damaged file
+    except (OSError, SafetensorError) as e:
         raise SettingsError("model", f"{folder / WEIGHT_FILE} cannot be read: {e}") from None
     r = _Reader(tensors, _prefix(tensors), folder)
     word = _ro(r.raw("embeddings.word_embeddings.weight"))

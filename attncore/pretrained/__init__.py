@@ -1,0 +1,31 @@
+"""Pretrained BERT-family attention, computed in numpy from a Hugging Face checkpoint folder.
+
+    settings → find the checkpoint → WordPiece tokens ([CLS] … [SEP]) → encoder forward
+             → the chosen layer's heads in an AttentionTrace
+
+No torch at run time: weights are read with safetensors' numpy API.
+"""
+
+from __future__ import annotations
+
+from attncore.pretrained.build import build_pretrained_trace, list_heads
+from attncore.pretrained.checkpoint import Checkpoint, load, load_checkpoint
+from attncore.pretrained.forward import Forward, encode
+from attncore.pretrained.heads import HeadSummary, choose_head, format_heads
+from attncore.pretrained.locate import INSTALL_LINE, ModelRef, find_model
+from attncore.pretrained.run import Run, run
+from attncore.pretrained.wordpiece import Encoding, WordPieceTokenizer
+from attncore.settings import Settings
+
+__all__ = [
+    "INSTALL_LINE", "Checkpoint", "Encoding", "Forward", "HeadSummary", "ModelRef", "Run",
+    "WordPieceTokenizer", "build_pretrained_trace", "choose_head", "encode", "find_model",
+    "format_heads", "head_table", "list_heads", "load", "load_checkpoint", "run",
+]
+
+
+def head_table(settings: Settings) -> str:
+    """The text table of every head for the settings' sentence and followed word."""
+    r = run(settings.replace(head="auto", layer=0))
+    chosen = choose_head(r)[:2]
+    return format_heads(list_heads(settings), r.tokens[r.focus].text, chosen)

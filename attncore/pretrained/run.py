@@ -1,0 +1,130 @@
+"""One sentence through a pretrained checkpoint: settings checked, tokens, the followed word,
+every layer's attention. Shared by the trace builder and the head table."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from attncore.pretrained.checkpoint import Checkpoint, load
+from attncore.pretrained.forward import Forward, encode
+from attncore.pretrained.locate import ModelRef, find_model
+from attncore.pretrained.wordpiece import Encoding
+from attncore.settings import MAX_TOKENS_LIMIT, Settings, SettingsError
+from attncore.tokenize import Token
+
+ONLY_RANDOM = "is only available with --weights random"
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """A sentence encoded by a checkpoint, with the followed token."""
+
+    ref: ModelRef
+    checkpoint: Checkpoint
+    encoding: Encoding
+    forward: Forward
+    focus: int  # index of the followed token (0 is [CLS])
+
+    @property
+    def tokens(self) -> tuple[Token, ...]:
+        return self.encoding.tokens
+
+
+def check_supported(s: Settings) -> None:
+    """Settings the pretrained encoder cannot honour, named one by one."""
+    if s.target is not None:
+        raise SettingsError("target", f"cross-attention (a target sentence) {ONLY_RANDOM}; "
+                            "the pretrained encoder attends within one sentence")
+    if s.causal:
+        raise SettingsError("causal", f"causal masking {ONLY_RANDOM}; "
+                            "the pretrained encoder (BERT) attends in both directions")
+    if not s.positional:
+        raise SettingsError("positional", f"turning off positions {ONLY_RANDOM}; "
+                            "the pretrained model always adds its learned position embeddings")
+
+
+def check_layer_head(s: Settings, ck: Checkpoint) -> None:
+    """--layer within 0…L−1, --head within 0…H−1 (or auto)."""
+    L, H = ck.config.num_layers, ck.config.num_heads
+    if not 0 <= s.layer < L:
+        raise SettingsError("layer", f"{s.layer} is out of range; {ck_name(ck)} has layers "
+                            f"0 to {L - 1}")
+    if s.head != "auto" and not 0 <= int(s.head) < H:
+        raise SettingsError("head", f"{s.head} is out of range; {ck_name(ck)} has heads 0 to "
+                            f"{H - 1} in every layer, or 'auto'")
+
+
+def ck_name(ck: Checkpoint) -> str:
+    return ck.name or "the model"
+
+
+def encode_sentence(ck: Checkpoint, s: Settings) -> Encoding:
+    """WordPiece tokens with [CLS] and [SEP]; the token limit counts both."""
+    enc = ck.tokenizer.encode(s.sentence)
+    n = len(enc.tokens)
+    if n == 2:
+        raise SettingsError("sentence", "the sentence has no visible words or marks")
+    if n > s.max_tokens:
+        raise SettingsError(
+            "sentence", f"the sentence has {n} tokens ({n - 2} word pieces plus [CLS] and "
+            f"[SEP]); the limit is {s.max_tokens} (shorten it, or raise max_tokens up to "
+            f"{MAX_TOKENS_LIMIT})")
+    return enc
+
+
+def is_real_word(t: Token) -> bool:
+    """A word or a piece of one: not [CLS]/[SEP], not punctuation."""
+    return t.kind in ("word", "subword")
+
+
+def _matches(enc: Encoding, i: int, query: str, normalize) -> bool:
+    """Token i is the query: its own text, or the (normalised) word it is the first piece of."""
+    q = query.strip()
+    if enc.tokens[i].text.casefold() == q.casefold():
+        return True
+    w = enc.word_of[i]
+    return w >= 0 and normalize(q) == enc.words[w] and enc.word_of.index(w) == i
+
+
+def resolve_focus(enc: Encoding, s: Settings, normalize) -> int:
+    """--query-index (counting [CLS] as 0), else --query, else the last real word.
+
+    A word split into pieces is followed through its first piece."""
+    tokens = enc.tokens
+    if s.query_index is not None:
+        if s.query_index >= len(tokens):
+            raise SettingsError("query_index", f"{s.query_index} is out of range; allowed: 0 to "
+                                f"{len(tokens) - 1} (0 is [CLS])")
+        if s.query is not None and not _matches(enc, s.query_index, s.query, normalize):
+            raise SettingsError("query_index", f"token {s.query_index} is "
+                                f"{tokens[s.query_index].text!r}, not {s.query!r}")
+        return s.query_index
+    if s.query is not None:
+        for i in range(len(tokens)):
+            if _matches(enc, i, s.query, normalize):
+                return i
+        raise SettingsError("query", f"{s.query!r} is not in the sentence; {_hint(enc, s.query)}")
+    real = [i for i, t in enumerate(tokens) if is_real_word(t)]
+    if not real:
+        return len(tokens) - 2  # only marks: follow the last one
+    return enc.word_of.index(enc.word_of[real[-1]])
+
+
+def _hint(enc: Encoding, query: str) -> str:
+    words = list(dict.fromkeys([*enc.words, *(t.text for t in enc.tokens)]))
+    close = difflib.get_close_matches(query.lower(), words, n=3, cutoff=0.4)
+    if close:
+        return "did you mean " + ", ".join(repr(c) for c in close) + "?"
+    return "the words are: " + ", ".join(repr(w) for w in enc.words[:12])
+
+
+def run(s: Settings, layers: int | None = None) -> Run:
+    """Settings → checkpoint → tokens → focus → forward (through `layers` layers; None: all)."""
+    check_supported(s)
+    ref = find_model(s.model)
+    ck = load(ref)
+    check_layer_head(s, ck)
+    enc = encode_sentence(ck, s)
+    focus = resolve_focus(enc, s, ck.tokenizer.normalize)
+    return Run(ref, ck, enc, encode(ck, enc.ids, layers), focus)
