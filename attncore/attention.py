@@ -61,8 +61,10 @@ def softmax(S: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         mask = np.ones(S.shape, dtype=bool)
     masked = np.where(mask, S, -np.inf)  # (n_q, n_k)
     row_max = masked.max(axis=-1, keepdims=True)  # (n_q, 1)
-    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
-    e = np.where(mask, np.exp(masked - row_max), 0.0)  # (n_q, n_k)
+    row_max = np.where(row_max == -np.inf, 0.0, row_max)  # a fully masked row
+    shifted = masked - row_max  # (n_q, n_k)
+    shifted = np.where(np.isnan(shifted), 0.0, shifted)  # inf − inf: an infinite score takes all
+    e = np.where(mask, np.exp(shifted), 0.0)  # (n_q, n_k)
     total = e.sum(axis=-1, keepdims=True)  # (n_q, 1)
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
 

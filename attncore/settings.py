@@ -168,6 +168,9 @@ def validate(s: Settings) -> None:
     elif s.head < 0 or (s.weights == "random" and s.head >= s.heads):
         hi = s.heads - 1 if s.weights == "random" else "the model's last head"
         raise SettingsError("head", f"{s.head} is out of range; allowed: 0 to {hi}")
+    if s.causal and s.target is not None:
+        raise SettingsError("causal", "causal masking is for self-attention; with a target sentence "
+                            "(cross-attention) every target word sees the whole source: drop one")
     if s.query_index is not None and s.query_index < 0:
         raise SettingsError("query_index", f"{s.query_index} is out of range; indices count from 0")
     if not s.chapters:
@@ -188,6 +191,9 @@ def parse_chapters(text: str) -> tuple[int, ...]:
         try:
             if "-" in part:
                 a, b = (int(x) for x in part.split("-", 1))
+                for c in (a, b):
+                    if c not in ALL_CHAPTERS:
+                        raise SettingsError("chapters", f"{c} is not a chapter; allowed: 1 to 9")
                 out.update(range(a, b + 1))
             else:
                 out.add(int(part))

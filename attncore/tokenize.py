@@ -20,11 +20,15 @@ _CJK = (
     "\U00020000-\U0002fa1f"
 )
 _TOKEN = re.compile(
-    rf"[{_CJK}]"  # one CJK character
+    r"[\U0001F1E6-\U0001F1FF]{2}"  # a flag: two regional indicators
+    r"|[0-9#*]\ufe0f?\u20e3"  # a keycap: 1️⃣
+    rf"|[{_CJK}]"  # one CJK character
     r"|\d+(?:[.,]\d+)+"  # a number with a decimal point or separators: 3.14, 1,000
     rf"|(?:(?![{_CJK}])[\w])+(?:['’\-](?:(?![{_CJK}])[\w])+)*"  # a word, with inner ' ’ -
     r"|[^\w\s](?:[\ufe0f\U0001f3fb-\U0001f3ff]|\u200d[^\w\s])*"  # a mark, or an emoji sequence
 )
+
+_CJK_RE = re.compile(rf"[{_CJK}]")
 
 DEFAULT_MAX_TOKENS = 32
 
@@ -69,12 +73,32 @@ def clean(text: str) -> str:
     return "".join(out)
 
 
+def _is_mark(ch: str) -> bool:
+    return unicodedata.category(ch).startswith("M")
+
+
+def _join_marks(text: str) -> list[str]:
+    """Regex matches, with combining marks (Indic vowel signs, Arabic harakat, …) kept
+    inside their word: `\\w` does not match marks, so the pattern alone would split them."""
+    pieces: list[str] = []
+    end = -1
+    for m in _TOKEN.finditer(text):
+        t = m.group(0)
+        if pieces and m.start() == end and (_is_mark(t[0]) or _is_mark(pieces[-1][-1])) \
+                and not _CJK_RE.match(t[0]) and not _CJK_RE.match(pieces[-1][-1]):
+            pieces[-1] += t
+        else:
+            pieces.append(t)
+        end = m.end()
+    return pieces
+
+
 def tokenize(text: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> tuple[Token, ...]:
     """Words and punctuation as separate tokens; CJK one character per token."""
     text = clean(text)
     if not text.strip():
         raise TokenizeError("the sentence is empty: type at least one word")
-    tokens = tuple(Token(m.group(0), _kind(m.group(0))) for m in _TOKEN.finditer(text))
+    tokens = tuple(Token(t, _kind(t)) for t in _join_marks(text))
     if not tokens:  # only invisible characters (format, control) were typed
         raise TokenizeError("the sentence has no visible words or marks")
     if len(tokens) > max_tokens:

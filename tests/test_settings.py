@@ -179,7 +179,7 @@ def test_parse_chapters_errors(text, match):
 # ---------------------------------------------------------------- TOML and flags
 
 FULL = dict(sentence="The ball is blue", query="ball", target="La bola es azul", seed=7,
-            d_model=6, d_k=2, heads=3, causal=True, softmax=False, positional=False,
+            d_model=6, d_k=2, heads=3, softmax=False, positional=False,
             max_tokens=20, chapters=(1, 3, 6), theme="light", language="zh", quality="l",
             output="out/video.mp4", head=2, layer=0, weights="random")
 
@@ -191,7 +191,6 @@ seed = 7
 d_model = 6
 d_k = 2
 heads = 3
-causal = true
 softmax = false
 positional = false
 max_tokens = 20

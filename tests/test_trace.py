@@ -92,11 +92,11 @@ def test_sentence_that_cannot_be_tokenized_is_a_settings_error_on_its_field():
 # ---------------------------------------------------------------- metadata
 
 def test_trace_metadata_follows_the_settings():
-    s = Settings(sentence="a b c", target="x y", heads=2, head=1, causal=True, softmax=False,
+    s = Settings(sentence="a b c", target="x y", heads=2, head=1, softmax=False,
                  positional=False, seed=4)
     t = build_trace(s)
     assert (t.n_q, t.n_k, t.d_model, t.d_k) == (2, 3, 4, 2)
-    assert (t.cross, t.causal, t.normalized, t.seed, t.head_index) == (True, True, False, 4, 1)
+    assert (t.cross, t.causal, t.normalized, t.seed, t.head_index) == (True, False, False, 4, 1)
     assert t.head is t.heads[1]
     assert [h.head for h in t.heads] == [0, 1]
     assert t.source == "random" and not t.trained
@@ -182,7 +182,7 @@ def test_random_sentences_and_dimensions_build_or_raise_settings_error(sentence,
         s = Settings(sentence=sentence, target=target, **dims, **flags)
         t = build_trace(s)
     except SettingsError as e:
-        assert e.field in ("sentence", "target") and str(e)
+        assert e.field in ("sentence", "target", "causal") and str(e)
         return
     check_trace(t, s)
 
