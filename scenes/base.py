@@ -106,6 +106,7 @@ class ChapterScene(Scene):
     def show_title(self) -> None:
         title = make_title(f"{self.chapter} · " + self.tr(self.title_en, self.title_zh), self.theme)
         badge = self.make_badge()
+        self.badge = badge
         fit_width(title, 2 * SAFE_X - badge.width - 0.6)
         title.to_edge(LEFT, buff=0.5).align_to(title, UP)
         self.add(badge)
@@ -128,6 +129,13 @@ class ChapterScene(Scene):
     def _close_subtitle(self) -> None:
         if self._caption is not None:
             self.subtitles.append((self._caption_start, self.renderer.time, self._caption_text))
+
+    def clear_stage(self, run_time: float = 0.4) -> None:
+        """Fade out everything but the title, the badge and the caption."""
+        keep = {id(self._caption), id(getattr(self, "title_mob", None)), id(getattr(self, "badge", None))}
+        gone = [m for m in self.mobjects if id(m) not in keep]
+        if gone:
+            self.play(*[FadeOut(m) for m in gone], run_time=run_time)
 
     def finish(self, hold: float = 1.5) -> None:
         """Hold the last frame, then clear the stage."""
