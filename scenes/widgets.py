@@ -137,7 +137,7 @@ def fit_cells(rows: int, cols: int, max_w: float, max_h: float, decimals: int = 
     cell_h = min(max_h / max(rows, 1), 0.7)
     cell_w = min(max_w / max(cols, 1), 1.6)
     # Text("−0.00", font_size=f) is about 0.0305·f wide and 0.0106·f tall.
-    font = min(max_font, cell_h * 0.55 / 0.0106, cell_w * 0.86 / (0.0061 * (digits + 0.3)))
+    font = min(max_font, cell_h * 0.55 / 0.0106, cell_w * 0.8 / (0.0061 * (digits + 0.3)))
     return CellLayout(cell_w, cell_h, font, font >= MIN_FONT)
 
 
@@ -311,3 +311,20 @@ def wrap(text: str, width: int) -> list[str]:
 
 def arrow_line(start, end, color: str, width: float = 3) -> Line:
     return Line(start, end, stroke_color=color, stroke_width=width, buff=0.08)
+
+
+def make_row_vector(row: np.ndarray, key: str, i: int, theme: Theme, max_w: float, *,
+                    decimals: int = 2, max_cols: int = 8, record: Recorder | None = None,
+                    font_size: float = 24, label: str | None = None,
+                    label_color: str | None = None) -> MatrixView:
+    """One row of a trace matrix (row i of `key`), drawn large enough to read.
+
+    For the highlighted row of a matrix too big to show numbers in every cell.
+    """
+    cols = min(len(row), max_cols)
+    layout = fit_cells(1, cols, max_w, font_size * 0.0106 / 0.55, decimals, font_size)
+    layout = CellLayout(layout.cell_w, layout.cell_h, max(layout.font_size, MIN_FONT), True)
+    return MatrixView(np.asarray(row)[None, :], key=key, theme=theme, layout=layout,
+                      decimals=decimals, max_cols=max_cols, record=record, heat=False,
+                      row_labels=[label] if label is not None else None,
+                      row_colors=[label_color or theme.text], index_map=lambda _r, j: (i, j))
