@@ -22,6 +22,7 @@ from attncore.pretrained import (
     head_table,
     list_heads,
     load,
+    positional_offset,
     run,
 )
 
@@ -116,6 +117,14 @@ def test_without_softmax_the_raw_scores_weigh_v():
     np.testing.assert_allclose(t.head.Z, t.head.scores @ t.head.V)
 
 
+def _positional(A: np.ndarray) -> bool:
+    """Independent check: the inner tokens give ≥ 0.5 on average to one fixed neighbour."""
+    n = A.shape[0]
+    prev = np.mean([A[i, i - 1] for i in range(1, n - 1)])
+    nxt = np.mean([A[i, i + 1] for i in range(1, n - 1)])
+    return max(prev, nxt) >= 0.5
+
+
 def test_auto_head_is_the_largest_weight_to_another_word(ck):
     s = pretrained(head="auto")
     t = build_trace(s)
@@ -124,12 +133,35 @@ def test_auto_head_is_the_largest_weight_to_another_word(ck):
     assert t.query_tokens[focus].text == "milk"  # default: the last word
     others = [j for j, tok in enumerate(t.query_tokens)
               if tok.kind in ("word", "subword") and j != focus]
+    positional = {(L, H) for L in range(6) for H in range(12) if _positional(fw.attention[L, H])}
+    assert (0, 2) in positional  # the previous-token head of all-MiniLM-L6-v2
     best = max((fw.attention[L, H, focus, j], L, H) for L in range(6) for H in range(12)
-               for j in others)
+               for j in others if (L, H) not in positional)
     assert (t.layer, t.head_index) == (best[1], best[2])
     assert t.head.weights[focus, others].max() == pytest.approx(best[0], abs=1e-12)
     assert t.head_reason.startswith(f"layer {t.layer}, head {t.head_index}: 'milk' gives ")
     assert f"{best[0]:.2f}" in t.head_reason
+    assert "positional heads (layer.head " + ", ".join(
+        f"{L}.{H}" for L, H in sorted(positional)) in t.head_reason
+    j = int(np.argmax(np.where(np.isin(np.arange(8), others), t.head.weights[focus], -1)))
+    assert (", the token just before it" in t.head_reason) == (j == focus - 1)
+
+
+def test_auto_head_can_keep_positional_heads():
+    layer, head, reason = choose_head(run(pretrained(head="auto")), skip_positional=False)
+    assert (layer, head) == (0, 2)
+    assert "'milk' gives 1.00 of its attention to 'the', the token just before it" in reason
+    assert "positional" not in reason
+
+
+def test_positional_offset_reads_the_numbers():
+    n = 6
+    prev = np.eye(n, k=-1)
+    prev[0, 0] = 1.0
+    assert positional_offset(prev) == -1
+    assert positional_offset(np.eye(n, k=1)) == 1
+    assert positional_offset(np.full((n, n), 1 / n)) is None
+    assert positional_offset(np.eye(3, k=-1)) is None  # one inner token: no pattern to see
 
 
 def test_auto_head_skips_pieces_of_the_same_word():
@@ -148,6 +180,9 @@ def test_list_heads_covers_every_head_and_formats_a_table():
     table = format_heads(rows, "cat", (rows[5].layer, rows[5].head))
     assert len(table.splitlines()) == 72 + 4 and "top other word" in table
     assert table.splitlines()[3 + 5].startswith("*")
+    assert table.splitlines()[3 + 2].endswith("previous token")  # layer 0 head 2
+    assert sum(h.positional for h in rows) == sum(
+        line.endswith(("previous token", "next token")) for line in table.splitlines())
     assert head_table(pretrained(query="cat")).count("*") == 2
 
 

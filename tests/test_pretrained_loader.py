@@ -218,3 +218,13 @@ def test_package_copy_is_used_when_the_cache_is_empty(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
     ref = find_model()
     assert ref.name == "all-MiniLM-L6-v2" and (ref.path / "model.safetensors").is_file()
+
+
+def test_a_hub_id_is_looked_up_in_the_cache(tmp_path, monkeypatch):
+    repo = tmp_path / "models--someone--tiny-bert"
+    write_checkpoint(repo / "snapshots" / "f00")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    ref = find_model("someone/tiny-bert")
+    assert ref.path == repo / "snapshots" / "f00" and ref.name == "tiny-bert"
+    with pytest.raises(SettingsError, match="does not exist"):
+        find_model("someone/other-bert")

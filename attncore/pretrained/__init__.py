@@ -11,7 +11,13 @@ from __future__ import annotations
 from attncore.pretrained.build import build_pretrained_trace, list_heads
 from attncore.pretrained.checkpoint import Checkpoint, load, load_checkpoint
 from attncore.pretrained.forward import Forward, encode
-from attncore.pretrained.heads import HeadSummary, choose_head, format_heads
+from attncore.pretrained.heads import (
+    HeadSummary,
+    choose_head,
+    format_heads,
+    positional_offset,
+    summaries,
+)
 from attncore.pretrained.locate import INSTALL_LINE, ModelRef, find_model
 from attncore.pretrained.run import Run, run
 from attncore.pretrained.wordpiece import Encoding, WordPieceTokenizer
@@ -20,12 +26,12 @@ from attncore.settings import Settings
 __all__ = [
     "INSTALL_LINE", "Checkpoint", "Encoding", "Forward", "HeadSummary", "ModelRef", "Run",
     "WordPieceTokenizer", "build_pretrained_trace", "choose_head", "encode", "find_model",
-    "format_heads", "head_table", "list_heads", "load", "load_checkpoint", "run",
+    "format_heads", "head_table", "list_heads", "load", "load_checkpoint", "positional_offset",
+    "run", "summaries",
 ]
 
 
 def head_table(settings: Settings) -> str:
     """The text table of every head for the settings' sentence and followed word."""
     r = run(settings.replace(head="auto", layer=0))
-    chosen = choose_head(r)[:2]
-    return format_heads(list_heads(settings), r.tokens[r.focus].text, chosen)
+    return format_heads(summaries(r), r.tokens[r.focus].text, choose_head(r)[:2])

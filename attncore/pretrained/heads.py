@@ -1,5 +1,12 @@
 """Which head shows the followed word attending to another word: --head auto and the table
-of every layer × head that helps a lecturer choose."""
+of every layer × head that helps a lecturer choose.
+
+Some heads attend by position, not by word: every token looks at the token just before
+(or after) it. In all-MiniLM-L6-v2, layer 0 head 2 gives ~1.00 to the previous token for
+every word of every sentence, so "the largest weight to another word" would always pick it.
+Such positional heads are detected from the numbers and left out of --head auto (the reason
+says so); the table still lists and labels them.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from attncore.pretrained.run import Run, is_real_word
+
+POSITIONAL_SHARE = 0.5  # a head is positional when the tokens give it this much, on average,
+#                         to their neighbour at one fixed side
+OFFSET_NAMES = {-1: "previous token", 1: "next token"}
 
 
 @dataclass(frozen=True)
@@ -22,6 +33,11 @@ class HeadSummary:
     top_index: int  # the token it attends to most, any kind ([CLS], [SEP], itself included)
     top: str
     top_weight: float
+    offset: int | None = None  # -1 / +1: a positional head (previous / next token); None: not
+
+    @property
+    def positional(self) -> bool:
+        return self.offset is not None
 
 
 def other_words(r: Run) -> list[int]:
@@ -32,19 +48,36 @@ def other_words(r: Run) -> list[int]:
             if is_real_word(t) and j != i and enc.word_of[j] != enc.word_of[i]]
 
 
+def positional_offset(A: np.ndarray, share: float = POSITIONAL_SHARE) -> int | None:
+    """-1 or +1 when the sentence's tokens (not [CLS]/[SEP]) give, on average, at least
+    `share` of their attention to the neighbour on that side; None otherwise.
+
+    mean_i A[i, i+o] over the inner tokens i that have such a neighbour, o ∈ {−1, +1}."""
+    n = A.shape[0]  # A: (n, n) one head's weights, [CLS] first, [SEP] last
+    inner = np.arange(1, n - 1)  # (n−2,)
+    if len(inner) < 2:
+        return None
+    for o in (-1, 1):
+        mean = A[inner, inner + o].mean()  # inner ± 1 stays within 0 … n−1
+        if mean >= share:
+            return o
+    return None
+
+
 def summaries(r: Run) -> list[HeadSummary]:
     """One HeadSummary per layer and head, in order (layer 0 head 0 first)."""
-    rows = r.forward.attention[:, :, r.focus, :]  # (L, H, n) the followed word's attention rows
+    att = r.forward.attention  # (L, H, n, n)
     others = other_words(r)
     out = []
-    for layer in range(rows.shape[0]):
-        for head in range(rows.shape[1]):
-            row = rows[layer, head]  # (n,)
+    for layer in range(att.shape[0]):
+        for head in range(att.shape[1]):
+            row = att[layer, head, r.focus]  # (n,) the followed word's weights
             top = int(np.argmax(row))
             j = others[int(np.argmax(row[others]))] if others else None
             out.append(HeadSummary(
                 layer, head, j, r.tokens[j].text if j is not None else None,
-                float(row[j]) if j is not None else 0.0, top, r.tokens[top].text, float(row[top])))
+                float(row[j]) if j is not None else 0.0, top, r.tokens[top].text, float(row[top]),
+                positional_offset(att[layer, head])))
     return out
 
 
@@ -58,34 +91,50 @@ def describe(r: Run, j: int) -> str:
     return text
 
 
-def choose_head(r: Run, fallback_layer: int = 0) -> tuple[int, int, str]:
+def _skipped(rows: list[HeadSummary]) -> str:
+    """'; positional heads (layer.head 0.2, 1.8) that mostly look at the previous or next
+    token are left out'."""
+    names = ", ".join(f"{h.layer}.{h.head}" for h in rows)
+    sides = sorted({h.offset for h in rows})
+    kinds = "previous or next token" if len(sides) == 2 else OFFSET_NAMES[sides[0]]
+    return f"; positional heads (layer.head {names}) that mostly look at the {kinds} are left out"
+
+
+def choose_head(r: Run, fallback_layer: int = 0, skip_positional: bool = True
+                ) -> tuple[int, int, str]:
     """(layer, head, reason): the head where the followed word gives the largest weight to one
-    other real word. Ties go to the lowest layer, then the lowest head."""
+    other real word, positional heads left out (unless every head is one, or skip_positional
+    is False). Ties go to the lowest layer, then the lowest head."""
     rows = summaries(r)
-    best = max(rows, key=lambda h: h.word_weight) if rows else None
+    skipped = [h for h in rows if h.positional] if skip_positional else []
+    pool = [h for h in rows if not h.positional] if skipped and len(skipped) < len(rows) else rows
+    skipped = skipped if pool is not rows else []
+    best = max(pool, key=lambda h: h.word_weight) if pool else None
     if best is None or best.word_index is None:
         reason = (f"layer {fallback_layer}, head 0: the sentence has no other word for "
                   f"{describe(r, r.focus)} to attend to")
         return fallback_layer, 0, reason
+    where = {-1: ", the token just before it", 1: ", the token just after it"}.get(
+        best.word_index - r.focus, "")
     reason = (f"layer {best.layer}, head {best.head}: {describe(r, r.focus)} gives "
-              f"{best.word_weight:.2f} of its attention to {describe(r, best.word_index)}, "
-              "the highest to another word of any head")
+              f"{best.word_weight:.2f} of its attention to {describe(r, best.word_index)}{where}"
+              ", the highest to another word of any head" + (_skipped(skipped) if skipped else ""))
     return best.layer, best.head, reason
 
 
 def format_heads(rows: list[HeadSummary], focus: str, chosen: tuple[int, int] | None = None) -> str:
-    """A plain-text table of layer × head: the top other word and the top token overall.
-
-    `chosen` (layer, head) is marked with '*'."""
+    """A plain-text table of layer × head: the top other word, the top token overall, and
+    whether the head is positional. `chosen` (layer, head) is marked with '*'."""
     header = f"Attention of '{focus}' in every head (weights of its softmax row)"
     cols = (f"{'':1} {'layer':>5} {'head':>4}  {'top other word':<18} {'weight':>6}  "
-            f"{'top token':<12} {'weight':>6}")
+            f"{'top token':<12} {'weight':>6}  pattern")
     lines = [header, cols, "-" * len(cols)]
     for h in rows:
         mark = "*" if chosen == (h.layer, h.head) else " "
         word = h.word if h.word is not None else "—"
+        pattern = OFFSET_NAMES[h.offset] if h.positional else ""
         lines.append(f"{mark:1} {h.layer:>5} {h.head:>4}  {word:<18} {h.word_weight:>6.2f}  "
-                     f"{h.top:<12} {h.top_weight:>6.2f}")
+                     f"{h.top:<12} {h.top_weight:>6.2f}  {pattern}".rstrip())
     if chosen is not None:
-        lines.append("* the head --head auto chooses")
+        lines.append("* the head --head auto chooses (positional heads are left out)")
     return "\n".join(lines)

@@ -79,9 +79,19 @@ def from_package() -> ModelRef | None:
     return ModelRef(folder, DEFAULT_REPO.split("/")[-1])
 
 
+def _looks_like_repo_id(text: str) -> bool:
+    """'org/name', as on the Hugging Face hub (not an absolute or relative path)."""
+    return text.count("/") == 1 and not text.startswith((".", "~", "/"))
+
+
 def explicit(path: str) -> ModelRef:
-    """A folder the user named; a clear SettingsError when it is not a checkpoint."""
+    """A folder the user named (or a hub id 'org/name' found in the Hugging Face cache);
+    a clear SettingsError when it is not a checkpoint."""
     folder = Path(path).expanduser()
+    if not folder.exists() and _looks_like_repo_id(path):
+        cached = from_hub_cache(path)
+        if cached is not None:
+            return cached
     if not folder.exists():
         raise SettingsError("model", f"{path} does not exist; give a checkpoint folder "
                             f"(config.json, {WEIGHT_FILE}, vocab.txt)")
