@@ -228,3 +228,10 @@ def test_a_hub_id_is_looked_up_in_the_cache(tmp_path, monkeypatch):
     assert ref.path == repo / "snapshots" / "f00" and ref.name == "tiny-bert"
     with pytest.raises(SettingsError, match="does not exist"):
         find_model("someone/other-bert")
+
+
+def test_a_sentence_longer_than_the_model_reads_is_a_settings_error(tmp_path):
+    write_checkpoint(tmp_path / "tiny-bert")  # 16 positions
+    s = Settings(sentence="the cat " * 8, weights="pretrained", model=str(tmp_path / "tiny-bert"))
+    with pytest.raises(SettingsError, match="18 tokens; tiny-bert reads at most 16"):
+        build_trace(s)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from attncore import attention as att
+from attncore.pretrained.forward import one_blas_thread
 from attncore.pretrained.heads import HeadSummary, choose_head, summaries
 from attncore.pretrained.run import Run, run
 from attncore.settings import Settings
@@ -45,7 +46,8 @@ def build_pretrained_trace(s: Settings) -> AttentionTrace:
         layer, head, reason = choose_head(r, s.layer)
     else:
         layer, head, reason = s.layer, int(s.head), None
-    heads = layer_heads(r, layer, s.softmax)
+    with one_blas_thread():
+        heads = layer_heads(r, layer, s.softmax)
     W_O = r.checkpoint.layers[layer].W_O  # (heads·d_k, d_model)
     output = att.multi_head([h.Z for h in heads], W_O)  # (n, d_model)
     fw = r.forward

@@ -70,6 +70,9 @@ def encode_sentence(ck: Checkpoint, s: Settings) -> Encoding:
             "sentence", f"the sentence has {n} tokens ({n - 2} word pieces plus [CLS] and "
             f"[SEP]); the limit is {s.max_tokens} (shorten it, or raise max_tokens up to "
             f"{MAX_TOKENS_LIMIT})")
+    if n > ck.config.max_positions:
+        raise SettingsError("sentence", f"the sentence has {n} tokens; {ck_name(ck)} reads at "
+                            f"most {ck.config.max_positions}")
     return enc
 
 
