@@ -66,13 +66,12 @@ class InputScene(ChapterScene):
     title_en = "Input: words become rows of numbers"
     title_zh = "输入：词变成一行行数字"
     reads_trace = ("query_tokens", "key_tokens", "E", "P", "X", "E_q", "P_q", "X_q", "x_label")
-    reads_focus = True
+    reads_focus = False  # the followed word is picked up in chapter 2
 
     def construct(self) -> None:
         self.show_title()
         chips = self.show_tokens()
-        mats = self.show_embeddings(chips)
-        self.show_followed_row(mats["X"])
+        self.show_embeddings(chips)
         self.finish()
 
     def tokens_and_colors(self) -> tuple[list[str], list[str], str]:
@@ -122,11 +121,3 @@ class InputScene(ChapterScene):
         self.play(FadeIn(X, X.name_tag, X.op), run_time=0.8)
         self.wait(1.0)
         return mats
-
-    def show_followed_row(self, X) -> None:
-        i = self.focus
-        box = X.row_box(i, self.theme.accent)
-        self.say(f"We follow {self.quoted(self.focus_word)}: its row of X is what attention will encode.",
-                 f"我们跟随“{self.focus_word}”：它在 X 中的这一行就是注意力要编码的对象。")
-        self.play(Create(box), run_time=0.6)
-        self.wait(1.2)

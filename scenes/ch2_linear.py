@@ -105,6 +105,9 @@ class LinearScene(ChapterScene):
             self.play(FadeOut(*[previous[k] for k in ("W", "R", "dot", "eq", "learned", "shape",
                                                       "tag_W", "tag_R", "box_x", "box_r")]),
                       run_time=0.4)
+        if previous is None:
+            self.say(f"We follow {self.quoted(self.focus_word)} through every step that follows.",
+                     f"接下来我们跟随 {self.quoted(self.focus_word)} 走过每一步。")
         bias = " + b" + name if h.has_bias else ""
         d, dk = h.W_Q.shape
         self.say(f"{name} = X · W_{name}{bias}: every row of X goes through the same learned "

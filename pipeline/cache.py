@@ -1,0 +1,144 @@
+"""The chapter cache: a clip is stored under a key made of exactly what it depends on.
+
+Key = the chapter, the parts of the trace it draws (all of it, less the followed word
+for chapters that do not show it), the settings it reads (theme, language, quality),
+and the source of the code that draws it (its own scene file and the shared ones).
+A clip is served only if its size and SHA-256 match what was recorded when it was made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from attncore.trace import AttentionTrace, HeadTrace
+from pipeline.chapter import ChapterResult
+
+SCENES = Path(__file__).resolve().parent.parent / "scenes"
+SHARED_CODE = ("__init__.py", "base.py", "widgets.py")
+RENDER_CODE = Path(__file__).resolve().parent / "chapter.py"
+
+
+def cache_dir() -> Path:
+    """$ATTENTION_CACHE_DIR, else $XDG_CACHE_HOME/attention-explainer, else ~/.cache/…"""
+    env = os.environ.get("ATTENTION_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "attention-explainer"
+
+
+def _update_array(h: "hashlib._Hash", name: str, a: np.ndarray) -> None:
+    h.update(name.encode())
+    h.update(str(a.shape).encode())
+    h.update(np.ascontiguousarray(a).tobytes())
+
+
+def trace_digest(trace: AttentionTrace, with_focus: bool) -> str:
+    """Hash of everything in the trace a scene can draw (never the settings dict)."""
+    h = hashlib.sha256()
+    for side in (trace.query_tokens, trace.key_tokens):
+        h.update(json.dumps([(t.text, t.kind) for t in side], ensure_ascii=False).encode())
+    for name in AttentionTrace.ARRAYS:
+        _update_array(h, name, getattr(trace, name))
+    for head in trace.heads:
+        h.update(f"head {head.layer} {head.head}".encode())
+        for name in HeadTrace.ARRAYS:
+            _update_array(h, name, getattr(head, name))
+    scalars = ["head_index", "source", "model_name", "layer", "causal", "cross", "normalized",
+               "seed", "head_reason", "x_label"] + (["focus"] if with_focus else [])
+    h.update(json.dumps({k: getattr(trace, k) for k in scalars}, sort_keys=True).encode())
+    h.update(json.dumps({"positional": trace.settings.get("positional", True)}).encode())
+    return h.hexdigest()
+
+
+def code_digest(chapter: int) -> str:
+    """Hash of the code that draws this chapter: its scene file, the shared scene files,
+    the render settings code and the Manim version."""
+    from importlib.metadata import version
+
+    from scenes import CHAPTERS
+
+    module = CHAPTERS[chapter][0].split(".")[-1] + ".py"
+    h = hashlib.sha256(version("manim").encode())
+    for p in [SCENES / module, *(SCENES / f for f in SHARED_CODE), RENDER_CODE]:
+        h.update(p.name.encode())
+        h.update(p.read_bytes() if p.exists() else b"")
+    return h.hexdigest()
+
+
+def chapter_key(chapter: int, trace: AttentionTrace, settings) -> str:
+    from scenes import scene_class
+
+    cls = scene_class(chapter)
+    reads = {f: getattr(settings, f) for f in cls.reads_settings}
+    parts = {
+        "chapter": chapter,
+        "trace": trace_digest(trace, with_focus=cls.reads_focus),
+        "settings": reads,
+        "quality": settings.quality,
+        "code": code_digest(chapter),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class ChapterCache:
+    def __init__(self, root: Path | None = None):
+        self.root = Path(root) if root else cache_dir()
+
+    def clip_path(self, key: str) -> Path:
+        return self.root / f"{key}.mp4"
+
+    def meta_path(self, key: str) -> Path:
+        return self.root / f"{key}.json"
+
+    def scratch(self) -> Path:
+        """A fresh scratch folder for one render (inside the cache, same filesystem)."""
+        import tempfile
+
+        (self.root / "tmp").mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix="render-", dir=self.root / "tmp"))
+
+    def get(self, key: str) -> ChapterResult | None:
+        """The cached result, or None if missing or damaged (damaged entries are removed)."""
+        clip, meta = self.clip_path(key), self.meta_path(key)
+        if not clip.exists() or not meta.exists():
+            return None
+        try:
+            m = json.loads(meta.read_text(encoding="utf-8"))
+            ok = clip.stat().st_size == m["size"] and _sha256(clip) == m["sha256"]
+        except (OSError, ValueError, KeyError):
+            ok = False
+        if not ok:
+            clip.unlink(missing_ok=True)
+            meta.unlink(missing_ok=True)
+            return None
+        r = m["result"]
+        return ChapterResult(r["chapter"], r["duration"], [tuple(s) for s in r["subtitles"]],
+                             [], [], 0.0, cached=True, clip=clip)
+
+    def put(self, key: str, rendered: Path, result: ChapterResult) -> Path:
+        """Move a finished clip into the cache (atomically) and record its checksum."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        clip = self.clip_path(key)
+        size, digest = rendered.stat().st_size, _sha256(rendered)
+        os.replace(rendered, clip)
+        r = asdict(result)
+        r.update(drawn=[], off_frame=[], clip=None)
+        tmp = self.meta_path(key).with_suffix(f".json.{os.getpid()}.part")
+        tmp.write_text(json.dumps({"size": size, "sha256": digest, "result": r}), encoding="utf-8")
+        os.replace(tmp, self.meta_path(key))
+        return clip

@@ -1,0 +1,67 @@
+"""Render one chapter to a clip (or build it under dry run) from Python, not by shelling out."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from attncore.settings import QUALITIES, Settings
+from attncore.trace import AttentionTrace
+
+
+@dataclass(frozen=True)
+class ChapterJob:
+    chapter: int
+    trace: AttentionTrace
+    settings: Settings
+    clip: Path | None  # where the finished clip goes; None: dry run (no frames written)
+    work_dir: Path | None = None  # Manim's scratch folder, removed afterwards
+
+
+@dataclass
+class ChapterResult:
+    chapter: int
+    duration: float  # seconds of video
+    subtitles: list[tuple[float, float, str]]  # (start, end, text), chapter-relative
+    drawn: list[tuple[str, tuple, str]] = field(default_factory=list)
+    off_frame: list[tuple] = field(default_factory=list)
+    seconds: float = 0.0  # wall time spent
+    cached: bool = False
+    clip: Path | None = None
+
+
+def manim_config(settings: Settings, work_dir: Path | None, clip: Path | None) -> dict:
+    height, width, fps, _ = QUALITIES[settings.quality]
+    cfg = {
+        "pixel_height": height, "pixel_width": width, "frame_rate": fps,
+        "disable_caching": True, "verbosity": "ERROR", "progress_bar": "none",
+        "write_to_movie": clip is not None, "dry_run": clip is None,
+        "format": "mp4",
+    }
+    if work_dir is not None:
+        cfg["media_dir"] = str(work_dir)
+    if clip is not None:
+        cfg["output_file"] = str(clip)
+    return cfg
+
+
+def render_chapter(job: ChapterJob) -> ChapterResult:
+    """Build the chapter's scene from the trace and render it (dry run: build only)."""
+    from manim import tempconfig
+
+    from scenes import scene_class
+
+    start = time.perf_counter()
+    cls = scene_class(job.chapter)
+    try:
+        with tempconfig(manim_config(job.settings, job.work_dir, job.clip)):
+            scene = cls(job.trace, job.settings)
+            scene.render()
+            duration = float(scene.renderer.time)
+    finally:
+        if job.work_dir is not None:
+            shutil.rmtree(job.work_dir, ignore_errors=True)
+    return ChapterResult(job.chapter, duration, scene.subtitles, scene.drawn.entries,
+                         scene.off_frame, time.perf_counter() - start, clip=job.clip)

@@ -1,0 +1,70 @@
+"""Atomic outputs: a failed or interrupted render never leaves a partial file behind and
+never destroys an earlier output."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import unicodedata
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+
+def slug(text: str, max_len: int = 48) -> str:
+    """A file-name-safe form of a sentence: 'The black cat…' → 'the-black-cat'."""
+    t = unicodedata.normalize("NFKC", text).casefold()
+    t = re.sub(r"[^\w]+", "-", t).strip("-_")
+    return (t[:max_len].rstrip("-") or "attention")
+
+
+def default_output(sentence: str) -> Path:
+    return Path("media") / f"{slug(sentence)}.mp4"
+
+
+class OutputError(OSError):
+    """An output cannot be written: says where and why, in one line."""
+
+
+def check_writable_folder(path: Path) -> None:
+    """Fail early, before any rendering, when the output folder is unusable."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.exists() and path.is_dir():
+        raise OutputError(f"{path} is a folder; give a file path such as {path / 'attention.mp4'}")
+    probe = folder
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise OutputError(f"cannot create folder {folder}: {probe} is a file")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise OutputError(f"folder {probe} is not writable")
+
+
+def partial_path(final: Path) -> Path:
+    """A unique temporary name beside the final file (same filesystem: rename is atomic)."""
+    fd, name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".part", dir=final.parent)
+    os.close(fd)
+    return Path(name)
+
+
+@contextmanager
+def atomic_output(final: Path) -> Iterator[Path]:
+    """Yield a temporary path to write; on success it replaces `final` in one step,
+    on any failure (or Ctrl-C) it is removed and `final` is untouched."""
+    final = Path(final)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = partial_path(final)
+    try:
+        yield tmp
+        if tmp.stat().st_size == 0:
+            raise OutputError(f"nothing was written for {final}")
+        os.replace(tmp, final)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_text_atomic(final: Path, text: str) -> None:
+    with atomic_output(final) as tmp:
+        tmp.write_text(text, encoding="utf-8")
