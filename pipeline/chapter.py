@@ -57,7 +57,7 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
     cls = scene_class(job.chapter)
     try:
         with tempconfig(manim_config(job.settings, job.work_dir, job.clip)):
-            scene = cls(job.trace, job.settings)
+            scene = cls(job.trace, job.settings, skip_animations=job.clip is None)
             scene.render()
             duration = float(scene.renderer.time)
     finally:

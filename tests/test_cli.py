@@ -1,0 +1,136 @@
+"""The command line: each option reaches the settings, each error is one clear line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline import cli as cli_mod
+from pipeline.cli import cli, main
+
+
+def run_main(args: list[str], capsys) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as info:
+        main(args)
+        raise SystemExit(0)
+    out = capsys.readouterr()
+    return info.value.code or 0, out.out, out.err
+
+
+@pytest.fixture
+def captured(monkeypatch):
+    """Replace the pipeline run with a recorder of the settings it was given."""
+    seen = {}
+
+    def fake_run(settings, **kwargs):
+        seen["settings"], seen["kwargs"] = settings, kwargs
+
+    monkeypatch.setattr(cli_mod, "run", fake_run)
+    return seen
+
+
+@pytest.mark.parametrize("args, field, value", [
+    (["-q", "l"], "quality", "l"),
+    (["--quality", "k"], "quality", "k"),
+    (["-o", "out/v.mp4"], "output", "out/v.mp4"),
+    (["--query", "cat"], "query", "cat"),
+    (["--query-index", "4"], "query_index", 4),
+    (["--target", "La bola es azul"], "target", "La bola es azul"),
+    (["--chapters", "1,3,6"], "chapters", (1, 3, 6)),
+    (["--chapters", "2-4"], "chapters", (2, 3, 4)),
+    (["--seed", "7"], "seed", 7),
+    (["--d-model", "6"], "d_model", 6),
+    (["--d-k", "3"], "d_k", 3),
+    (["--heads", "2", "--d-model", "6"], "heads", 2),
+    (["--head", "auto", "--weights", "pretrained"], "head", "auto"),
+    (["--causal"], "causal", True),
+    (["--no-softmax"], "softmax", False),
+    (["--no-positional"], "positional", False),
+    (["--theme", "light"], "theme", "light"),
+    (["--language", "zh"], "language", "zh"),
+    (["--max-tokens", "12"], "max_tokens", 12),
+    (["--weights", "pretrained"], "weights", "pretrained"),
+    (["--layer", "3", "--weights", "pretrained"], "layer", 3),
+])
+def test_each_option_reaches_the_settings(captured, args, field, value):
+    result = CliRunner().invoke(cli, ["The black cat drank the milk", *args])
+    assert result.exit_code == 0, result.output
+    assert getattr(captured["settings"], field) == value
+
+
+def test_run_options_reach_the_pipeline(captured, tmp_path):
+    result = CliRunner().invoke(cli, ["a b", "--dry-run", "--no-cache", "-j", "2",
+                                      "--export-json", str(tmp_path / "t.json")])
+    assert result.exit_code == 0, result.output
+    kw = captured["kwargs"]
+    assert kw["dry_run"] and not kw["use_cache"] and kw["jobs"] == 2
+    assert kw["export_json"] == tmp_path / "t.json"
+
+
+def test_flags_override_the_config_file(captured, tmp_path):
+    cfg = tmp_path / "v.toml"
+    cfg.write_text('sentence = "The ball is blue"\nquality = "m"\nseed = 3\n', encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--config", str(cfg), "-q", "l"])
+    assert result.exit_code == 0, result.output
+    s = captured["settings"]
+    assert (s.sentence, s.quality, s.seed) == ("The ball is blue", "l", 3)
+
+
+@pytest.mark.parametrize("args, expect", [
+    (["   "], "sentence: the sentence is empty"),
+    (["-q", "x", "a b"], "'x' is not one of"),
+    (["a b", "--chapters", "12"], "12 is not a chapter; allowed: 1 to 9"),
+    (["a b", "--theme", "neon"], "'neon' is not one of"),
+    (["a b", "--language", "fr"], "'fr' is not one of"),
+    (["a b", "--d-model", "0"], "d_model: 0 is out of range; allowed: 1 to 64"),
+    (["a b", "--heads", "-1"], "heads: -1 is out of range"),
+    (["a b", "--d-model", "6", "--heads", "4"], "not divisible by heads"),
+    (["The cat sat", "--query", "dgo"], "'dgo' is not in the sentence"),
+    (["The cat sat", "--query-index", "9"], "query_index: 9 is out of range; allowed: 0 to 2"),
+    (["a b", "--config", "/nonexistent/x.toml"], "config: /nonexistent/x.toml does not exist"),
+    (["a b", "--max-tokens", "2", "--sentence-typo"], "No such option"),
+    (["one two three", "--max-tokens", "2"], "3 tokens; the limit is 2"),
+    (["a b", "--head", "x"], "'x' is not a head number or 'auto'"),
+])
+def test_each_error_is_one_clear_line_and_a_nonzero_exit(capsys, args, expect):
+    code, out, err = run_main(args, capsys)
+    assert code != 0
+    lines = [l for l in err.splitlines() if l.strip()]
+    assert len(lines) == 1, err
+    assert expect in lines[0]
+    assert "Traceback" not in err
+
+
+def test_bad_toml_reports_the_line(tmp_path, capsys):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text('sentence = "ok"\nquality = \n', encoding="utf-8")
+    code, _, err = run_main(["--config", str(cfg)], capsys)
+    assert code == 2 and "line 2" in err and len(err.strip().splitlines()) == 1
+
+
+def test_unknown_config_key_suggests_the_closest(tmp_path, capsys):
+    cfg = tmp_path / "typo.toml"
+    cfg.write_text('sentense = "ok"\n', encoding="utf-8")
+    code, _, err = run_main(["--config", str(cfg)], capsys)
+    assert code == 2 and "did you mean 'sentence'" in err
+
+
+def test_output_in_an_unwritable_place_fails_before_rendering(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    code, _, err = run_main(["a b", "-o", str(blocker / "sub" / "v.mp4")], capsys)
+    assert code == 1 and "is a file" in err and len(err.strip().splitlines()) == 1
+
+
+def test_dry_run_builds_and_exports_the_trace(tmp_path, capsys):
+    out = tmp_path / "trace.json"
+    code, _, err = run_main(["The cat sat", "--dry-run", "--chapters", "1",
+                             "--export-json", str(out), "--export-csv", str(tmp_path / "csv")],
+                            capsys)
+    assert code == 0, err
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert [t["text"] for t in data["key_tokens"]] == ["The", "cat", "sat"]
+    assert (tmp_path / "csv" / "head0_weights.csv").exists()
+    assert "chapter 1 (input): builds" in err
