@@ -1,0 +1,78 @@
+"""--watch: re-render whenever the config file (or a file it names) is saved.
+
+Polls modification times (no extra dependency; half a second is quick enough for a
+human save), waits for a burst of saves to settle, and reports a broken config without
+exiting so the lecturer can fix it and save again.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+
+def _stamp(paths: list[Path]) -> tuple:
+    out = []
+    for p in paths:
+        try:
+            st = p.stat()
+            out.append((str(p), st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append((str(p), None, None))
+    return tuple(out)
+
+
+def watched_files(config: Path) -> list[Path]:
+    """The config, and the model checkpoint it names (its config.json), if any."""
+    files = [config]
+    try:
+        from attncore.settings import read_toml
+
+        model = read_toml(config).get("model")
+        if isinstance(model, str):
+            files.append(Path(model) / "config.json")
+    except Exception:
+        pass
+    return files
+
+
+def watch_config(config: Path, flags: dict[str, Any], *, jobs: int | None = None,
+                 use_cache: bool = True, poll: float = 0.5, settle: float = 0.6,
+                 max_runs: int | None = None,
+                 say: Callable[[str], None] = lambda s: click.echo(s, err=True)) -> int:
+    """Render now and after every save; returns the number of renders tried."""
+    from attncore.settings import SettingsError
+    from pipeline.cli import make_settings, run
+    from pipeline.files import OutputError
+    from pipeline.run import ChapterFailed
+
+    runs = 0
+    last = None
+    say(f"watching {config} (Ctrl-C to stop)")
+    while max_runs is None or runs < max_runs:
+        files = watched_files(config)
+        stamp = _stamp(files)
+        if stamp != last:
+            while True:  # let a burst of saves settle
+                time.sleep(settle)
+                again = _stamp(files)
+                if again == stamp:
+                    break
+                stamp = again
+            last = stamp
+            runs += 1
+            flags = dict(flags)
+            chapters = flags.pop("chapters", None)
+            sentence = flags.pop("sentence", None)
+            try:
+                settings = make_settings(config, sentence, chapters, flags)
+                run(settings, jobs=jobs, use_cache=use_cache)
+                say(f"[{time.strftime('%H:%M:%S')}] done; waiting for the next save")
+            except (SettingsError, OutputError, ChapterFailed, OSError) as e:
+                say(f"[{time.strftime('%H:%M:%S')}] Error: {e} (fix it and save again)")
+            continue
+        time.sleep(poll)
+    return runs
