@@ -32,7 +32,8 @@ class ChapterResult:
     clip: Path | None = None
 
 
-def manim_config(settings: Settings, work_dir: Path | None, clip: Path | None) -> dict:
+def manim_config(settings: Settings, work_dir: Path | None, clip: Path | None,
+                 chapter: int = 0) -> dict:
     height, width, fps, _ = QUALITIES[settings.quality]
     cfg = {
         "pixel_height": height, "pixel_width": width, "frame_rate": fps,
@@ -42,6 +43,11 @@ def manim_config(settings: Settings, work_dir: Path | None, clip: Path | None) -
     }
     if work_dir is not None:
         cfg["media_dir"] = str(work_dir)
+    # Pango's rendered text is kept across renders, one folder per chapter so that two
+    # workers never write and read the same file at once.
+    from pipeline.cache import cache_dir
+
+    cfg["text_dir"] = str(cache_dir() / "texts" / f"ch{chapter}")
     if clip is not None:
         cfg["output_file"] = str(clip)
     return cfg
@@ -56,7 +62,7 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
     start = time.perf_counter()
     cls = scene_class(job.chapter)
     try:
-        with tempconfig(manim_config(job.settings, job.work_dir, job.clip)):
+        with tempconfig(manim_config(job.settings, job.work_dir, job.clip, job.chapter)):
             scene = cls(job.trace, job.settings, skip_animations=job.clip is None)
             scene.render()
             duration = float(scene.renderer.time)
