@@ -1,0 +1,111 @@
+"""Render benchmarks: prints figures side by side, in one run (not a test).
+
+    .venv/bin/python benchmarks/bench_render.py            # 1080p30, the issue's settings
+    .venv/bin/python benchmarks/bench_render.py -q l       # quicker, 480p15
+
+Figures (default sentence unless stated):
+  warm re-run with nothing changed ÷ cold render          (target < 0.05)
+  re-run after changing only the followed word ÷ cold      (reported)
+  --jobs 2 ÷ --jobs 1 wall time                            (target < 0.65)
+  full video ÷ a static Manim video of the same length     (target < 3, at 1080p30)
+  24-token sentence ÷ 6-token sentence                     (target < 2.5)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from attncore import Settings  # noqa: E402
+from attncore.settings import QUALITIES  # noqa: E402
+from pipeline.cache import ChapterCache  # noqa: E402
+from pipeline.run import render  # noqa: E402
+
+DEFAULT = "The black cat drank the milk"
+LONG = ("After a long day in the fields the old farmer finally sat down by the warm fire "
+        "and slowly drank a cup of milk")
+
+
+def timed(label: str, fn) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    out = fn()
+    dt = time.perf_counter() - t0
+    print(f"  {label:<44} {dt:8.1f} s", flush=True)
+    return dt, out
+
+
+def static_floor(seconds: float, quality: str, out: Path) -> float:
+    """Wall time for Manim to encode a still frame for `seconds` (self.wait), one process."""
+    import subprocess
+
+    code = f"""
+import time
+from manim import Scene, Text, tempconfig
+class Still(Scene):
+    def construct(self):
+        self.add(Text("still"))
+        self.wait({seconds})
+h, w, fps, _ = {QUALITIES[quality]!r}
+with tempconfig({{"pixel_height": h, "pixel_width": w, "frame_rate": fps, "media_dir": {str(out.parent)!r},
+                 "output_file": {str(out)!r}, "disable_caching": True, "verbosity": "ERROR",
+                 "progress_bar": "none"}}):
+    Still().render()
+"""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("-q", "--quality", default="h", choices=list(QUALITIES))
+    ap.add_argument("--weights", default="pretrained", choices=["pretrained", "random"])
+    args = ap.parse_args()
+    q = args.quality
+    base = dict(quality=q, weights=args.weights,
+                head="auto" if args.weights == "pretrained" else 0)
+    root = Path(tempfile.mkdtemp(prefix="bench-"))
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}; quality {QUALITIES[q][3]}; weights {args.weights}")
+    try:
+        def run(sentence, cache_name, jobs=2, **kw):
+            s = Settings(sentence=sentence, output=str(root / "out" / f"{cache_name}.mp4"),
+                         **base, **kw)
+            return render(s, jobs=jobs, cache=ChapterCache(root / cache_name))
+
+        cold, r = timed("cold render, --jobs 2", lambda: run(DEFAULT, "a"))
+        video_len = r.duration
+        warm, _ = timed("warm re-run, nothing changed", lambda: run(DEFAULT, "a"))
+        other = "cat" if args.weights == "random" else "cat"
+        focus, _ = timed("re-run, followed word changed", lambda: run(DEFAULT, "a", query=other))
+        one, _ = timed("cold render, --jobs 1", lambda: run(DEFAULT, "b", jobs=1))
+        floor = static_floor(video_len, q, root / "still" / "still.mp4")
+        print(f"  {'static video of the same length (floor)':<44} {floor:8.1f} s")
+        short, _ = timed("cold render, 6 words (--jobs 2)", lambda: run(DEFAULT, "c"))
+        long_, r_long = timed(f"cold render, {len(LONG.split())} words (--jobs 2)",
+                              lambda: run(LONG, "d"))
+        print()
+        print(f"video length: {video_len:.1f} s")
+        rows = [
+            ("warm re-run ÷ cold render", warm / cold, "< 0.05"),
+            ("followed word changed ÷ cold render", focus / cold, "report"),
+            ("--jobs 2 ÷ --jobs 1", cold / one, "< 0.65"),
+            ("full video ÷ static floor", cold / floor, "< 3"),
+            ("long sentence ÷ 6-word sentence", long_ / short, "< 2.5"),
+        ]
+        for name, value, target in rows:
+            print(f"  {name:<40} {value:6.3f}   target {target}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
