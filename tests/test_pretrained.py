@@ -6,6 +6,7 @@ meta.json for the versions). Skips only when all-MiniLM-L6-v2 cannot be found.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -58,6 +59,13 @@ def pretrained(**kw) -> Settings:
 
 def test_reference_data_records_versions():
     assert {"transformers", "torch"} <= set(META["versions"])
+
+
+def test_the_model_found_is_the_file_the_reference_used():
+    path = find_model().path / "model.safetensors"
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert digest == META["model_safetensors_sha256"], (
+        f"{path} differs from the checkpoint that produced tests/data/bert_reference")
 
 
 @pytest.mark.parametrize("case", TOKENIZER_CASES, ids=lambda c: c["text"][:20])
