@@ -97,9 +97,19 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
 
 def make_settings(config: Path | None, sentence: str | None, chapters: str | None,
                   flags: dict[str, Any]):
+    """Settings from the config file and the flags. The command's default is the real
+    trained model with the head chosen automatically; --weights random gives the small
+    hand-checkable model (whose default head is 0)."""
+    from attncore.settings import read_toml
+
     values = dict(flags)
     values["sentence"] = sentence
     values["chapters"] = parse_chapters(chapters) if chapters is not None else None
+    from_file = read_toml(config) if config else {}
+    weights = values.get("weights") or from_file.get("weights") or "pretrained"
+    values["weights"] = weights
+    if weights == "pretrained" and values.get("head") is None and "head" not in from_file:
+        values["head"] = "auto"
     return build_settings(config, **values)
 
 
@@ -109,14 +119,14 @@ def run(settings, *, export_json=None, export_csv=None, dry_run=False, jobs=None
     from pipeline import run as pipeline
     from pipeline.exports import write_csv, write_json
 
-    trace = build_trace(settings)
     if list_heads:
-        from attncore.pretrained import format_heads_table, list_heads as heads_of
+        from attncore.pretrained import head_table
 
         if settings.weights != "pretrained":
             raise SettingsError("list_heads", "--list-heads needs --weights pretrained")
-        click.echo(format_heads_table(heads_of(settings)))
+        click.echo(head_table(settings))
         return
+    trace = build_trace(settings)
     if export_json:
         write_json(export_json, trace)
         _say(f"trace:     {export_json}")

