@@ -35,7 +35,7 @@ def make_embedding_sum(trace, theme: Theme, labels: list[str], colors: list[str]
     label_w = min(1.9, max(len(s) for s in labels) * 0.17 + 0.3)
     max_w = (2 * SAFE_X - label_w - 0.9 * (parts - 1)) / parts
     decimals = 1 if trace.source == "random" else 2
-    kw = dict(decimals=decimals, max_cols=6, record=record)
+    kw = dict(decimals=decimals, max_cols=6 if trace.source == "random" else 5, record=record)
     mats = {"E": make_matrix(E, "E" + prefix, theme, max_w, max_h, row_labels=labels,
                              row_colors=colors, **kw)}
     layout = mats["E"].layout
@@ -107,8 +107,13 @@ class InputScene(ChapterScene):
         self.wait(1.0)
         if "P" in mats:
             P = mats["P"]
-            self.say("Its position in the sentence is added: the sinusoidal positional encoding P.",
-                     "再加上它在句子中的位置：正弦位置编码 P。")
+            if t.trained:
+                self.say("Its position is added: the model's learned position embedding P "
+                         "(with the sentence-segment embedding).",
+                         "再加上它的位置：模型学到的位置嵌入 P（含句段嵌入）。")
+            else:
+                self.say("Its position in the sentence is added: the sinusoidal positional "
+                         "encoding P.", "再加上它在句子中的位置：正弦位置编码 P。")
             self.play(FadeIn(P, P.name_tag, P.op), run_time=0.8)
             self.wait(1.0)
         X = mats["X"]
@@ -116,8 +121,9 @@ class InputScene(ChapterScene):
             self.say(f"X = {t.x_label}: one row per word, {n} × {d}. Everything after works on X.",
                      f"X = {t.x_label}：每个词一行，{n} × {d}。后面的一切都作用在 X 上。")
         else:
-            self.say(f"The model's input to this layer is X = {t.x_label} ({n} × {d}).",
-                     f"这一层的输入是 X = {t.x_label}（{n} × {d}）。")
+            self.say(f"The input to layer {t.layer} is X = {t.x_label} ({n} × {d}): "
+                     "the earlier layers have already mixed the words.",
+                     f"第 {t.layer} 层的输入是 X = {t.x_label}（{n} × {d}）：前面的层已经把词混合过了。")
         self.play(FadeIn(X, X.name_tag, X.op), run_time=0.8)
         self.wait(1.0)
         return mats

@@ -23,7 +23,7 @@ MIN_FONT = 16  # smallest text drawn: ~23 px digit height at 1080p
 FRAME_W = 14.2  # usable frame, in scene units (the frame is 14.22 × 8)
 SAFE_X = 6.75  # content stays within ±SAFE_X
 SAFE_TOP = 3.05  # below the chapter title
-SAFE_BOTTOM = -2.95  # above the caption
+SAFE_BOTTOM = -2.8  # above a two-line caption
 
 
 @dataclass(frozen=True)
@@ -165,7 +165,8 @@ class MatrixView(VGroup):
         self.values, self.key, self.theme, self.layout = values, key, theme, layout
         n_rows, n_cols = values.shape
         self.cols = shown_columns(n_cols, max_cols)
-        scale = float(np.max(np.abs(values))) if values.size else 1.0
+        # Heat-map scale: a high percentile, so one outlier does not wash out the rest.
+        scale = float(np.percentile(np.abs(values), 95)) if values.size else 1.0
         heat = (not layout.numbers) if heat is None else heat
         w, h = layout.cell_w, layout.cell_h
         self.cells = VGroup()

