@@ -3,6 +3,7 @@ add up, column by column, to Z_i — the word's "encoded value"."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +28,13 @@ TOP_ROWS = 6
 MAX_COLS = 6  # columns of V shown (d_k up to 64: first ones, "…", last one)
 DECIMALS = 2
 W_DECIMALS = 3  # weights one digit finer, so weight × V reproduces the scaled row on paper
+
+
+def zh_breaks(text: str) -> str:
+    """A Chinese caption whose only spaces follow its punctuation, so the caption wrapper
+    breaks lines there and never inside a number."""
+    text = text.replace(" ", "")
+    return re.sub(r"([，。；：])(?=.)", r"\1 ", text)
 
 
 @dataclass(frozen=True)
@@ -157,8 +165,8 @@ class WeightedSumScene(ChapterScene):
     reads_focus = True
 
     def say(self, en: str, zh: str | None = None, run_time: float = 0.4) -> None:
-        """As ChapterScene.say; the Chinese caption without spaces, so it wraps by characters."""
-        super().say(en, zh.replace(" ", "") if zh else zh, run_time)
+        """As ChapterScene.say; the Chinese caption may break only after its punctuation."""
+        super().say(en, zh_breaks(zh) if zh else zh, run_time)
 
     def construct(self) -> None:
         self.show_title()
