@@ -73,6 +73,7 @@ def main() -> None:
     base = dict(quality=q, weights=args.weights,
                 head="auto" if args.weights == "pretrained" else 0)
     root = Path(tempfile.mkdtemp(prefix="bench-"))
+    (root / "out").mkdir()
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}; quality {QUALITIES[q][3]}; weights {args.weights}")
     try:

@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
     except OSError as e:
         if e.errno == errno.ENOSPC:
-            _say(f"Error: the disk is full while writing {e.filename or 'the output'}; "
+            _say(f"Error: the disk is full while writing {_final_name(e.filename)}; "
                  "free some space and rerun (earlier output left as it was)")
         else:
             _say(f"Error: {e.strerror or e}{f': {e.filename}' if e.filename else ''}")
@@ -185,3 +185,13 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as e:  # last resort: still one line, with the kind of failure
         _say(f"Error: {type(e).__name__}: {e}")
         sys.exit(1)
+
+
+def _final_name(filename: str | None) -> str:
+    """The output a temporary '.name.XXXX.part' file stands for."""
+    if not filename:
+        return "the output"
+    p = Path(filename)
+    if p.name.startswith(".") and p.name.endswith(".part"):
+        return str(p.with_name(p.name[1:].rsplit(".", 2)[0]))
+    return str(p)

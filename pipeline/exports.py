@@ -16,7 +16,7 @@ def write_json(path: Path, trace: AttentionTrace) -> None:
 
 def write_csv(folder: Path, trace: AttentionTrace) -> list[Path]:
     folder = Path(folder)
-    check_writable_folder(folder / "X.csv")
+    check_writable_folder(folder / "X.csv", create=True)
     out = []
     for name, text in csv_tables(trace).items():
         p = folder / f"{name}.csv"

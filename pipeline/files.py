@@ -27,8 +27,12 @@ class OutputError(OSError):
     """An output cannot be written: says where and why, in one line."""
 
 
-def check_writable_folder(path: Path) -> None:
-    """Fail early, before any rendering, when the output folder is unusable."""
+def check_writable_folder(path: Path, create: bool = False) -> None:
+    """Fail early, before any rendering, when the output folder is unusable.
+
+    A missing folder is an error (a typo in -o should not scatter folders), except for
+    the default output folder, which is created (`create`)."""
+    path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if path.exists() and path.is_dir():
         raise OutputError(f"{path} is a folder; give a file path such as {path / 'attention.mp4'}")
@@ -36,9 +40,22 @@ def check_writable_folder(path: Path) -> None:
     while not probe.exists():
         probe = probe.parent
     if not probe.is_dir():
-        raise OutputError(f"cannot create folder {folder}: {probe} is a file")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise OutputError(f"folder {probe} is not writable")
+        raise OutputError(f"cannot write {path}: {probe} is a file, not a folder")
+    if probe != folder and not create:
+        raise OutputError(f"folder {folder} does not exist; create it or choose another output path")
+    if not os.access(probe, os.W_OK | os.X_OK) or not _really_writable(probe):
+        raise OutputError(f"folder {probe} is not writable; choose another output path")
+
+
+def _really_writable(folder: Path) -> bool:
+    """os.access says yes to root everywhere; try to create a file to be sure."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".write-test-", dir=folder)
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(name)
+    return True
 
 
 def partial_path(final: Path) -> Path:

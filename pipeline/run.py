@@ -88,15 +88,46 @@ def _on_sigterm(signum, frame):  # pragma: no cover - exercised by a subprocess 
     raise Terminated()
 
 
+class InlineExecutor:
+    """Runs each job at once in this process (a stand-in for the process pool in tests
+    and debugging: same interface, no parallelism)."""
+
+    def __init__(self, *args, **kwargs):
+        self._processes: dict = {}
+
+    def submit(self, fn, *args) -> Future:
+        fut: Future = Future()
+        try:
+            fut.set_result(fn(*args))
+        except Exception as e:
+            fut.set_exception(e)
+        return fut
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        pass
+
+
 def render(settings: Settings, *, jobs: int | None = None, use_cache: bool = True,
            cache: ChapterCache | None = None, trace: AttentionTrace | None = None,
-           progress: Progress = lambda s: None) -> RunResult:
-    """Render the video: cached chapters are reused, the others rendered by `jobs` workers."""
+           progress: Progress = lambda s: None, executor=None) -> RunResult:
+    """Render the video: cached chapters are reused, the others rendered by `jobs` workers.
+
+    SIGTERM is handled like Ctrl-C for the whole render: workers stop, scratch files go,
+    and the earlier output stays as it was.
+    """
+    old_term = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _render(settings, jobs, use_cache, cache, trace, progress, executor)
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+
+
+def _render(settings, jobs, use_cache, cache, trace, progress, executor) -> RunResult:
     t0 = time.perf_counter()
     trace = trace or build_trace(settings)
     plan = plan_chapters(settings)
     video = output_path(settings)
-    check_writable_folder(video)
+    check_writable_folder(video, create=not settings.output)
     cache = cache or ChapterCache()
     jobs = max(1, jobs or os.cpu_count() or 1)
 
@@ -112,7 +143,7 @@ def render(settings: Settings, *, jobs: int | None = None, use_cache: bool = Tru
             todo.append((ch, key))
 
     if todo:
-        _render_missing(todo, trace, settings, cache, jobs, results, progress)
+        _render_missing(todo, trace, settings, cache, jobs, results, progress, executor)
 
     clips = [results[ch].clip for ch in plan]
     srt_path = video.with_suffix(".srt")
@@ -128,12 +159,14 @@ def render(settings: Settings, *, jobs: int | None = None, use_cache: bool = Tru
                      time.perf_counter() - t0)
 
 
-def _render_missing(todo, trace, settings, cache, jobs, results, progress) -> None:
+def _render_missing(todo, trace, settings, cache, jobs, results, progress, executor) -> None:
     """Render the chapters in `todo` in worker processes; clean up on any interruption."""
     scratch: list[Path] = []
-    old_term = signal.signal(signal.SIGTERM, _on_sigterm)
-    ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx)
+    if executor is None:
+        ctx = multiprocessing.get_context("spawn")
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx)
+    else:
+        pool = executor
     futures: dict[Future, tuple[int, str, Path]] = {}
     failure: ChapterFailed | None = None
     try:
@@ -173,6 +206,5 @@ def _render_missing(todo, trace, settings, cache, jobs, results, progress) -> No
     else:
         pool.shutdown(wait=True)
     finally:
-        signal.signal(signal.SIGTERM, old_term)
         for d in scratch:
             shutil.rmtree(d, ignore_errors=True)

@@ -79,7 +79,10 @@ def short_label(text: str, max_chars: int = 10) -> str:
 
 @lru_cache(maxsize=4096)
 def _proto(text: str, font_size: float, weight: str) -> Text:
-    t = Text(text, font=FONT, font_size=font_size, weight=weight, disable_ligatures=True)
+    try:
+        t = Text(text, font=FONT, font_size=font_size, weight=weight, disable_ligatures=True)
+    except ValueError:  # emoji sequences (❤️, 🐈‍⬛) are one glyph for several characters
+        t = Text(text, font=FONT, font_size=font_size, weight=weight)
     for m in t.family_members_with_points():
         if hasattr(m, "path_obj"):
             del m.path_obj  # copies are ~40× cheaper without the parsed SVG path

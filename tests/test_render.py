@@ -24,7 +24,7 @@ from pipeline.video import probe
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
-BASE = dict(sentence="cats drink milk", quality="l", chapters=(1, 2))
+BASE = dict(sentence="cats drink milk", quality="l", chapters=(1, 2), weights="random")
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +32,7 @@ def first_render(tmp_path_factory):
     """One real render shared by the tests below: (settings, result, cache)."""
     root = tmp_path_factory.mktemp("render")
     cache = ChapterCache(root / "cache")
+    (root / "out").mkdir()
     s = Settings(**BASE, output=str(root / "out" / "video.mp4"))
     return s, render(s, jobs=2, cache=cache), cache
 
@@ -105,7 +106,7 @@ def test_interrupting_a_render_keeps_the_earlier_output(tmp_path):
     out.write_bytes(b"earlier video")
     env = dict(os.environ, ATTENTION_CACHE_DIR=str(tmp_path / "cache"))
     p = subprocess.Popen([sys.executable, str(ROOT / "render.py"), "cats drink milk", "-q", "l",
-                          "--chapters", "2", "-o", str(out)], cwd=tmp_path, env=env,
+                          "--chapters", "2", "--weights", "random", "-o", str(out)], cwd=tmp_path, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     scratch = tmp_path / "cache" / "tmp"
