@@ -57,8 +57,11 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
     """Build the chapter's scene from the trace and render it (dry run: build only)."""
     from manim import tempconfig
 
+    import scenes.widgets
+    from pipeline.cache import cache_dir
     from scenes import scene_class
 
+    scenes.widgets.TEXT_CACHE = cache_dir() / "text-objects"
     start = time.perf_counter()
     cls = scene_class(job.chapter)
     try:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UP, UR, FadeIn, FadeOut, Scene, VGroup, config,
+    DOWN, LEFT, RIGHT, UP, UR, FadeIn, FadeOut, Rectangle, Scene, VGroup, config,
 )
 
 from attncore.settings import Settings
@@ -79,12 +80,11 @@ class ChapterScene(Scene):
         """Record any object that leaves the frame (tests require none)."""
         hw, hh = config.frame_width / 2 + 1e-3, config.frame_height / 2 + 1e-3
         for m in self.mobjects:
-            if not m.has_points() and not m.submobjects:
+            pts = [sm.points for sm in m.family_members_with_points()]
+            if not pts:
                 continue
-            if m.get_width() == 0 and m.get_height() == 0:
-                continue
-            left, right = m.get_left()[0], m.get_right()[0]
-            bottom, top = m.get_bottom()[1], m.get_top()[1]
+            allp = np.concatenate(pts)
+            (left, bottom), (right, top) = allp[:, :2].min(axis=0), allp[:, :2].max(axis=0)
             if left < -hw or right > hw or bottom < -hh or top > hh:
                 self.off_frame.append((type(m).__name__, round(self.renderer.time, 2),
                                        (round(left, 2), round(right, 2), round(bottom, 2), round(top, 2))))
@@ -130,16 +130,31 @@ class ChapterScene(Scene):
         if self._caption is not None:
             self.subtitles.append((self._caption_start, self.renderer.time, self._caption_text))
 
+    def make_cover(self, top: float, bottom: float) -> Rectangle:
+        """A background-coloured band: fading it in hides what is under it at the cost of
+        one moving object (fading out each object would copy every glyph)."""
+        return Rectangle(width=config.frame_width, height=top - bottom, stroke_width=0,
+                         fill_color=self.theme.background, fill_opacity=1).move_to(
+            UP * (top + bottom) / 2)
+
     def clear_stage(self, run_time: float = 0.4) -> None:
-        """Fade out everything but the title, the badge and the caption."""
+        """Hide everything but the title, the badge and the caption, then remove it."""
         keep = {id(self._caption), id(getattr(self, "title_mob", None)), id(getattr(self, "badge", None))}
         gone = [m for m in self.mobjects if id(m) not in keep]
-        if gone:
-            self.play(*[FadeOut(m) for m in gone], run_time=run_time)
+        if not gone:
+            return
+        title = getattr(self, "title_mob", None)
+        top = title.get_bottom()[1] - 0.05 if title is not None else config.frame_height / 2
+        bottom = self._caption.get_top()[1] + 0.05 if self._caption is not None else -config.frame_height / 2
+        cover = self.make_cover(top, bottom)
+        self.play(FadeIn(cover), run_time=run_time)
+        self.remove(*gone, cover)
 
     def finish(self, hold: float = 1.5) -> None:
-        """Hold the last frame, then clear the stage."""
+        """Hold the last frame, then fade the whole frame to the background."""
         self.wait(hold)
         self._close_subtitle()
         self._caption = None
-        self.play(*[FadeOut(m) for m in self.mobjects], run_time=0.5)
+        cover = self.make_cover(config.frame_height / 2, -config.frame_height / 2)
+        self.play(FadeIn(cover), run_time=0.5)
+        self.remove(*self.mobjects)

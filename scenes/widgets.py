@@ -8,9 +8,14 @@ what is on screen with the trace.
 from __future__ import annotations
 
 import colorsys
+import hashlib
 import math
+import os
+import pickle
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib.metadata import version
+from pathlib import Path
 
 import numpy as np
 from manim import (
@@ -19,6 +24,7 @@ from manim import (
 )
 
 FONT = "Noto Sans CJK SC"  # Latin, digits and CJK in one face; Pango falls back for the rest
+_MANIM = version("manim")
 MIN_FONT = 16  # smallest text drawn: ~23 px digit height at 1080p
 FRAME_W = 14.2  # usable frame, in scene units (the frame is 14.22 × 8)
 SAFE_X = 6.75  # content stays within ±SAFE_X
@@ -77,8 +83,33 @@ def short_label(text: str, max_chars: int = 10) -> str:
     return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
-@lru_cache(maxsize=4096)
+TEXT_CACHE: Path | None = None  # where built texts are kept across runs (set by the pipeline)
+
+
+@lru_cache(maxsize=8192)
 def _proto(text: str, font_size: float, weight: str) -> Text:
+    """A Text, from memory, from the disk cache, or built with Pango (~50 ms) and kept."""
+    path = None
+    if TEXT_CACHE is not None:
+        key = hashlib.sha256(repr((text, font_size, weight, FONT, _MANIM)).encode()).hexdigest()
+        path = TEXT_CACHE / key[:2] / f"{key[2:24]}.pkl"
+        try:
+            return pickle.loads(path.read_bytes())
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+            pass
+    t = _build_text(text, font_size, weight)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(pickle.dumps(t, protocol=pickle.HIGHEST_PROTOCOL))
+            os.replace(tmp, path)  # atomic: a reader never sees half a file
+        except OSError:
+            pass
+    return t
+
+
+def _build_text(text: str, font_size: float, weight: str) -> Text:
     try:
         t = Text(text, font=FONT, font_size=font_size, weight=weight, disable_ligatures=True)
     except ValueError:  # emoji sequences (❤️, 🐈‍⬛) are one glyph for several characters
