@@ -88,10 +88,14 @@ def test_flags_override_the_config_file(captured, tmp_path):
     (["a b", "--heads", "-1"], "heads: -1 is out of range"),
     (["a b", "--d-model", "6", "--heads", "4"], "not divisible by heads"),
     (["The cat sat", "--query", "dgo"], "'dgo' is not in the sentence"),
-    (["The cat sat", "--query-index", "9"], "query_index: 9 is out of range; allowed: 0 to 2"),
+    (["The cat sat", "--query-index", "9", "--weights", "random"],
+     "query_index: 9 is out of range; allowed: 0 to 2"),
+    (["The cat sat", "--query-index", "9"], "query_index: 9 is out of range; allowed: 0 to 4 (0 is [CLS])"),
     (["a b", "--config", "/nonexistent/x.toml"], "config: /nonexistent/x.toml does not exist"),
     (["a b", "--max-tokens", "2", "--sentence-typo"], "No such option"),
-    (["one two three", "--max-tokens", "2"], "3 tokens; the limit is 2"),
+    (["one two three", "--max-tokens", "2", "--weights", "random"], "3 tokens; the limit is 2"),
+    (["a b", "--layer", "6"], "layer"),
+    (["a b", "--model", "/nonexistent/model"], "model:"),
     (["a b", "--head", "x"], "'x' is not a head number or 'auto'"),
 ])
 def test_each_error_is_one_clear_line_and_a_nonzero_exit(capsys, args, expect):
@@ -126,7 +130,7 @@ def test_output_in_an_unwritable_place_fails_before_rendering(tmp_path, capsys):
 
 def test_dry_run_builds_and_exports_the_trace(tmp_path, capsys):
     out = tmp_path / "trace.json"
-    code, _, err = run_main(["The cat sat", "--dry-run", "--chapters", "1",
+    code, _, err = run_main(["The cat sat", "--dry-run", "--chapters", "1", "--weights", "random",
                              "--export-json", str(out), "--export-csv", str(tmp_path / "csv")],
                             capsys)
     assert code == 0, err
