@@ -195,7 +195,7 @@ def _render_missing(todo, trace, settings, cache, jobs, results, progress, execu
                 results[ch] = r
                 left = len(pending)
                 progress(f"chapter {ch} ({CHAPTER_NAMES[ch]}): rendered in {r.seconds:.1f} s "
-                         f"({r.duration:.1f} s of video){f'; {left} still running' if left else ''}")
+                         f"({r.duration:.1f} s of video){f'; {left} to go' if left else ''}")
         if failure:
             raise failure
     except BaseException:

@@ -33,6 +33,8 @@ def make_layer_stage(scene: ChapterScene, name: str, top: float) -> dict[str, Mo
     rows = max(n, len(shown_columns(d, max_rows)))
     label_w = min(1.9, max(len(s) for s in labels) * 0.17 + 0.3)
     layout = fit_cells(rows, cols, 2 * SAFE_X - label_w - 1.6, top - SAFE_BOTTOM - 1.25, 2)
+    if not layout.numbers:  # heat map: keep room below for the followed row read out large
+        layout = fit_cells(rows, cols, 2 * SAFE_X - label_w - 1.6, top - SAFE_BOTTOM - 2.0, 2)
     x_view = make_matrix(X, "X_q" if (side == "query" and t.cross) else "X", theme, 0, 0,
                          decimals=1 if random else 2, row_labels=labels, row_colors=colors,
                          max_cols=max_cols, record=scene.drawn, layout=layout)
@@ -138,12 +140,10 @@ class LinearScene(ChapterScene):
         if not R.layout.numbers:  # cells too small for numbers: read the row out large
             vec = make_row_vector(row, name, i, self.theme, 2 * SAFE_X - 2.5, record=self.drawn,
                                   label=f"{name}[{word}]", label_color=self.theme.accent)
-            vec.next_to(stage["all"], DOWN, buff=0.15)
-            if vec.get_bottom()[1] < SAFE_BOTTOM - 0.2:
-                vec.shift(UP * (SAFE_BOTTOM - 0.2 - vec.get_bottom()[1]))
+            vec.next_to(stage["all"], DOWN, buff=0.12)
             stage["vec"] = vec
             self.play(FadeIn(vec), run_time=0.4)
-        self.say(f"{self.quoted(word)}'s row of X becomes its row of {name}: ({shown}{more}).",
+        self.say(f"The row of {self.quoted(word)} in X becomes its row of {name}: ({shown}{more}).",
                  f"{self.quoted(word)} 在 X 中的一行变成它在 {name} 中的一行：（{shown}{more}）。")
         self.wait(1.0)
         if "vec" in stage:
