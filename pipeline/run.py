@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import shutil
 import signal
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -115,6 +116,8 @@ def render(settings: Settings, *, jobs: int | None = None, use_cache: bool = Tru
     SIGTERM is handled like Ctrl-C for the whole render: workers stop, scratch files go,
     and the earlier output stays as it was.
     """
+    if threading.current_thread() is not threading.main_thread():  # signals: main thread only
+        return _render(settings, jobs, use_cache, cache, trace, progress, executor)
     old_term = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return _render(settings, jobs, use_cache, cache, trace, progress, executor)
