@@ -150,8 +150,8 @@ def make_head_reason(reason: str, theme: Theme, beside: VGroup) -> VGroup:
 
 class QKVScene(ChapterScene):
     chapter = 7
-    title_en = "Query, key, value: who does the word listen to?"
-    title_zh = "查询、键、值：这个词在听谁的？"
+    title_en = "Query, key, value: who gets attention?"
+    title_zh = "查询、键、值：注意力给了谁？"
     reads_trace = ("query_tokens", "key_tokens", "heads", "head_index", "focus", "normalized",
                    "causal", "cross", "source", "model_name", "layer", "seed", "head_reason")
     reads_focus = True
