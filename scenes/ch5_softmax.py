@@ -205,10 +205,8 @@ class SoftmaxScene(ChapterScene):
 
     # ---- steps ---------------------------------------------------------------------
     def show_switched_off(self) -> None:
-        note = make_text(self.tr("Softmax is switched off: the raw factors weigh V directly.",
-                                 "softmax 已关闭：原始因子直接给 V 加权。"), 30, self.theme.muted)
-        fit_width(note, 2 * SAFE_X)
-        self.play(FadeIn(note), run_time=0.6)
+        self.say("Softmax is switched off: the raw factors weigh V directly.",
+                 "softmax 已关闭：原始因子直接给 V 加权。")
 
     def build_table(self) -> None:
         top = SAFE_TOP - 0.05
