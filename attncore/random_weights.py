@@ -25,7 +25,7 @@ def on_grid(a: np.ndarray) -> np.ndarray:
 def word_rng(seed: int, word: str) -> np.random.Generator:
     """A generator keyed on (seed, word) alone: the same word gets the same embedding
     in every sentence and every run, whatever else the sentence holds."""
-    digest = hashlib.blake2b(f"{seed}\x00{word}".encode("utf-8"), digest_size=8).digest()
+    digest = hashlib.blake2b(f"{seed}\x00{word}".encode(), digest_size=8).digest()
     return np.random.default_rng(int.from_bytes(digest, "little"))
 
 

@@ -33,7 +33,7 @@ def cache_dir() -> Path:
     return Path(base) / "attention-explainer"
 
 
-def _update_array(h: "hashlib._Hash", name: str, a: np.ndarray) -> None:
+def _update_array(h: hashlib._Hash, name: str, a: np.ndarray) -> None:
     h.update(name.encode())
     h.update(str(a.shape).encode())
     h.update(np.ascontiguousarray(a).tobytes())

@@ -7,9 +7,9 @@ import os
 import re
 import tempfile
 import unicodedata
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 
 def slug(text: str, max_len: int = 48) -> str:

@@ -9,10 +9,10 @@ import shutil
 import signal
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from attncore.settings import Settings, SettingsError
 from attncore.trace import AttentionTrace, build_trace
@@ -49,8 +49,8 @@ class RunResult:
 def plan_chapters(settings: Settings) -> list[int]:
     """The chapters to play, in order: chapter 5 drops out without softmax, and chapters
     not built yet drop out of the default list (asking for one by name is an error)."""
-    from scenes import available_chapters
     from attncore.settings import ALL_CHAPTERS
+    from scenes import available_chapters
 
     have = set(available_chapters())
     asked = list(settings.chapters)

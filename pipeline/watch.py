@@ -8,8 +8,9 @@ exiting so the lecturer can fix it and save again.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 

@@ -7,13 +7,30 @@ from typing import Any, ClassVar
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UP, UR, FadeIn, FadeOut, Rectangle, Scene, VGroup, config,
+    DOWN,
+    LEFT,
+    UP,
+    UR,
+    FadeIn,
+    FadeOut,
+    Rectangle,
+    Scene,
+    VGroup,
+    config,
 )
 
 from attncore.settings import Settings
 from attncore.trace import AttentionTrace
 from scenes.widgets import (
-    SAFE_X, THEMES, fit_width, Recorder, make_caption, make_text, make_title, short_label, word_color,
+    SAFE_X,
+    THEMES,
+    Recorder,
+    fit_width,
+    make_caption,
+    make_text,
+    make_title,
+    short_label,
+    word_color,
 )
 
 

@@ -6,7 +6,14 @@ from manim import *  # noqa: F403
 
 from scenes.base import ChapterScene
 from scenes.widgets import (
-    SAFE_BOTTOM, SAFE_X, Recorder, Theme, fit_width, make_label, make_matrix, make_text,
+    SAFE_BOTTOM,
+    SAFE_X,
+    Recorder,
+    Theme,
+    fit_width,
+    make_label,
+    make_matrix,
+    make_text,
 )
 
 

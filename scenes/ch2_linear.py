@@ -6,8 +6,15 @@ from manim import *  # noqa: F403
 
 from scenes.base import ChapterScene
 from scenes.widgets import (
-    SAFE_BOTTOM, SAFE_X, MatrixView, fit_cells, fit_width, fmt, make_matrix, make_row_vector,
-    make_text, shown_columns,
+    SAFE_BOTTOM,
+    SAFE_X,
+    fit_cells,
+    fit_width,
+    fmt,
+    make_matrix,
+    make_row_vector,
+    make_text,
+    shown_columns,
 )
 
 LAYERS = {  # result → (input side, weight name, theme colour attribute)
@@ -152,7 +159,7 @@ class LinearScene(ChapterScene):
     def show_three_rows(self) -> None:
         """Q, K and V side by side: each row still belongs to its word."""
         self.clear_stage()
-        t, h, theme = self.trace, self.trace.head, self.theme
+        h, theme = self.trace.head, self.theme
         max_w = (2 * SAFE_X - 3 * 1.2) / 3
         views = VGroup()
         for name, (side, _, color_attr) in LAYERS.items():

@@ -254,7 +254,8 @@ class FactorScene(ChapterScene):
     def build(self) -> dict:
         t = self.trace
         dims = len(shown_columns(t.d_k, MAX_DIMS))
-        longest = lambda arr: max((fmt(v, 2) for v in np.ravel(arr)), key=len)
+        def longest(arr):
+            return max((fmt(v, 2) for v in np.ravel(arr)), key=len)
         allowed_scores = t.head.scores[t.head.mask] if t.head.mask.any() else t.head.scores
         self.lay = plan_layout(t.n_q, t.n_k, dims, longest(t.head.Q),
                                longest(np.concatenate([np.ravel(allowed_scores), np.ravel(t.head.K)])),

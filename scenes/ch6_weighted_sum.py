@@ -3,7 +3,6 @@ add up, column by column, to Z_i — the word's "encoded value"."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,12 +28,6 @@ MAX_COLS = 6  # columns of V shown (d_k up to 64: first ones, "…", last one)
 DECIMALS = 2
 W_DECIMALS = 3  # weights one digit finer, so weight × V reproduces the scaled row on paper
 
-
-def zh_breaks(text: str) -> str:
-    """A Chinese caption whose only spaces follow its punctuation, so the caption wrapper
-    breaks lines there and never inside a number."""
-    text = text.replace(" ", "")
-    return re.sub(r"([，。；：])(?=.)", r"\1 ", text)
 
 
 @dataclass(frozen=True)
@@ -164,9 +157,6 @@ class WeightedSumScene(ChapterScene):
                    "causal", "cross", "source", "model_name", "layer", "seed")
     reads_focus = True
 
-    def say(self, en: str, zh: str | None = None, run_time: float = 0.4) -> None:
-        """As ChapterScene.say; the Chinese caption may break only after its punctuation."""
-        super().say(en, zh_breaks(zh) if zh else zh, run_time)
 
     def construct(self) -> None:
         self.show_title()

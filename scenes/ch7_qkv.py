@@ -3,7 +3,6 @@ and hands over its value; the attention row as a ranked bar chart with its real 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,12 +26,6 @@ MAX_BARS = 12  # up to this many allowed keys: one bar each
 TOP_BARS = 10  # more keys: the 10 largest as bars, the rest summed in one line
 DECIMALS = 2
 
-
-def zh_breaks(text: str) -> str:
-    """A Chinese caption whose only spaces follow its punctuation, so the caption wrapper
-    breaks lines there and never inside a number."""
-    text = text.replace(" ", "")
-    return re.sub(r"([，。；：])(?=.)", r"\1 ", text)
 
 
 @dataclass(frozen=True)
@@ -156,9 +149,6 @@ class QKVScene(ChapterScene):
                    "causal", "cross", "source", "model_name", "layer", "seed", "head_reason")
     reads_focus = True
 
-    def say(self, en: str, zh: str | None = None, run_time: float = 0.4) -> None:
-        """As ChapterScene.say; the Chinese caption may break only after its punctuation."""
-        super().say(en, zh_breaks(zh) if zh else zh, run_time)
 
     def construct(self) -> None:
         self.show_title()

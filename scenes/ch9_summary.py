@@ -7,7 +7,7 @@ import numpy as np
 from manim import *
 
 from scenes.base import ChapterScene
-from scenes.ch6_weighted_sum import make_sub, zh_breaks
+from scenes.ch6_weighted_sum import make_sub
 from scenes.widgets import (
     MIN_FONT,
     SAFE_BOTTOM,
@@ -125,9 +125,6 @@ class SummaryScene(ChapterScene):
                    "cross", "source", "model_name", "layer", "seed", "output", "W_O")
     reads_focus = True
 
-    def say(self, en: str, zh: str | None = None, run_time: float = 0.4) -> None:
-        """As ChapterScene.say; the Chinese caption may break only after its punctuation."""
-        super().say(en, zh_breaks(zh) if zh else zh, run_time)
 
     def construct(self) -> None:
         self.show_title()
@@ -252,8 +249,8 @@ class SummaryScene(ChapterScene):
         Z = make_vector_row(h.Z[i], "Z", lambda a, m: (i, m), box_color=th.v, **kw)
         specs.append((make_sub("Z", word, size, th.v, wcol), Z, tags[2]))
         if n_rows == 4:
-            O = make_vector_row(t.output[i], "output", lambda a, m: (i, m), box_color=th.text, **kw)
-            specs.append((make_sub("out", word, size * 0.8, th.text, wcol), O, tags[3]))
+            out_row = make_vector_row(t.output[i], "output", lambda a, m: (i, m), box_color=th.text, **kw)
+            specs.append((make_sub("out", word, size * 0.8, th.text, wcol), out_row, tags[3]))
         return specs
 
     def make_rows(self, record: Recorder, shrink: float = 0.0) -> VGroup:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import colorsys
 import hashlib
-import math
 import os
 import pickle
 from dataclasses import dataclass, field
@@ -19,8 +18,16 @@ from pathlib import Path
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UP, ORIGIN, Line, Rectangle, RoundedRectangle, Text, VGroup, VMobject,
-    config,
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Line,
+    Rectangle,
+    RoundedRectangle,
+    Text,
+    VGroup,
+    VMobject,
 )
 
 FONT = "Noto Sans CJK SC"  # Latin, digits and CJK in one face; Pango falls back for the rest
@@ -62,7 +69,7 @@ def word_color(i: int, theme: Theme) -> str:
     """One colour per token position, spread around the hue circle by the golden ratio."""
     hue = (0.58 + i * 0.6180339887) % 1.0
     r, g, b = colorsys.hls_to_rgb(hue, theme.word_lightness, theme.word_saturation)
-    return "#{:02x}{:02x}{:02x}".format(round(r * 255), round(g * 255), round(b * 255))
+    return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
 
 
 def fmt(value: float, decimals: int = 2) -> str:
@@ -241,7 +248,7 @@ class MatrixView(VGroup):
         self.row_labels = VGroup()
         if row_labels is not None:
             size = max(MIN_FONT, min(26, h * 0.6 / 0.0106))
-            for r, i in enumerate(self.rows):
+            for i in self.rows:
                 if i is None:
                     continue
                 color = row_colors[i] if row_colors else theme.text
@@ -252,7 +259,7 @@ class MatrixView(VGroup):
         self.col_labels = VGroup()
         if col_labels is not None:
             size = max(MIN_FONT, min(22, w * 0.8 / 0.03))
-            for c, j in enumerate(self.cols):
+            for j in self.cols:
                 if j is None:
                     continue
                 color = col_colors[j] if col_colors else theme.muted
@@ -322,26 +329,46 @@ def make_title(text: str, theme: Theme) -> Text:
 
 def make_caption(text: str, theme: Theme, font_size: float = 24) -> VGroup:
     """The caption line(s) at the bottom; wrapped to two lines, shrunk if still too wide."""
-    lines = wrap(text, 78 if not any(ord(c) > 0x2e80 for c in text) else 40)
-    group = VGroup(*[make_text(line, font_size, theme.text) for line in lines])
+    group = VGroup(*[make_text(line, font_size, theme.text) for line in wrap(text, 80)])
     group.arrange(DOWN, buff=0.1)
     fit_width(group, 2 * SAFE_X)
     return group.to_edge(DOWN, buff=0.28)
 
 
+_CLOSING = set("，。；：、！？）》」』,.;:!?)")
+
+
+def _is_wide(ch: str) -> bool:
+    return ord(ch) >= 0x2E80
+
+
 def wrap(text: str, width: int) -> list[str]:
-    """Greedy wrap on spaces (CJK text wraps anywhere)."""
-    if " " not in text.strip():
-        return [text[i:i + width] for i in range(0, len(text), width)] or [""]
-    lines, cur = [], ""
-    for word in text.split():
-        if cur and len(cur) + 1 + len(word) > width:
-            lines.append(cur)
-            cur = word
-        else:
-            cur = f"{cur} {word}" if cur else word
-    lines.append(cur)
-    return lines
+    """Greedy wrap to `width` columns (a CJK character counts two). Lines break at spaces,
+    between CJK characters, or (preferred in the second half of a line) after punctuation;
+    never inside a run of Latin letters or digits."""
+    text = " ".join(text.split())
+    lines: list[str] = []
+    while sum(2 if _is_wide(c) else 1 for c in text) > width:
+        cols, cut, punct = 0, 0, 0
+        for i, ch in enumerate(text):
+            cols += 2 if _is_wide(ch) else 1
+            if cols > width:
+                break
+            nxt = text[i + 1] if i + 1 < len(text) else ""
+            if nxt in _CLOSING:
+                continue  # never start a line with closing punctuation
+            if ch == " " or _is_wide(ch) or _is_wide(nxt):
+                cut = i + 1
+            if ch in _CLOSING and (ch == " " or _is_wide(ch) or nxt in (" ", "") or _is_wide(nxt)):
+                punct = i + 1
+        if punct > 0.5 * cut:
+            cut = punct
+        if cut == 0:  # one unbreakable run longer than a line
+            cut = max(1, i)
+        lines.append(text[:cut].strip())
+        text = text[cut:].strip()
+    lines.append(text)
+    return [line for line in lines if line] or [""]
 
 
 def arrow_line(start, end, color: str, width: float = 3) -> Line:

@@ -101,7 +101,7 @@ def test_flags_override_the_config_file(captured, tmp_path):
 def test_each_error_is_one_clear_line_and_a_nonzero_exit(capsys, args, expect):
     code, out, err = run_main(args, capsys)
     assert code != 0
-    lines = [l for l in err.splitlines() if l.strip()]
+    lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1, err
     assert expect in lines[0]
     assert "Traceback" not in err

@@ -7,7 +7,10 @@ import errno
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from scene_truth import check_drawn
 
 from attncore import Settings, SettingsError, build_trace
 from pipeline import run as run_mod
@@ -15,7 +18,6 @@ from pipeline.cache import ChapterCache, chapter_key
 from pipeline.chapter import ChapterJob, ChapterResult, render_chapter
 from pipeline.cli import main
 from pipeline.run import ChapterFailed, InlineExecutor, render
-from scene_truth import check_drawn
 
 HOSTILE = {
     "quotes": 'I can\'t say "no".',

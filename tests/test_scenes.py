@@ -4,12 +4,12 @@ matches the trace at display precision; nothing leaves the frame; captions are r
 from __future__ import annotations
 
 import pytest
+from scene_truth import check_drawn
 
 from attncore import Settings, build_trace
+from attncore.pretrained import INSTALL_LINE
 from pipeline.chapter import ChapterJob, render_chapter
 from scenes import available_chapters
-from attncore.pretrained import INSTALL_LINE
-from scene_truth import check_drawn
 
 CASES = {
     "one-word": dict(sentence="Hello"),
