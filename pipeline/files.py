@@ -76,10 +76,17 @@ def atomic_output(final: Path) -> Iterator[Path]:
         yield tmp
         if tmp.stat().st_size == 0:
             raise OutputError(f"nothing was written for {final}")
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are ordinary files
         os.replace(tmp, final)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_text_atomic(final: Path, text: str) -> None:

@@ -107,3 +107,11 @@ def test_two_renders_into_one_folder_at_once_do_not_mix(tmp_path, monkeypatch):
         srt = (tmp_path / f"{w}.srt").read_text(encoding="utf-8")
         assert "00:00:04,000 --> 00:00:06,000\ncaption 3" in srt
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".part")] == []
+
+
+def test_outputs_are_ordinary_readable_files(tmp_path):
+    from pipeline.files import write_text_atomic
+
+    write_text_atomic(tmp_path / "a.srt", "x")
+    mode = (tmp_path / "a.srt").stat().st_mode & 0o777
+    assert mode & 0o044 == 0o044  # group and others may read it (with the usual umask)
