@@ -157,7 +157,6 @@ class WeightedSumScene(ChapterScene):
                    "causal", "cross", "source", "model_name", "layer", "seed")
     reads_focus = True
 
-
     def construct(self) -> None:
         self.show_title()
         parts = self.show_weights_and_values()

@@ -149,7 +149,6 @@ class QKVScene(ChapterScene):
                    "causal", "cross", "source", "model_name", "layer", "seed", "head_reason")
     reads_focus = True
 
-
     def construct(self) -> None:
         self.show_title()
         roles = self.show_roles()

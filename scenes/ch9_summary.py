@@ -125,7 +125,6 @@ class SummaryScene(ChapterScene):
                    "cross", "source", "model_name", "layer", "seed", "output", "W_O")
     reads_focus = True
 
-
     def construct(self) -> None:
         self.show_title()
         formula, terms = self.show_formula()
