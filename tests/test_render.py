@@ -101,7 +101,8 @@ def test_a_truncated_cache_entry_is_rendered_again(first_render):
     assert probe(r.video).frames > 0
 
 
-def test_interrupting_a_render_keeps_the_earlier_output(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_interrupting_a_render_keeps_the_earlier_output(tmp_path, sig):
     out = tmp_path / "video.mp4"
     out.write_bytes(b"earlier video")
     env = dict(os.environ, ATTENTION_CACHE_DIR=str(tmp_path / "cache"))
@@ -113,7 +114,7 @@ def test_interrupting_a_render_keeps_the_earlier_output(tmp_path):
     while time.time() < deadline and not (scratch.exists() and any(scratch.iterdir())):
         time.sleep(0.2)  # wait until the render has started
     time.sleep(2.0)
-    p.send_signal(signal.SIGINT)
+    p.send_signal(sig)
     try:
         _, err = p.communicate(timeout=15)
     except subprocess.TimeoutExpired:
@@ -124,3 +125,13 @@ def test_interrupting_a_render_keeps_the_earlier_output(tmp_path):
     assert out.read_bytes() == b"earlier video"
     assert [f.name for f in tmp_path.iterdir() if f.name.endswith(".part")] == []
     assert not any(scratch.iterdir())
+
+
+def test_hostile_text_renders_for_real(tmp_path):
+    """Quotes, markup and LaTeX specials, emoji, Arabic and CJK in one real render."""
+    out = tmp_path / "hostile.mp4"
+    s = Settings(sentence='I can\'t say "no" <b>&amp; $%_^\\{} 👍 مرحبا 日本', weights="random",
+                 quality="l", chapters=(1,), output=str(out))
+    r = render(s, jobs=1, cache=ChapterCache(tmp_path / "cache"))
+    info = probe(r.video)
+    assert (info.width, info.height) == (854, 480) and info.frames > 30
