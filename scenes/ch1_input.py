@@ -128,9 +128,15 @@ class InputScene(ChapterScene):
             self.say(f"X = {t.x_label}: one row per word, {n} × {d}. Everything after works on X.",
                      f"X = {t.x_label}：每个词一行，{n} × {d}。后面的一切都作用在 X 上。")
         else:
-            self.say(f"The input to layer {t.layer} is X = {t.x_label} ({n} × {d}): "
-                     "the earlier layers have already mixed the words.",
-                     f"第 {t.layer} 层的输入是 X = {t.x_label}（{n} × {d}）：前面的层已经把词混合过了。")
+            if t.layer == 0:
+                self.say(f"The model normalises the sum: X = {t.x_label} ({n} × {d}), "
+                         "the input to layer 0.",
+                         f"模型先把和归一化：X = {t.x_label}（{n} × {d}），即第 0 层的输入。")
+            else:
+                self.say(f"The input to layer {t.layer} is X = {t.x_label} ({n} × {d}): "
+                         f"layers 0–{t.layer - 1} have already mixed the words.",
+                         f"第 {t.layer} 层的输入是 X = {t.x_label}（{n} × {d}）："
+                         f"第 0–{t.layer - 1} 层已经把词混合过了。")
         self.play(FadeIn(X, X.name_tag, X.op), run_time=0.8)
         self.wait(1.0)
         return mats
