@@ -260,8 +260,15 @@ class FactorScene(ChapterScene):
         self.lay = plan_layout(t.n_q, t.n_k, dims, longest(t.head.Q),
                                longest(np.concatenate([np.ravel(allowed_scores), np.ravel(t.head.K)])),
                                max(self.q_labels + self.k_labels, key=len))
-        return make_factor_matrices(t, self.theme, self.lay, self.q_labels, self.q_colors,
+        mats = make_factor_matrices(t, self.theme, self.lay, self.q_labels, self.q_colors,
                                     self.k_labels, self.k_colors, self.drawn)
+        if not self.lay.row_text:  # keep room left of the marks for the followed word's name
+            name_w = make_text(self.q_labels[self.focus], MIN_FONT + 2).width + 0.15
+            room = mats["q_names"].get_left()[0] + SAFE_X
+            if name_w > room:
+                for m in {id(m): m for m in mats.values() if isinstance(m, Mobject)}.values():
+                    m.shift(RIGHT * (name_w - room))
+        return mats
 
     def show_inputs(self) -> dict:
         mats = self.build()
