@@ -1,0 +1,93 @@
+"""The tiny model's settings: its architecture and how it is trained, one typed object each."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+MAX_HEADS = 4
+MAX_D_MODEL = 16
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """One attention layer and a small readout; small enough to check by hand."""
+
+    d_model: int = 4  # width of E, P and X
+    heads: int = 1  # attention heads
+    d_k: int = 0  # width of each head's Q, K, V; 0: d_model // heads
+    d_hidden: int = 16  # ReLU units of the readout (not shown in the video)
+    init_qk: float = 0.1  # W_Q, W_K start at init_qk/√d_model: small → near-uniform attention
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.heads <= MAX_HEADS:
+            raise ValueError(f"heads: {self.heads} is out of range; allowed: 1 to {MAX_HEADS}")
+        if not 2 <= self.d_model <= MAX_D_MODEL:
+            raise ValueError(
+                f"d_model: {self.d_model} is out of range; allowed: 2 to {MAX_D_MODEL}")
+        if self.d_k == 0:
+            if self.d_model % self.heads:
+                raise ValueError(f"d_model: {self.d_model} does not split into {self.heads} "
+                                 f"heads; give d_k, or a d_model divisible by {self.heads}")
+            object.__setattr__(self, "d_k", self.d_model // self.heads)
+        if not 1 <= self.d_k <= MAX_D_MODEL:
+            raise ValueError(f"d_k: {self.d_k} is out of range; allowed: 1 to {MAX_D_MODEL}")
+        if self.d_hidden < 1:
+            raise ValueError(f"d_hidden: {self.d_hidden} must be at least 1")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything training depends on: the same TrainConfig gives bit-identical weights."""
+
+    seed: int = 0  # corpus split, initialisation and minibatch order
+    d_model: int = 4  # see ModelConfig
+    heads: int = 1
+    d_k: int = 0  # 0: d_model // heads
+    d_hidden: int = 16
+    init_qk: float = 0.1
+    train_sentences: int = 4000  # fixed training set
+    validation_sentences: int = 1000  # picks the best restart; the loss/accuracy curves
+    test_sentences: int = 1000  # the quality bar, never seen while training or choosing
+    restarts: int = 12  # independent initialisations, each trained for probe_steps
+    probe_steps: int = 1000  # then only the `finalists` best (on validation) go on
+    finalists: int = 2  # trained to the end; the best on validation is kept
+    steps: int = 2400  # Adam steps in full precision, per restart
+    rounded_steps: int = 600  # then steps through the 0.1 grid (straight-through estimator)
+    batch: int = 64  # sentences per minibatch
+    lr: float = 0.03  # peak learning rate (Adam)
+    warmup: int = 100  # steps of linear warm-up
+    final_lr: float = 0.1  # the cosine schedule ends at final_lr · lr
+    weight_decay: float = 1e-3  # decoupled (AdamW) on E, W_Q, W_K, W_V, W_O: keeps values small
+    snapshots: int = 6  # parameter snapshots after step 0 (chapter 8)
+    curve_every: int = 50  # steps between points of the loss/accuracy curves
+
+    def __post_init__(self) -> None:
+        _ = self.model  # ModelConfig validates the sizes
+        for name in ("train_sentences", "validation_sentences", "test_sentences",
+                     "restarts", "probe_steps", "finalists", "batch", "snapshots",
+                     "curve_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}: {getattr(self, name)} must be at least 1")
+        if self.steps < 1 or self.rounded_steps < 0:
+            raise ValueError("steps must be at least 1 and rounded_steps at least 0")
+
+    @property
+    def model(self) -> ModelConfig:
+        return ModelConfig(self.d_model, self.heads, self.d_k, self.d_hidden, self.init_qk)
+
+    @property
+    def total_steps(self) -> int:
+        """Steps of one restart."""
+        return self.steps + self.rounded_steps
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TrainConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown training settings: {', '.join(sorted(unknown))}")
+        return cls(**d)

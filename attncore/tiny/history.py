@@ -1,0 +1,115 @@
+"""The training history chapter 8 draws: "training aligns the vectors".
+
+The kept restart's attention weights (E, W_Q, W_K, W_V, W_O, on the 0.1 grid like the
+final ones) are stored at step 0 and at a few steps through training, with the training
+loss and held-out accuracy curves. Parameters, not one sentence's attention, are stored,
+so any in-vocabulary sentence can be replayed at every snapshot (`history_rows`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from attncore.tiny.model import GRID_PARAMS, Params, TinyModel, forward
+from attncore.tokenize import Token
+
+
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    """The attention weights after `step` training steps, on the 0.1 grid."""
+
+    step: int
+    E: np.ndarray  # (V, d)
+    W_Q: np.ndarray  # (H, d, d_k)
+    W_K: np.ndarray  # (H, d, d_k)
+    W_V: np.ndarray  # (H, d, d_k)
+    W_O: np.ndarray  # (H·d_k, d)
+
+    @classmethod
+    def of(cls, step: int, p: Params) -> Snapshot:
+        r = p.rounded()
+        return cls(step, *(np.array(getattr(r, name)) for name in GRID_PARAMS))
+
+    def params(self, readout: Params) -> Params:
+        """These attention weights with another model's readout (which attention ignores)."""
+        return readout.replace(**{name: getattr(self, name) for name in GRID_PARAMS})
+
+
+@dataclass(frozen=True, eq=False)
+class History:
+    """Snapshots of the kept restart and its curves."""
+
+    restart: int  # which restart was kept
+    snapshots: tuple[Snapshot, ...]  # step 0 first, the final weights last
+    curve_step: np.ndarray  # (k,) steps at which the curves were sampled
+    curve_loss: np.ndarray  # (k,) mean training loss over the steps since the last point
+    curve_accuracy: np.ndarray  # (k,) held-out (validation) detection accuracy
+
+    @property
+    def steps(self) -> tuple[int, ...]:
+        return tuple(s.step for s in self.snapshots)
+
+
+@dataclass(frozen=True, eq=False)
+class HistoryRow:
+    """The followed word at one snapshot: its attention row and the Q·K of its partner."""
+
+    step: int
+    weights: np.ndarray  # (n,) the followed word's attention row (sums to 1)
+    q: np.ndarray  # (d_k,) its Q row
+    k: np.ndarray  # (d_k,) the partner's K row
+    products: np.ndarray  # (d_k,) q_c · k_c, the pairs of the dot product
+    score: float  # q·k = Σ products
+    scaled: float  # q·k / √d_k
+    agree: int  # pairs with the same sign (a positive product)
+
+
+@dataclass(frozen=True, eq=False)
+class HistoryRows:
+    """One sentence replayed at every snapshot, for one followed word and one head."""
+
+    tokens: tuple[Token, ...]
+    focus: int  # the followed word
+    partner: int  # the key it weighs most at the final snapshot, other than itself
+    head: int
+    rows: tuple[HistoryRow, ...]  # one per snapshot, in training order
+
+
+def history_rows(model: TinyModel, tokens: Sequence[Token], focus: int,
+                 head: int = 0) -> HistoryRows:
+    """For each snapshot: the followed word's weights row, its Q row, the partner's K row.
+
+    The partner is the key with the largest weight at the final snapshot other than the
+    followed word itself (the word itself when the sentence has only one token).
+    """
+    if model.history is None:
+        raise ValueError("this tiny model has no training history")
+    tokens = tuple(tokens)
+    if not 0 <= focus < len(tokens):
+        raise ValueError(f"focus: {focus} is out of range; allowed: 0 to {len(tokens) - 1}")
+    if not 0 <= head < model.config.heads:
+        raise ValueError(f"head: {head} is out of range; allowed: 0 to {model.config.heads - 1}")
+    ids = np.asarray([model.ids(tokens)])  # (1, n)
+    runs = [forward(s.params(model.params), ids) for s in model.history.snapshots]
+    final = runs[-1].weights[0, head, focus].copy()  # (n,)
+    if len(tokens) > 1:
+        final[focus] = -np.inf
+    partner = int(final.argmax())
+    rows = []
+    for snap, f in zip(model.history.snapshots, runs):
+        q, k = f.Q[0, head, focus], f.K[0, head, partner]  # (d_k,) each
+        products = q * k  # (d_k,)
+        rows.append(HistoryRow(
+            snap.step, _ro(f.weights[0, head, focus]), _ro(q), _ro(k), _ro(products),
+            float(f.scores[0, head, focus, partner]), float(f.scaled[0, head, focus, partner]),
+            int((products > 0).sum())))
+    return HistoryRows(tokens, focus, partner, head, tuple(rows))
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    out = np.array(a, dtype=np.float64)
+    out.setflags(write=False)
+    return out

@@ -1,0 +1,101 @@
+"""The tiny model's trace: its run on one sentence, every head, and its training replayed
+on that sentence for chapter 8.
+
+The weights are the shipped (or freshly trained) ones on the 0.1 grid, so X has one
+decimal and Q, K, V have two: the numbers on screen are the numbers the model used.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attncore import attention as att
+from attncore.settings import Settings, SettingsError
+from attncore.tiny.config import TrainConfig
+from attncore.tiny.corpus import UnknownWordError
+from attncore.tiny.history import history_rows
+from attncore.tiny.model import TinyModel
+from attncore.tokenize import Token
+from attncore.trace import AttentionTrace, TrainingHistory, compute_head
+
+TASK_EN = ("trained to spot an object swapped for one its verb does not take "
+           "(\"drank the bread\")")
+TASK_ZH = "训练任务：找出被换成动词不搭配的宾语（“喝了面包”）"
+
+
+def train_config(s: Settings) -> TrainConfig:
+    """The training settings a video's settings ask for (seed, size)."""
+    return TrainConfig(seed=s.seed, d_model=s.d_model, heads=s.heads)
+
+
+def tiny_tokens(model: TinyModel, text: str, s: Settings, name: str) -> tuple[Token, ...]:
+    """The sentence split by the model's own vocabulary; unknown words get one line."""
+    try:
+        tokens = model.tokenize(text)
+    except UnknownWordError as e:
+        raise SettingsError(name, f"{e}; --list-vocab prints them all, and --weights "
+                            "pretrained takes any sentence") from None
+    if not tokens:
+        raise SettingsError(name, "the sentence is empty: type at least one word")
+    if len(tokens) > s.max_tokens:
+        raise SettingsError(name, f"{len(tokens)} tokens; the limit is {s.max_tokens}")
+    return tokens
+
+
+def choose_head(model: TinyModel, s: Settings) -> tuple[int, str | None]:
+    """The followed head: the given one, or for "auto" the head that learned verb → object."""
+    if s.head != "auto":
+        if int(s.head) >= model.config.heads:
+            raise SettingsError("head", f"{s.head} is out of range; allowed: 0 to "
+                                f"{model.config.heads - 1}")
+        return int(s.head), None
+    if model.config.heads == 1:
+        return 0, None
+    rate = model.scores.get("test_object_to_verb")
+    why = f" ({rate:.0%} of held-out objects attend most to their verb there)" if rate else ""
+    return model.verb_head, f"head {model.verb_head}: the head where objects find their verbs{why}"
+
+
+def replay_history(model: TinyModel, tokens: tuple[Token, ...], focus: int,
+                   head: int) -> TrainingHistory | None:
+    """The followed word's attention at every training snapshot (None: no history kept)."""
+    if model.history is None:
+        return None
+    rows = history_rows(model, tokens, focus, head)
+    h = model.history
+    return TrainingHistory(
+        partner=rows.partner,
+        steps=np.array([r.step for r in rows.rows], dtype=float),  # (s,)
+        weights=np.stack([r.weights for r in rows.rows]),  # (s, n)
+        q=np.stack([r.q for r in rows.rows]),  # (s, d_k)
+        k=np.stack([r.k for r in rows.rows]),  # (s, d_k)
+        products=np.stack([r.products for r in rows.rows]),  # (s, d_k)
+        scores=np.array([r.score for r in rows.rows]),  # (s,)
+        curve_step=np.asarray(h.curve_step, dtype=float),
+        curve_loss=np.asarray(h.curve_loss, dtype=float),
+        curve_accuracy=np.asarray(h.curve_accuracy, dtype=float),
+        task_en=TASK_EN, task_zh=TASK_ZH)
+
+
+def build_tiny_trace(s: Settings, model: TinyModel, resolve_focus,
+                     reason: str | None = None) -> AttentionTrace:
+    """One attention layer of the tiny model, step by step, on the sentence."""
+    tokens = tiny_tokens(model, s.sentence, s, "sentence")
+    focus = resolve_focus(tokens, s)
+    head_index, head_reason = choose_head(model, s)
+    run = model.run(tokens)
+    n = len(tokens)
+    mask = np.ones((n, n), dtype=bool)
+    heads = []
+    for h, hr in enumerate(run.heads):
+        zeros = np.zeros(hr.W_Q.shape[1])  # the tiny model has no biases
+        heads.append(compute_head(0, h, run.X, run.X, hr.W_Q, hr.W_K, hr.W_V,
+                                  zeros, zeros, zeros, mask, s.softmax))
+    output = att.multi_head([h.Z for h in heads], run.W_O)  # (n, d_model)
+    return AttentionTrace(
+        query_tokens=tokens, key_tokens=tokens, E=run.E, P=run.P, X=run.X,
+        E_q=run.E, P_q=run.P, X_q=run.X, heads=tuple(heads), W_O=run.W_O, output=output,
+        focus=focus, head_index=head_index, source="tiny", model_name=model.name, layer=0,
+        causal=False, cross=False, normalized=s.softmax, seed=s.seed, head_reason=head_reason,
+        x_label="E + P", settings=s.to_dict(),
+        history=replay_history(model, tokens, focus, head_index), source_reason=reason)
