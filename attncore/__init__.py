@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
+from attncore.build import build_trace
 from attncore.settings import Settings, SettingsError
-from attncore.trace import AttentionTrace, HeadTrace, Token, build_trace
+from attncore.tokenize import Token
+from attncore.trace import AttentionTrace, HeadTrace
 
 __all__ = ["AttentionTrace", "HeadTrace", "Settings", "SettingsError", "Token", "build_trace"]

@@ -7,6 +7,8 @@ Shapes: n_q query tokens, n_k key tokens, d_model embedding width, d_k head widt
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 
@@ -51,22 +53,39 @@ def causal_mask(n_q: int, n_k: int) -> np.ndarray:
     return np.tril(np.ones((n_q, n_k), dtype=bool))  # (n_q, n_k)
 
 
-def softmax(S: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-    """Row-wise softmax(s)_j = exp(s_j − max s) / Σ_k exp(s_k − max s); masked cells are exactly 0.
+@dataclass(frozen=True, eq=False)
+class SoftmaxParts:
+    """softmax(s)_j = exp(s_j − max s) / Σ_k exp(s_k − max s), with every term kept so it
+    can be shown: the row maximum, the shifted exponentials, their sum and the weights."""
+
+    row_max: np.ndarray  # (..., n_q)  max over the allowed keys (0 for a fully masked row)
+    exp: np.ndarray  # (..., n_q, n_k)  exp(s − max), exactly 0 where masked
+    total: np.ndarray  # (..., n_q)  Σ_k exp
+    weights: np.ndarray  # (..., n_q, n_k)  exp / Σ; each allowed row sums to 1
+
+
+def softmax_parts(S: np.ndarray, mask: np.ndarray | None = None) -> SoftmaxParts:
+    """Row-wise softmax over the last axis, with its parts; masked cells get exactly 0.
 
     Subtracting the row maximum keeps exp() from overflowing for large scores.
     """
     S = np.asarray(S, dtype=np.float64)
     if mask is None:
         mask = np.ones(S.shape, dtype=bool)
-    masked = np.where(mask, S, -np.inf)  # (n_q, n_k)
-    row_max = masked.max(axis=-1, keepdims=True)  # (n_q, 1)
+    masked = np.where(mask, S, -np.inf)  # (..., n_q, n_k)
+    row_max = masked.max(axis=-1, keepdims=True)  # (..., n_q, 1)
     row_max = np.where(row_max == -np.inf, 0.0, row_max)  # a fully masked row
-    shifted = masked - row_max  # (n_q, n_k)
+    shifted = masked - row_max  # (..., n_q, n_k)
     shifted = np.where(np.isnan(shifted), 0.0, shifted)  # inf − inf: an infinite score takes all
-    e = np.where(mask, np.exp(shifted), 0.0)  # (n_q, n_k)
-    total = e.sum(axis=-1, keepdims=True)  # (n_q, 1)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    e = np.where(mask, np.exp(shifted), 0.0)  # (..., n_q, n_k)
+    total = e.sum(axis=-1, keepdims=True)  # (..., n_q, 1)
+    weights = np.divide(e, total, out=np.zeros_like(e), where=total > 0)  # (..., n_q, n_k)
+    return SoftmaxParts(row_max[..., 0], e, total[..., 0], weights)
+
+
+def softmax(S: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Row-wise softmax(s)_j = exp(s_j − max s) / Σ_k exp(s_k − max s); masked cells are exactly 0."""
+    return softmax_parts(S, mask).weights
 
 
 def weighted_sum(weights: np.ndarray, V: np.ndarray) -> np.ndarray:

@@ -13,11 +13,12 @@ from typing import Any
 import numpy as np
 
 from attncore.tokenize import Token
-from attncore.trace import AttentionTrace, HeadTrace
+from attncore.trace import AttentionTrace, HeadTrace, TrainingHistory
 
 FORMAT = "attention-trace/1"
 _SCALARS = ("focus", "head_index", "source", "model_name", "layer", "causal", "cross",
-            "normalized", "seed", "head_reason", "x_label")
+            "normalized", "seed", "head_reason", "x_label", "source_reason")
+_HISTORY_SCALARS = ("partner", "task_en", "task_zh")
 
 
 def _tokens(ts: tuple[Token, ...]) -> list[dict[str, str]]:
@@ -35,6 +36,10 @@ def trace_to_dict(trace: AttentionTrace) -> dict[str, Any]:
         {"layer": h.layer, "head": h.head, **{k: getattr(h, k).tolist() for k in HeadTrace.ARRAYS}}
         for h in trace.heads
     ]
+    hist = trace.history
+    d["history"] = None if hist is None else {
+        **{k: getattr(hist, k) for k in _HISTORY_SCALARS},
+        **{k: getattr(hist, k).tolist() for k in TrainingHistory.ARRAYS}}
     d["settings"] = trace.settings
     return d
 
@@ -48,12 +53,16 @@ def trace_from_dict(d: dict[str, Any]) -> AttentionTrace:
                      for k in HeadTrace.ARRAYS})
         for h in d["heads"]
     )
+    hist = d.get("history")
+    history = None if hist is None else TrainingHistory(
+        **{k: hist[k] for k in _HISTORY_SCALARS},
+        **{k: np.array(hist[k], dtype=np.float64) for k in TrainingHistory.ARRAYS})
     return AttentionTrace(
         query_tokens=tuple(Token(**t) for t in d["query_tokens"]),
         key_tokens=tuple(Token(**t) for t in d["key_tokens"]),
-        heads=heads, settings=d.get("settings", {}),
+        heads=heads, settings=d.get("settings", {}), history=history,
         **{k: np.array(d[k], dtype=np.float64) for k in AttentionTrace.ARRAYS},
-        **{k: d[k] for k in _SCALARS},
+        **{k: d.get(k) for k in _SCALARS},
     )
 
 
@@ -98,4 +107,10 @@ def csv_tables(trace: AttentionTrace) -> dict[str, str]:
             p + "weights": _table(qn, kn, h.weights), p + "Z": _table(qn, dk, h.Z),
         }
     out["output"] = _table(qn, dm, trace.output)
+    hist = trace.history
+    if hist is not None:  # the followed word's row at each training snapshot
+        steps = [f"step {int(x)}" for x in hist.steps]
+        out["history_weights"] = _table(steps, kn, hist.weights)
+        out["history_products"] = _table(steps, [f"k{i}" for i in range(hist.q.shape[1])],
+                                         hist.products)
     return out

@@ -13,6 +13,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from attncore.chapters import NUMBERS, describe_numbers
+
 QUALITIES = {  # flag → (height, width, fps, name)
     "l": (480, 854, 15, "480p15"),
     "m": (720, 1280, 30, "720p30"),
@@ -21,8 +23,10 @@ QUALITIES = {  # flag → (height, width, fps, name)
 }
 THEMES = ("dark", "light")
 LANGUAGES = ("en", "zh")
-WEIGHT_SOURCES = ("random", "pretrained")
-ALL_CHAPTERS = (1, 2, 3, 4, 5, 6, 7, 8, 9)
+WEIGHT_SOURCES = ("auto", "tiny", "pretrained", "random")
+TINY_MAX_DIM = 16  # the tiny model's limits (attncore.tiny.config): small enough to check
+TINY_MAX_HEADS = 4
+ALL_CHAPTERS = NUMBERS  # every chapter in attncore.chapters, in playing order
 MAX_TOKENS_LIMIT = 64
 MAX_DIM = 64
 MAX_HEADS = 16
@@ -45,14 +49,15 @@ class Settings:
     query: str | None = None  # the followed word; None: the last word of the sentence
     query_index: int | None = None  # 0-based token index, for a repeated word
     target: str | None = None  # a second sentence: cross-attention, queries from it
-    weights: str = "random"  # "random" (untrained, small) or "pretrained"
+    weights: str = "auto"  # "tiny" when every word is in its vocabulary, else "pretrained";
+    # or "tiny" (trained here, hand-checkable), "pretrained" (a real BERT), "random" (untrained)
     model: str | None = None  # pretrained checkpoint folder; None: look it up
     layer: int = 0  # pretrained: which encoder layer (0-based)
-    head: int | str = 0  # which head the video follows; "auto" picks one (pretrained)
-    seed: int = 0  # random weights: same seed, same numbers
-    d_model: int = 4  # width of an embedding row (random weights)
+    head: int | str | None = None  # the followed head, or "auto"; None: default_head(weights)
+    seed: int = 0  # random weights: same seed, same numbers; tiny: the training seed
+    d_model: int = 4  # width of an embedding row (random and tiny weights)
     d_k: int | None = None  # width of a query/key/value row; None: d_model // heads
-    heads: int = 1  # number of heads (random weights)
+    heads: int = 1  # number of heads (random and tiny weights)
     causal: bool = False  # decoder masking: no word attends to a later one
     softmax: bool = True  # scale by √d_k and softmax; False: raw factors, as the article does
     positional: bool = True  # add sinusoidal positional encoding to the embeddings
@@ -64,6 +69,8 @@ class Settings:
     output: str | None = None  # where the video goes; None: media/<sentence>.mp4
 
     def __post_init__(self) -> None:
+        if self.head is None:  # the one place the default head is chosen
+            object.__setattr__(self, "head", default_head(self.weights))
         validate(self)
 
     @property
@@ -71,19 +78,25 @@ class Settings:
         """The per-head width actually used."""
         return self.d_k if self.d_k is not None else max(1, self.d_model // self.heads)
 
-    @property
-    def resolution(self) -> tuple[int, int, int]:
-        """(height, width, fps) for the chosen quality."""
-        h, w, fps, _ = QUALITIES[self.quality]
-        return h, w, fps
-
     def replace(self, **changes: Any) -> Settings:
+        """A copy with `changes`, validated again. A head that is the default of the old
+        weights follows a change of weights (pretrained "auto" becomes random 0)."""
+        if ("weights" in changes and "head" not in changes
+                and self.head == default_head(self.weights)):
+            changes["head"] = None
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["chapters"] = list(self.chapters)
         return d
+
+
+def default_head(weights: str) -> int | str:
+    """The head a video follows unless told: "auto" for a trained model (pretrained: the
+    head that links the followed word most strongly to another word; tiny: the head that
+    learned to link objects to their verbs), 0 for untrained weights."""
+    return 0 if weights == "random" else "auto"
 
 
 FIELD_NAMES = tuple(f.name for f in fields(Settings))
@@ -95,7 +108,7 @@ _FIELD_TYPES = {  # for TOML type checking: field → (accepted python types, de
     "weights": ((str,), "a string"),
     "model": ((str, type(None)), "a folder path"),
     "layer": ((int,), "a whole number"),
-    "head": ((int, str), 'a whole number or "auto"'),
+    "head": ((int, str, type(None)), 'a whole number or "auto"'),
     "seed": ((int,), "a whole number"),
     "d_model": ((int,), "a whole number"),
     "d_k": ((int, type(None)), "a whole number"),
@@ -165,47 +178,88 @@ def validate(s: Settings) -> None:
     if isinstance(s.head, str):
         if s.head != "auto":
             raise SettingsError("head", f"{s.head!r} is not allowed; give a head number or 'auto'")
-    elif s.head < 0 or (s.weights == "random" and s.head >= s.heads):
-        hi = s.heads - 1 if s.weights == "random" else "the model's last head"
+    elif s.head < 0 or (s.weights in ("random", "tiny") and s.head >= s.heads):
+        hi = s.heads - 1 if s.weights in ("random", "tiny") else "the model's last head"
         raise SettingsError("head", f"{s.head} is out of range; allowed: 0 to {hi}")
+    if s.weights == "tiny":
+        _check_tiny(s)
     if s.causal and s.target is not None:
         raise SettingsError("causal", "causal masking is for self-attention; with a target sentence "
                             "(cross-attention) every target word sees the whole source: drop one")
     if s.query_index is not None and s.query_index < 0:
         raise SettingsError("query_index", f"{s.query_index} is out of range; indices count from 0")
     if not s.chapters:
-        raise SettingsError("chapters", "no chapter chosen; allowed: 1 to 9")
+        raise SettingsError("chapters", f"no chapter chosen; allowed: {describe_numbers()}")
     for c in s.chapters:
         if isinstance(c, bool) or not isinstance(c, int) or c not in ALL_CHAPTERS:
-            raise SettingsError("chapters", f"{c!r} is not a chapter; allowed: 1 to 9")
+            raise _not_a_chapter(c)
     if s.output is not None and not s.output.strip():
         raise SettingsError("output", "the output path is empty")
 
 
+def _check_tiny(s: Settings) -> None:
+    """What the tiny model can show: its own sizes, self-attention without a mask."""
+    if not 2 <= s.d_model <= TINY_MAX_DIM:
+        raise SettingsError("d_model", f"{s.d_model} is out of range for the tiny model; "
+                            f"allowed: 2 to {TINY_MAX_DIM} (or --weights random)")
+    if s.heads > TINY_MAX_HEADS:
+        raise SettingsError("heads", f"{s.heads} is out of range for the tiny model; "
+                            f"allowed: 1 to {TINY_MAX_HEADS} (or --weights random)")
+    if s.d_k is not None and s.d_k != s.d_model // s.heads:
+        raise SettingsError("d_k", f"the tiny model's heads are d_model / heads = "
+                            f"{s.d_model // s.heads} wide; leave d_k unset (or --weights random)")
+    if s.target is not None:
+        raise SettingsError("target", "the tiny model reads one sentence (self-attention); for "
+                            "cross-attention with a target use --weights random")
+    if s.causal:
+        raise SettingsError("causal", "the tiny model was trained without a mask, so masked "
+                            "weights would mean nothing; for causal masking use --weights random")
+    if not s.positional:
+        raise SettingsError("positional", "the tiny model was trained with positional encoding; "
+                            "to switch it off use --weights random")
+
+
+def _not_a_chapter(value: Any) -> SettingsError:
+    return SettingsError("chapters", f"{value!r} is not a chapter; allowed: {describe_numbers()}")
+
+
 def parse_chapters(text: str) -> tuple[int, ...]:
-    """'1,3,6' or '2-5' → (1, 3, 6) / (2, 3, 4, 5); sorted, without repeats."""
+    """'1,3,6' or '2-5' → (1, 3, 6) / (2, 3, 4, 5); sorted, without repeats.
+
+    A range means the chapters that exist in it ('7-9' is 7 and 9 while there is no
+    chapter 8); a number on its own must be a chapter."""
     out: set[int] = set()
     for part in text.replace(" ", "").split(","):
         if not part:
             continue
-        try:
-            if "-" in part:
-                a, b = (int(x) for x in part.split("-", 1))
-                for c in (a, b):
-                    if c not in ALL_CHAPTERS:
-                        raise SettingsError("chapters", f"{c} is not a chapter; allowed: 1 to 9")
-                out.update(range(a, b + 1))
-            else:
-                out.add(int(part))
-        except ValueError:
-            raise SettingsError("chapters", f"{part!r} is not a chapter number; allowed: 1 to 9, "
-                                "as a list such as 1,3,6 or a range such as 2-5") from None
-    bad = sorted(c for c in out if c not in ALL_CHAPTERS)
-    if bad:
-        raise SettingsError("chapters", f"{bad[0]} is not a chapter; allowed: 1 to 9")
+        first, dash, last = part.partition("-")
+        a = _chapter_number(first, part)
+        if not dash:
+            if a not in ALL_CHAPTERS:
+                raise _not_a_chapter(a)
+            out.add(a)
+            continue
+        b = _chapter_number(last, part)
+        for c in (a, b):
+            if not ALL_CHAPTERS[0] <= c <= ALL_CHAPTERS[-1]:
+                raise _not_a_chapter(c)
+        in_range = [c for c in ALL_CHAPTERS if a <= c <= b]
+        if not in_range:
+            raise SettingsError("chapters", f"no chapter chosen by {part!r}; allowed: "
+                                f"{describe_numbers()}")
+        out.update(in_range)
     if not out:
-        raise SettingsError("chapters", "no chapter chosen; allowed: 1 to 9")
+        raise SettingsError("chapters", f"no chapter chosen; allowed: {describe_numbers()}")
     return tuple(sorted(out))
+
+
+def _chapter_number(text: str, part: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise SettingsError("chapters", f"{part!r} is not a chapter number; allowed: "
+                            f"{describe_numbers()}, as a list such as 1,3,6 or a range such "
+                            "as 2-5") from None
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:

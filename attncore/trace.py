@@ -5,15 +5,12 @@ Scenes read only this (and the settings). Arrays are read-only copies.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from attncore import attention as att
-from attncore import random_weights as rw
-from attncore.settings import Settings, SettingsError
-from attncore.tokenize import Token, TokenizeError, tokenize
+from attncore.tokenize import Token
 
 
 def frozen(a: np.ndarray | None) -> np.ndarray | None:
@@ -43,11 +40,14 @@ class HeadTrace:
     scores: np.ndarray  # (n_q, n_k)  Q·Kᵀ
     scaled: np.ndarray  # (n_q, n_k)  Q·Kᵀ/√d_k
     mask: np.ndarray  # (n_q, n_k)  True where attending is allowed
+    row_max: np.ndarray  # (n_q,)  softmax's max over each row's allowed scaled scores
+    exp_shifted: np.ndarray  # (n_q, n_k)  exp(scaled − row_max), 0 where masked
+    exp_sum: np.ndarray  # (n_q,)  Σ of each row of exp_shifted
     weights: np.ndarray  # (n_q, n_k)  softmax rows (or the raw factors without softmax)
     Z: np.ndarray  # (n_q, d_k)  weights·V
 
     ARRAYS = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "Q", "K", "V",
-              "scores", "scaled", "mask", "weights", "Z")
+              "scores", "scaled", "mask", "row_max", "exp_shifted", "exp_sum", "weights", "Z")
 
     def __post_init__(self) -> None:
         for name in self.ARRAYS:
@@ -56,6 +56,35 @@ class HeadTrace:
     @property
     def has_bias(self) -> bool:
         return bool(np.any(self.b_Q) or np.any(self.b_K) or np.any(self.b_V))
+
+
+@dataclass(frozen=True, eq=False)
+class TrainingHistory:
+    """How the followed word's attention formed while the model trained (chapter 8): the
+    model replayed on this sentence at snapshots through training, and the curves.
+
+    partner is the key the followed word weighs most at the end, other than itself.
+    """
+
+    partner: int
+    steps: np.ndarray  # (s,) training step of each snapshot, 0 first, the final model last
+    weights: np.ndarray  # (s, n_k) the followed word's attention row at each snapshot
+    q: np.ndarray  # (s, d_k) its Q row
+    k: np.ndarray  # (s, d_k) the partner's K row
+    products: np.ndarray  # (s, d_k) q_m · k_m, the pairs of the dot product
+    scores: np.ndarray  # (s,) q·k = Σ products: its cell of Q·Kᵀ
+    curve_step: np.ndarray  # (c,) steps at which the curves were sampled
+    curve_loss: np.ndarray  # (c,) mean training loss since the previous point
+    curve_accuracy: np.ndarray  # (c,) held-out accuracy of the training task
+    task_en: str = ""  # what the model was trained to do, one line in each language
+    task_zh: str = ""
+
+    ARRAYS = ("steps", "weights", "q", "k", "products", "scores", "curve_step", "curve_loss",
+              "curve_accuracy")
+
+    def __post_init__(self) -> None:
+        for name in self.ARRAYS:
+            object.__setattr__(self, name, frozen(getattr(self, name)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,8 +104,8 @@ class AttentionTrace:
     output: np.ndarray  # (n_q, d_model)  Concat(Z_h)·W_O
     focus: int  # index of the followed word among the query tokens
     head_index: int = 0  # the head the video follows
-    source: str = "random"  # "random" (untrained) or "pretrained"
-    model_name: str | None = None  # pretrained checkpoint name
+    source: str = "random"  # "random" (untrained), "tiny" (trained here) or "pretrained"
+    model_name: str | None = None  # the trained model's name
     layer: int = 0
     causal: bool = False
     cross: bool = False
@@ -85,6 +114,8 @@ class AttentionTrace:
     head_reason: str | None = None  # why this head was chosen (head "auto")
     x_label: str = "E + P"  # how X was made, for captions
     settings: dict = field(default_factory=dict)  # the settings that made it
+    history: TrainingHistory | None = None  # the tiny model's training, replayed (chapter 8)
+    source_reason: str | None = None  # why this weight source ("--weights auto")
 
     ARRAYS = ("E", "P", "X", "E_q", "P_q", "X_q", "W_O", "output")
 
@@ -115,39 +146,14 @@ class AttentionTrace:
 
     @property
     def trained(self) -> bool:
-        return self.source == "pretrained"
+        """The weights were learned, so the pattern means something."""
+        return self.source in ("pretrained", "tiny")
 
-
-def _resolve_focus(tokens: tuple[Token, ...], s: Settings) -> int:
-    """The followed word's token index: --query-index, else --query, else the last word."""
-    if s.query_index is not None:
-        if s.query_index >= len(tokens):
-            raise SettingsError(
-                "query_index", f"{s.query_index} is out of range; allowed: 0 to {len(tokens) - 1}")
-        idx = s.query_index
-        if s.query is not None and tokens[idx].key != Token(s.query).key:
-            raise SettingsError(
-                "query_index", f"token {idx} is {tokens[idx].text!r}, not {s.query!r}")
-        return idx
-    if s.query is not None:
-        want = Token(s.query.strip()).key
-        for i, t in enumerate(tokens):
-            if t.key == want:
-                return i
-        words = list(dict.fromkeys(t.text for t in tokens))
-        close = difflib.get_close_matches(s.query, words, n=3, cutoff=0.4)
-        hint = f"did you mean {', '.join(repr(c) for c in close)}?" if close else (
-            "the words are: " + ", ".join(repr(w) for w in words[:12]))
-        raise SettingsError("query", f"{s.query!r} is not in the sentence; {hint}")
-    words = [i for i, t in enumerate(tokens) if t.is_word]
-    return words[-1] if words else len(tokens) - 1
-
-
-def _tokens(text: str, s: Settings, name: str) -> tuple[Token, ...]:
-    try:
-        return tokenize(text, s.max_tokens)
-    except TokenizeError as e:
-        raise SettingsError(name, str(e)) from None
+    @property
+    def on_grid(self) -> bool:
+        """Weights and embeddings on the 0.1 grid: X has one decimal, Q, K, V two, and
+        every product can be redone on paper (random and tiny weights)."""
+        return self.source in ("random", "tiny")
 
 
 def compute_head(
@@ -156,61 +162,18 @@ def compute_head(
     b_Q: np.ndarray, b_K: np.ndarray, b_V: np.ndarray,
     mask: np.ndarray, normalized: bool = True,
 ) -> HeadTrace:
-    """One head, step by step: Q, K, V → Q·Kᵀ → /√d_k → softmax → weights·V."""
+    """One head, step by step: Q, K, V → Q·Kᵀ → /√d_k → softmax → weights·V.
+
+    The softmax parts (row max, exp, Σ) are kept even without softmax, where the raw
+    factors weigh V instead (the article's simplification).
+    """
     Q, K, V = att.project_qkv(X_q, X_kv, W_Q, W_K, W_V, b_Q, b_K, b_V)
     S = att.scores(Q, K)  # (n_q, n_k)
     S_scaled = att.scale(S, Q.shape[1])  # (n_q, n_k)
-    if normalized:
-        A = att.softmax(S_scaled, mask)  # (n_q, n_k)
-    else:  # the article's simplification: the raw factors weigh the V rows
-        A = np.where(mask, S, 0.0)
+    parts = att.softmax_parts(S_scaled, mask)
+    A = parts.weights if normalized else np.where(mask, S, 0.0)  # (n_q, n_k)
     Z = att.weighted_sum(A, V)  # (n_q, d_k)
-    return HeadTrace(layer, head, W_Q, W_K, W_V, b_Q, b_K, b_V, Q, K, V, S, S_scaled, mask, A, Z)
+    return HeadTrace(layer, head, W_Q, W_K, W_V, b_Q, b_K, b_V, Q, K, V, S, S_scaled, mask,
+                     parts.row_max, parts.exp, parts.total, A, Z)
 
 
-def build_random_trace(s: Settings) -> AttentionTrace:
-    """The untrained model: seeded embeddings, sinusoidal positions, seeded W_Q, W_K, W_V."""
-    key_tokens = _tokens(s.sentence, s, "sentence")
-    query_tokens = _tokens(s.target, s, "target") if s.target else key_tokens
-    focus = _resolve_focus(query_tokens, s)
-    d_k = s.dk
-
-    E = rw.embed(key_tokens, s.seed, s.d_model)  # (n_k, d_model)
-    P = rw.positions(len(key_tokens), s.d_model, s.positional)  # (n_k, d_model)
-    X = E + P  # (n_k, d_model)
-    if s.target:
-        E_q = rw.embed(query_tokens, s.seed, s.d_model)  # (n_q, d_model)
-        P_q = rw.positions(len(query_tokens), s.d_model, s.positional)
-        X_q = E_q + P_q  # (n_q, d_model)
-    else:
-        E_q, P_q, X_q = E, P, X
-
-    n_q, n_k = len(query_tokens), len(key_tokens)
-    mask = att.causal_mask(n_q, n_k) if s.causal else np.ones((n_q, n_k), dtype=bool)
-    zeros = np.zeros(d_k)
-    heads = tuple(
-        compute_head(0, h, X_q, X, W_Q, W_K, W_V, zeros, zeros, zeros, mask, s.softmax)
-        for h, (W_Q, W_K, W_V) in enumerate(rw.head_weights(s.seed, s.heads, s.d_model, d_k))
-    )
-    W_O = rw.output_weights(s.seed, s.heads, s.d_model, d_k)  # (heads·d_k, d_model)
-    output = att.multi_head([h.Z for h in heads], W_O)  # (n_q, d_model)
-    head_index = 0 if s.head == "auto" else int(s.head)
-    return AttentionTrace(
-        query_tokens=query_tokens, key_tokens=key_tokens,
-        E=E, P=P, X=X, E_q=E_q, P_q=P_q, X_q=X_q,
-        heads=heads, W_O=W_O, output=output, focus=focus, head_index=head_index,
-        source="random", model_name=None, layer=0, causal=s.causal, cross=bool(s.target),
-        normalized=s.softmax, seed=s.seed,
-        head_reason="untrained weights have no meaningful head to pick" if s.head == "auto" else None,
-        x_label="E + P" if s.positional else "E",
-        settings=s.to_dict(),
-    )
-
-
-def build_trace(s: Settings) -> AttentionTrace:
-    """Settings → trace, by the chosen weight source."""
-    if s.weights == "pretrained":
-        from attncore.pretrained import build_pretrained_trace
-
-        return build_pretrained_trace(s)
-    return build_random_trace(s)

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from attncore import Settings  # noqa: E402
 from attncore.settings import QUALITIES  # noqa: E402
 from pipeline.cache import ChapterCache  # noqa: E402
-from pipeline.run import render  # noqa: E402
+from pipeline.render_video import render_video  # noqa: E402
 
 DEFAULT = "The black cat drank the milk"
 LONG = ("After a long day in the fields the old farmer finally sat down by the warm fire "
@@ -92,7 +92,7 @@ def main() -> None:
         def run(sentence, cache_name, jobs=2, **kw):
             s = Settings(sentence=sentence, output=str(root / "out" / f"{cache_name}.mp4"),
                          **base, **kw)
-            return render(s, jobs=jobs, cache=ChapterCache(root / cache_name))
+            return render_video(s, jobs=jobs, cache=ChapterCache(root / cache_name))
 
         cold, r = timed("cold render, --jobs 2", lambda: run(DEFAULT, "a"))
         video_len = r.duration

@@ -2,7 +2,8 @@
 
 Key = the chapter, the parts of the trace it draws (all of it, less the followed word
 for chapters that do not show it), the settings it reads (theme, language, quality),
-and the source of the code that draws it (its own scene file and the shared ones).
+and the code that draws it: every project file its scene module and the renderer import,
+directly or transitively (pipeline.sources), and the Manim version.
 A clip is served only if its size and SHA-256 match what was recorded when it was made.
 """
 
@@ -11,26 +12,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from dataclasses import asdict
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
 
-from attncore.trace import AttentionTrace, HeadTrace
+from attncore.chapters import chapter as chapter_entry
+from attncore.trace import AttentionTrace, HeadTrace, TrainingHistory
+from pipeline import sources
 from pipeline.chapter import ChapterResult
+from pipeline.paths import cache_dir
 
-SCENES = Path(__file__).resolve().parent.parent / "scenes"
-SHARED_CODE = ("__init__.py", "base.py", "widgets.py")
-RENDER_CODE = Path(__file__).resolve().parent / "chapter.py"
-
-
-def cache_dir() -> Path:
-    """$ATTENTION_CACHE_DIR, else $XDG_CACHE_HOME/attention-explainer, else ~/.cache/…"""
-    env = os.environ.get("ATTENTION_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "attention-explainer"
+RENDERER = "pipeline.chapter"  # the module that turns a scene into a clip
 
 
 def _update_array(h: hashlib._Hash, name: str, a: np.ndarray) -> None:
@@ -50,25 +45,26 @@ def trace_digest(trace: AttentionTrace, with_focus: bool) -> str:
         h.update(f"head {head.layer} {head.head}".encode())
         for name in HeadTrace.ARRAYS:
             _update_array(h, name, getattr(head, name))
+    if trace.history is not None:
+        hist = trace.history
+        h.update(json.dumps([hist.partner, hist.task_en, hist.task_zh]).encode())
+        for name in TrainingHistory.ARRAYS:
+            _update_array(h, "history." + name, getattr(hist, name))
     scalars = ["head_index", "source", "model_name", "layer", "causal", "cross", "normalized",
-               "seed", "head_reason", "x_label"] + (["focus"] if with_focus else [])
+               "seed", "head_reason", "x_label", "source_reason"] + (["focus"] if with_focus else [])
     h.update(json.dumps({k: getattr(trace, k) for k in scalars}, sort_keys=True).encode())
     h.update(json.dumps({"positional": trace.settings.get("positional", True)}).encode())
     return h.hexdigest()
 
 
-def code_digest(chapter: int) -> str:
-    """Hash of the code that draws this chapter: its scene file, the shared scene files,
-    the render settings code and the Manim version."""
-    from importlib.metadata import version
-
-    from scenes import CHAPTERS
-
-    module = CHAPTERS[chapter][0].split(".")[-1] + ".py"
-    h = hashlib.sha256(version("manim").encode())
-    for p in [SCENES / module, *(SCENES / f for f in SHARED_CODE), RENDER_CODE]:
-        h.update(p.name.encode())
-        h.update(p.read_bytes() if p.exists() else b"")
+def code_digest(chapter: int, root: Path | None = None) -> str:
+    """Hash of the code that draws this chapter: every project file its scene module and
+    the renderer run (found from their imports), and the Manim version."""
+    root = root or sources.PROJECT_ROOT
+    h = hashlib.sha256(f"manim {version('manim')}".encode())
+    for path in sources.source_files([chapter_entry(chapter).module, RENDERER], root):
+        h.update(path.relative_to(root).as_posix().encode())
+        h.update(hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()
 
 
@@ -107,8 +103,6 @@ class ChapterCache:
 
     def scratch(self) -> Path:
         """A fresh scratch folder for one render (inside the cache, same filesystem)."""
-        import tempfile
-
         (self.root / "tmp").mkdir(parents=True, exist_ok=True)
         return Path(tempfile.mkdtemp(prefix="render-", dir=self.root / "tmp"))
 

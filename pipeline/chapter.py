@@ -9,6 +9,7 @@ from pathlib import Path
 
 from attncore.settings import QUALITIES, Settings
 from attncore.trace import AttentionTrace
+from pipeline.paths import cache_dir
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,6 @@ def manim_config(settings: Settings, work_dir: Path | None, clip: Path | None,
         cfg["media_dir"] = str(work_dir)
     # Pango's rendered text is kept across renders, one folder per chapter so that two
     # workers never write and read the same file at once.
-    from pipeline.cache import cache_dir
-
     cfg["text_dir"] = str(cache_dir() / "texts" / f"ch{chapter}")
     if clip is not None:
         cfg["output_file"] = str(clip)
@@ -60,11 +59,10 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
     """Build the chapter's scene from the trace and render it (dry run: build only)."""
     from manim import tempconfig
 
-    import scenes.widgets
-    from pipeline.cache import cache_dir
     from scenes import scene_class
+    from scenes.widgets import use_text_cache
 
-    scenes.widgets.TEXT_CACHE = cache_dir() / "text-objects"
+    use_text_cache(cache_dir() / "text-objects")
     start = time.perf_counter()
     cls = scene_class(job.chapter)
     try:

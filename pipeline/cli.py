@@ -1,22 +1,24 @@
-"""The command line: parse, validate, hand to the pipeline. Every error is one line."""
+"""The command line: parse, validate, hand to the pipeline (pipeline.app). Every error
+is one line."""
 
 from __future__ import annotations
 
 import errno
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import click
 
-from attncore.settings import QUALITIES, SettingsError, build_settings, parse_chapters
+from attncore.chapters import describe_numbers
+from attncore.settings import LANGUAGES, QUALITIES, THEMES, WEIGHT_SOURCES, SettingsError
+from pipeline import app
 
 EPILOG = """\b
 Examples:
   render.py "The black cat drank the milk"
   render.py "The black cat drank the milk" --query cat -q l
-  render.py "The ball is blue" --target "La bola es azul"
+  render.py "The ball is blue" --target "La bola es azul" --weights random
   render.py --config examples/default.toml --chapters 3-6
 """
 
@@ -48,33 +50,39 @@ def _say(message: str) -> None:
 @click.option("--query", default=None, help="The word the video follows (default: the last word).")
 @click.option("--query-index", type=int, default=None, help="Token index of the followed word (0-based), for a repeated word.")
 @click.option("--target", default=None, help="Second sentence: cross-attention, queries from it.")
-@click.option("--chapters", default=None, help="Chapters to render, e.g. 1,3,6 or 2-5.")
-@click.option("--weights", type=click.Choice(["random", "pretrained"]), default=None,
-              help="random: small untrained model; pretrained: a real BERT-family model.")
+@click.option("--chapters", default=None,
+              help=f"Chapters to render ({describe_numbers()}), e.g. 1,3,6 or 2-5.")
+@click.option("--weights", type=click.Choice(WEIGHT_SOURCES), default=None,
+              help="auto (default): tiny if every word is in its vocabulary, else pretrained; "
+                   "tiny: trained here, hand-checkable; pretrained: a real BERT; random: untrained.")
 @click.option("--model", default=None, help="Pretrained checkpoint folder (Hugging Face layout).")
 @click.option("--layer", type=int, default=None, help="Pretrained layer (0-based).")
-@click.option("--head", type=HeadType(), default=None, help="Head to follow, or 'auto'.")
-@click.option("--seed", type=int, default=None, help="Seed of the random weights.")
-@click.option("--d-model", "d_model", type=int, default=None, help="Embedding width (random).")
+@click.option("--head", type=HeadType(), default=None,
+              help="Head to follow, or 'auto' (default: auto for pretrained weights, 0 for random).")
+@click.option("--seed", type=int, default=None, help="Seed of the random weights, or of the tiny model's training.")
+@click.option("--d-model", "d_model", type=int, default=None, help="Embedding width (random, tiny).")
 @click.option("--d-k", "d_k", type=int, default=None, help="Query/key/value width (random).")
-@click.option("--heads", type=int, default=None, help="Number of heads (random).")
+@click.option("--heads", type=int, default=None, help="Number of heads (random, tiny).")
 @click.option("--causal/--no-causal", default=None, help="Decoder masking: no word sees a later one.")
 @click.option("--softmax/--no-softmax", default=None, help="--no-softmax skips chapter 5, as the article does.")
 @click.option("--positional/--no-positional", default=None, help="Add positional encoding.")
 @click.option("--max-tokens", type=int, default=None, help="Longest sentence accepted (default 32).")
-@click.option("--theme", type=click.Choice(["dark", "light"]), default=None)
-@click.option("--language", type=click.Choice(["en", "zh"]), default=None, help="Caption language.")
+@click.option("--theme", type=click.Choice(THEMES), default=None)
+@click.option("--language", type=click.Choice(LANGUAGES), default=None, help="Caption language.")
 @click.option("--export-json", type=click.Path(path_type=Path), default=None, help="Write the trace the video is made from.")
 @click.option("--export-csv", type=click.Path(path_type=Path), default=None, help="Write every matrix as CSV into this folder.")
 @click.option("--dry-run", is_flag=True, help="Build every scene without writing frames.")
 @click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None, help="Chapters rendered at once (default: cores).")
 @click.option("--no-cache", is_flag=True, help="Render every chapter again.")
 @click.option("--list-heads", is_flag=True, help="Pretrained: table of layer × head with the followed word's top word.")
+@click.option("--list-vocab", is_flag=True, help="Print the tiny model's vocabulary and exit.")
+@click.option("--train-tiny", is_flag=True, help="Retrain the tiny model (--seed, --d-model, --heads) and print its held-out scores.")
 @click.option("--init-config", type=click.Path(path_type=Path), default=None, help="Write a commented starter TOML file and exit.")
 @click.option("--watch", is_flag=True, help="Re-render whenever the --config file is saved.")
 def cli(sentence: str | None, config: Path | None, chapters: str | None, export_json: Path | None,
         export_csv: Path | None, dry_run: bool, jobs: int | None, no_cache: bool, list_heads: bool,
-        init_config: Path | None, watch: bool, **flags: Any) -> None:
+        list_vocab: bool, train_tiny: bool, init_config: Path | None, watch: bool,
+        **flags: Any) -> None:
     """Render a video that explains attention on SENTENCE with real computed numbers."""
     if init_config is not None:
         from pipeline.starter import write_starter
@@ -88,70 +96,20 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         from pipeline.watch import watch_config
 
         watch_config(config, dict(sentence=sentence, chapters=chapters, **flags),
-                     jobs=jobs, use_cache=not no_cache)
+                     jobs=jobs, use_cache=not no_cache, say=_say)
         return
-    settings = make_settings(config, sentence, chapters, flags)
-    run(settings, export_json=export_json, export_csv=export_csv, dry_run=dry_run, jobs=jobs,
-        use_cache=not no_cache, list_heads=list_heads)
-
-
-def make_settings(config: Path | None, sentence: str | None, chapters: str | None,
-                  flags: dict[str, Any]):
-    """Settings from the config file and the flags. The command's default is the real
-    trained model with the head chosen automatically; --weights random gives the small
-    hand-checkable model (whose default head is 0)."""
-    from attncore.settings import read_toml
-
-    values = dict(flags)
-    values["sentence"] = sentence
-    values["chapters"] = parse_chapters(chapters) if chapters is not None else None
-    from_file = read_toml(config) if config else {}
-    weights = values.get("weights") or from_file.get("weights") or "pretrained"
-    values["weights"] = weights
-    if weights == "pretrained" and values.get("head") is None and "head" not in from_file:
-        values["head"] = "auto"
-    return build_settings(config, **values)
-
-
-def run(settings, *, export_json=None, export_csv=None, dry_run=False, jobs=None,
-        use_cache=True, list_heads=False) -> None:
-    from attncore.trace import build_trace
-    from pipeline import run as pipeline
-    from pipeline.exports import write_csv, write_json
-
-    if list_heads:
-        from attncore.pretrained import head_table
-
-        if settings.weights != "pretrained":
-            raise SettingsError("list_heads", "--list-heads needs --weights pretrained")
-        click.echo(head_table(settings))
-        return
-    trace = build_trace(settings)
-    if export_json:
-        write_json(export_json, trace)
-        _say(f"trace:     {export_json}")
-    if export_csv:
-        write_csv(export_csv, trace)
-        _say(f"tables:    {export_csv}/")
-    if dry_run:
-        results = pipeline.dry_run(settings, trace, progress=_say)
-        bad = [(r.chapter, r.off_frame[0]) for r in results if r.off_frame]
-        total = sum(r.duration for r in results)
-        _say(f"dry run: {len(results)} chapters build, {total:.0f} s of video"
-             + (f"; WARNING objects off frame in chapter {bad[0][0]}" if bad else ""))
-        return
-    started = time.perf_counter()
-    result = pipeline.render(settings, jobs=jobs, use_cache=use_cache, trace=trace,
-                             progress=lambda s: _say("  " + s))
-    _say(f"video:     {result.video}  ({result.duration:.1f} s, "
-         f"{QUALITIES[settings.quality][3]}, rendered in {time.perf_counter() - started:.0f} s)")
-    _say(f"subtitles: {result.subtitles}")
+    settings = app.make_settings(config, sentence, chapters, flags)
+    request = app.Request(export_json=export_json, export_csv=export_csv, dry_run=dry_run,
+                          list_heads=list_heads, list_vocab=list_vocab, train_tiny=train_tiny,
+                          jobs=jobs, use_cache=not no_cache)
+    app.make_outputs(settings, request, say=_say, show=click.echo)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line for every error, never a traceback."""
     from pipeline.files import OutputError
-    from pipeline.run import ChapterFailed, Terminated
+    from pipeline.render_video import ChapterFailed
+    from pipeline.workers import Terminated
 
     try:
         cli.main(args=argv, prog_name="render.py", standalone_mode=False)

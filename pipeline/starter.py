@@ -3,39 +3,62 @@
 from __future__ import annotations
 
 import json
+from dataclasses import MISSING, fields
 from pathlib import Path
+from typing import Any
 
-from attncore.settings import FIELD_NAMES, QUALITIES, Settings
-from pipeline.files import check_writable_folder, write_text_atomic
+from attncore.chapters import CHAPTERS, SOFTMAX_CHAPTER
+from attncore.settings import (
+    FIELD_NAMES,
+    LANGUAGES,
+    MAX_DIM,
+    MAX_HEADS,
+    MAX_TOKENS_LIMIT,
+    QUALITIES,
+    THEMES,
+    WEIGHT_SOURCES,
+    Settings,
+)
+from pipeline.files import OutputError, check_writable_folder, write_text_atomic
+
+
+def _quoted(values) -> str:
+    return " or ".join(f'"{v}"' for v in values)
+
 
 HELP = {
     "sentence": "the sentence whose attention the video shows (any language; up to max_tokens tokens)",
     "query": "the word the video follows; unset: the last word of the sentence",
     "query_index": "0-based token index of the followed word, for a word that appears twice",
     "target": "a second sentence: cross-attention, queries from it, keys and values from `sentence`",
-    "weights": '"pretrained" (a real trained model) or "random" (small untrained model, every number hand-checkable)',
+    "weights": f"{_quoted(WEIGHT_SOURCES)}: auto takes the tiny model (trained here, every "
+               "number hand-checkable) when every word is in its vocabulary, else the pretrained "
+               "one; random is small and untrained",
     "model": "pretrained checkpoint folder in Hugging Face layout; unset: all-MiniLM-L6-v2",
     "layer": "pretrained: encoder layer, 0-based",
-    "head": 'the head the video follows: a number from 0, or "auto" (pretrained: the head that links the followed word most strongly to another word)',
-    "seed": "random weights: same seed, same numbers (0 to 4294967295)",
-    "d_model": "random weights: width of an embedding row (1 to 64)",
-    "d_k": "random weights: width of a query/key/value row (1 to 64); unset: d_model / heads",
-    "heads": "random weights: number of heads (1 to 16, must divide d_model)",
+    "head": 'the head the video follows: a number from 0, or "auto" (pretrained: the head that '
+            'links the followed word most strongly to another word; tiny: the head that learned '
+            'objects → verbs); unset: "auto" for trained weights, 0 for random',
+    "seed": f"random weights: same seed, same numbers; tiny: its training seed (0 to {2**32 - 1})",
+    "d_model": f"random and tiny weights: width of an embedding row (random 1 to {MAX_DIM}, tiny 2 to 16)",
+    "d_k": f"random weights: width of a query/key/value row (1 to {MAX_DIM}); unset: d_model / heads",
+    "heads": f"random and tiny weights: number of heads (random 1 to {MAX_HEADS}, tiny 1 to 4; must divide d_model)",
     "causal": "decoder masking: no word attends to a later one (self-attention only)",
-    "softmax": "false skips chapter 5 and lets the raw factors weigh V, as the article does",
+    "softmax": f"false skips chapter {SOFTMAX_CHAPTER} and lets the raw factors weigh V, as the article does",
     "positional": "add sinusoidal positional encoding to the embeddings (random weights)",
-    "max_tokens": "longest sentence accepted (1 to 64)",
-    "chapters": "chapters to play, from 1 input, 2 linear layers, 3 factor matrix, 4 dot product, "
-                "5 scale and softmax, 6 weighted sum, 7 query/key/value, 8 learning, 9 summary",
-    "theme": '"dark" or "light"',
-    "language": 'caption language: "en" or "zh"',
+    "max_tokens": f"longest sentence accepted (1 to {MAX_TOKENS_LIMIT})",
+    "chapters": "chapters to play, from: " + "; ".join(f"{c.number} {c.name}" for c in CHAPTERS),
+    "theme": _quoted(THEMES),
+    "language": f"caption language: {_quoted(LANGUAGES)}",
     "quality": " | ".join(f'"{k}" {v[3]}' for k, v in QUALITIES.items()),
     "output": "video path; unset: media/<sentence>.mp4 (subtitles go beside it as .srt)",
 }
 
 
 EXAMPLES = {"query": "cat", "query_index": 4, "target": "La bola es azul",
-            "model": "/path/to/checkpoint", "d_k": 4, "output": "media/lecture.mp4"}
+            "model": "/path/to/checkpoint", "head": "auto", "d_k": 4,
+            "output": "media/lecture.mp4"}
+DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Settings) if f.default is not MISSING}
 
 
 def _toml_value(v) -> str:
@@ -48,14 +71,14 @@ def _toml_value(v) -> str:
     return str(v)
 
 
-def starter_text(defaults: Settings | None = None) -> str:
-    d = defaults or Settings(weights="pretrained", head="auto")
+def starter_text() -> str:
+    """Every setting with its help line, set to its default (unset ones commented out)."""
     lines = ["# Attention explainer settings. Render with:  render.py --config THIS_FILE",
              "# Command-line flags override what is set here. Unset settings are commented out.",
              ""]
     for name in FIELD_NAMES:
         lines.append(f"# {HELP[name]}")
-        value = getattr(d, name)
+        value = DEFAULTS[name]
         if value is None:
             lines.append(f"# {name} = {_toml_value(EXAMPLES[name])}")
         else:
@@ -67,8 +90,6 @@ def starter_text(defaults: Settings | None = None) -> str:
 def write_starter(path: Path) -> None:
     path = Path(path)
     if path.exists():
-        from pipeline.files import OutputError
-
         raise OutputError(f"{path} exists already; give a new file name")
     check_writable_folder(path)
     write_text_atomic(path, starter_text())

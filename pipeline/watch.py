@@ -8,11 +8,13 @@ exiting so the lecturer can fix it and save again.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import click
+from attncore.settings import SettingsError, read_toml
+from pipeline import app
+from pipeline.files import OutputError
+from pipeline.render_video import ChapterFailed
 
 
 def _stamp(paths: list[Path]) -> tuple:
@@ -30,8 +32,6 @@ def watched_files(config: Path) -> list[Path]:
     """The config, and the model checkpoint it names (its config.json), if any."""
     files = [config]
     try:
-        from attncore.settings import read_toml
-
         model = read_toml(config).get("model")
         if isinstance(model, str):
             files.append(Path(model) / "config.json")
@@ -42,18 +42,17 @@ def watched_files(config: Path) -> list[Path]:
 
 def watch_config(config: Path, flags: dict[str, Any], *, jobs: int | None = None,
                  use_cache: bool = True, poll: float = 0.5, settle: float = 0.6,
-                 max_runs: int | None = None,
-                 say: Callable[[str], None] = lambda s: click.echo(s, err=True)) -> int:
-    """Render now and after every save; returns the number of renders tried."""
-    from attncore.settings import SettingsError
-    from pipeline.cli import make_settings, run
-    from pipeline.files import OutputError
-    from pipeline.run import ChapterFailed
-
-    runs = 0
+                 max_renders: int | None = None, say: app.Say = app.to_stderr) -> int:
+    """Render now and after every save; returns the number of renders tried. `flags` are
+    the command's flags (None = not given), `chapters` and `sentence` among them."""
+    flags = dict(flags)
+    chapters = flags.pop("chapters", None)
+    sentence = flags.pop("sentence", None)
+    request = app.Request(jobs=jobs, use_cache=use_cache)
+    renders = 0
     last = None
     say(f"watching {config} (Ctrl-C to stop)")
-    while max_runs is None or runs < max_runs:
+    while max_renders is None or renders < max_renders:
         files = watched_files(config)
         stamp = _stamp(files)
         if stamp != last:
@@ -64,16 +63,13 @@ def watch_config(config: Path, flags: dict[str, Any], *, jobs: int | None = None
                     break
                 stamp = again
             last = stamp
-            runs += 1
-            flags = dict(flags)
-            chapters = flags.pop("chapters", None)
-            sentence = flags.pop("sentence", None)
+            renders += 1
             try:
-                settings = make_settings(config, sentence, chapters, flags)
-                run(settings, jobs=jobs, use_cache=use_cache)
+                settings = app.make_settings(config, sentence, chapters, flags)
+                app.make_outputs(settings, request, say=say)
                 say(f"[{time.strftime('%H:%M:%S')}] done; waiting for the next save")
             except (SettingsError, OutputError, ChapterFailed, OSError) as e:
                 say(f"[{time.strftime('%H:%M:%S')}] Error: {e} (fix it and save again)")
             continue
         time.sleep(poll)
-    return runs
+    return renders

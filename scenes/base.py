@@ -19,36 +19,29 @@ from manim import (
     config,
 )
 
+from attncore.chapters import chapter as chapter_entry
 from attncore.settings import Settings
 from attncore.trace import AttentionTrace
-from scenes.widgets import (
-    SAFE_X,
-    THEMES,
-    Recorder,
-    fit_width,
-    make_caption,
-    make_text,
-    make_title,
-    short_label,
-    word_color,
-)
+from scenes.focus import partner
+from scenes.layout import SAFE_X
+from scenes.text import Translate, fit_width, make_text, short_label
+from scenes.widgets import THEMES, Recorder, make_caption, make_title, word_color
 
 
 class ChapterScene(Scene):
     """One chapter of the video, drawn only from the trace and the settings."""
 
-    chapter: ClassVar[int] = 0
-    title_en: ClassVar[str] = ""
-    title_zh: ClassVar[str] = ""
-    # What the chapter reads (for the chapter cache): trace fields and settings fields.
-    reads_trace: ClassVar[tuple[str, ...]] = ()
+    chapter: ClassVar[int] = 0  # its number in attncore.chapters, which holds its titles
+    # For the chapter cache: the settings the scene reads (the whole trace is always part
+    # of the key), and whether the followed word changes what it draws.
     reads_settings: ClassVar[tuple[str, ...]] = ("theme", "language")
-    reads_focus: ClassVar[bool] = True  # whether the followed word changes what it draws
+    reads_focus: ClassVar[bool] = True
 
     def __init__(self, trace: AttentionTrace, settings: Settings, **kwargs: Any):
         self.trace = trace
         self.settings = settings
         self.theme = THEMES[settings.theme]
+        self.tr = Translate(settings.language)
         self.drawn = Recorder()
         self.off_frame: list[tuple] = []  # objects found outside the frame (a bug)
         self.subtitles: list[tuple[float, float, str]] = []
@@ -60,12 +53,10 @@ class ChapterScene(Scene):
                          if trace.cross else self.k_colors)
         self.k_labels = [short_label(t.text) for t in trace.key_tokens]
         self.q_labels = [short_label(t.text) for t in trace.query_tokens]
+        self.partner = partner(trace)  # the key the chapters feature beside the followed word
         super().__init__(**kwargs)
 
-    # ---- text in the chosen language -------------------------------------------------
-    def tr(self, en: str, zh: str) -> str:
-        return zh if self.settings.language == "zh" else en
-
+    # ---- the words ----------------------------------------------------------------------
     @property
     def focus(self) -> int:
         return self.trace.focus
@@ -113,7 +104,11 @@ class ChapterScene(Scene):
     def make_badge(self) -> VGroup:
         """Top-right tag: which weights made these numbers."""
         t = self.trace
-        if t.trained:
+        if t.source == "tiny":
+            text = f"{t.model_name} · " + self.tr("trained here", "本项目训练")
+            if len(t.heads) > 1:
+                text += f" · {self.tr('head', '头')} {t.head_index}"
+        elif t.trained:
             text = f"{t.model_name} · {self.tr('layer', '层')} {t.layer} · {self.tr('head', '头')} {t.head_index}"
         else:
             text = self.tr(f"untrained random weights · seed {t.seed}",
@@ -121,7 +116,8 @@ class ChapterScene(Scene):
         return make_text(text, 18, self.theme.muted).to_corner(UR, buff=0.25)
 
     def show_title(self) -> None:
-        title = make_title(f"{self.chapter} · " + self.tr(self.title_en, self.title_zh), self.theme)
+        entry = chapter_entry(self.chapter)
+        title = make_title(f"{self.chapter} · " + self.tr(entry.title_en, entry.title_zh), self.theme)
         badge = self.make_badge()
         self.badge = badge
         fit_width(title, 2 * SAFE_X - badge.width - 0.6)
@@ -130,9 +126,9 @@ class ChapterScene(Scene):
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=0.6)
         self.title_mob = title
 
-    def say(self, en: str, zh: str | None = None, run_time: float = 0.4) -> None:
-        """Show a caption (replacing the previous one) and record it as a subtitle."""
-        text = self.tr(en, zh if zh is not None else en)
+    def say(self, text: str, run_time: float = 0.4) -> None:
+        """Show a caption (replacing the previous one) and record it as a subtitle.
+        Captions come in the video's language: say(self.tr(english, chinese))."""
         new = make_caption(text, self.theme)
         anims = [FadeIn(new)]
         if self._caption is not None:

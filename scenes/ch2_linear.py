@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from manim import *  # noqa: F403
 
+from attncore.trace import AttentionTrace
 from scenes.base import ChapterScene
+from scenes.layout import SAFE_BOTTOM, SAFE_X, text_width
+from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import (
-    SAFE_BOTTOM,
-    SAFE_X,
+    CellLayout,
+    MatrixView,
+    Recorder,
+    Theme,
     fit_cells,
-    fit_width,
-    fmt,
+    label_width,
     make_matrix,
     make_row_vector,
-    make_text,
     shown_columns,
 )
 
@@ -22,119 +27,174 @@ LAYERS = {  # result → (input side, weight name, theme colour attribute)
     "K": ("key", "W_K", "k"),
     "V": ("key", "W_V", "v"),
 }
+MAX_COLS, MAX_ROWS = 6, 8  # wider or taller matrices are folded ("…", "⋮")
+STAGE_BUFF = 0.25  # between a matrix and the "·" or "=" beside it
+DOT_FONT, EQ_FONT = 40, 36  # the "·" and "=" of X · W = R
+TAG_FONT = 28  # "X", "W_Q", "Q" above their matrices
+TAG_ROOM = 1.25  # above the grids: the names; below W: "learned" and its shape
+READOUT_ROOM = 0.75  # below the stage: the followed row read out large (heat maps only)
+READOUT_LABEL_ROOM = 2.5  # left of the read-out row: its label, e.g. "Q[milk]"
+SHOWN_NUMBERS = 4  # numbers of the followed row quoted in the caption
+ROWS_GAP = 0.5  # between Q, K and V side by side at the end
+ROWS_TAG_ROOM = 0.9  # above Q, K and V side by side: their names
+# Beside each of Q, K and V: its row labels and the gap after it. Not the measured labels:
+# long words then make the row wider and fit_width shrinks it all a little, which keeps
+# the numbers legible where cells sized around 1.9-wide labels would only show colours.
+ROWS_LABEL_ROOM = 1.2
 
 
-def make_layer_stage(scene: ChapterScene, name: str, top: float) -> dict[str, Mobject]:
-    """X · W = R for one layer, fitted between `top` and the caption."""
-    t, theme, h = scene.trace, scene.theme, scene.trace.head
-    side, w_name, color_attr = LAYERS[name]
-    X = t.X_q if side == "query" else t.X
-    labels = scene.q_labels if side == "query" else scene.k_labels
-    colors = scene.q_colors if side == "query" else scene.k_colors
-    W, R = getattr(h, w_name), getattr(h, name)
-    n, d = X.shape
-    dk = W.shape[1]
-    random = t.source == "random"
-    max_cols, max_rows = 6, 8
-    cols = len(shown_columns(d, max_cols)) + 2 * len(shown_columns(dk, max_cols))
-    rows = max(n, len(shown_columns(d, max_rows)))
-    label_w = min(1.9, max(len(s) for s in labels) * 0.17 + 0.3)
-    layout = fit_cells(rows, cols, 2 * SAFE_X - label_w - 1.6, top - SAFE_BOTTOM - 1.25, 2)
+@dataclass
+class LayerStage:
+    """X · W = R for one linear layer, with the names and notes around it."""
+
+    X: MatrixView
+    W: MatrixView
+    R: MatrixView
+    x_tag: Text  # "X" ("X (target)"/"X (source)" in cross-attention)
+    w_tag: Text  # "W_Q"
+    r_tag: Text  # "Q"
+    dot: Text
+    eq: Text
+    learned: Text  # "learned" below W
+    shape: Text  # "d × d_k" below that
+    whole: VGroup
+
+    def layer_parts(self) -> list[Mobject]:
+        """What belongs to this layer alone (X may stay on screen for the next one)."""
+        return [self.W, self.R, self.dot, self.eq, self.learned, self.shape, self.w_tag,
+                self.r_tag]
+
+
+def stage_layout(trace: AttentionTrace, name: str, labels: list[str], top: float) -> CellLayout:
+    """One cell size for X, W and R of the layer that makes `name`, so that X · W = R,
+    its row labels and its notes fit between `top` and the caption."""
+    w_name = LAYERS[name][1]
+    d, dk = getattr(trace.head, w_name).shape
+    n = trace.n_q if LAYERS[name][0] == "query" else trace.n_k
+    rows = max(n, len(shown_columns(d, MAX_ROWS)))
+    cols = len(shown_columns(d, MAX_COLS)) + 2 * len(shown_columns(dk, MAX_COLS))
+    signs_w = text_width("·", DOT_FONT) + text_width("=", EQ_FONT) + 4 * STAGE_BUFF
+    max_w = 2 * SAFE_X - label_width(labels) - signs_w
+    layout = fit_cells(rows, cols, max_w, top - SAFE_BOTTOM - TAG_ROOM, 2)
     if not layout.numbers:  # heat map: keep room below for the followed row read out large
-        layout = fit_cells(rows, cols, 2 * SAFE_X - label_w - 1.6, top - SAFE_BOTTOM - 2.0, 2)
-    x_view = make_matrix(X, "X_q" if (side == "query" and t.cross) else "X", theme, 0, 0,
-                         decimals=1 if random else 2, row_labels=labels, row_colors=colors,
-                         max_cols=max_cols, record=scene.drawn, layout=layout)
-    w_view = make_matrix(W, w_name, theme, 0, 0, decimals=1 if random else 2, max_cols=max_cols,
-                         max_rows=max_rows, record=scene.drawn, layout=layout)
-    r_view = make_matrix(R, name, theme, 0, 0, decimals=2, max_cols=max_cols, record=scene.drawn,
+        layout = fit_cells(rows, cols, max_w, top - SAFE_BOTTOM - TAG_ROOM - READOUT_ROOM, 2)
+    return layout
+
+
+def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors: list[str],
+                     theme: Theme, record: Recorder, tr: Translate, top: float) -> LayerStage:
+    """X · W = R for the layer that makes `name`, hanging from `top`, fitted above the
+    caption. `labels`/`colors` are the words of its input side."""
+    side, w_name, color_attr = LAYERS[name]
+    X = trace.X_q if side == "query" else trace.X
+    W, R = getattr(trace.head, w_name), getattr(trace.head, name)
+    d, dk = W.shape
+    layout = stage_layout(trace, name, labels, top)
+    decimals = 1 if trace.on_grid else 2
+    x_view = make_matrix(X, "X_q" if (side == "query" and trace.cross) else "X", theme, 0, 0,
+                         decimals=decimals, row_labels=labels, row_colors=colors,
+                         max_cols=MAX_COLS, record=record, layout=layout)
+    w_view = make_matrix(W, w_name, theme, 0, 0, decimals=decimals, max_cols=MAX_COLS,
+                         max_rows=MAX_ROWS, record=record, layout=layout)
+    r_view = make_matrix(R, name, theme, 0, 0, decimals=2, max_cols=MAX_COLS, record=record,
                          layout=layout)
-    dot, eq = make_text("·", 40, theme.text), make_text("=", 36, theme.text)
-    row = VGroup(x_view, dot, w_view, eq, r_view).arrange(RIGHT, buff=0.25)
+    dot, eq = make_text("·", DOT_FONT, theme.text), make_text("=", EQ_FONT, theme.text)
+    row = VGroup(x_view, dot, w_view, eq, r_view).arrange(RIGHT, buff=STAGE_BUFF)
     for v in (x_view, w_view, r_view):  # matrices hang from a common top line
         v.align_to(x_view.grid_only(), UP)
-    dot.move_to([dot.get_center()[0], x_view.grid_only().get_center()[1], 0])
-    eq.move_to([eq.get_center()[0], x_view.grid_only().get_center()[1], 0])
+    middle = x_view.grid_only().get_center()[1]
+    dot.set_y(middle)
+    eq.set_y(middle)
+
     color = getattr(theme, color_attr)
-    tags = {
-        "X": make_text("X" if not t.cross else ("X (target)" if side == "query" else "X (source)"),
-                       28, theme.text, weight="BOLD").next_to(x_view.grid_only(), UP, buff=0.12),
-        "W": make_text(w_name, 28, color, weight="BOLD").next_to(w_view.grid_only(), UP, buff=0.12),
-        "R": make_text(name, 28, color, weight="BOLD").next_to(r_view.grid_only(), UP, buff=0.12),
-    }
-    learned = make_text(scene.tr("learned", "可学习") if t.trained else
-                        scene.tr("learned (here still random)", "可学习（此处仍是随机的）"),
+    x_name = "X" if not trace.cross else ("X (target)" if side == "query" else "X (source)")
+    x_tag = make_text(x_name, TAG_FONT, theme.text, weight="BOLD")
+    w_tag = make_text(w_name, TAG_FONT, color, weight="BOLD")
+    r_tag = make_text(name, TAG_FONT, color, weight="BOLD")
+    for tag, view in ((x_tag, x_view), (w_tag, w_view), (r_tag, r_view)):
+        tag.next_to(view.grid_only(), UP, buff=0.12)
+    learned = make_text(tr("learned", "可学习") if trace.trained else
+                        tr("learned (here still random)", "可学习（此处仍是随机的）"),
                         20, color).next_to(w_view.grid_only(), DOWN, buff=0.12)
     shape = make_text(f"{d} × {dk}", 18, theme.muted).next_to(learned, DOWN, buff=0.06)
-    whole = VGroup(row, *tags.values(), learned, shape)
+    whole = VGroup(row, x_tag, w_tag, r_tag, learned, shape)
     fit_width(whole, 2 * SAFE_X)
-    whole.move_to(ORIGIN).align_to(UP * top, UP)
-    return {"X": x_view, "W": w_view, "R": r_view, "dot": dot, "eq": eq, "learned": learned,
-            "shape": shape, **{f"tag_{k}": v for k, v in tags.items()}, "all": whole}
+    whole.set_x(0).align_to(UP * top, UP)
+    return LayerStage(x_view, w_view, r_view, x_tag, w_tag, r_tag, dot, eq, learned, shape,
+                      whole)
+
+
+@dataclass
+class ShownLayer:
+    """A layer on screen: its stage and the boxes around the followed word's rows."""
+
+    stage: LayerStage
+    boxes: VGroup
 
 
 class LinearScene(ChapterScene):
     chapter = 2
-    title_en = "Linear layers: X becomes Q, K and V"
-    title_zh = "线性层：X 变成 Q、K、V"
-    reads_trace = ("query_tokens", "key_tokens", "X", "X_q", "heads", "head_index", "source",
-                   "cross")
     reads_focus = True
 
     def construct(self) -> None:
         self.show_title()
         self.top = self.title_mob.get_bottom()[1] - 0.3
-        stage = None
+        shown = None
         for name in ("Q", "K", "V"):
-            stage = self.show_layer(name, stage)
+            shown = self.show_layer(name, shown)
         self.show_three_rows()
         self.finish()
 
-    def follow_index(self, name: str) -> int:
-        """The followed word's row in this layer's input (its own row; for cross-attention
-        the keys and values come from the source sentence, where the top key is followed)."""
+    def words(self, side: str) -> tuple[list[str], list[str]]:
+        """Labels and colours of the query side's or the key side's words."""
+        if side == "query":
+            return self.q_labels, self.q_colors
+        return self.k_labels, self.k_colors
+
+    def followed_row(self, name: str) -> int:
+        """The followed word's row in this layer's input: its own row, or in cross-attention
+        (keys and values come from the source sentence) the row of its partner."""
         if name == "Q" or not self.trace.cross:
             return self.focus
-        return int(self.trace.head.weights[self.focus].argmax())
+        return self.partner
 
-    def show_layer(self, name: str, previous: dict | None) -> dict:
+    def show_layer(self, name: str, previous: ShownLayer | None) -> ShownLayer:
         t, h = self.trace, self.trace.head
-        stage = make_layer_stage(self, name, self.top)
-        X, W, R = stage["X"], stage["W"], stage["R"]
+        side = LAYERS[name][0]
+        stage = make_layer_stage(t, name, *self.words(side), self.theme, self.drawn, self.tr,
+                                 self.top)
         same_input = previous is not None and (not t.cross or name != "K")
         if previous is None:
-            self.play(FadeIn(X, stage["tag_X"]), run_time=0.6)
+            self.play(FadeIn(stage.X, stage.x_tag), run_time=0.6)
         elif not same_input:
-            self.play(FadeOut(previous["X"], previous["tag_X"]), FadeIn(X, stage["tag_X"]),
-                      run_time=0.5)
-        else:
-            X = previous["X"]  # keep the very same object on screen
-            stage["X"], stage["tag_X"] = X, previous["tag_X"]
+            self.play(FadeOut(previous.stage.X, previous.stage.x_tag),
+                      FadeIn(stage.X, stage.x_tag), run_time=0.5)
+        else:  # keep the very same X on screen
+            stage.X, stage.x_tag = previous.stage.X, previous.stage.x_tag
         if previous is not None:
-            self.play(FadeOut(*[previous[k] for k in ("W", "R", "dot", "eq", "learned", "shape",
-                                                      "tag_W", "tag_R", "box_x", "box_r")]),
-                      run_time=0.4)
+            self.play(FadeOut(*previous.stage.layer_parts(), *previous.boxes), run_time=0.4)
         if previous is None:
-            self.say(f"We follow {self.quoted(self.focus_word)} through every step that follows.",
-                     f"接下来我们跟随 {self.quoted(self.focus_word)} 走过每一步。")
+            self.say(self.tr(
+                f"We follow {self.quoted(self.focus_word)} through every step that follows.",
+                f"接下来我们跟随 {self.quoted(self.focus_word)} 走过每一步。"))
         bias = " + b" + name if h.has_bias else ""
         d, dk = h.W_Q.shape
-        self.say(f"{name} = X · W_{name}{bias}: every row of X goes through the same learned "
-                 f"{d} × {dk} matrix W_{name}.",
-                 f"{name} = X · W_{name}{bias}：X 的每一行都乘以同一个可学习的 {d} × {dk} 矩阵 W_{name}。")
-        self.play(FadeIn(stage["dot"], W, stage["tag_W"], stage["learned"], stage["shape"],
-                         stage["eq"], stage["tag_R"], R.cells), run_time=0.8)
-        self.follow_row(stage, name)
-        return stage
+        self.say(self.tr(
+            f"{name} = X · W_{name}{bias}: every row of X goes through the same learned "
+            f"{d} × {dk} matrix W_{name}.",
+            f"{name} = X · W_{name}{bias}：X 的每一行都乘以同一个可学习的 {d} × {dk} 矩阵 W_{name}。"))
+        self.play(FadeIn(stage.dot, stage.W, stage.w_tag, stage.learned, stage.shape, stage.eq,
+                         stage.r_tag, stage.R.cells), run_time=0.8)
+        return ShownLayer(stage, self.follow_row(stage, name))
 
-    def follow_row(self, stage: dict, name: str) -> None:
-        """The followed word's row of X travels through W and lands as its row of R."""
-        X, W, R = stage["X"], stage["W"], stage["R"]
-        i = self.follow_index(name)
+    def follow_row(self, stage: LayerStage, name: str) -> VGroup:
+        """The followed word's row of X travels through W and lands as its row of R.
+        Returns the boxes drawn around the two rows."""
+        X, W, R = stage.X, stage.W, stage.R
+        i = self.followed_row(name)
         word = self.k_word(i) if (name != "Q" and self.trace.cross) else self.q_word(i)
         box_x = X.row_box(i, self.theme.accent)
         box_r = R.row_box(i, self.theme.accent)
-        stage["box_x"], stage["box_r"] = box_x, box_r
         self.play(Create(box_x), run_time=0.4)
         traveller = VGroup(X.row_rect_of(i).copy(),
                            *[X.numbers[(i, j)].copy() for j in X.cols if (i, j) in X.numbers])
@@ -142,38 +202,43 @@ class LinearScene(ChapterScene):
         self.remove(traveller)
         self.play(FadeIn(R.number_group), Create(box_r), run_time=0.7)
         row = getattr(self.trace.head, name)[i]
-        shown = ", ".join(fmt(row[j]) for j in shown_columns(len(row), 4) if j is not None)
-        more = ", …" if len(row) > 4 else ""
+        shown = ", ".join(fmt(row[j]) for j in shown_columns(len(row), SHOWN_NUMBERS)
+                          if j is not None)
+        more = ", …" if len(row) > SHOWN_NUMBERS else ""
+        readout = None
         if not R.layout.numbers:  # cells too small for numbers: read the row out large
-            vec = make_row_vector(row, name, i, self.theme, 2 * SAFE_X - 2.5, record=self.drawn,
-                                  label=f"{name}[{word}]", label_color=self.theme.accent)
-            vec.next_to(stage["all"], DOWN, buff=0.12)
-            stage["vec"] = vec
-            self.play(FadeIn(vec), run_time=0.4)
-        self.say(f"The row of {self.quoted(word)} in X becomes its row of {name}: ({shown}{more}).",
-                 f"{self.quoted(word)} 在 X 中的一行变成它在 {name} 中的一行：（{shown}{more}）。")
+            readout = make_row_vector(row, name, i, self.theme, 2 * SAFE_X - READOUT_LABEL_ROOM,
+                                      record=self.drawn, label=f"{name}[{word}]",
+                                      label_color=self.theme.accent)
+            readout.next_to(stage.whole, DOWN, buff=0.12)
+            self.play(FadeIn(readout), run_time=0.4)
+        self.say(self.tr(
+            f"The row of {self.quoted(word)} in X becomes its row of {name}: ({shown}{more}).",
+            f"{self.quoted(word)} 在 X 中的一行变成它在 {name} 中的一行：（{shown}{more}）。"))
         self.wait(1.0)
-        if "vec" in stage:
-            self.play(FadeOut(stage.pop("vec")), run_time=0.3)
+        if readout is not None:
+            self.play(FadeOut(readout), run_time=0.3)
+        return VGroup(box_x, box_r)
 
     def show_three_rows(self) -> None:
         """Q, K and V side by side: each row still belongs to its word."""
         self.clear_stage()
         h, theme = self.trace.head, self.theme
-        max_w = (2 * SAFE_X - 3 * 1.2) / 3
-        views = VGroup()
+        max_w = (2 * SAFE_X) / 3 - ROWS_LABEL_ROOM
+        views, shown = VGroup(), []
         for name, (side, _, color_attr) in LAYERS.items():
-            labels = self.q_labels if side == "query" else self.k_labels
-            colors = self.q_colors if side == "query" else self.k_colors
-            v = make_matrix(getattr(h, name), name, theme, max_w, self.top - SAFE_BOTTOM - 0.9,
-                            row_labels=labels, row_colors=colors, max_cols=6, record=self.drawn)
-            v.tag = make_text(name, 28, getattr(theme, color_attr), weight="BOLD")
-            v.tag.next_to(v.grid_only(), UP, buff=0.12)
-            views.add(VGroup(v, v.tag))
-        views.arrange(RIGHT, buff=0.5, aligned_edge=UP)
+            labels, colors = self.words(side)
+            v = make_matrix(getattr(h, name), name, theme, max_w,
+                            self.top - SAFE_BOTTOM - ROWS_TAG_ROOM, row_labels=labels,
+                            row_colors=colors, max_cols=MAX_COLS, record=self.drawn)
+            tag = make_text(name, TAG_FONT, getattr(theme, color_attr), weight="BOLD")
+            tag.next_to(v.grid_only(), UP, buff=0.12)
+            views.add(VGroup(v, tag))
+            shown.append((name, v))
+        views.arrange(RIGHT, buff=ROWS_GAP, aligned_edge=UP)
         fit_width(views, 2 * SAFE_X)
-        views.move_to(ORIGIN).align_to(UP * self.top, UP)
-        boxes = [g[0].row_box(self.follow_index(n), theme.accent) for g, n in zip(views, "QKV")]
+        views.set_x(0).align_to(UP * self.top, UP)
+        boxes = [v.row_box(self.followed_row(name), theme.accent) for name, v in shown]
         self.say(self.tr(f"Each row still belongs to its word: {self.quoted(self.focus_word)} "
                          "now has a query, a key and a value.",
                          f"每一行仍然属于它的词：{self.quoted(self.focus_word)} 现在有了查询、键和值。"))

@@ -3,40 +3,26 @@
     weights_i = softmax(Q·Kᵀ_i / √d_k),  softmax(x)_j = exp(x_j − max x) / Σ_k exp(x_k − max x)
 
 One row per key word: score → ÷√d_k → exp(· − max) → ÷Σ → weight and a bar; the
-bars then stack into one bar of length 1. Masked keys get exp 0 and weight 0.
+bars then stack into one bar of length 1. Masked keys get exp 0 and weight 0. Every
+part (the max, each exp, Σ) is the core's, read from the trace.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from manim import *
 
 from scenes.base import ChapterScene
-from scenes.ch3_factor import MASKED_TEXT, text_width
-from scenes.widgets import (
-    MIN_FONT,
-    SAFE_BOTTOM,
-    SAFE_TOP,
-    SAFE_X,
-    Recorder,
-    Theme,
-    fit_width,
-    fmt,
-    make_text,
-)
+from scenes.layout import SAFE_BOTTOM, SAFE_TOP, SAFE_X, TABLE_FILL, font_for_row, widest
+from scenes.text import Translate, fit_width, fmt, make_text
+from scenes.widgets import MASKED_TEXT, Recorder, Theme
 
 MIN_ROW_H = 0.31  # rows closer than this would make the numbers too small
 BAR_LEN = 2.6  # length of a bar of weight 1
-
-
-def softmax_parts(scaled: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray, float]:
-    """row_max over allowed keys, exp(scaled − row_max) (0 where masked), and their sum."""
-    allowed = scaled[mask]
-    row_max = float(allowed.max()) if allowed.size else 0.0
-    e = np.where(mask, np.exp(np.where(mask, scaled - row_max, 0.0)), 0.0)  # (n_k,)
-    return row_max, e, float(e.sum())
+HEADER_H = 0.6  # the header line sits this far above the first row
+COLUMNS = ("word", "scores", "scaled", "exp", "weights")
 
 
 def rows_to_show(weights: np.ndarray, max_rows: int) -> list[int]:
@@ -48,147 +34,185 @@ def rows_to_show(weights: np.ndarray, max_rows: int) -> list[int]:
     return sorted(int(j) for j in top)
 
 
+@dataclass(frozen=True)
+class TableGeometry:
+    """Where the table's rows and columns go."""
+
+    shown: list[int]  # the keys with a row, in sentence order
+    hidden: int  # keys without a row (still in Σ and in the stacked bar)
+    row_h: float
+    font: float
+    head_font: float
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.shown) + (1 if self.hidden else 0)
+
+
 @dataclass
 class SoftmaxTable:
-    """Column groups (header + cells) that appear step by step."""
+    """The parts that appear step by step: the columns (header + cells), the bars, the
+    footer (max, Σ exp, Σ weights, the rule) and the stacked bar."""
 
-    columns: dict[str, VGroup] = field(default_factory=dict)
-    bars: VGroup = field(default_factory=VGroup)
-    footer: dict[str, VGroup] = field(default_factory=dict)
-    stacked: VGroup = field(default_factory=VGroup)
-    segments: VGroup = field(default_factory=VGroup)
-    group: VGroup = field(default_factory=VGroup)
-    shown: list[int] = field(default_factory=list)  # the keys with a row (sentence order)
+    word: VGroup
+    scores: VGroup
+    scaled: VGroup
+    exp: VGroup
+    weights: VGroup
+    bar_scale: VGroup  # the ruler of length 1 and its "1"
+    bars: VGroup  # one bar per shown key
+    row_max: Mobject
+    exp_sum: Mobject
+    weight_sum: Mobject
+    rule: Line
+    segments: VGroup  # every key's weight laid end to end
+    outline: Rectangle  # the stacked bar's frame of length 1
+    shown: list[int]
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.word, self.scores, self.scaled, self.exp, self.weights,
+                      self.bar_scale, self.bars, self.row_max, self.exp_sum, self.weight_sum,
+                      self.rule, self.segments, self.outline)
 
 
-def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], theme: Theme,
-                       record: Recorder, max_h: float, tr) -> SoftmaxTable:
-    """The followed row through ÷√d_k, exp(· − max), ÷Σ, with bars; fitted to max_h."""
-    h = trace.head
-    scores, scaled, mask, weights = h.scores[i], h.scaled[i], h.mask[i], h.weights[i]
-    row_max, e, e_sum = softmax_parts(scaled, mask)
-    sqrt_dk = float(np.sqrt(trace.d_k))
+def plan_table(weights: np.ndarray, max_h: float) -> TableGeometry:
+    """As many rows as stay legible in max_h; the rest folded into one "… more" line."""
     body_h = max_h - 1.25  # header and footer
-    max_rows = max(2, int(body_h // MIN_ROW_H))
-    shown = rows_to_show(weights, max_rows)
+    shown = rows_to_show(weights, max(2, int(body_h // MIN_ROW_H)))
     hidden = len(weights) - len(shown)
-    n_rows = len(shown) + (1 if hidden else 0)
-    row_h = min(0.52, body_h / n_rows)
-    font = max(MIN_FONT, min(26, row_h * 0.58 / 0.0106))
-    head_font = max(MIN_FONT, min(24, font))
+    row_h = min(0.52, body_h / (len(shown) + (1 if hidden else 0)))
+    font = font_for_row(row_h, TABLE_FILL, hi=26)
+    return TableGeometry(shown, hidden, row_h, font, min(24, font))
 
-    cols = ("word", "scores", "scaled", "exp", "weights")
-    sq = fmt(sqrt_dk, 2)
-    record("sqrt_dk", (), sq)
-    headers = {"word": "", "scores": "Q·Kᵀ", "scaled": f"÷ √{trace.d_k} = {sq}",
-               "exp": tr("exp(x − max)", "exp(x − 最大值)"), "weights": tr("÷ Σ = weight", "÷ Σ = 权重")}
-    cells: dict[str, list[VGroup]] = {c: [] for c in cols}
-    for j in shown:
-        cells["word"].append(fit_width(make_text(labels[j], font, colors[j]), 1.9))
-        if mask[j]:
-            for c, v, key, d in (("scores", scores[j], "scores", 2), ("scaled", scaled[j], "scaled", 2)):
-                s = fmt(v, d)
-                record(key, (i, j), s)
-                cells[c].append(make_text(s, font, theme.text))
+
+def make_cells(trace, i: int, geo: TableGeometry, labels: list[str], colors: list[str],
+               theme: Theme, record: Recorder, tr: Translate) -> dict[str, list[Mobject]]:
+    """The cells of each column, one per shown key (plus the "… more" line)."""
+    h = trace.head
+    f = geo.font
+    cells: dict[str, list[Mobject]] = {c: [] for c in COLUMNS}
+    for j in geo.shown:
+        cells["word"].append(fit_width(make_text(labels[j], f, colors[j]), 1.9))
+        if h.mask[i, j]:
+            for column in ("scores", "scaled"):
+                s = fmt(getattr(h, column)[i, j], 2)
+                record(column, (i, j), s)
+                cells[column].append(make_text(s, f, theme.text))
         else:
-            cells["scores"].append(make_text(MASKED_TEXT, font, theme.muted))
-            cells["scaled"].append(make_text("−∞", font, theme.muted))
-        s = fmt(e[j], 3)
+            cells["scores"].append(make_text(MASKED_TEXT, f, theme.muted))
+            cells["scaled"].append(make_text("−∞", f, theme.muted))
+        color = theme.text if h.mask[i, j] else theme.muted
+        s = fmt(h.exp_shifted[i, j], 3)
         record("exp_shifted", (i, j), s)
-        cells["exp"].append(make_text(s, font, theme.text if mask[j] else theme.muted))
-        s = fmt(weights[j], 2)
+        cells["exp"].append(make_text(s, f, color))
+        s = fmt(h.weights[i, j], 2)
         record("weights", (i, j), s)
-        cells["weights"].append(make_text(s, font, theme.text if mask[j] else theme.muted,
-                                          weight="BOLD"))
-    if hidden:
-        more = tr(f"… {hidden} more words (in Σ)", f"……另外 {hidden} 个词（计入 Σ）")
-        cells["word"].append(make_text(more, font * 0.85, theme.muted))
-    widths = {c: max([text_width(headers[c], head_font)] +
-                     [m.width for m in cells[c]]) + 0.45 for c in cols}
-    widths["word"] = max(m.width for m in cells["word"][: len(shown)]) + 0.3
-    table = SoftmaxTable(shown=shown)
-    x = 0.0
-    for c in cols:
-        col = VGroup()
-        head = make_text(headers[c], head_font, theme.accent if c == "weights" else theme.muted)
-        head.move_to(RIGHT * (x + widths[c] / 2) + UP * 0.6)
-        col.add(head)
+        cells["weights"].append(make_text(s, f, color, weight="BOLD"))
+    if geo.hidden:
+        more = tr(f"… {geo.hidden} more words (in Σ)", f"……另外 {geo.hidden} 个词（计入 Σ）")
+        cells["word"].append(make_text(more, f * 0.85, theme.muted))
+    return cells
+
+
+def make_columns(cells: dict[str, list[Mobject]], headers: dict[str, str], geo: TableGeometry,
+                 theme: Theme) -> tuple[dict[str, VGroup], dict[str, float]]:
+    """Each column as header + cells, numbers right-aligned; returns the columns and the
+    x of each column's right edge."""
+    widths = {c: max(widest([headers[c]], geo.head_font), *(m.width for m in cells[c])) + 0.45
+              for c in COLUMNS}
+    widths["word"] = max(m.width for m in cells["word"][: len(geo.shown)]) + 0.3
+    columns, right_of, x = {}, {}, 0.0
+    for c in COLUMNS:
+        head = make_text(headers[c], geo.head_font, theme.accent if c == "weights" else theme.muted)
+        col = VGroup(head.move_to(RIGHT * (x + widths[c] / 2) + UP * HEADER_H))
+        inset = 0.15 if c == "word" else 0.2
         for r, m in enumerate(cells[c]):
-            y = DOWN * (r * row_h)
-            if c == "word":
-                m.move_to(RIGHT * (x + widths[c] - 0.15) + y, aligned_edge=RIGHT)
-                if r == len(shown):  # the "… more" line, left-aligned
-                    m.move_to(RIGHT * x + y, aligned_edge=LEFT)
+            y = DOWN * (r * geo.row_h)
+            if c == "word" and r == len(geo.shown):  # the "… more" line, left-aligned
+                m.move_to(RIGHT * x + y, aligned_edge=LEFT)
             else:
-                m.move_to(RIGHT * (x + widths[c] - 0.2) + y, aligned_edge=RIGHT)
+                m.move_to(RIGHT * (x + widths[c] - inset) + y, aligned_edge=RIGHT)
             col.add(m)
-        table.columns[c] = col
+        columns[c] = col
         x += widths[c]
-    # Bars: a weight of 1 would be BAR_LEN long.
-    bar_x = x + 0.2
-    for r, j in enumerate(shown):
+        right_of[c] = x - 0.2
+    return columns, right_of
+
+
+def make_bars(weights: np.ndarray, geo: TableGeometry, colors: list[str], theme: Theme,
+              bar_x: float) -> tuple[VGroup, VGroup]:
+    """One bar per shown key (a weight of 1 is BAR_LEN long) and the ruler above them."""
+    bars = VGroup()
+    for r, j in enumerate(geo.shown):
         w = max(weights[j] * BAR_LEN, 0.0)
-        bar = Rectangle(width=max(w, 1e-3), height=row_h * 0.6, stroke_width=0,
+        bar = Rectangle(width=max(w, 1e-3), height=geo.row_h * 0.6, stroke_width=0,
                         fill_color=colors[j], fill_opacity=0.9 if w > 0 else 0)
-        bar.move_to(RIGHT * bar_x + DOWN * (r * row_h), aligned_edge=LEFT)
-        table.bars.add(bar)
+        bars.add(bar.move_to(RIGHT * bar_x + DOWN * (r * geo.row_h), aligned_edge=LEFT))
     ruler = Line(ORIGIN, RIGHT * BAR_LEN, stroke_color=theme.muted, stroke_width=2)
     ticks = VGroup(*[Line(UP * 0.08, DOWN * 0.08, stroke_color=theme.muted, stroke_width=2)
                      .move_to(ruler.get_start() + RIGHT * k * BAR_LEN) for k in (0, 1)])
-    scale_mark = VGroup(ruler, ticks)
-    scale_mark.move_to(RIGHT * bar_x + UP * 0.6, aligned_edge=LEFT)
-    bar_head = make_text(tr("1", "1"), head_font, theme.muted)  # the ruler's length: weight 1
-    bar_head.next_to(scale_mark, RIGHT, buff=0.1)
-    table.columns["bars"] = VGroup(bar_head, scale_mark, table.bars)
-    # Footer: max under the scaled column, Σ under exp and weights, the stacked bar.
-    foot_y = DOWN * (n_rows * row_h + 0.15)
-    rule = Line(ORIGIN, RIGHT * x, stroke_color=theme.grid, stroke_width=2).shift(
-        DOWN * ((n_rows - 0.5) * row_h + 0.05))
-    s_max = fmt(row_max, 2)
-    record("row_max", (i,), s_max)
-    s_sum = fmt(e_sum, 3)
-    record("exp_sum", (i,), s_sum)
-    s_w = fmt(weights.sum(), 2)
-    record("weight_sum", (i,), s_w)
-    x_of = {}
-    acc = 0.0
-    for c in cols:
-        x_of[c] = acc + widths[c] - 0.2
-        acc += widths[c]
-    table.footer["max"] = make_text(tr(f"max = {s_max}", f"最大值 = {s_max}"), font,
-                                    theme.muted).move_to(RIGHT * x_of["scaled"] + foot_y,
-                                                         aligned_edge=RIGHT)
-    table.footer["exp_sum"] = make_text(f"Σ = {s_sum}", font, theme.text).move_to(
-        RIGHT * x_of["exp"] + foot_y, aligned_edge=RIGHT)
-    table.footer["weight_sum"] = make_text(f"Σ = {s_w}", font, theme.accent, weight="BOLD").move_to(
-        RIGHT * x_of["weights"] + foot_y, aligned_edge=RIGHT)
-    table.footer["rule"] = VGroup(rule)
-    # The stacked bar: every weight (shown or not) laid end to end, length BAR_LEN = 1.
-    seg_x = bar_x
+    scale_mark = VGroup(ruler, ticks).move_to(RIGHT * bar_x + UP * HEADER_H, aligned_edge=LEFT)
+    one = make_text("1", geo.head_font, theme.muted).next_to(scale_mark, RIGHT, buff=0.1)
+    return bars, VGroup(one, scale_mark)
+
+
+def make_stacked_bar(weights: np.ndarray, geo: TableGeometry, colors: list[str], theme: Theme,
+                     bar_x: float, y: float) -> tuple[VGroup, Rectangle]:
+    """Every weight (shown or not) laid end to end inside a frame of length BAR_LEN = 1."""
+    segments, x = VGroup(), bar_x
     for j in range(len(weights)):
         w = weights[j] * BAR_LEN
         if w <= 0:
             continue
-        seg = Rectangle(width=w, height=row_h * 0.6, stroke_width=1, stroke_color=theme.background,
-                        fill_color=colors[j], fill_opacity=0.9)
-        seg.move_to(RIGHT * seg_x + foot_y, aligned_edge=LEFT)
-        table.segments.add(seg)
-        seg_x += w
-    outline = Rectangle(width=BAR_LEN, height=row_h * 0.6, stroke_color=theme.text, stroke_width=2)
-    outline.move_to(RIGHT * bar_x + foot_y, aligned_edge=LEFT)
-    table.stacked = VGroup(outline)
-    table.group = VGroup(*table.columns.values(), *table.footer.values(), table.segments,
-                         table.stacked)
-    return table
+        seg = Rectangle(width=w, height=geo.row_h * 0.6, stroke_width=1,
+                        stroke_color=theme.background, fill_color=colors[j], fill_opacity=0.9)
+        segments.add(seg.move_to(RIGHT * x + UP * y, aligned_edge=LEFT))
+        x += w
+    outline = Rectangle(width=BAR_LEN, height=geo.row_h * 0.6, stroke_color=theme.text,
+                        stroke_width=2).move_to(RIGHT * bar_x + UP * y, aligned_edge=LEFT)
+    return segments, outline
+
+
+def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], theme: Theme,
+                       record: Recorder, max_h: float, tr: Translate) -> SoftmaxTable:
+    """The followed row through ÷√d_k, exp(· − max), ÷Σ, with bars; fitted to max_h."""
+    h = trace.head
+    geo = plan_table(h.weights[i], max_h)
+    sq = fmt(float(np.sqrt(trace.d_k)), 2)
+    record("sqrt_dk", (), sq)
+    headers = {"word": "", "scores": "Q·Kᵀ", "scaled": f"÷ √{trace.d_k} = {sq}",
+               "exp": tr("exp(x − max)", "exp(x − 最大值)"),
+               "weights": tr("÷ Σ = weight", "÷ Σ = 权重")}
+    cells = make_cells(trace, i, geo, labels, colors, theme, record, tr)
+    columns, right_of = make_columns(cells, headers, geo, theme)
+    bar_x = right_of["weights"] + 0.4
+    bars, bar_scale = make_bars(h.weights[i], geo, colors, theme, bar_x)
+    # Footer: max under the scaled column, Σ under exp and weights, the stacked bar.
+    foot_y = -(geo.n_rows * geo.row_h + 0.15)
+    rule = Line(ORIGIN, RIGHT * (right_of["weights"] + 0.2), stroke_color=theme.grid,
+                stroke_width=2).shift(DOWN * ((geo.n_rows - 0.5) * geo.row_h + 0.05))
+    s_max, s_sum, s_w = fmt(h.row_max[i], 2), fmt(h.exp_sum[i], 3), fmt(h.weights[i].sum(), 2)
+    record("row_max", (i,), s_max)
+    record("exp_sum", (i,), s_sum)
+    record("weight_sum", (i,), s_w)
+
+    def under(column: str, text: str, color: str, weight: str = "NORMAL") -> Mobject:
+        return make_text(text, geo.font, color, weight=weight).move_to(
+            RIGHT * right_of[column] + UP * foot_y, aligned_edge=RIGHT)
+
+    segments, outline = make_stacked_bar(h.weights[i], geo, colors, theme, bar_x, foot_y)
+    return SoftmaxTable(
+        word=columns["word"], scores=columns["scores"], scaled=columns["scaled"],
+        exp=columns["exp"], weights=columns["weights"], bar_scale=bar_scale, bars=bars,
+        row_max=under("scaled", tr(f"max = {s_max}", f"最大值 = {s_max}"), theme.muted),
+        exp_sum=under("exp", f"Σ = {s_sum}", theme.text),
+        weight_sum=under("weights", f"Σ = {s_w}", theme.accent, "BOLD"),
+        rule=rule, segments=segments, outline=outline, shown=geo.shown)
 
 
 class SoftmaxScene(ChapterScene):
     chapter = 5
-    title_en = "Scale and softmax: scores become weights"
-    title_zh = "缩放与 softmax：分数变成权重"
-    reads_trace = ("query_tokens", "key_tokens", "heads", "head_index", "normalized", "causal",
-                   "cross")
-    reads_focus = True
 
     def construct(self) -> None:
         self.show_title()
@@ -205,58 +229,57 @@ class SoftmaxScene(ChapterScene):
 
     # ---- steps ---------------------------------------------------------------------
     def show_switched_off(self) -> None:
-        self.say("Softmax is switched off: the raw factors weigh V directly.",
-                 "softmax 已关闭：原始因子直接给 V 加权。")
+        self.say(self.tr("Softmax is switched off: the raw factors weigh V directly.",
+                         "softmax 已关闭：原始因子直接给 V 加权。"))
 
     def build_table(self) -> None:
         top = SAFE_TOP - 0.05
         t = make_softmax_table(self.trace, self.focus, self.k_labels, self.k_colors, self.theme,
                                self.drawn, top - SAFE_BOTTOM - 0.1, self.tr)
-        fit_width(t.group, 2 * SAFE_X)
-        t.group.move_to(UP * (top + SAFE_BOTTOM) / 2)
+        group = t.group
+        fit_width(group, 2 * SAFE_X)
+        group.move_to(UP * (top + SAFE_BOTTOM) / 2)
         self.table = t
 
     def show_row(self) -> None:
-        c = self.table.columns
         n = int(self.trace.head.mask[self.focus].sum())
-        self.say(f"The row of {self.quoted(self.focus_word)} in Q·Kᵀ: one score per key word "
-                 f"({n} allowed).",
-                 f"Q·Kᵀ 中“{self.focus_word}”这一行：每个键词一个分数（{n} 个可用）。")
-        self.play(FadeIn(VGroup(c["word"], c["scores"])), run_time=0.8)
+        self.say(self.tr(
+            f"The row of {self.quoted(self.focus_word)} in Q·Kᵀ: one score per key word "
+            f"({n} allowed).",
+            f"Q·Kᵀ 中“{self.focus_word}”这一行：每个键词一个分数（{n} 个可用）。"))
+        self.play(FadeIn(VGroup(self.table.word, self.table.scores)), run_time=0.8)
         self.wait(0.8)
 
     def show_scale(self) -> None:
         t = self.trace
         sq = fmt(float(np.sqrt(t.d_k)), 2)
-        self.say(f"Divide by √d_k = √{t.d_k} = {sq}, so the spread of the scores does not grow "
-                 "with the vector width.",
-                 f"除以 √d_k = √{t.d_k} = {sq}，分数的幅度就不会随向量宽度变大。")
-        self.play(FadeIn(self.table.columns["scaled"], shift=0.2 * RIGHT), run_time=0.8)
+        self.say(self.tr(
+            f"Divide by √d_k = √{t.d_k} = {sq}, so the spread of the scores does not grow "
+            "with the vector width.",
+            f"除以 √d_k = √{t.d_k} = {sq}，分数的幅度就不会随向量宽度变大。"))
+        self.play(FadeIn(self.table.scaled, shift=0.2 * RIGHT), run_time=0.8)
         self.wait(0.8)
 
     def show_exp(self) -> None:
         t, i = self.trace, self.focus
-        row_max, _, _ = softmax_parts(t.head.scaled[i], t.head.mask[i])
-        m = fmt(row_max, 2)
+        m = fmt(t.head.row_max[i], 2)
         masked = "" if t.head.mask[i].all() else self.tr(" Masked keys get exp = 0.",
                                                          "被遮住的键 exp = 0。")
-        self.say(f"Softmax, step 1: subtract the row's max ({m}) and take exp: all positive, "
-                 f"the largest becomes 1.{masked}",
-                 f"softmax 第一步：减去这一行的最大值（{m}）再取 exp：全部为正，最大的变成 1。{masked}")
-        self.play(FadeIn(VGroup(self.table.columns["exp"], self.table.footer["max"]),
-                         shift=0.2 * RIGHT), run_time=0.8)
+        self.say(self.tr(
+            f"Softmax, step 1: subtract the row's max ({m}) and take exp: all positive, "
+            f"the largest becomes 1.{masked}",
+            f"softmax 第一步：减去这一行的最大值（{m}）再取 exp：全部为正，最大的变成 1。{masked}"))
+        self.play(FadeIn(VGroup(self.table.exp, self.table.row_max), shift=0.2 * RIGHT),
+                  run_time=0.8)
         self.wait(0.9)
 
     def show_weights(self) -> None:
-        t, i = self.trace, self.focus
-        _, _, e_sum = softmax_parts(t.head.scaled[i], t.head.mask[i])
-        tb = self.table
-        self.say(f"Step 2: divide each by their sum ({fmt(e_sum, 3)}): the weights.",
-                 f"第二步：每个除以它们的和（{fmt(e_sum, 3)}）：得到权重。")
-        self.play(FadeIn(VGroup(tb.columns["weights"], tb.footer["exp_sum"], tb.footer["rule"]),
-                         shift=0.2 * RIGHT), run_time=0.8)
-        self.play(FadeIn(tb.columns["bars"][:2]),
-                  *[GrowFromEdge(b, LEFT) for b in tb.columns["bars"][2]], run_time=0.8)
+        tb, e_sum = self.table, fmt(self.trace.head.exp_sum[self.focus], 3)
+        self.say(self.tr(f"Step 2: divide each by their sum ({e_sum}): the weights.",
+                         f"第二步：每个除以它们的和（{e_sum}）：得到权重。"))
+        self.play(FadeIn(VGroup(tb.weights, tb.exp_sum, tb.rule), shift=0.2 * RIGHT),
+                  run_time=0.8)
+        self.play(FadeIn(tb.bar_scale), *[GrowFromEdge(b, LEFT) for b in tb.bars], run_time=0.8)
         self.wait(0.8)
 
     def show_total(self) -> None:
@@ -264,20 +287,20 @@ class SoftmaxScene(ChapterScene):
         w = t.head.weights[i]
         j = int(np.argmax(w))
         tb = self.table
-        who = self.quoted(self.k_word(j))
         itself = self.tr(" (itself)", "（它自己）") if (not t.cross and j == i) else ""
         n = int(t.head.mask[i].sum())
-        head_en = f"{self.quoted(self.focus_word)} gives the most weight to {who}{itself}: {fmt(w[j], 2)}."
-        head_zh = f"“{self.focus_word}”给“{self.k_word(j)}”{itself}的权重最大：{fmt(w[j], 2)}。"
+        text = self.tr(
+            f"{self.quoted(self.focus_word)} gives the most weight to {self.quoted(self.k_word(j))}"
+            f"{itself}: {fmt(w[j], 2)}.",
+            f"“{self.focus_word}”给“{self.k_word(j)}”{itself}的权重最大：{fmt(w[j], 2)}。")
         total = fmt(w.sum(), 2)
         if n == 1:
-            tail_en = f" Its single weight fills the whole bar: Σ = {total}."
-            tail_zh = f"唯一的权重填满整条：Σ = {total}。"
+            text += self.tr(f" Its single weight fills the whole bar: Σ = {total}.",
+                            f"唯一的权重填满整条：Σ = {total}。")
         else:
-            tail_en = f" Laid end to end, its {n} weights fill exactly one bar: Σ = {total}."
-            tail_zh = f"{n} 个权重首尾相接正好填满一整条：Σ = {total}。"
-        self.say(head_en + tail_en, head_zh + tail_zh)
-        anims = [FadeIn(tb.stacked), FadeIn(tb.footer["weight_sum"])]
+            text += self.tr(f" Laid end to end, its {n} weights fill exactly one bar: Σ = {total}.",
+                            f"{n} 个权重首尾相接正好填满一整条：Σ = {total}。")
+        self.say(text)
         # The shown bars slide down into the stacked bar; the hidden keys' segments fade in.
         moved = []
         with_segment = [k for k in range(len(w)) if w[k] * BAR_LEN > 0]
@@ -286,5 +309,6 @@ class SoftmaxScene(ChapterScene):
                 moved.append(TransformFromCopy(tb.bars[tb.shown.index(k)], seg))
             else:
                 moved.append(FadeIn(seg))
-        self.play(*anims, LaggedStart(*moved, lag_ratio=0.05), run_time=1.4)
+        self.play(FadeIn(tb.outline), FadeIn(tb.weight_sum), LaggedStart(*moved, lag_ratio=0.05),
+                  run_time=1.4)
         self.wait(1.2)

@@ -9,17 +9,16 @@ import numpy as np
 from manim import *
 
 from scenes.base import ChapterScene
+from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X
+from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import (
-    SAFE_BOTTOM,
-    SAFE_X,
     CellLayout,
     MatrixView,
     Recorder,
     Theme,
     fit_cells,
-    fit_width,
-    fmt,
-    make_text,
+    label_width,
+    make_sub,
 )
 
 MAX_ROWS = 8  # more allowed keys than this: show the TOP_ROWS largest, fold the rest
@@ -51,117 +50,149 @@ def plan_rows(weights_row: np.ndarray, mask_row: np.ndarray, normalized: bool) -
     return RowPlan(ranked[:TOP_ROWS], len(allowed) - TOP_ROWS, masked)
 
 
-def make_sub(main: str, sub: str, size: float, color: str, sub_color: str) -> VGroup:
-    """A symbol with a word as its subscript, e.g. Z with "milk" below right."""
-    m = make_text(main, size, color, weight="BOLD")
-    s = fit_width(make_text(sub, max(16, size * 0.62), sub_color), 2.2)
-    s.next_to(m, RIGHT, buff=0.04).align_to(m, DOWN).shift(DOWN * size * 0.004)
-    return VGroup(m, s)
+@dataclass
+class WeightedTable:
+    """weights × V = weighted rows, summed into Z: the parts, in the order they appear."""
+
+    weights: MatrixView  # the followed word's weight (or raw factor) per shown key
+    V: MatrixView
+    weighted: MatrixView  # weights[i, j]·V[j], one row per shown key
+    Z: MatrixView
+    times: Mobject
+    equals: Mobject
+    headers: VGroup  # over the weights, V and the weighted rows
+    folded: VGroup  # "+ N smaller rows" and the "⋮" marks (empty when nothing is folded)
+    tints: list[Rectangle]  # behind each weighted row, in its key's colour
+    rule: Line
+    z_label: VGroup
+    z_box: Rectangle
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.weights, self.times, self.V, self.equals, self.weighted,
+                      self.headers, self.folded, self.rule, self.Z, self.z_label, self.z_box)
+
+
+def make_grids(trace, plan: RowPlan, layout: CellLayout, theme: Theme, k_labels: list[str],
+               k_colors: list[str], record: Recorder) -> tuple[MatrixView, ...]:
+    """The weight column, V's shown rows, the weighted rows and Z_i, every number drawn."""
+    h, i, rows = trace.head, trace.focus, plan.rows
+    kw = {"theme": theme, "layout": layout, "decimals": DECIMALS, "record": record,
+          "heat": False, "numbers_in_rows": set(range(len(rows)))}
+    w_vals = h.weights[i, rows][:, None]  # (r, 1)
+    V_vals = h.V[rows]  # (r, d_k)
+    weights = MatrixView(w_vals, key="weights", max_cols=1, **{**kw, "decimals": W_DECIMALS},
+                         row_labels=[k_labels[j] for j in rows],
+                         row_colors=[k_colors[j] for j in rows],
+                         index_map=lambda a, b: (i, rows[a]))
+    for a, j in enumerate(rows):
+        weights.numbers[(a, 0)].set_color(k_colors[j])
+        weights.cell_at[(a, 0)].set_fill(k_colors[j], 0.14)
+    V = MatrixView(V_vals, key="V", max_cols=MAX_COLS, index_map=lambda a, m: (rows[a], m), **kw)
+    weighted = MatrixView(w_vals * V_vals, key="weighted_V", max_cols=MAX_COLS,  # (r, d_k)
+                          index_map=lambda a, m: (i, rows[a], m), **kw)
+    Z = MatrixView(h.Z[i:i + 1], key="Z", max_cols=MAX_COLS, index_map=lambda a, m: (i, m),
+                   **{**kw, "numbers_in_rows": {0}})
+    return weights, V, weighted, Z
+
+
+def tint_rows(view: MatrixView, colors: list[str]) -> list[Rectangle]:
+    """A faint band of each row's word colour behind the row (it travels with the grid)."""
+    tints = [Rectangle(width=view.row_rect_of(a).width, height=view.layout.cell_h,
+                       stroke_width=0, fill_color=c, fill_opacity=0.08).move_to(view.row_rect_of(a))
+             for a, c in enumerate(colors)]
+    view.add_to_back(*tints)
+    return tints
+
+
+def make_headers(trace, views: tuple[MatrixView, ...], size: float, theme: Theme,
+                 tr: Translate) -> VGroup:
+    """'weight' (or 'factor' without softmax), 'V values' and 'weight × V' over their grids."""
+    weights, V, weighted = views
+    name = tr("weight", "权重") if trace.normalized else tr("factor", "因子")
+    headers = VGroup(
+        make_text(name, size, theme.muted).next_to(weights.grid_only(), UP, 0.15),
+        make_sub("V", tr("values", "值"), size * 1.15, theme.v, theme.muted)
+        .next_to(V.grid_only(), UP, 0.15),
+        make_text(name + " × V", size, theme.muted).next_to(weighted.grid_only(), UP, 0.15),
+    )
+    for hd in headers:
+        fit_width(hd, max(hd.width * 0.5, 2.4))
+    return headers
+
+
+def make_fold_note(plan: RowPlan, views: tuple[MatrixView, ...], theme: Theme,
+                   tr: Translate) -> VGroup:
+    """Under the rows: '+ N smaller rows' under V, '⋮' under the weights and weighted rows."""
+    if not plan.folded:
+        return VGroup()
+    weights, V, weighted = views
+    layout = V.layout
+    n = plan.folded
+    note = make_text(tr(f"⋮  + {n} smaller row{'s' if n != 1 else ''}", f"⋮  另外 {n} 个较小的行"),
+                     max(MIN_FONT, min(22, layout.font_size * 0.85)), theme.muted)
+    fit_width(note, V.grid_only().width)
+    note.next_to(V.grid_only(), DOWN, buff=layout.cell_h * 0.5 - note.height / 2)
+    dots = VGroup(*[make_text("⋮", max(MIN_FONT, layout.font_size * 0.9), theme.muted)
+                    .next_to(m.grid_only(), DOWN, buff=layout.cell_h * 0.2)
+                    for m in (weights, weighted)])
+    for d in dots:
+        if d.height > layout.cell_h * 0.8:
+            d.scale_to_fit_height(layout.cell_h * 0.8)
+    return VGroup(note, dots)
 
 
 def make_weighted_table(trace, plan: RowPlan, theme: Theme, k_labels: list[str],
                         k_colors: list[str], q_label: str, q_color: str, record: Recorder,
-                        top: float, zh: bool) -> dict[str, VGroup]:
+                        top: float, tr: Translate) -> WeightedTable:
     """weights column × V rows = scaled rows, then their column sums Z_i, fitted under `top`."""
-    h, i = trace.head, trace.focus
-    rows = plan.rows
-    r = len(rows)
-    d_k = trace.d_k
-    c = min(d_k, MAX_COLS)
-    fold_rows = 1 if plan.folded else 0
-    label_w = min(1.9, max(len(k_labels[j]) for j in rows) * 0.17 + 0.3)
-    avail_w = 2 * SAFE_X - label_w - 1.5
+    r, c = len(plan.rows), min(trace.d_k, MAX_COLS)
+    avail_w = 2 * SAFE_X - label_width([k_labels[j] for j in plan.rows]) - 1.5
     avail_h = top - SAFE_BOTTOM - 0.55 - 0.35  # headers; the rule above Z
-    base = fit_cells(r + fold_rows + 1, 2 * c + 1, avail_w, avail_h, DECIMALS, max_font=28)
+    base = fit_cells(r + (1 if plan.folded else 0) + 1, 2 * c + 1, avail_w, avail_h, DECIMALS,
+                     max_font=28)
     layout = CellLayout(min(base.cell_w, 1.25), base.cell_h, base.font_size, True)
-    forced = set(range(r))  # numbers in every row (the font never drops below MIN_FONT)
-    w_vals = h.weights[i, rows][:, None]  # (r, 1)
-    V_vals = h.V[rows]  # (r, d_k)
-    wV_vals = w_vals * V_vals  # (r, d_k)  weights[i, j]·V[j, m]
-    kw = {"theme": theme, "layout": layout, "decimals": DECIMALS, "record": record, "heat": False,
-              "numbers_in_rows": forced}
-    wcol = MatrixView(w_vals, key="weights", max_cols=1, **{**kw, "decimals": W_DECIMALS},
-                      row_labels=[k_labels[j] for j in rows], row_colors=[k_colors[j] for j in rows],
-                      index_map=lambda a, b: (i, rows[a]))
-    for a, j in enumerate(rows):
-        wcol.numbers[(a, 0)].set_color(k_colors[j])
-        wcol.cell_at[(a, 0)].set_fill(k_colors[j], 0.14)
-    V = MatrixView(V_vals, key="V", max_cols=MAX_COLS, index_map=lambda a, m: (rows[a], m), **kw)
-    wV = MatrixView(wV_vals, key="weighted_V", max_cols=MAX_COLS,
-                    index_map=lambda a, m: (i, rows[a], m), **kw)
-    Z = MatrixView(h.Z[i:i + 1], key="Z", max_cols=MAX_COLS, index_map=lambda a, m: (i, m),
-                   **{**kw, "numbers_in_rows": {0}})
-    bgs = {}
-    for name, mob in (("V", V), ("wV", wV)):
-        bgs[name] = [Rectangle(width=mob.row_rect_of(a).width, height=layout.cell_h, stroke_width=0,
-                               fill_color=k_colors[j], fill_opacity=0.08).move_to(mob.row_rect_of(a))
-                     for a, j in enumerate(rows)]
-        mob.add_to_back(*bgs[name])  # the row tints travel with their grid
+    weights, V, weighted, Z = make_grids(trace, plan, layout, theme, k_labels, k_colors, record)
+    colors = [k_colors[j] for j in plan.rows]
+    tint_rows(V, colors)
+    tints = tint_rows(weighted, colors)
     sign = max(20, min(36, layout.font_size * 1.3))
-    times = make_text("×", sign, theme.text)
-    equals = make_text("=", sign, theme.text)
-    VGroup(wcol, times, V, equals, wV).arrange(RIGHT, buff=0.25, aligned_edge=UP)
+    times, equals = make_text("×", sign, theme.text), make_text("=", sign, theme.text)
+    VGroup(weights, times, V, equals, weighted).arrange(RIGHT, buff=0.25, aligned_edge=UP)
     for op in (times, equals):
-        op.set_y(wcol.grid_only().get_y())
-
-    head_size = max(16, min(24, layout.font_size * 0.9))
-    headers = VGroup(
-        make_text(("权重" if zh else "weight") if trace.normalized else ("因子" if zh else "factor"),
-                  head_size, theme.muted).next_to(wcol.grid_only(), UP, 0.15),
-        make_sub("V", "值" if zh else "values", head_size * 1.15, theme.v, theme.muted)
-        .next_to(V.grid_only(), UP, 0.15),
-        make_text(("权重" if zh else "weight") + " × V" if trace.normalized
-                  else ("因子" if zh else "factor") + " × V", head_size, theme.muted)
-        .next_to(wV.grid_only(), UP, 0.15),
-    )
-    for hd in headers:
-        fit_width(hd, max(hd.width * 0.5, 2.4))
-    extra = VGroup()
-    if plan.folded:
-        note_text = (f"⋮  另外 {plan.folded} 个较小的行" if zh
-                     else f"⋮  + {plan.folded} smaller row{'s' if plan.folded != 1 else ''}")
-        note = make_text(note_text, max(16, min(22, layout.font_size * 0.85)), theme.muted)
-        fit_width(note, V.grid_only().width)
-        note.next_to(V.grid_only(), DOWN, buff=layout.cell_h * 0.5 - note.height / 2)
-        dots = VGroup(*[make_text("⋮", max(16, layout.font_size * 0.9), theme.muted)
-                        .next_to(m.grid_only(), DOWN, buff=layout.cell_h * 0.2) for m in (wcol, wV)])
-        for d in dots:
-            if d.height > layout.cell_h * 0.8:
-                d.scale_to_fit_height(layout.cell_h * 0.8)
-        extra.add(note, dots)
-    above_rule = extra if plan.folded else wV.grid_only()
-    rule = Line(LEFT, RIGHT, stroke_color=theme.text, stroke_width=2)
-    rule.set_width(wV.grid_only().width + 0.2)
-    rule.next_to(VGroup(wV.grid_only(), above_rule), DOWN, buff=0.12).align_to(wV.grid_only(), LEFT)
-    rule.shift(LEFT * 0.1)
+        op.set_y(weights.grid_only().get_y())
+    head_size = max(MIN_FONT, min(24, layout.font_size * 0.9))
+    headers = make_headers(trace, (weights, V, weighted), head_size, theme, tr)
+    folded = make_fold_note(plan, (weights, V, weighted), theme, tr)
+    # The rule under the weighted rows, then Z: their column sums.
+    above_rule = folded if plan.folded else weighted.grid_only()
+    rule_w = weighted.grid_only().width + 0.2
+    rule = Line(LEFT * rule_w / 2, RIGHT * rule_w / 2, stroke_color=theme.text, stroke_width=2)
+    rule.next_to(VGroup(weighted.grid_only(), above_rule), DOWN, buff=0.12)
+    rule.align_to(weighted.grid_only(), LEFT).shift(LEFT * 0.1)
     Z.grid_only().next_to(rule, DOWN, buff=0.12)
-    Z.align_to(wV.grid_only(), LEFT)
+    Z.align_to(weighted.grid_only(), LEFT)
     z_label = VGroup(
-        make_text("各行相加 =" if zh else "sum of the rows =", max(16, head_size), theme.muted),
+        make_text(tr("sum of the rows =", "各行相加 ="), max(MIN_FONT, head_size), theme.muted),
         make_sub("Z", q_label, max(22, head_size * 1.25), theme.accent, q_color),
     ).arrange(RIGHT, buff=0.15)
     z_label.next_to(Z.grid_only(), LEFT, buff=0.25)
-    z_box = Z.row_box(0, theme.accent)
-    whole = VGroup(wcol, times, V, equals, wV, headers, extra, rule, Z, z_label, z_box)
+    table = WeightedTable(weights, V, weighted, Z, times, equals, headers, folded, tints, rule,
+                          z_label, Z.row_box(0, theme.accent))
+    whole = table.group
     fit_width(whole, 2 * SAFE_X)
     whole.move_to(ORIGIN).align_to(UP * top, UP)
-    return {"wcol": wcol, "V": V, "wV": wV, "Z": Z, "ops": VGroup(times, equals), "headers": headers,
-                "extra": extra, "bgs": bgs, "rule": rule, "z_label": z_label, "z_box": z_box}
+    return table
 
 
 class WeightedSumScene(ChapterScene):
     chapter = 6
-    title_en = "Weighted sum: mixing the values"
-    title_zh = "加权求和：把值混合起来"
-    reads_trace = ("query_tokens", "key_tokens", "heads", "head_index", "focus", "normalized",
-                   "causal", "cross", "source", "model_name", "layer", "seed")
-    reads_focus = True
 
     def construct(self) -> None:
         self.show_title()
-        parts = self.show_weights_and_values()
-        self.show_scaled_rows(parts)
-        self.show_sum(parts)
+        table = self.show_weights_and_values()
+        self.show_scaled_rows(table)
+        self.show_sum(table)
         self.show_meaning()
         self.finish()
 
@@ -177,82 +208,88 @@ class WeightedSumScene(ChapterScene):
         self.drawn("weights", (self.focus, j), text)
         return text
 
-    def show_weights_and_values(self) -> dict:
+    def show_weights_and_values(self) -> WeightedTable:
         t, i, plan = self.trace, self.focus, self.plan
-        parts = make_weighted_table(
+        table = make_weighted_table(
             t, plan, self.theme, self.k_labels, self.k_colors, self.q_labels[i],
-            self.q_colors[i], self.drawn, top=self.title_mob.get_bottom()[1] - 0.25,
-            zh=self.settings.language == "zh")
-        self.parts = parts
+            self.q_colors[i], self.drawn, top=self.title_mob.get_bottom()[1] - 0.25, tr=self.tr)
         w = self.quoted(self.focus_word)
         if t.normalized:
-            en = f"The weights of {w} (its softmax row) say how much of each value row V it takes."
-            zh = f"{w}的权重（它的 softmax 行）决定它从每一行值 V 中取多少。"
+            text = self.tr(
+                f"The weights of {w} (its softmax row) say how much of each value row V it takes.",
+                f"{w}的权重（它的 softmax 行）决定它从每一行值 V 中取多少。")
         else:
-            en = (f"No softmax: the raw factors of {w} (its row of Q·Kᵀ, not summing to 1) "
-                  "weigh the value rows V directly.")
-            zh = f"没有 softmax：{w}的原始因子（Q·Kᵀ 的一行，总和不为 1）直接给每一行值 V 加权。"
+            text = self.tr(
+                f"No softmax: the raw factors of {w} (its row of Q·Kᵀ, not summing to 1) "
+                "weigh the value rows V directly.",
+                f"没有 softmax：{w}的原始因子（Q·Kᵀ 的一行，总和不为 1）直接给每一行值 V 加权。")
         if plan.masked:
             m = len(plan.masked)
-            en += (f" The {m} later word{'s are' if m != 1 else ' is'} masked: "
-                   "weight 0, excluded.")
-            zh += f"后面的 {m} 个词被遮住：权重为 0，不参与求和。"
-        self.say(en, zh)
-        wcol, V = parts["wcol"], parts["V"]
-        self.play(FadeIn(VGroup(wcol, parts["headers"][0])), run_time=0.7)
-        self.play(FadeIn(VGroup(parts["ops"][0], V, parts["headers"][1])), run_time=0.7)
+            text += self.tr(f" The {m} later word{'s are' if m != 1 else ' is'} masked: "
+                            "weight 0, excluded.",
+                            f"后面的 {m} 个词被遮住：权重为 0，不参与求和。")
+        self.say(text)
+        self.play(FadeIn(VGroup(table.weights, table.headers[0])), run_time=0.7)
+        self.play(FadeIn(VGroup(table.times, table.V, table.headers[1])), run_time=0.7)
         self.wait(1.2)
-        return parts
+        return table
 
-    def show_scaled_rows(self, parts: dict) -> None:
-        plan, wcol, V, wV = self.plan, parts["wcol"], parts["V"], parts["wV"]
+    def show_scaled_rows(self, table: WeightedTable) -> None:
+        plan = self.plan
         h, i = self.trace.head, self.focus
         shown = plan.rows
         first = max(range(len(shown)), key=lambda a: (abs(h.weights[i, shown[a]]), -a))
         ranked = sorted(shown, key=lambda k: -abs(h.weights[i, k]))[:2]
         terms = [f"{self.w_text(k)} × V({self.k_labels[k]})" for k in ranked]
-        more = "…" if len(shown) > 2 or plan.folded else ""
-        what = ("weight", "权重") if self.trace.normalized else ("raw factor", "原始因子")
-        self.say(f"Each V row is multiplied by its {what[0]}: {', '.join(terms + [more][:bool(more)])}",
-                 f"每一行 V 乘以它的{what[1]}：{'，'.join(terms + [more][:bool(more)])}")
-        boxes = VGroup(wcol.cell_box(first, 0, self.theme.accent, width=4),
-                       V.row_box(first, self.theme.accent), wV.row_box(first, self.theme.accent))
-        self.play(FadeIn(parts["ops"][1], parts["headers"][2]), Create(boxes[:2]), run_time=0.6)
-        self.play(FadeIn(self.wv_row(wV, first), shift=RIGHT * 0.3), Create(boxes[2]), run_time=0.8)
+        if len(shown) > 2 or plan.folded:
+            terms.append("…")
+        what = self.tr("weight", "权重") if self.trace.normalized else self.tr("raw factor", "原始因子")
+        self.say(self.tr(f"Each V row is multiplied by its {what}: {', '.join(terms)}",
+                         f"每一行 V 乘以它的{what}：{'，'.join(terms)}"))
+        boxes = VGroup(table.weights.cell_box(first, 0, self.theme.accent, width=4),
+                       table.V.row_box(first, self.theme.accent),
+                       table.weighted.row_box(first, self.theme.accent))
+        self.play(FadeIn(table.equals, table.headers[2]), Create(boxes[:2]), run_time=0.6)
+        self.play(FadeIn(self.weighted_row(table, first), shift=RIGHT * 0.3), Create(boxes[2]),
+                  run_time=0.8)
         self.wait(0.6)
         rest = [a for a in range(len(shown)) if a != first]
-        anims = [FadeIn(self.wv_row(wV, a), shift=RIGHT * 0.3) for a in rest]
-        if parts["extra"]:
-            anims.append(FadeIn(parts["extra"]))
-        self.play(FadeOut(boxes), *( [LaggedStart(*anims, lag_ratio=0.25)] if anims else []),
+        anims = [FadeIn(self.weighted_row(table, a), shift=RIGHT * 0.3) for a in rest]
+        if plan.folded:
+            anims.append(FadeIn(table.folded))
+        self.play(FadeOut(boxes), *([LaggedStart(*anims, lag_ratio=0.25)] if anims else []),
                   run_time=min(2.0, 0.6 + 0.2 * len(anims)))
         self.wait(0.8)
 
-    def wv_row(self, wV: MatrixView, a: int) -> VGroup:
-        """Row a of the scaled matrix: its tint, its cells (with the "…" cell) and numbers."""
-        y = wV.row_rect_of(a).get_y()
-        cells = [m for m in wV.cells if abs(m.get_y() - y) < 1e-6]
-        nums = [t for (r, _), t in wV.numbers.items() if r == a]
-        return VGroup(self.parts["bgs"]["wV"][a], *cells, *nums)
+    @staticmethod
+    def weighted_row(table: WeightedTable, a: int) -> VGroup:
+        """Row a of the weighted rows: its tint, its cells (with the "…" cell) and numbers."""
+        view = table.weighted
+        y = view.row_rect_of(a).get_y()
+        cells = [m for m in view.cells if abs(m.get_y() - y) < 1e-6]
+        nums = [t for (r, _), t in view.numbers.items() if r == a]
+        return VGroup(table.tints[a], *cells, *nums)
 
-    def show_sum(self, parts: dict) -> None:
-        plan, wV, Z = self.plan, parts["wV"], parts["Z"]
+    def show_sum(self, table: WeightedTable) -> None:
+        plan, Z = self.plan, table.Z
         zw = self.quoted(self.focus_word)
         if plan.folded:
             n = len(plan.rows) + plan.folded
-            en = (f"Adding the rows column by column gives Z of {zw}. Z is the full sum of all "
-                  f"{n} rows: the {len(plan.rows)} shown + {plan.folded} smaller rows.")
-            zh = (f"按列把各行相加，得到{zw}的 Z。Z 是全部 {n} 行的和："
-                  f"显示的 {len(plan.rows)} 行 + 另外 {plan.folded} 个较小的行。")
+            text = self.tr(
+                f"Adding the rows column by column gives Z of {zw}. Z is the full sum of all "
+                f"{n} rows: the {len(plan.rows)} shown + {plan.folded} smaller rows.",
+                f"按列把各行相加，得到{zw}的 Z。Z 是全部 {n} 行的和："
+                f"显示的 {len(plan.rows)} 行 + 另外 {plan.folded} 个较小的行。")
         else:
-            en = f"Adding the scaled rows column by column gives Z of {zw}: its encoded value."
-            zh = f"把加权后的各行按列相加，得到{zw}的 Z：它的“编码值”。"
-        self.say(en, zh)
-        copies = [self.wv_row(wV, a).copy() for a in range(len(plan.rows))]
-        self.play(Create(parts["rule"]), run_time=0.4)
+            text = self.tr(
+                f"Adding the scaled rows column by column gives Z of {zw}: its encoded value.",
+                f"把加权后的各行按列相加，得到{zw}的 Z：它的“编码值”。")
+        self.say(text)
+        copies = [self.weighted_row(table, a).copy() for a in range(len(plan.rows))]
+        self.play(Create(table.rule), run_time=0.4)
         self.play(*[FadeOut(cp, target_position=Z.grid_only().get_center()) for cp in copies],
                   run_time=1.0)
-        self.play(FadeIn(Z), FadeIn(parts["z_label"]), Create(parts["z_box"]), run_time=0.8)
+        self.play(FadeIn(Z), FadeIn(table.z_label), Create(table.z_box), run_time=0.8)
         self.wait(1.5 if plan.folded else 1.0)
 
     def show_meaning(self) -> None:
@@ -262,23 +299,24 @@ class WeightedSumScene(ChapterScene):
             return
         size = h.weights[i] if t.normalized else np.abs(h.weights[i])
         top = max(allowed, key=lambda j: (size[j], -j))
-        zw, kw = self.quoted(self.focus_word), self.quoted(self.k_word(top))
+        zw, kw, v = self.quoted(self.focus_word), self.quoted(self.k_word(top)), self.k_labels[top]
         wt = self.w_text(top)
         if len(allowed) == 1 and t.normalized:
-            en = (f"Only one word to attend to: its weight is {wt}, so Z of {zw} is "
-                  f"V({self.k_labels[top]}) itself.")
-            zh = f"只有一个词可以关注：它的权重是 {wt}，所以{zw}的 Z 就是 V({self.k_labels[top]}) 本身。"
+            text = self.tr(
+                f"Only one word to attend to: its weight is {wt}, so Z of {zw} is V({v}) itself.",
+                f"只有一个词可以关注：它的权重是 {wt}，所以{zw}的 Z 就是 V({v}) 本身。")
         elif t.normalized:
-            en = (f"The weights sum to 1, so Z is a blend of the value rows; {kw} has the largest "
-                  f"weight ({wt}), so Z of {zw} leans most towards V({self.k_labels[top]}).")
-            zh = (f"权重之和为 1，所以 Z 是各行值的混合；{kw}的权重最大（{wt}），"
-                  f"所以{zw}的 Z 最接近 V({self.k_labels[top]})。")
+            text = self.tr(
+                f"The weights sum to 1, so Z is a blend of the value rows; {kw} has the largest "
+                f"weight ({wt}), so Z of {zw} leans most towards V({v}).",
+                f"权重之和为 1，所以 Z 是各行值的混合；{kw}的权重最大（{wt}），"
+                f"所以{zw}的 Z 最接近 V({v})。")
         else:
-            total = float(np.sum(h.weights[i]))
-            st = fmt(total, DECIMALS)
+            st = fmt(float(np.sum(h.weights[i])), DECIMALS)
             self.drawn("weight_sum", (i,), st)
-            en = (f"Without softmax the factors sum to {st}, not 1, so Z is not an average: "
-                  f"{kw} (factor {wt}) weighs most.")
-            zh = f"没有 softmax 时，这些因子之和是 {st} 而不是 1，所以 Z 不是平均值：{kw}（因子 {wt}）分量最大。"
-        self.say(en, zh)
+            text = self.tr(
+                f"Without softmax the factors sum to {st}, not 1, so Z is not an average: "
+                f"{kw} (factor {wt}) weighs most.",
+                f"没有 softmax 时，这些因子之和是 {st} 而不是 1，所以 Z 不是平均值：{kw}（因子 {wt}）分量最大。")
+        self.say(text)
         self.wait(1.8)

@@ -8,19 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 from manim import *
 
+from attncore.chapters import LEARNING_CHAPTER
 from scenes.base import ChapterScene
-from scenes.widgets import (
-    MIN_FONT,
-    SAFE_BOTTOM,
-    SAFE_X,
-    Recorder,
-    Theme,
-    fit_width,
-    fmt,
-    make_label,
-    make_text,
-    wrap,
-)
+from scenes.layout import LABEL_FILL, MIN_FONT, SAFE_BOTTOM, SAFE_X, font_for_row, widest
+from scenes.text import Translate, fit_width, fmt, make_text, wrap
+from scenes.widgets import Recorder, Theme, make_label
 
 MAX_BARS = 12  # up to this many allowed keys: one bar each
 TOP_BARS = 10  # more keys: the 10 largest as bars, the rest summed in one line
@@ -54,79 +46,119 @@ def plan_bars(row: np.ndarray, mask_row: np.ndarray) -> BarPlan:
     return BarPlan(ranked, [], masked)
 
 
-def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: list[str],
-                   theme: Theme, top: float, bottom: float, record: Recorder, focus: int,
-                   zh: bool, normalized: bool) -> dict[str, VGroup]:
-    """Horizontal bars, one per ranked key: label, bar in the key's colour, value.
-    Fitted between `top` and `bottom`, centred."""
+@dataclass
+class BarChart:
+    """The ranked bars with their labels, values, zero line, headings and notes."""
+
+    labels: VGroup
+    bars: VGroup
+    grow_from: list[np.ndarray]  # the edge each bar grows from: LEFT (≥ 0) or RIGHT (< 0)
+    values: VGroup
+    axis: Line
+    headings: VGroup  # "keys" over the labels, "attention weight" over the bars
+    notes: VGroup  # the total (and the rest), the masked keys
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.labels, self.bars, self.values, self.axis, self.headings, self.notes)
+
+
+@dataclass(frozen=True)
+class ChartGeometry:
+    row_h: float
+    font: float
+    label_w: float
+    unit: float  # length of a bar per unit of value
+    x0: float  # the zero line, from the left end of the bar area
+
+
+def plan_chart(row: np.ndarray, plan: BarPlan, labels: list[str], top: float,
+               bottom: float) -> ChartGeometry:
+    """Row height and font from the room; bar lengths from the widest value that must fit."""
     n = len(plan.ranked)
     notes = 1 + bool(plan.masked)  # "+ N more · all keys", "masked"
     row_h = min(0.55, max(0.27, (top - bottom - 0.5 - notes * 0.42) / max(n, 1)))
-    size = max(MIN_FONT, min(28, row_h * 0.62 / 0.0106))
-    label_w = min(2.2, max(len(labels[j]) for j in plan.ranked) * size * 0.0062 + 0.2)
-    value_w = size * 0.0061 * 6.5
+    font = font_for_row(row_h, LABEL_FILL)
+    label_w = min(2.2, widest([labels[j] for j in plan.ranked], font, "BOLD") + 0.2)
+    value_w = widest([fmt(row[j], DECIMALS) for j in plan.ranked], font) + 0.2
     bar_w = min(7.5, 2 * SAFE_X - label_w - value_w - 0.6)
     vals = row[plan.ranked]
     pos, neg = max(float(vals.max()), 0.0), max(float(-vals.min()), 0.0)
     unit = bar_w / (pos + neg) if pos + neg > 0 else 0.0
-    x0 = neg * unit  # the zero line, measured from the left end of the bar area
-    label_col, bars, values = VGroup(), VGroup(), VGroup()
+    return ChartGeometry(row_h, font, label_w, unit, neg * unit)
+
+
+def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[str],
+              colors: list[str], theme: Theme, record: Recorder,
+              focus: int) -> tuple[VGroup, VGroup, list[np.ndarray], VGroup]:
+    """One line per ranked key: its label, its bar from the zero line, its value."""
+    label_col, bars, grow_from, values = VGroup(), VGroup(), [], VGroup()
     for r, j in enumerate(plan.ranked):
-        y = -r * row_h
+        y = -r * geo.row_h
         v = float(row[j])
-        length = max(abs(v) * unit, 0.015)
-        bar = Rectangle(width=length, height=row_h * 0.64, stroke_width=0,
+        length = max(abs(v) * geo.unit, 0.015)
+        bar = Rectangle(width=length, height=geo.row_h * 0.64, stroke_width=0,
                         fill_color=colors[j], fill_opacity=0.85)
-        bar.move_to([x0 + (length / 2 if v >= 0 else -length / 2), y, 0])
-        bar.grows_from = LEFT if v >= 0 else RIGHT
-        lab = fit_width(make_text(labels[j], size, colors[j], weight="BOLD" if j == focus else "NORMAL"),
-                        label_w)
-        lab.move_to([-0.2, y, 0], aligned_edge=RIGHT)
+        bars.add(bar.move_to([geo.x0 + (length / 2 if v >= 0 else -length / 2), y, 0]))
+        grow_from.append(LEFT if v >= 0 else RIGHT)
+        lab = make_text(labels[j], geo.font, colors[j], weight="BOLD" if j == focus else "NORMAL")
+        label_col.add(fit_width(lab, geo.label_w).move_to([-0.2, y, 0], aligned_edge=RIGHT))
         text = fmt(v, DECIMALS)
-        record("weights", (focus, j), text)  # the caller maps focus = the query index
-        val = make_text(text, size, theme.text)
-        anchor = bar.get_right() if v >= 0 else np.array([x0, y, 0])
-        val.next_to(anchor, RIGHT, buff=0.12)
-        label_col.add(lab)
-        bars.add(bar)
-        values.add(val)
-    axis = Line([x0, row_h * 0.5, 0], [x0, -(n - 0.5) * row_h, 0], stroke_color=theme.muted,
-                stroke_width=2)
-    note_size = max(MIN_FONT, min(22, size * 0.85))
-    head_k = make_text("键 (key)" if zh else "keys", note_size, theme.k)
-    head_k.next_to(label_col, UP, buff=0.2).align_to(label_col, RIGHT)
-    head_w = make_text(("注意力权重" if zh else "attention weight") if normalized
-                       else ("原始因子 Q·Kᵀ" if zh else "raw factor Q·Kᵀ"), note_size, theme.w)
-    head_w.next_to(axis, UP, buff=0.2).align_to(bars, LEFT)
-    head_w.set_y(head_k.get_y())
-    notes_g = VGroup()
+        record("weights", (focus, j), text)
+        anchor = bar.get_right() if v >= 0 else np.array([geo.x0, y, 0])
+        values.add(make_text(text, geo.font, theme.text).next_to(anchor, RIGHT, buff=0.12))
+    return label_col, bars, grow_from, values
+
+
+def make_notes(row: np.ndarray, plan: BarPlan, size: float, theme: Theme, record: Recorder,
+               focus: int, normalized: bool, tr: Translate) -> VGroup:
+    """Under the bars: the total of all keys (with the rest summed), and the masked keys."""
     total = fmt(float(row.sum()), DECIMALS)
     record("weight_sum", (focus,), total)
     if normalized:
-        total_text = ("全部键合计：" if zh else "all keys: ") + total
+        text = tr("all keys: ", "全部键合计：") + total
     else:
-        total_text = f"全部原始因子之和：{total}（不是 1）" if zh else f"all raw factors: {total} (not 1)"
+        text = tr(f"all raw factors: {total} (not 1)", f"全部原始因子之和：{total}（不是 1）")
     if plan.rest:
         rest = fmt(plan.rest_sum(row), DECIMALS)
         record("weights_rest", (focus,), rest)
         m = len(plan.rest)
-        total_text = (f"+ 另外 {m} 个词，合计 {rest}" if zh else f"+ {m} more, together {rest}") \
-            + "   ·   " + total_text
-    notes_g.add(make_text(total_text, note_size, theme.text))
+        text = tr(f"+ {m} more, together {rest}", f"+ 另外 {m} 个词，合计 {rest}") + "   ·   " + text
+    notes = VGroup(make_text(text, size, theme.text))
     if plan.masked:
         m = len(plan.masked)
-        notes_g.add(make_text(f"被遮住（权重 0）：后面的 {m} 个词" if zh
-                              else f"masked (weight 0): {m} later word{'s' if m != 1 else ''}",
-                              note_size, theme.muted))
-    notes_g.arrange(DOWN, buff=0.14, aligned_edge=LEFT)
-    notes_g.next_to(VGroup(bars, axis), DOWN, buff=0.25).align_to(bars, LEFT)
-    chart = VGroup(label_col, bars, values, axis, head_k, head_w, notes_g)
-    fit_width(chart, 2 * SAFE_X)
-    if chart.height > top - bottom:  # a last resort; the sizes above normally fit
-        chart.scale_to_fit_height(top - bottom)
-    chart.move_to(ORIGIN).align_to(UP * top, UP)
-    return {"labels": label_col, "bars": bars, "values": values, "axis": axis,
-            "heads": VGroup(head_k, head_w), "notes": notes_g, "chart": chart}
+        notes.add(make_text(tr(f"masked (weight 0): {m} later word{'s' if m != 1 else ''}",
+                               f"被遮住（权重 0）：后面的 {m} 个词"), size, theme.muted))
+    return notes.arrange(DOWN, buff=0.14, aligned_edge=LEFT)
+
+
+def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: list[str],
+                   theme: Theme, top: float, bottom: float, record: Recorder, focus: int,
+                   normalized: bool, tr: Translate) -> BarChart:
+    """Horizontal bars, one per ranked key: label, bar in the key's colour, value.
+    Fitted between `top` and `bottom`, centred. `focus` is the query row of `row`."""
+    geo = plan_chart(row, plan, labels, top, bottom)
+    label_col, bars, grow_from, values = make_bars(row, plan, geo, labels, colors, theme,
+                                                   record, focus)
+    n = len(plan.ranked)
+    axis = Line([geo.x0, geo.row_h * 0.5, 0], [geo.x0, -(n - 0.5) * geo.row_h, 0],
+                stroke_color=theme.muted, stroke_width=2)
+    note_size = max(MIN_FONT, min(22, geo.font * 0.85))
+    head_k = make_text(tr("keys", "键 (key)"), note_size, theme.k)
+    head_k.next_to(label_col, UP, buff=0.2).align_to(label_col, RIGHT)
+    head_w = make_text(tr("attention weight", "注意力权重") if normalized
+                       else tr("raw factor Q·Kᵀ", "原始因子 Q·Kᵀ"), note_size, theme.w)
+    head_w.next_to(axis, UP, buff=0.2).align_to(bars, LEFT)
+    head_w.set_y(head_k.get_y())
+    notes = make_notes(row, plan, note_size, theme, record, focus, normalized, tr)
+    notes.next_to(VGroup(bars, axis), DOWN, buff=0.25).align_to(bars, LEFT)
+    chart = BarChart(label_col, bars, grow_from, values, axis, VGroup(head_k, head_w), notes)
+    whole = chart.group
+    fit_width(whole, 2 * SAFE_X)
+    if whole.height > top - bottom:  # a last resort; the sizes above normally fit
+        whole.scale_to_fit_height(top - bottom)
+    whole.move_to(ORIGIN).align_to(UP * top, UP)
+    return chart
 
 
 def make_head_reason(reason: str, theme: Theme, beside: VGroup) -> VGroup:
@@ -143,11 +175,6 @@ def make_head_reason(reason: str, theme: Theme, beside: VGroup) -> VGroup:
 
 class QKVScene(ChapterScene):
     chapter = 7
-    title_en = "Query, key, value: who gets attention?"
-    title_zh = "查询、键、值：注意力给了谁？"
-    reads_trace = ("query_tokens", "key_tokens", "heads", "head_index", "focus", "normalized",
-                   "causal", "cross", "source", "model_name", "layer", "seed", "head_reason")
-    reads_focus = True
 
     def construct(self) -> None:
         self.show_title()
@@ -194,17 +221,17 @@ class QKVScene(ChapterScene):
             en = (f"{w} is the query: it asks. Every word, itself included, is a key that answers "
                   "and a value that gets mixed in.")
             zh = f"{w}是查询：它提问。每个词（包括它自己）都是回答的键，也是被混合进来的值。"
-        self.say(en, zh)
+        self.say(self.tr(en, zh))
         self.play(FadeIn(roles, shift=0.2 * RIGHT), run_time=0.7)
         self.wait(1.0)
         return roles
 
-    def show_ranked_bars(self, roles: VGroup) -> dict:
+    def show_ranked_bars(self, roles: VGroup) -> BarChart:
         plan = self.plan
-        parts = make_bar_chart(self.row, plan, self.k_labels, self.k_colors, self.theme,
+        chart = make_bar_chart(self.row, plan, self.k_labels, self.k_colors, self.theme,
                                top=roles.get_bottom()[1] - 0.3, bottom=SAFE_BOTTOM + 0.15,
                                record=self.drawn, focus=self.focus,
-                               zh=self.settings.language == "zh", normalized=self.trace.normalized)
+                               normalized=self.trace.normalized, tr=self.tr)
         if self.trace.normalized:
             en, zh = ("Its attention weights over the keys, ranked from largest to smallest.",
                       "它对各个键的注意力权重，从大到小排列。")
@@ -212,22 +239,22 @@ class QKVScene(ChapterScene):
             en, zh = (("No softmax: its raw factors (Q·Kᵀ) over the keys, ranked from largest to "
                       "smallest. They don't sum to 1."),
                       "没有 softmax：它对各个键的原始因子（Q·Kᵀ），从大到小排列。它们的和不是 1。")
-        self.say(en, zh)
-        self.play(FadeIn(parts["labels"]), FadeIn(parts["heads"]), Create(parts["axis"]),
+        self.say(self.tr(en, zh))
+        self.play(FadeIn(chart.labels), FadeIn(chart.headings), Create(chart.axis),
                   run_time=0.6)
-        grow = [GrowFromEdge(b, b.grows_from) for b in parts["bars"]]
+        grow = [GrowFromEdge(b, edge) for b, edge in zip(chart.bars, chart.grow_from)]
         self.play(LaggedStart(*grow, lag_ratio=0.12), run_time=min(2.2, 0.6 + 0.12 * len(grow)))
-        self.play(FadeIn(parts["values"]), FadeIn(parts["notes"]), run_time=0.6)
+        self.play(FadeIn(chart.values), FadeIn(chart.notes), run_time=0.6)
         self.wait(1.0)
-        return parts
+        return chart
 
-    def show_what_it_says(self, parts: dict) -> None:
+    def show_what_it_says(self, chart: BarChart) -> None:
         plan, w = self.plan, self.quoted(self.focus_word)
         ranked = plan.ranked
         if not ranked:
             return
         first = ranked[0]
-        box = SurroundingRectangle(VGroup(parts["labels"][0], parts["bars"][0], parts["values"][0]),
+        box = SurroundingRectangle(VGroup(chart.labels[0], chart.bars[0], chart.values[0]),
                                    color=self.theme.accent, buff=0.06)
         if len(ranked) == 1:
             en = f"{w} can only attend to {self.key_name(first)} ({self.w_text(first)})."
@@ -245,20 +272,29 @@ class QKVScene(ChapterScene):
                 en += f" Least: {self.key_name(last)} ({self.w_text(last)})."
                 zh += f"最少的是{self.key_name(last)}（{self.w_text(last)}）。"
         t = self.trace
-        if t.trained:
+        if t.source == "tiny":
+            en += " The tiny model learned this pattern while training."
+            zh += "这个模式是小模型在训练中学到的。"
+        elif t.trained:
             en += f" ({t.model_name}, layer {t.layer}, head {t.head_index})"
             zh += f"（{t.model_name}，第 {t.layer} 层，第 {t.head_index} 个头）"
         else:
             en += " The weights are untrained, so this pattern is arbitrary."
             zh += "权重未经训练，所以这个模式是任意的。"
-        self.say(en, zh)
+        self.say(self.tr(en, zh))
         self.play(Create(box), run_time=0.5)
         self.wait(2.0)
         self.play(FadeOut(box), run_time=0.3)
 
     def show_caveat(self) -> None:
         t = self.trace
-        if t.trained:
+        if t.source == "tiny":
+            en = "These weights were learned here, by the tiny model, small enough to check by hand."
+            zh = "这些权重是小模型在这里训练出来的，小到可以手算验证。"
+            if LEARNING_CHAPTER in t.settings.get("chapters", ()):
+                en += " The next chapter replays its training."
+                zh += "下一章重放它的训练过程。"
+        elif t.trained:
             en = (f"These are learned weights: {t.model_name}, layer {t.layer}, head {t.head_index}."
                   " Each head learns its own pattern.")
             zh = f"这些是训练得到的权重：{t.model_name}，第 {t.layer} 层，第 {t.head_index} 个头。每个头学到自己的模式。"
@@ -269,5 +305,5 @@ class QKVScene(ChapterScene):
             en = (f"Careful: random weights (seed {t.seed}) were never trained, so which word wins "
                   "here means nothing yet. Training is what makes related words attend to each other.")
             zh = f"注意：随机权重（种子 {t.seed}）从未训练过，所以这里哪个词胜出还没有意义。是训练让相关的词互相关注。"
-        self.say(en, zh)
+        self.say(self.tr(en, zh))
         self.wait(2.2)

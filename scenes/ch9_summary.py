@@ -3,64 +3,100 @@ and tied back to the chapter that showed it, with the followed word's real rows 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
-from manim import *
+from manim import *  # noqa: F403
 
 from scenes.base import ChapterScene
-from scenes.ch6_weighted_sum import make_sub
-from scenes.widgets import (
-    MIN_FONT,
-    SAFE_BOTTOM,
-    SAFE_X,
-    MatrixView,
-    Recorder,
-    Theme,
-    fit_cells,
-    fit_width,
-    fmt,
-    make_text,
-)
+from scenes.layout import LABEL_FILL, SAFE_BOTTOM, SAFE_X, font_for_row
+from scenes.text import Translate, fit_width, fmt, make_text
+from scenes.widgets import MatrixView, Recorder, Theme, fit_cells, make_sub
 
 MAX_COLS = 8  # long vectors: first ones, "…", last one
 DECIMALS = 2
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+FORMULA_FONT = 44
+LINK_FONT = 20  # the chapter labels under the formula
+LINK_MAX_W = 3.4
+LINK_DROP = 0.6  # from the formula down to its chapter labels
+ROWS_DROP = 0.35  # from the chapter labels down to the followed word's rows
+MAX_CELL_W, MAX_CELL_H = 1.05, 0.55  # a number's cell in those rows, at most
+ROW_GAP = 0.25  # between two rows
+PART_GAP = 0.3  # between a row's name, its numbers and its chapter note
+EDGE_ROOM = 0.1  # spare width at the frame's edges
+ROWS_MARGIN = 0.2  # spare height above the caption
+WORD_LABELS_H = 0.7  # the key words over the weights row (two levels when staggered)
+STAGGER = 0.32  # how much higher every other word sits when words are wider than cells
+SUM_TERMS = 3  # terms of Z written out in the caption
 
 
-def spans(text: str, parts: list[tuple[str, str]]) -> list[tuple[int, int, str]]:
-    """Locate each (substring, name) in order in text: [(start, end, name)].
+# ---- the formula --------------------------------------------------------------------------
+@dataclass
+class FormulaTerm:
+    """A term of the formula that is tied to the chapter that computed it."""
+
+    glyphs: VGroup  # its characters in the formula; the chapter label hangs below them
+    label: str  # where it was computed: "ch. 2: Q = X·W_Q"
+    color: str
+    also: VGroup | None = None  # another part underlined with it ("softmax(" with "/ √d_k)")
+
+
+@dataclass
+class Formula:
+    line: Text  # the whole formula, one Text on one baseline
+    terms: list[FormulaTerm]  # in reading order
+
+
+def spans(text: str, parts: list[str]) -> list[tuple[int, int]]:
+    """Locate each substring in order in text: [(start, end)].
     Text has one submobject per character (spaces included), so these index glyphs."""
     out, at = [], 0
-    for sub, name in parts:
+    for sub in parts:
         start = text.index(sub, at)
-        out.append((start, start + len(sub), name))
+        out.append((start, start + len(sub)))
         at = start + len(sub)
     return out
 
 
-def make_formula(theme: Theme, normalized: bool, size: float = 44) -> tuple[Text, dict]:
-    """The formula as one Text (one baseline), its terms coloured; returns the glyph groups
-    of the terms that get a chapter label: "Q", "K", "softmax", "V"."""
-    if normalized:
+def make_formula(theme: Theme, tr: Translate, normalized: bool, has_bias: bool,
+                 size: float = FORMULA_FONT) -> Formula:
+    """The formula as one Text (one baseline), its terms coloured, each linked to the
+    chapter that computed it."""
+    q, k, v, w = theme.q, theme.k, theme.v, theme.w
+    if normalized:  # (substring, colour, the term it is, if it gets a chapter label)
         text = "Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V"
-        parts = [("Q", "q"), ("K", "k"), ("V", "v"), ("softmax(", "w"), ("Q", "Q"),
-                 ("Kᵀ", "K"), ("/ √d_k)", "w2"), ("V", "V")]
+        parts = [("Q", q, ""), ("K", k, ""), ("V", v, ""), ("softmax(", w, "softmax("),
+                 ("Q", q, "Q"), ("Kᵀ", k, "K"), ("/ √d_k)", w, "softmax"), ("V", v, "V")]
     else:
         text = "Z = (Q·Kᵀ)·V"
-        parts = [("Z", "z"), ("Q", "Q"), ("Kᵀ", "K"), ("V", "V")]
-    colors = {"q": theme.q, "Q": theme.q, "k": theme.k, "K": theme.k, "v": theme.v,
-              "V": theme.v, "w": theme.w, "w2": theme.w, "z": theme.accent}
-    formula = make_text(text, size, theme.text)
-    terms = {}
-    for start, end, name in spans(text, parts):
-        glyphs = formula[start:end]
-        glyphs.set_color(colors[name])
-        terms[name] = glyphs
+        parts = [("Z", theme.accent, ""), ("Q", q, "Q"), ("Kᵀ", k, "K"), ("V", v, "V")]
+    line = make_text(text, size, theme.text)
+    glyphs = {}
+    for (start, end), (_, color, term) in zip(spans(text, [p[0] for p in parts]), parts):
+        part = line[start:end].set_color(color)
+        if term:
+            glyphs[term] = part
+    q_def = "Q = X·W_Q" + (" + b_Q" if has_bias else "")
+    terms = [FormulaTerm(glyphs["Q"], tr(f"ch. 2: {q_def}", f"第2章：{q_def}"), q),
+             FormulaTerm(glyphs["K"], tr("ch. 3: factor matrix", "第3章：因子矩阵"), k)]
     if normalized:  # softmax( … / √d_k) is one step: linked at its "/ √d_k)" end
-        terms["softmax"] = terms.pop("w2")
-        terms["softmax"].partner = terms.pop("w")
-    for name in ("q", "k", "v", "z"):
-        terms.pop(name, None)
-    return formula, terms
+        terms.append(FormulaTerm(glyphs["softmax"],
+                                 tr("ch. 5: scale, softmax", "第5章：缩放、softmax"), w,
+                                 also=glyphs["softmax("]))
+    terms.append(FormulaTerm(glyphs["V"], tr("ch. 6: weighted sum", "第6章：加权求和"), v))
+    return Formula(line, terms)
+
+
+@dataclass
+class ChapterLinks:
+    """Under the formula: each term underlined, a line down to its chapter label."""
+
+    labels: VGroup
+    lines: VGroup
+    underlines: VGroup
+    note: Text | None  # without softmax: the article's simplification, said on screen
+    whole: VGroup
 
 
 def spread_labels(labels: list[VGroup], xs: list[float], gap: float = 0.3) -> None:
@@ -81,19 +117,80 @@ def spread_labels(labels: list[VGroup], xs: list[float], gap: float = 0.3) -> No
         row.set_x(0)
 
 
+def make_chapter_links(formula: Formula, theme: Theme, tr: Translate,
+                       normalized: bool) -> ChapterLinks:
+    """The chapter labels below the placed formula, tied to its terms."""
+    terms = formula.terms
+    labels = [fit_width(make_text(term.label, LINK_FONT, term.color), LINK_MAX_W)
+              for term in terms]
+    for lab in labels:
+        lab.next_to(formula.line, DOWN, buff=LINK_DROP)
+    spread_labels(labels, [term.glyphs.get_x() for term in terms])
+    base = formula.line.get_bottom()[1] - 0.06
+    lines = VGroup(*[
+        Line([term.glyphs.get_x(), base - 0.05, 0], lab.get_top() + UP * 0.06,
+             stroke_color=term.color, stroke_width=2)
+        for term, lab in zip(terms, labels)])
+    marked = ([(term.glyphs, term.color) for term in terms]
+              + [(term.also, term.color) for term in terms if term.also is not None])
+    underlines = VGroup(*[
+        Line([g.get_left()[0], base, 0], [g.get_right()[0], base, 0],
+             stroke_color=color, stroke_width=3) for g, color in marked])
+    labels = VGroup(*labels)
+    whole = VGroup(labels, lines, underlines)
+    note = None
+    if not normalized:
+        note = make_text(tr("as in the article: no √d_k, no softmax (ch. 5 skipped)",
+                            "与文章相同：不除以 √d_k，不做 softmax（跳过第5章）"),
+                         LINK_FONT, theme.muted)
+        fit_width(note, 2 * SAFE_X).next_to(labels, DOWN, buff=0.2).set_x(0)
+        whole.add(note)
+    return ChapterLinks(labels, lines, underlines, note, whole)
+
+
+# ---- the followed word's rows -------------------------------------------------------------
+@dataclass
+class VectorRow:
+    """One row of numbers (shortened with "…" beyond MAX_COLS) framed in its term's
+    colour, with the key words over its columns for the weights."""
+
+    view: MatrixView
+    frame: Rectangle
+    words: VGroup  # empty unless the row has word labels
+    group: VGroup  # all of the above
+
+
 def make_vector_row(values: np.ndarray, key: str, index_map, theme: Theme, cell_w: float,
                     cell_h: float, record: Recorder, box_color: str,
-                    col_labels: list[str] | None = None,
-                    col_colors: list[str] | None = None) -> MatrixView:
-    """One row of numbers (shortened with "…" beyond MAX_COLS), framed in its term's colour."""
+                    words: tuple[list[str], list[str]] | None = None,
+                    mask: np.ndarray | None = None) -> VectorRow:
+    """`words`: (labels, colours) over the columns, in the order of `values`; `mask`
+    (same order): False where attending is not allowed (greyed, its exact 0 muted)."""
     cols = min(values.shape[-1], MAX_COLS)
     layout = fit_cells(1, cols, cell_w * cols, cell_h, DECIMALS, max_font=26)
-    mv = MatrixView(values[None, :], key=key, theme=theme, layout=layout, decimals=DECIMALS,
-                    max_cols=MAX_COLS, record=record, heat=False, numbers_in_rows={0},
-                    col_labels=col_labels, col_colors=col_colors, index_map=index_map)
-    mv.frame = mv.row_box(0, box_color, buff=0.05, width=3)
-    mv.add(mv.frame)
-    return mv
+    view = MatrixView(values[None, :], key=key, theme=theme, layout=layout, decimals=DECIMALS,
+                      max_cols=MAX_COLS, record=record, heat=False, numbers_in_rows={0},
+                      index_map=index_map, mask=None if mask is None else mask[None, :],
+                      masked_numbers=True)
+    frame = view.row_box(0, box_color, buff=0.05, width=3)
+    labels = make_col_words(view, *words) if words is not None else VGroup()
+    return VectorRow(view, frame, labels, VGroup(view, frame, labels))
+
+
+def make_col_words(view: MatrixView, labels: list[str], colors: list[str]) -> VGroup:
+    """Word labels over the columns; when a word is wider than its cell, the labels take
+    turns on two levels so each may be up to two cells wide and still legible."""
+    shown = [j for j in view.cols if j is not None]
+    cells = [view.cell_at[(0, j)] for j in shown]
+    w = cells[0].width
+    texts = [make_text(labels[j], 20, colors[j]) for j in shown]
+    stagger = any(t.width > w * 0.98 for t in texts)
+    out = VGroup()
+    for k, (cell, t) in enumerate(zip(cells, texts)):
+        fit_width(t, w * (1.9 if stagger else 0.98))
+        t.next_to(cell, UP, buff=0.08 + (STAGGER if stagger and k % 2 else 0))
+        out.add(t)
+    return out
 
 
 def make_tag(tag: str, theme: Theme) -> VGroup:
@@ -102,200 +199,167 @@ def make_tag(tag: str, theme: Theme) -> VGroup:
     return lines.arrange(DOWN, buff=0.06, aligned_edge=LEFT)
 
 
-def make_col_labels(mv: MatrixView, labels: list[str], colors: list[str]) -> VGroup:
-    """Word labels over the columns; when a word is wider than its cell, the labels take
-    turns on two levels so each may be up to two cells wide and still legible."""
-    cells = [(c, mv.cell_at[(0, j)]) for c, j in enumerate(mv.cols) if j is not None]
-    w = cells[0][1].width
-    texts = [make_text(labels[j], 20, colors[j]) for j in (j for j in mv.cols if j is not None)]
-    stagger = any(t.width > w * 0.98 for t in texts)
-    out = VGroup()
-    for k, ((_, cell), t) in enumerate(zip(cells, texts)):
-        fit_width(t, w * (1.9 if stagger else 0.98))
-        t.next_to(cell, UP, buff=0.08 + (0.32 if stagger and k % 2 else 0))
-        out.add(t)
-    return out
+@dataclass
+class RowSpec:
+    """One of the followed word's rows before it is laid out."""
+
+    name: VGroup  # the symbol with the word as subscript, e.g. Z with "milk"
+    vector: VectorRow
+    tag: str  # the note right of it: the chapter that computed it
 
 
 class SummaryScene(ChapterScene):
     chapter = 9
-    title_en = "Summary: the whole formula"
-    title_zh = "总结：完整的公式"
-    reads_trace = ("query_tokens", "key_tokens", "heads", "head_index", "focus", "normalized",
-                   "cross", "source", "model_name", "layer", "seed", "output", "W_O")
     reads_focus = True
 
     def construct(self) -> None:
         self.show_title()
-        formula, terms = self.show_formula()
-        self.show_chapter_links(formula, terms)
+        formula = self.show_formula()
+        self.show_chapter_links(formula)
         self.show_followed_rows()
         self.show_multi_head()
         self.finish(2.0)
 
     # ---- the formula ---------------------------------------------------------------------
-    def show_formula(self) -> tuple[Text, dict]:
+    def show_formula(self) -> Formula:
         t = self.trace
-        formula, terms = make_formula(self.theme, t.normalized)
-        fit_width(formula, 2 * SAFE_X)
-        formula.next_to(self.title_mob, DOWN, buff=0.45).set_x(0)
+        formula = make_formula(self.theme, self.tr, t.normalized, t.head.has_bias)
+        fit_width(formula.line, 2 * SAFE_X)
+        formula.line.next_to(self.title_mob, DOWN, buff=0.45).set_x(0)
         if t.normalized:
-            en = "Everything this video showed, in one line: Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V."
-            zh = "这个视频展示的一切，写成一行：Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V。"
+            self.say(self.tr(
+                "Everything this video showed, in one line: Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V.",
+                "这个视频展示的一切，写成一行：Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V。"))
         else:
-            en = ("Without softmax, as in the article: Z = (Q·Kᵀ)·V. "
-                  "The raw factors weigh V directly (no √d_k, no softmax).")
-            zh = "没有 softmax，和文章中一样：Z = (Q·Kᵀ)·V。原始因子直接给 V 加权（不除以 √d_k，也不做 softmax）。"
-        self.say(en, zh)
-        anims = [Write(formula)]
-        self.play(*anims, run_time=1.5)
+            self.say(self.tr(
+                "Without softmax, as in the article: Z = (Q·Kᵀ)·V. "
+                "The raw factors weigh V directly (no √d_k, no softmax).",
+                "没有 softmax，和文章中一样：Z = (Q·Kᵀ)·V。原始因子直接给 V 加权（不除以 √d_k，也不做 softmax）。"))
+        self.play(Write(formula.line), run_time=1.5)
         self.wait(0.8)
-        return formula, terms
+        return formula
 
-    def chapter_labels(self) -> dict[str, tuple[str, str]]:
-        """Term → (label, colour): where in the video each term was computed."""
-        th, bias = self.theme, self.trace.head.has_bias
-        q = "Q = X·W_Q" + (" + b_Q" if bias else "")
-        if self.settings.language == "zh":
-            out = {"Q": (f"第2章：{q}", th.q), "K": ("第3章：因子矩阵", th.k),
-                   "softmax": ("第5章：缩放、softmax", th.w), "V": ("第6章：加权求和", th.v)}
-        else:
-            out = {"Q": (f"ch. 2: {q}", th.q), "K": ("ch. 3: factor matrix", th.k),
-                   "softmax": ("ch. 5: scale, softmax", th.w), "V": ("ch. 6: weighted sum", th.v)}
-        return out
-
-    def show_chapter_links(self, formula: Text, terms: dict) -> None:
-        info = self.chapter_labels()
-        names = [n for n in ("Q", "K", "softmax", "V") if n in terms]
-        labels = [fit_width(make_text(info[n][0], 20, info[n][1]), 3.4) for n in names]
-        for lab in labels:
-            lab.next_to(formula, DOWN, buff=0.6)
-        spread_labels(labels, [terms[n].get_x() for n in names])
-        marked = [(n, terms[n]) for n in names]
-        if "softmax" in terms:
-            marked.append(("softmax", terms["softmax"].partner))
-        base = formula.get_bottom()[1] - 0.06
-        links = VGroup(*[
-            Line([terms[n].get_x(), base - 0.05, 0], lab.get_top() + UP * 0.06,
-                 stroke_color=info[n][1], stroke_width=2)
-            for n, lab in zip(names, labels)])
-        underlines = VGroup(*[
-            Line([g.get_left()[0], base, 0], [g.get_right()[0], base, 0],
-                 stroke_color=info[n][1], stroke_width=3) for n, g in marked])
-        self.links = VGroup(*labels, links, underlines)
-        note = None
-        if not self.trace.normalized:  # the article's simplification, said on screen too
-            note = make_text(self.tr("as in the article: no √d_k, no softmax (ch. 5 skipped)",
-                                     "与文章相同：不除以 √d_k，不做 softmax（跳过第5章）"),
-                             20, self.theme.muted)
-            fit_width(note, 2 * SAFE_X).next_to(VGroup(*labels), DOWN, buff=0.2).set_x(0)
-            self.links.add(note)
+    def show_chapter_links(self, formula: Formula) -> None:
+        links = make_chapter_links(formula, self.theme, self.tr, self.trace.normalized)
+        self.links = links.whole
         if self.trace.normalized:
-            en = ("Each term is a step we took: Q from the linear layer (ch. 2), Q·Kᵀ the factor "
-                  "matrix (ch. 3), scaling and softmax (ch. 5), the weighted sum of V (ch. 6).")
-            zh = "每一项都是我们走过的一步：Q 来自线性层（第2章），Q·Kᵀ 是因子矩阵（第3章），缩放和 softmax（第5章），V 的加权求和（第6章）。"
+            self.say(self.tr(
+                "Each term is a step we took: Q from the linear layer (ch. 2), Q·Kᵀ the factor "
+                "matrix (ch. 3), scaling and softmax (ch. 5), the weighted sum of V (ch. 6).",
+                "每一项都是我们走过的一步：Q 来自线性层（第2章），Q·Kᵀ 是因子矩阵（第3章），缩放和 softmax（第5章），V 的加权求和（第6章）。"))
         else:
-            en = ("Each term is a step we took: Q from the linear layer (ch. 2), Q·Kᵀ the factor "
-                  "matrix (ch. 3), the weighted sum of V (ch. 6); ch. 5 was skipped.")
-            zh = "每一项都是我们走过的一步：Q 来自线性层（第2章），Q·Kᵀ 是因子矩阵（第3章），V 的加权求和（第6章）；跳过了第5章。"
-        self.say(en, zh)
-        self.play(Create(underlines), Create(links), FadeIn(VGroup(*labels)),
-                  *([FadeIn(note)] if note is not None else []), run_time=1.0)
+            self.say(self.tr(
+                "Each term is a step we took: Q from the linear layer (ch. 2), Q·Kᵀ the factor "
+                "matrix (ch. 3), the weighted sum of V (ch. 6); ch. 5 was skipped.",
+                "每一项都是我们走过的一步：Q 来自线性层（第2章），Q·Kᵀ 是因子矩阵（第3章），V 的加权求和（第6章）；跳过了第5章。"))
+        self.play(Create(links.underlines), Create(links.lines), FadeIn(links.labels),
+                  *([FadeIn(links.note)] if links.note is not None else []), run_time=1.0)
         self.wait(1.6)
 
     # ---- the followed word's rows ---------------------------------------------------------
-    def row_specs(self, record: Recorder, shrink: float = 0.0) -> list[tuple[VGroup, MatrixView, str]]:
-        """(name tag, vector, chapter tag) for Q_i, the weights row, Z_i (and the output);
-        `shrink` takes that much off each row's height."""
-        t, th, i = self.trace, self.theme, self.focus
-        h = t.head
-        zh = self.settings.language == "zh"
-        word, wcol = self.q_labels[i], self.q_colors[i]
-        n_rows = 3 + (len(t.heads) > 1)
-        # more keys than fit: the largest weights first (sentence order otherwise)
-        order = (sorted(range(t.n_k), key=lambda j: (-h.weights[i, j], j)) if t.n_k > MAX_COLS
-                 else list(range(t.n_k)))
+    def key_order(self) -> list[int]:
+        """The keys in the weights row: the largest weights first when not all fit
+        (sentence order otherwise)."""
+        t, i = self.trace, self.focus
+        if t.n_k <= MAX_COLS:
+            return list(range(t.n_k))
+        return sorted(range(t.n_k), key=lambda j: (-t.head.weights[i, j], j))
+
+    def row_tags(self, reordered: bool) -> list[str]:
+        """The note right of each row: the chapter that computed it."""
+        t = self.trace
         tags = [self.tr("ch. 2", "第2章"),
                 self.tr("ch. 5", "第5章") if t.normalized else self.tr("ch. 3", "第3章"),
                 self.tr("ch. 6", "第6章")]
-        if order != list(range(t.n_k)):
+        if reordered:
             tags[1] += "\n" + self.tr("largest first", "从大到小")
-        if n_rows == 4:
+        if len(t.heads) > 1:
             tags.append("MultiHead =\n" + self.multi_head_text())
+        return tags
+
+    def row_specs(self, record: Recorder, shrink: float = 0.0) -> list[RowSpec]:
+        """Q_i, the weights row, Z_i (and the multi-head output) of the followed word;
+        `shrink` takes that much off each row's height."""
+        t, th, i = self.trace, self.theme, self.focus
+        h = t.head
+        multi = len(t.heads) > 1
+        n_rows = 3 + multi
+        order = self.key_order()
+        tags = self.row_tags(order != list(range(t.n_k)))
+        top = self.links.get_bottom()[1] - ROWS_DROP
+        reserve = ROWS_MARGIN + WORD_LABELS_H + ROW_GAP * (n_rows - 1)
+        cell_h = min(MAX_CELL_H, (top - SAFE_BOTTOM - reserve) / n_rows) - shrink
+        size = font_for_row(cell_h, LABEL_FILL, hi=26)
+        word, word_col = self.q_labels[i], self.q_colors[i]
+        weights_name = self.tr("weights", "权重") if t.normalized else "Q·Kᵀ"
+        names = [make_sub("Q", word, size, th.q, word_col),
+                 make_sub(weights_name, word, size * 0.8, th.w, word_col),
+                 make_sub("Z", word, size, th.v, word_col)]
+        if multi:
+            names.append(make_sub("out", word, size * 0.8, th.text, word_col))
+        name_w = max(name.width for name in names)
         tag_w = max(make_tag(tag, th).width for tag in tags)
-        avail_w = 2 * SAFE_X - 2.6 - tag_w - 0.7  # name tags left, chapter tags right
+        avail_w = 2 * SAFE_X - name_w - tag_w - 2 * PART_GAP - EDGE_ROOM
         cols = max(min(h.Q.shape[1], MAX_COLS), min(t.n_k, MAX_COLS),
-                   min(t.d_model, MAX_COLS) if n_rows == 4 else 1)
-        cell_w = min(1.05, avail_w / cols)
-        top = self.links.get_bottom()[1] - 0.35
-        reserve = 0.2 + 0.7 + 0.25 * (n_rows - 1)  # margin, word labels (two levels), gaps
-        cell_h = min(0.55, (top - SAFE_BOTTOM - reserve) / n_rows) - shrink
-        kw = {"theme": th, "cell_w": cell_w, "cell_h": cell_h, "record": record}
-        size = max(MIN_FONT, min(26, cell_h * 0.62 / 0.0106))
-        specs = []
-        Q = make_vector_row(h.Q[i], "Q", lambda a, m: (i, m), box_color=th.q, **kw)
-        specs.append((make_sub("Q", word, size, th.q, wcol), Q, tags[0]))
-        w_name = ("weights" if t.normalized else "Q·Kᵀ") if not zh else ("权重" if t.normalized else "Q·Kᵀ")
-        W = make_vector_row(h.weights[i, order], "weights", lambda a, c: (i, order[c]),
-                            box_color=th.w, **kw)
-        W.add(make_col_labels(W, [self.k_labels[j] for j in order],
-                              [self.k_colors[j] for j in order]))
-        for c, j in enumerate(order):
-            if not h.mask[i, j] and (0, c) in W.cell_at:  # masked: greyed, weight exactly 0
-                W.cell_at[(0, c)].set_fill(th.grid, 0.6)
-                W.numbers[(0, c)].set_color(th.muted)
-        specs.append((make_sub(w_name, word, size * 0.8, th.w, wcol), W, tags[1]))
-        Z = make_vector_row(h.Z[i], "Z", lambda a, m: (i, m), box_color=th.v, **kw)
-        specs.append((make_sub("Z", word, size, th.v, wcol), Z, tags[2]))
-        if n_rows == 4:
-            out_row = make_vector_row(t.output[i], "output", lambda a, m: (i, m), box_color=th.text, **kw)
-            specs.append((make_sub("out", word, size * 0.8, th.text, wcol), out_row, tags[3]))
-        return specs
+                   min(t.d_model, MAX_COLS) if multi else 1)
+        kw = {"theme": th, "cell_w": min(MAX_CELL_W, avail_w / cols), "cell_h": cell_h,
+              "record": record}
+        vectors = [
+            make_vector_row(h.Q[i], "Q", lambda _r, m: (i, m), box_color=th.q, **kw),
+            make_vector_row(h.weights[i, order], "weights", lambda _r, c: (i, order[c]),
+                            box_color=th.w, words=([self.k_labels[j] for j in order],
+                                                   [self.k_colors[j] for j in order]),
+                            mask=h.mask[i, order], **kw),
+            make_vector_row(h.Z[i], "Z", lambda _r, m: (i, m), box_color=th.v, **kw),
+        ]
+        if multi:
+            vectors.append(make_vector_row(t.output[i], "output", lambda _r, m: (i, m),
+                                           box_color=th.text, **kw))
+        return [RowSpec(name, vec, tag) for name, vec, tag in zip(names, vectors, tags)]
 
     def make_rows(self, record: Recorder, shrink: float = 0.0) -> VGroup:
         """The followed word's rows, one under the other, vectors on one left edge."""
         specs = self.row_specs(record, shrink)
         rows = VGroup()
-        for name, vec, tag in specs:
-            tag_t = make_tag(tag, self.theme)
-            row = VGroup(name, vec, tag_t)
-            name.next_to(vec.grid_only(), LEFT, buff=0.3)
-            tag_t.next_to(vec.grid_only(), RIGHT, buff=0.3)
-            rows.add(row)
-        rows.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
-        for row in rows:  # align the vectors (not the name tags) on one left edge
-            row.shift(RIGHT * (rows[0][1].grid_only().get_left()[0] - row[1].grid_only().get_left()[0]))
+        for spec in specs:
+            grid = spec.vector.view.grid_only()
+            tag = make_tag(spec.tag, self.theme).next_to(grid, RIGHT, buff=PART_GAP)
+            spec.name.next_to(grid, LEFT, buff=PART_GAP)
+            rows.add(VGroup(spec.name, spec.vector.group, tag))
+        rows.arrange(DOWN, buff=ROW_GAP, aligned_edge=LEFT)
+        left = specs[0].vector.view.grid_only().get_left()[0]
+        for row, spec in zip(rows, specs):  # align the vectors (not the names) on one edge
+            row.shift(RIGHT * (left - spec.vector.view.grid_only().get_left()[0]))
         return rows
 
     def show_followed_rows(self) -> None:
         t, h, i = self.trace, self.trace.head, self.focus
-        room = self.links.get_bottom()[1] - 0.35 - (SAFE_BOTTOM + 0.15)
+        room = self.links.get_bottom()[1] - ROWS_DROP - (SAFE_BOTTOM + 0.15)
         trial = self.make_rows(Recorder())  # measure first; numbers are recorded once, below
-        n_rows = len(self.row_specs(Recorder()))
-        shrink = max(0.0, (trial.height - room) / n_rows)
+        shrink = max(0.0, (trial.height - room) / len(trial))
         rows = self.make_rows(self.drawn, shrink)
         fit_width(rows, 2 * SAFE_X)
         if rows.height > room:  # a last resort
             rows.scale_to_fit_height(room)
-        rows.next_to(self.links, DOWN, buff=0.35).set_x(0)
+        rows.next_to(self.links, DOWN, buff=ROWS_DROP).set_x(0)
         self.rows = rows
         # Z as the sum its weights make: the largest terms, generated from the numbers
         allowed = [j for j in range(t.n_k) if h.mask[i, j]]
         ranked = sorted(allowed, key=lambda j: (-abs(h.weights[i, j]), j))
         terms = []
-        for j in ranked[:3]:
+        for j in ranked[:SUM_TERMS]:
             w = fmt(h.weights[i, j], DECIMALS)
             self.drawn("weights", (i, j), w)
             terms.append(f"{w if not w.startswith('−') else f'({w})'}·V({self.k_labels[j]})")
-        more = " + …" if len(ranked) > 3 else "."
+        more = " + …" if len(ranked) > SUM_TERMS else "."
         word = self.quoted(self.focus_word)
-        self.say(f"For {word}: Z = " + " + ".join(terms) + more,
-                 f"对{word}来说：Z = " + " + ".join(terms) + more.replace(".", "。"))
-        vectors = rows[:3]
-        self.play(LaggedStart(*[FadeIn(r, shift=0.2 * UP) for r in vectors], lag_ratio=0.3),
+        self.say(self.tr(f"For {word}: Z = " + " + ".join(terms) + more,
+                         f"对{word}来说：Z = " + " + ".join(terms) + more.replace(".", "。")))
+        self.play(LaggedStart(*[FadeIn(r, shift=0.2 * UP) for r in rows[:3]], lag_ratio=0.3),
                   run_time=1.6)
         self.wait(2.2)
 
+    # ---- several heads --------------------------------------------------------------------
     def multi_head_text(self) -> str:
         h = len(self.trace.heads)
         zs = (", ".join(f"Z{str(k + 1).translate(SUBSCRIPTS)}" for k in range(h)) if h <= 4
@@ -307,12 +371,11 @@ class SummaryScene(ChapterScene):
         h = len(t.heads)
         if h <= 1:
             return
-        line = self.rows[-1]  # the output row: Concat(Z₁…Z_h)·W_O
-        zh_ = str(h).translate(SUBSCRIPTS)
-        en = (f"This layer has {h} heads; we followed head {t.head_index}. Each head computes its "
-              f"own Z; MultiHead = Concat(Z₁…Z{zh_})·W_O joins them into the output row.")
-        zh = (f"这一层有 {h} 个头；我们跟随的是第 {t.head_index} 个头。每个头算出自己的 Z；"
-              f"MultiHead = Concat(Z₁…Z{zh_})·W_O 把它们拼接成输出行。")
-        self.say(en, zh)
-        self.play(FadeIn(line), run_time=0.6)
+        last = str(h).translate(SUBSCRIPTS)
+        self.say(self.tr(
+            f"This layer has {h} heads; we followed head {t.head_index}. Each head computes its "
+            f"own Z; MultiHead = Concat(Z₁…Z{last})·W_O joins them into the output row.",
+            f"这一层有 {h} 个头；我们跟随的是第 {t.head_index} 个头。每个头算出自己的 Z；"
+            f"MultiHead = Concat(Z₁…Z{last})·W_O 把它们拼接成输出行。"))
+        self.play(FadeIn(self.rows[-1]), run_time=0.6)  # the output row: Concat(Z₁…Z_h)·W_O
         self.wait(2.0)

@@ -83,20 +83,33 @@ def full_mask(n_q: int, n_k: int) -> list[list[bool]]:
     return [[True] * n_k for _ in range(n_q)]
 
 
-def softmax(S: Matrix, mask: list[list[bool]] | None = None) -> Matrix:
-    """Row by row: exp(s_j − max) / Σ exp(s_k − max) over the allowed cells; others 0."""
-    out = []
+def softmax_parts(S: Matrix, mask: list[list[bool]] | None = None
+                  ) -> tuple[list[float], Matrix, list[float], Matrix]:
+    """Row by row: the max over the allowed cells, exp(s_j − max) (0 where not allowed),
+    their sum, and the weights exp / Σ. A row with no allowed cell: max 0, all 0."""
+    maxes, exps_all, totals, out = [], [], [], []
     for i, row in enumerate(S):
         allowed = [mask[i][j] if mask is not None else True for j in range(len(row))]
         kept = [row[j] for j in range(len(row)) if allowed[j]]
         if not kept:
+            maxes.append(0.0)
+            exps_all.append([0.0] * len(row))
+            totals.append(0.0)
             out.append([0.0] * len(row))
             continue
         m = max(kept)
         exps = [math.exp(row[j] - m) if allowed[j] else 0.0 for j in range(len(row))]
         total = math.fsum(exps)
+        maxes.append(m)
+        exps_all.append(exps)
+        totals.append(total)
         out.append([e / total for e in exps])
-    return out
+    return maxes, exps_all, totals, out
+
+
+def softmax(S: Matrix, mask: list[list[bool]] | None = None) -> Matrix:
+    """Row by row: exp(s_j − max) / Σ exp(s_k − max) over the allowed cells; others 0."""
+    return softmax_parts(S, mask)[3]
 
 
 def mask_raw(S: Matrix, mask: list[list[bool]]) -> Matrix:

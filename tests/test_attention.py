@@ -19,9 +19,17 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from attncore import attention as att
 from attncore import random_weights as rw
+from attncore.build import build_random_trace, build_trace
 from attncore.export import to_json
 from attncore.settings import Settings
-from attncore.trace import HeadTrace, build_random_trace, build_trace
+from attncore.trace import HeadTrace
+
+
+def random_settings(**values) -> Settings:
+    """Settings of the small seeded random model (the command's default is the pretrained
+    one): every test here is about numbers that can be checked by hand."""
+    return Settings(**{"weights": "random", **values})
+
 
 RTOL, ATOL = 1e-12, 1e-12
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,6 +99,23 @@ def test_softmax_matches_loops(seed, causal, spread):
                     rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("softmax", [True, False])
+def test_trace_keeps_softmax_parts_equal_to_loops(causal, softmax):
+    """Row max, exp(scaled − max) and Σ in the trace (what chapter 5 draws) match the loops,
+    with or without softmax switched on (chapter 5 reads them only when it is on)."""
+    s = random_settings(weights="random", sentence="the cat sat on the mat", causal=causal,
+                 softmax=softmax, d_model=6, heads=2, seed=4)
+    for h in build_trace(s).heads:
+        maxes, exps, totals, weights = naive.softmax_parts(naive.to_list(h.scaled),
+                                                           naive.to_list(h.mask))
+        assert_allclose(h.row_max, maxes, rtol=1e-12)
+        assert_allclose(h.exp_shifted, naive.to_array(exps), rtol=1e-12, atol=1e-15)
+        assert_allclose(h.exp_sum, totals, rtol=1e-12)
+        if softmax:
+            assert_allclose(h.weights, naive.to_array(weights), rtol=1e-12, atol=1e-15)
+
+
 @pytest.mark.parametrize("heads, d_k", [(1, 2), (2, 3), (3, 1)])
 def test_multi_head_is_concat_times_w_o(heads, d_k):
     rng = np.random.default_rng(heads)
@@ -123,7 +148,7 @@ def _ids(case: dict) -> str:
 
 @pytest.mark.parametrize("case", TRACE_CASES, ids=[_ids(c) for c in TRACE_CASES])
 def test_trace_matches_naive_loops_for_every_head(case):
-    s = Settings(**case)
+    s = random_settings(**case)
     t = build_trace(s)
     L = naive.to_list
     n_q, n_k = len(t.query_tokens), len(t.key_tokens)
@@ -150,7 +175,7 @@ def test_trace_matches_naive_loops_for_every_head(case):
 
 
 def test_cross_attention_takes_queries_from_target_and_keys_from_source():
-    t = build_trace(Settings(sentence="The ball is blue", target="La bola es azul ."))
+    t = build_trace(random_settings(sentence="The ball is blue", target="La bola es azul ."))
     assert [x.text for x in t.key_tokens] == ["The", "ball", "is", "blue"]
     assert [x.text for x in t.query_tokens] == ["La", "bola", "es", "azul", "."]
     assert t.cross
@@ -161,7 +186,7 @@ def test_cross_attention_takes_queries_from_target_and_keys_from_source():
 
 
 def test_softmax_off_weighs_v_by_the_raw_unscaled_scores():
-    t = build_trace(Settings(sentence="a b c", softmax=False, d_model=4, d_k=4))
+    t = build_trace(random_settings(sentence="a b c", softmax=False, d_model=4, d_k=4))
     assert_array_equal(t.head.weights, t.head.scores)
     assert not np.allclose(t.head.weights, t.head.scaled)  # √4 = 2 makes them differ
     assert not t.normalized
@@ -171,7 +196,7 @@ def test_softmax_off_weighs_v_by_the_raw_unscaled_scores():
 
 @pytest.mark.parametrize("case", TRACE_CASES, ids=[_ids(c) for c in TRACE_CASES])
 def test_softmax_rows_sum_to_one_and_masked_weights_are_exactly_zero(case):
-    t = build_trace(Settings(**case))
+    t = build_trace(random_settings(**case))
     for h in t.heads:
         assert_array_equal(h.weights[~h.mask], 0.0)
         if t.normalized:
@@ -245,8 +270,8 @@ def test_without_positions_permuting_words_permutes_every_row(seed, heads, d_mod
     words = ["The", "black", "cat", "drank", "the", "milk", "!"]
     perm = np.random.default_rng(seed).permutation(len(words))
     base = dict(positional=False, seed=seed, heads=heads, d_model=d_model)
-    t = build_trace(Settings(sentence=" ".join(words), **base))
-    tp = build_trace(Settings(sentence=" ".join(words[i] for i in perm), **base))
+    t = build_trace(random_settings(sentence=" ".join(words), **base))
+    tp = build_trace(random_settings(sentence=" ".join(words[i] for i in perm), **base))
     assert [x.text for x in tp.key_tokens] == [words[i] for i in perm]
     assert_array_equal(tp.P, 0.0)
     assert_array_equal(tp.X, t.X[perm])
@@ -261,31 +286,31 @@ def test_without_positions_permuting_words_permutes_every_row(seed, heads, d_mod
 
 def test_with_positions_permuting_words_does_not_simply_permute_rows():
     """The counter-check: positional encoding is what breaks the symmetry."""
-    t = build_trace(Settings(sentence="cat dog bird"))
-    tp = build_trace(Settings(sentence="bird dog cat"))
+    t = build_trace(random_settings(sentence="cat dog bird"))
+    tp = build_trace(random_settings(sentence="bird dog cat"))
     assert not np.allclose(tp.X, t.X[[2, 1, 0]])
 
 
 def test_same_word_same_embedding_in_two_sentences_and_case_is_folded():
-    a = build_trace(Settings(sentence="The cat drank the milk", seed=3))
-    b = build_trace(Settings(sentence="A dog saw THE cat", seed=3))
+    a = build_trace(random_settings(sentence="The cat drank the milk", seed=3))
+    b = build_trace(random_settings(sentence="A dog saw THE cat", seed=3))
     ea = {x.text: row for x, row in zip(a.key_tokens, a.E)}
     eb = {x.text: row for x, row in zip(b.key_tokens, b.E)}
     assert_array_equal(ea["cat"], eb["cat"])
     assert_array_equal(ea["The"], ea["the"])
     assert_array_equal(ea["The"], eb["THE"])
     assert not np.array_equal(ea["cat"], ea["milk"])
-    other_seed = build_trace(Settings(sentence="The cat", seed=4))
+    other_seed = build_trace(random_settings(sentence="The cat", seed=4))
     assert not np.array_equal(other_seed.E[1], ea["cat"])
 
 
 def test_same_word_same_embedding_between_source_and_target():
-    t = build_trace(Settings(sentence="el gato", target="the gato"))
+    t = build_trace(random_settings(sentence="el gato", target="the gato"))
     assert_array_equal(t.E_q[1], t.E[1])
 
 
 def test_trace_arrays_are_read_only():
-    t = build_trace(Settings(heads=2))
+    t = build_trace(random_settings(heads=2))
     for name in t.ARRAYS:
         with pytest.raises(ValueError):
             getattr(t, name)[0, 0] = 1.0
@@ -323,9 +348,9 @@ _SUBPROCESS = """
 import hashlib, json, sys
 from attncore.export import to_json
 from attncore.settings import Settings
-from attncore.trace import build_trace
+from attncore.build import build_trace
 cases = json.loads(sys.argv[1])
-print(json.dumps([to_json(build_trace(Settings(**c))) for c in cases]))
+print(json.dumps([to_json(build_trace(Settings(**{"weights": "random", **c}))) for c in cases]))
 """
 
 DETERMINISM_CASES = [
@@ -345,18 +370,18 @@ def test_same_settings_give_bit_identical_traces_in_separate_processes():
                            check=False)
         assert r.returncode == 0, r.stderr
         outs.append(json.loads(r.stdout))
-    here = [to_json(build_trace(Settings(**c))) for c in DETERMINISM_CASES]
+    here = [to_json(build_trace(random_settings(**c))) for c in DETERMINISM_CASES]
     assert outs[0] == outs[1] == here
 
 
 def test_same_settings_give_bit_identical_arrays_twice_in_one_process():
-    s = Settings(sentence="The cat sat", heads=2, d_model=6, causal=True, seed=11)
+    s = random_settings(sentence="The cat sat", heads=2, d_model=6, causal=True, seed=11)
     assert _trace_digest(build_trace(s)) == _trace_digest(build_trace(s))
     assert _trace_digest(build_trace(s)) != _trace_digest(build_trace(s.replace(seed=12)))
 
 
 def test_global_random_state_is_neither_used_nor_disturbed():
-    s = Settings(sentence="a b c", seed=1)
+    s = random_settings(sentence="a b c", seed=1)
     np.random.seed(0)
     before = np.random.random()
     np.random.seed(0)
@@ -373,7 +398,7 @@ def test_global_random_state_is_neither_used_nor_disturbed():
 def test_random_numbers_are_hand_checkable(case):
     """X on the 0.1 grid, W_* on the 0.1 grid, so Q, K, V have exactly two decimals and
     the 2-decimal Q shown on screen equals X_shown · W_Q_shown."""
-    t = build_trace(Settings(**case))
+    t = build_trace(random_settings(**case))
 
     def on_grid(a: np.ndarray, decimals: int) -> None:
         assert_allclose(np.round(a, decimals), a, rtol=0, atol=1e-12)
@@ -392,14 +417,14 @@ def test_random_numbers_are_hand_checkable(case):
 
 def test_random_embeddings_are_small_enough_to_display():
     """N(0, 1) on the 0.1 grid: nothing wider than a few characters on screen."""
-    t = build_trace(Settings(sentence=" ".join(f"w{i}" for i in range(32)), d_model=6))
+    t = build_trace(random_settings(sentence=" ".join(f"w{i}" for i in range(32)), d_model=6))
     assert np.abs(t.E).max() < 6
     assert np.abs(t.head.W_Q).max() < 3
     assert not np.all(t.E == 0)
 
 
 def test_weight_matrices_differ_per_head_and_per_role():
-    t = build_trace(Settings(d_model=6, heads=3))
+    t = build_trace(random_settings(d_model=6, heads=3))
     mats = [h.W_Q for h in t.heads] + [h.W_K for h in t.heads] + [h.W_V for h in t.heads]
     for i in range(len(mats)):
         for j in range(i + 1, len(mats)):

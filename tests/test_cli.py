@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import click
 import pytest
 from click.testing import CliRunner
 
-from pipeline import cli as cli_mod
+from attncore.chapters import describe_numbers
+from attncore.settings import LANGUAGES, QUALITIES, THEMES, WEIGHT_SOURCES, Settings
+from pipeline import app
 from pipeline.cli import cli, main
 
 
@@ -21,13 +24,14 @@ def run_main(args: list[str], capsys) -> tuple[int, str, str]:
 
 @pytest.fixture
 def captured(monkeypatch):
-    """Replace the pipeline run with a recorder of the settings it was given."""
+    """Replace the library call the command hands over to with a recorder of the
+    settings and the request it was given."""
     seen = {}
 
-    def fake_run(settings, **kwargs):
-        seen["settings"], seen["kwargs"] = settings, kwargs
+    def fake_make_outputs(settings, request=None, **kwargs):
+        seen["settings"], seen["request"] = settings, request
 
-    monkeypatch.setattr(cli_mod, "run", fake_run)
+    monkeypatch.setattr(app, "make_outputs", fake_make_outputs)
     return seen
 
 
@@ -40,6 +44,7 @@ def captured(monkeypatch):
     (["--target", "La bola es azul"], "target", "La bola es azul"),
     (["--chapters", "1,3,6"], "chapters", (1, 3, 6)),
     (["--chapters", "2-4"], "chapters", (2, 3, 4)),
+    (["--chapters", "7-9"], "chapters", (7, 8, 9)),
     (["--seed", "7"], "seed", 7),
     (["--d-model", "6"], "d_model", 6),
     (["--d-k", "3"], "d_k", 3),
@@ -52,6 +57,7 @@ def captured(monkeypatch):
     (["--language", "zh"], "language", "zh"),
     (["--max-tokens", "12"], "max_tokens", 12),
     (["--weights", "pretrained"], "weights", "pretrained"),
+    (["--weights", "random"], "head", 0),
     (["--layer", "3", "--weights", "pretrained"], "layer", 3),
 ])
 def test_each_option_reaches_the_settings(captured, args, field, value):
@@ -60,13 +66,28 @@ def test_each_option_reaches_the_settings(captured, args, field, value):
     assert getattr(captured["settings"], field) == value
 
 
+def test_the_command_without_options_means_the_default_settings(captured):
+    result = CliRunner().invoke(cli, [])
+    assert result.exit_code == 0, result.output
+    assert captured["settings"] == Settings()
+    assert (captured["settings"].weights, captured["settings"].head) == ("auto", "auto")
+
+
 def test_run_options_reach_the_pipeline(captured, tmp_path):
     result = CliRunner().invoke(cli, ["a b", "--dry-run", "--no-cache", "-j", "2",
                                       "--export-json", str(tmp_path / "t.json")])
     assert result.exit_code == 0, result.output
-    kw = captured["kwargs"]
-    assert kw["dry_run"] and not kw["use_cache"] and kw["jobs"] == 2
-    assert kw["export_json"] == tmp_path / "t.json"
+    assert captured["request"] == app.Request(export_json=tmp_path / "t.json", dry_run=True,
+                                              jobs=2, use_cache=False)
+
+
+@pytest.mark.parametrize("option, allowed", [
+    ("quality", list(QUALITIES)), ("theme", list(THEMES)), ("language", list(LANGUAGES)),
+    ("weights", list(WEIGHT_SOURCES)),
+])
+def test_choices_are_the_settings_own(option, allowed):
+    param = next(p for p in cli.params if p.name == option)
+    assert isinstance(param.type, click.Choice) and list(param.type.choices) == allowed
 
 
 def test_flags_override_the_config_file(captured, tmp_path):
@@ -81,7 +102,10 @@ def test_flags_override_the_config_file(captured, tmp_path):
 @pytest.mark.parametrize("args, expect", [
     (["   "], "sentence: the sentence is empty"),
     (["-q", "x", "a b"], "'x' is not one of"),
-    (["a b", "--chapters", "12"], "12 is not a chapter; allowed: 1 to 9"),
+    (["a b", "--chapters", "12"], f"12 is not a chapter; allowed: {describe_numbers()}"),
+    (["a b", "--chapters", "10"], f"chapters: 10 is not a chapter; allowed: {describe_numbers()}"),
+    (["a b", "--chapters", "1,10"], "10 is not a chapter"),
+    (["a b", "--list-heads", "--weights", "random"], "--list-heads needs --weights pretrained"),
     (["a b", "--theme", "neon"], "'neon' is not one of"),
     (["a b", "--language", "fr"], "'fr' is not one of"),
     (["a b", "--d-model", "0"], "d_model: 0 is out of range; allowed: 1 to 64"),

@@ -8,9 +8,12 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from attncore.settings import FIELD_NAMES, build_settings
-from pipeline import cli as cli_mod
+from attncore.chapters import CHAPTERS, NUMBERS
+from attncore.settings import FIELD_NAMES, Settings, build_settings
+from pipeline import app
+from pipeline.cli import cli
 from pipeline.starter import starter_text, write_starter
 from pipeline.watch import watch_config
 
@@ -24,8 +27,38 @@ def test_starter_names_every_setting_with_help_and_loads_as_the_defaults(tmp_pat
     path = tmp_path / "s.toml"
     write_starter(path)
     s = build_settings(path)
-    assert s.weights == "pretrained" and s.head == "auto"
+    assert s == Settings()
+    assert s.weights == "auto" and s.head == "auto"
     assert s.sentence == "The black cat drank the milk"
+
+
+def test_starter_lists_exactly_the_chapters_of_the_table():
+    text = starter_text()
+    assert f"chapters = [{', '.join(map(str, NUMBERS))}]" in text
+    for c in CHAPTERS:
+        assert f"{c.number} {c.name}" in text
+
+
+@pytest.mark.parametrize("removed", NUMBERS)
+def test_a_starter_config_with_a_chapter_removed_works(tmp_path, removed):
+    path = tmp_path / "lecture.toml"
+    result = CliRunner().invoke(cli, ["--init-config", str(path)])
+    assert result.exit_code == 0, result.output
+    kept = [n for n in NUMBERS if n != removed]
+    text = path.read_text(encoding="utf-8")
+    line = f"chapters = [{', '.join(map(str, NUMBERS))}]"
+    path.write_text(text.replace(line, f"chapters = [{', '.join(map(str, kept))}]"),
+                    encoding="utf-8")
+    assert app.make_settings(path, None, None, {}).chapters == tuple(kept)
+
+
+def test_a_starter_switched_to_random_weights_follows_head_0(tmp_path):
+    path = tmp_path / "s.toml"
+    write_starter(path)
+    text = path.read_text(encoding="utf-8").replace('weights = "auto"', 'weights = "random"')
+    path.write_text(text, encoding="utf-8")
+    s = build_settings(path)
+    assert (s.weights, s.head) == ("random", 0) and s == Settings(weights="random")
 
 
 def test_starter_never_overwrites(tmp_path):
@@ -52,9 +85,9 @@ def test_watch_rerenders_on_save_and_survives_a_broken_config(tmp_path, monkeypa
     cfg = tmp_path / "lecture.toml"
     cfg.write_text('sentence = "one two"\nweights = "random"\n', encoding="utf-8")
     seen, messages = [], []
-    monkeypatch.setattr(cli_mod, "run", lambda settings, **kw: seen.append(settings.sentence))
+    monkeypatch.setattr(app, "make_outputs", lambda settings, *a, **kw: seen.append(settings.sentence))
     t = threading.Thread(target=watch_config, args=(cfg, {}),
-                         kwargs=dict(poll=0.05, settle=0.15, max_runs=3, say=messages.append))
+                         kwargs=dict(poll=0.05, settle=0.15, max_renders=3, say=messages.append))
     t.start()
 
     def wait_for(cond):
@@ -73,3 +106,21 @@ def test_watch_rerenders_on_save_and_survives_a_broken_config(tmp_path, monkeypa
     assert not t.is_alive()
     assert seen == ["one two", "three four"]
     assert any("Error: config:" in m and "not valid TOML" in m for m in messages)
+
+
+def test_watch_keeps_the_command_line_chapters_and_sentence_on_every_save(tmp_path, monkeypatch):
+    cfg = tmp_path / "lecture.toml"
+    cfg.write_text('weights = "random"\n', encoding="utf-8")
+    seen = []
+    monkeypatch.setattr(app, "make_outputs",
+                        lambda settings, *a, **kw: seen.append((settings.sentence, settings.chapters)))
+    t = threading.Thread(target=watch_config, args=(cfg, {"chapters": "1-2", "sentence": "a b"}),
+                         kwargs=dict(poll=0.05, settle=0.1, max_renders=2, say=lambda m: None))
+    t.start()
+    end = time.time() + 10
+    while not seen and time.time() < end:
+        time.sleep(0.05)
+    cfg.write_text('weights = "random"\ntheme = "light"\n', encoding="utf-8")
+    t.join(timeout=10)
+    assert not t.is_alive()
+    assert seen == [("a b", (1, 2))] * 2

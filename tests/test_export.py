@@ -9,9 +9,17 @@ import json
 import numpy as np
 import pytest
 
+from attncore.build import build_trace
 from attncore.export import FORMAT, csv_tables, from_json, to_json, trace_from_dict, trace_to_dict
 from attncore.settings import Settings
-from attncore.trace import AttentionTrace, HeadTrace, build_trace
+from attncore.trace import AttentionTrace, HeadTrace
+
+
+def random_settings(**values) -> Settings:
+    """Settings of the small seeded random model (the command's default is the pretrained
+    one): every test here is about numbers that can be checked by hand."""
+    return Settings(**{"weights": "random", **values})
+
 
 CASES = [
     dict(),
@@ -42,7 +50,7 @@ def assert_same_trace(a: AttentionTrace, b: AttentionTrace) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_json_round_trip_is_bit_identical(case):
-    t = build_trace(Settings(**case))
+    t = build_trace(random_settings(**case))
     back = from_json(to_json(t))
     assert_same_trace(t, back)
     assert to_json(back) == to_json(t)
@@ -50,7 +58,7 @@ def test_json_round_trip_is_bit_identical(case):
 
 @pytest.mark.parametrize("indent", [None, 1, 4])
 def test_json_round_trip_whatever_the_indent(indent):
-    t = build_trace(Settings(heads=2))
+    t = build_trace(random_settings(heads=2))
     assert_same_trace(t, from_json(to_json(t, indent=indent)))
 
 
@@ -58,7 +66,7 @@ def test_json_keeps_awkward_floats_exactly():
     """Values that print badly at fixed precision still come back bit for bit."""
     from attncore.trace import compute_head
 
-    t = build_trace(Settings(sentence="a b"))
+    t = build_trace(random_settings(sentence="a b"))
     X = np.array([[0.1 + 0.2, 1 / 3], [-0.0, 5e-324]])
     W = np.array([[1e-300, 2.0], [np.pi, -1e100]])
     z = np.zeros(2)
@@ -71,7 +79,7 @@ def test_json_keeps_awkward_floats_exactly():
 
 
 def test_json_names_every_matrix_by_its_formula_name_per_head():
-    t = build_trace(Settings(heads=2, d_model=4))
+    t = build_trace(random_settings(heads=2, d_model=4))
     d = json.loads(to_json(t))
     assert d["format"] == FORMAT
     for name in ("E", "P", "X", "E_q", "P_q", "X_q", "W_O", "output"):
@@ -80,25 +88,25 @@ def test_json_names_every_matrix_by_its_formula_name_per_head():
     for name in ("W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled", "mask", "weights", "Z"):
         assert name in d["heads"][1]
     assert d["key_tokens"][0] == {"text": "The", "kind": "word"}
-    assert d["settings"] == Settings(heads=2, d_model=4).to_dict()
+    assert d["settings"] == random_settings(heads=2, d_model=4).to_dict()
 
 
 def test_json_keeps_unicode_readable():
-    t = build_trace(Settings(sentence="我爱你 👍🏽"))
+    t = build_trace(random_settings(sentence="我爱你 👍🏽"))
     text = to_json(t)
     assert "我" in text and "👍🏽" in text
 
 
 def test_json_settings_rebuild_the_same_trace():
-    s = Settings(**CASES[2])
+    s = random_settings(**CASES[2])
     d = json.loads(to_json(build_trace(s)))
     settings = {**d["settings"], "chapters": tuple(d["settings"]["chapters"])}
-    assert Settings(**settings) == s
-    assert to_json(build_trace(Settings(**settings))) == to_json(build_trace(s))
+    assert random_settings(**settings) == s
+    assert to_json(build_trace(random_settings(**settings))) == to_json(build_trace(s))
 
 
 def test_round_tripped_arrays_are_read_only():
-    back = from_json(to_json(build_trace(Settings())))
+    back = from_json(to_json(build_trace(random_settings())))
     with pytest.raises(ValueError):
         back.X[0, 0] = 1.0
     with pytest.raises(ValueError):
@@ -112,7 +120,7 @@ def test_wrong_format_is_rejected(bad):
 
 
 def test_dict_round_trip():
-    t = build_trace(Settings(causal=True))
+    t = build_trace(random_settings(causal=True))
     assert_same_trace(t, trace_from_dict(trace_to_dict(t)))
 
 
@@ -129,7 +137,7 @@ def read_table(text: str) -> tuple[list[str], list[str], np.ndarray]:
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_csv_one_table_per_matrix_with_word_labels_and_exact_values(case):
-    t = build_trace(Settings(**case))
+    t = build_trace(random_settings(**case))
     tables = csv_tables(t)
     qn = [x.text for x in t.query_tokens]
     kn = [x.text for x in t.key_tokens]
@@ -155,10 +163,10 @@ def test_csv_one_table_per_matrix_with_word_labels_and_exact_values(case):
 
 
 def test_csv_quotes_words_that_look_like_csv_syntax():
-    t = build_trace(Settings(sentence='a , " ; b'))
+    t = build_trace(random_settings(sentence='a , " ; b'))
     cols, rows, _ = read_table(csv_tables(t)["head0_weights"])
     assert cols == rows == ["a", ",", '"', ";", "b"]
 
 
 def test_csv_has_no_e_q_tables_in_self_attention():
-    assert "E_q" not in csv_tables(build_trace(Settings()))
+    assert "E_q" not in csv_tables(build_trace(random_settings()))

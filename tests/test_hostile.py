@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 from scene_truth import check_drawn
 
 from attncore import Settings, SettingsError, build_trace
-from pipeline import run as run_mod
+from pipeline import render_video as run_mod
 from pipeline.cache import ChapterCache, chapter_key
 from pipeline.chapter import ChapterJob, ChapterResult, render_chapter
 from pipeline.cli import main
-from pipeline.run import ChapterFailed, InlineExecutor, render
+from pipeline.render_video import ChapterFailed, render_video
+from pipeline.workers import InlineExecutor
 
 HOSTILE = {
     "quotes": 'I can\'t say "no".',
@@ -35,6 +36,7 @@ HOSTILE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chapter", [1, 3, 7])
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_hostile_text_builds_with_true_numbers_and_nothing_off_frame(name, chapter):
@@ -92,7 +94,7 @@ def test_a_crash_in_one_chapter_names_it_and_keeps_the_others_cached(two_chapter
     monkeypatch.setattr(run_mod, "render_chapter", fake_render(fail=2))
     with pytest.raises(ChapterFailed, match=r"chapter 2 \(linear layers\) failed: RuntimeError: "
                                             "boom in the scene"):
-        render(s, cache=cache, executor=InlineExecutor())
+        render_video(s, cache=cache, executor=InlineExecutor())
     trace = build_trace(s)
     assert cache.get(chapter_key(1, trace, s)) is not None
     assert cache.get(chapter_key(2, trace, s)) is None

@@ -3,18 +3,22 @@ the chapter renderer and the joiner are replaced by fakes where a video is not t
 
 from __future__ import annotations
 
+import shutil
 import threading
 from pathlib import Path
 
 import pytest
 
 from attncore import Settings, SettingsError, build_trace
-from pipeline import run as run_mod
+from attncore.chapters import NUMBERS
+from pipeline import render_video as render_mod
+from pipeline import sources
 from pipeline.cache import chapter_key, code_digest
 from pipeline.chapter import ChapterJob, ChapterResult
 from pipeline.files import slug
-from pipeline.run import InlineExecutor, plan_chapters, render
+from pipeline.render_video import plan_chapters, render_video
 from pipeline.subtitles import srt_time, to_srt
+from pipeline.workers import InlineExecutor
 
 R = dict(weights="random")
 
@@ -42,21 +46,68 @@ def test_cache_key_follows_exactly_what_a_chapter_draws():
     assert chapter_key(1, t, s) == chapter_key(1, t, s.replace(output="elsewhere.mp4"))
 
 
-def test_editing_a_scene_file_changes_only_its_chapters_code_digest(tmp_path, monkeypatch):
-    import pipeline.cache as cache_mod
+def copy_project(tmp_path: Path) -> Path:
+    """The project's packages, copied: a tree whose files a test may edit."""
+    for package in sources.PACKAGES:
+        shutil.copytree(sources.PROJECT_ROOT / package, tmp_path / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
 
-    scenes = Path(cache_mod.SCENES)
-    copy = tmp_path / "scenes"
-    copy.mkdir()
-    for f in scenes.glob("*.py"):
-        (copy / f.name).write_bytes(f.read_bytes())
-    monkeypatch.setattr(cache_mod, "SCENES", copy)
-    before = {c: code_digest(c) for c in (1, 2, 3)}
-    (copy / "ch2_linear.py").write_text((copy / "ch2_linear.py").read_text() + "\n# edit\n")
-    after = {c: code_digest(c) for c in (1, 2, 3)}
+
+def append(path: Path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def test_editing_a_scene_file_changes_only_its_chapters_code_digest(tmp_path):
+    root = copy_project(tmp_path)
+    before = {c: code_digest(c, root) for c in (1, 2, 3)}
+    append(root / "scenes" / "ch2_linear.py", "\n# edit\n")
+    after = {c: code_digest(c, root) for c in (1, 2, 3)}
     assert before[1] == after[1] and before[3] == after[3] and before[2] != after[2]
-    (copy / "widgets.py").write_text((copy / "widgets.py").read_text() + "\n# edit\n")
-    assert all(code_digest(c) != after[c] for c in (1, 2, 3))
+    append(root / "scenes" / "widgets.py", "\n# edit\n")
+    assert all(code_digest(c, root) != after[c] for c in (1, 2, 3))
+
+
+def test_editing_a_helper_another_chapter_imports_renders_that_chapter_again(tmp_path,
+                                                                           monkeypatch):
+    """Chapter 4 imports a helper module (absolute import) that imports another one
+    (relative import, inside a function): an edit to the inner helper changes chapter 4's
+    cache key and leaves chapter 1's alone. The old digest hashed a fixed list of files."""
+    root = copy_project(tmp_path)
+    scenes = root / "scenes"
+    (scenes / "helper_outer.py").write_text(
+        "def outer():\n    from .helper_inner import inner\n    return inner()\n")
+    (scenes / "helper_inner.py").write_text("def inner():\n    return 1\n")
+    append(scenes / "ch4_dot.py", "\nfrom scenes.helper_outer import outer  # noqa\n")
+    monkeypatch.setattr(sources, "PROJECT_ROOT", root)
+    s = Settings(weights="random", sentence="the cat drank milk")
+    t = build_trace(s)
+    before = {c: chapter_key(c, t, s) for c in (1, 4)}
+    append(scenes / "helper_inner.py", "\ndef inner_two():\n    return 2\n")
+    after = {c: chapter_key(c, t, s) for c in (1, 4)}
+    assert after[4] != before[4]  # drawn again with the new helper
+    assert after[1] == before[1]  # an unrelated chapter keeps its clip
+
+
+@pytest.mark.parametrize("number", NUMBERS)
+def test_every_project_module_a_chapter_imports_is_in_its_code_digest(number, tmp_path):
+    """Each project module named in the chapter's own import lines, when edited, changes
+    the chapter's digest (the imports are read here independently, by their text)."""
+    import re
+
+    from attncore.chapters import chapter
+
+    root = copy_project(tmp_path)
+    scene_file = root.joinpath(*chapter(number).module.split(".")).with_suffix(".py")
+    names = set(re.findall(r"^\s*(?:from|import) ((?:scenes|attncore|pipeline)[\w.]*)",
+                           scene_file.read_text(encoding="utf-8"), re.MULTILINE))
+    assert names, "a scene module imports at least the shared scene helpers"
+    for name in sorted(names):
+        path = sources.module_file(name, root)
+        assert path is not None, name
+        before = code_digest(number, root)
+        append(path, "\n# edit\n")
+        assert code_digest(number, root) != before, name
 
 
 def test_srt_cues_are_numbered_and_timed():
@@ -83,8 +134,8 @@ def fake_join(clips, out):
 
 
 def test_two_renders_into_one_folder_at_once_do_not_mix(tmp_path, monkeypatch):
-    monkeypatch.setattr(run_mod, "render_chapter", fake_render)
-    monkeypatch.setattr(run_mod, "join", fake_join)
+    monkeypatch.setattr(render_mod, "render_chapter", fake_render)
+    monkeypatch.setattr(render_mod, "join", fake_join)
     monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
     outs, errors = {}, []
 
@@ -92,7 +143,7 @@ def test_two_renders_into_one_folder_at_once_do_not_mix(tmp_path, monkeypatch):
         try:
             s = Settings(**R, sentence=f"{word} drinks", chapters=(1, 2, 3),
                          output=str(tmp_path / f"{word}.mp4"))
-            outs[word] = render(s, executor=InlineExecutor())
+            outs[word] = render_video(s, executor=InlineExecutor())
         except Exception as e:  # pragma: no cover - reported below
             errors.append(e)
 
@@ -115,3 +166,24 @@ def test_outputs_are_ordinary_readable_files(tmp_path):
     write_text_atomic(tmp_path / "a.srt", "x")
     mode = (tmp_path / "a.srt").stat().st_mode & 0o777
     assert mode & 0o044 == 0o044  # group and others may read it (with the usual umask)
+
+
+def test_the_command_renders_through_the_pipeline_and_reuses_the_cache(tmp_path, monkeypatch,
+                                                                       capsys):
+    """render.py → cli → app → render_video → cache → outputs, with the renderer stubbed."""
+    from pipeline.cli import main
+
+    monkeypatch.setattr(render_mod, "render_chapter", fake_render)
+    monkeypatch.setattr(render_mod, "join", fake_join)
+    monkeypatch.setattr(render_mod, "ProcessPoolExecutor", InlineExecutor)
+    monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "v.mp4"
+    args = ["cats drink milk", "--weights", "random", "--chapters", "1-2", "-o", str(out)]
+    main(args)
+    err = capsys.readouterr().err
+    assert out.read_bytes() == b"[cats ch1][cats ch2]" and out.with_suffix(".srt").exists()
+    assert "chapter 2 (linear layers): rendered" in err and f"video:     {out}" in err
+    main(args)
+    err = capsys.readouterr().err
+    assert "chapter 1 (input): cached" in err and "chapter 2 (linear layers): cached" in err
+    assert out.read_bytes() == b"[cats ch1][cats ch2]"

@@ -19,7 +19,7 @@ import pytest
 
 from attncore import Settings
 from pipeline.cache import ChapterCache
-from pipeline.run import render
+from pipeline.render_video import render_video
 from pipeline.video import probe
 
 pytestmark = pytest.mark.slow
@@ -34,7 +34,7 @@ def first_render(tmp_path_factory):
     cache = ChapterCache(root / "cache")
     (root / "out").mkdir()
     s = Settings(**BASE, output=str(root / "out" / "video.mp4"))
-    return s, render(s, jobs=2, cache=cache), cache
+    return s, render_video(s, jobs=2, cache=cache), cache
 
 
 def test_video_is_h264_yuv420p_at_the_quality_and_as_long_as_its_chapters(first_render):
@@ -66,37 +66,37 @@ def test_subtitles_sit_beside_the_video_and_cover_its_length(first_render):
 
 def test_a_rerun_with_nothing_changed_renders_nothing(first_render):
     s, _, cache = first_render
-    again = render(s, jobs=2, cache=cache)
+    again = render_video(s, jobs=2, cache=cache)
     assert all(c.cached for c in again.chapters)
     assert again.seconds < 5
 
 
 def test_changing_the_followed_word_rerenders_only_the_chapters_that_show_it(first_render):
     s, _, cache = first_render
-    r = render(s.replace(query="drink"), jobs=2, cache=cache)
+    r = render_video(s.replace(query="drink"), jobs=2, cache=cache)
     cached = {c.chapter: c.cached for c in r.chapters}
     assert cached == {1: True, 2: False}
 
 
 def test_changing_the_theme_rerenders_every_chapter(first_render):
     s, _, cache = first_render
-    r = render(s.replace(theme="light", chapters=(1,)), jobs=1, cache=cache)
+    r = render_video(s.replace(theme="light", chapters=(1,)), jobs=1, cache=cache)
     assert not r.chapters[0].cached
 
 
 def test_no_cache_renders_again(first_render):
     s, _, cache = first_render
-    r = render(s.replace(chapters=(1,)), jobs=1, cache=cache, use_cache=False)
+    r = render_video(s.replace(chapters=(1,)), jobs=1, cache=cache, use_cache=False)
     assert not r.chapters[0].cached
 
 
 def test_a_truncated_cache_entry_is_rendered_again(first_render):
     s, _, cache = first_render
     one = s.replace(chapters=(1,))
-    clip = render(one, jobs=1, cache=cache).chapters[0].clip
+    clip = render_video(one, jobs=1, cache=cache).chapters[0].clip
     data = clip.read_bytes()
     clip.write_bytes(data[: len(data) // 2])
-    r = render(one, jobs=1, cache=cache)
+    r = render_video(one, jobs=1, cache=cache)
     assert not r.chapters[0].cached
     assert probe(r.video).frames > 0
 
@@ -132,6 +132,6 @@ def test_hostile_text_renders_for_real(tmp_path):
     out = tmp_path / "hostile.mp4"
     s = Settings(sentence='I can\'t say "no" <b>&amp; $%_^\\{} 👍 مرحبا 日本', weights="random",
                  quality="l", chapters=(1,), output=str(out))
-    r = render(s, jobs=1, cache=ChapterCache(tmp_path / "cache"))
+    r = render_video(s, jobs=1, cache=ChapterCache(tmp_path / "cache"))
     info = probe(r.video)
     assert (info.width, info.height) == (854, 480) and info.frames > 30

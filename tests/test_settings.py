@@ -8,15 +8,20 @@ from pathlib import Path
 
 import pytest
 
+from attncore.chapters import NUMBERS, describe_numbers
 from attncore.settings import (
     ALL_CHAPTERS,
     FIELD_NAMES,
     Settings,
     SettingsError,
     build_settings,
+    default_head,
     parse_chapters,
     read_toml,
 )
+
+R = dict(weights="random")  # the small untrained model, whose sizes the settings choose
+CHAPTER_LIST = describe_numbers()  # '1-7, 9': what the errors say is allowed
 
 
 def error(**values) -> SettingsError:
@@ -34,10 +39,24 @@ def write(tmp_path: Path, text: str, name: str = "video.toml") -> Path:
 def test_defaults_are_valid_and_make_the_readme_video():
     s = Settings()
     assert s.sentence == "The black cat drank the milk"
-    assert (s.weights, s.d_model, s.heads, s.dk, s.seed) == ("random", 4, 1, 4, 0)
-    assert s.chapters == ALL_CHAPTERS
+    assert (s.weights, s.head, s.layer, s.quality) == ("auto", "auto", 0, "h")
+    assert s.chapters == ALL_CHAPTERS == NUMBERS
+
+
+def test_random_weights_default_to_a_small_model_and_head_0():
+    s = Settings(**R)
+    assert (s.weights, s.head, s.d_model, s.heads, s.dk, s.seed) == ("random", 0, 4, 1, 4, 0)
     assert s.d_model <= 6 and s.dk <= 6  # every number fits on screen
-    assert s.resolution == (1080, 1920, 30)
+
+
+def test_the_default_head_follows_the_weights_and_a_given_head_stays():
+    assert default_head("pretrained") == "auto" and default_head("random") == 0
+    assert default_head("auto") == "auto" and default_head("tiny") == "auto"
+    assert Settings(head=None).head == "auto" and Settings(**R, head=None).head == 0
+    assert Settings(head=2).head == 2 and Settings(**R, head="auto").head == "auto"
+    assert Settings().replace(weights="random") == Settings(**R)
+    assert Settings(**R).replace(weights="auto") == Settings()
+    assert Settings(head=3).replace(weights="random", heads=4).head == 3
 
 
 def test_settings_are_frozen():
@@ -46,21 +65,21 @@ def test_settings_are_frozen():
 
 
 def test_replace_validates_again():
-    assert Settings().replace(seed=5).seed == 5
+    assert Settings(**R).replace(seed=5).seed == 5
     with pytest.raises(SettingsError):
-        Settings().replace(heads=3)
+        Settings(**R).replace(heads=3)
 
 
 def test_dk_defaults_to_d_model_over_heads():
-    assert Settings(d_model=6, heads=3).dk == 2
-    assert Settings(d_model=6, heads=3, d_k=5).dk == 5
+    assert Settings(**R, d_model=6, heads=3).dk == 2
+    assert Settings(**R, d_model=6, heads=3, d_k=5).dk == 5
 
 
 @pytest.mark.parametrize("name, value, allowed", [
     ("quality", "x", ["l", "m", "h", "k"]),
     ("theme", "pink", ["dark", "light"]),
     ("language", "fr", ["en", "zh"]),
-    ("weights", "trained", ["random", "pretrained"]),
+    ("weights", "trained", ["pretrained", "random"]),
 ])
 def test_unknown_choice_names_the_field_and_the_allowed_values(name, value, allowed):
     e = error(**{name: value})
@@ -99,7 +118,7 @@ def test_seed_out_of_range(seed):
 
 
 @pytest.mark.parametrize("values, field", [
-    (dict(head=1), "head"),
+    (dict(**R, head=1), "head"),
     (dict(head=-1), "head"),
     (dict(head="best"), "head"),
     (dict(layer=-1), "layer"),
@@ -113,15 +132,22 @@ def test_other_out_of_range_values_name_their_field(values, field):
 
 
 def test_head_must_be_below_heads_and_auto_is_allowed():
-    assert Settings(d_model=4, heads=2, head=1).head == 1
-    assert Settings(head="auto").head == "auto"
-    assert "allowed: 0 to 1" in str(error(d_model=4, heads=2, head=2))
+    assert Settings(**R, d_model=4, heads=2, head=1).head == 1
+    assert Settings(**R, head="auto").head == "auto"
+    assert "allowed: 0 to 1" in str(error(**R, d_model=4, heads=2, head=2))
 
 
 @pytest.mark.parametrize("chapters", [(), (0,), (10,), (1, 10), (True,), ("3",)])
 def test_chapters_out_of_range(chapters):
     e = error(chapters=chapters)
-    assert e.field == "chapters" and "1 to 9" in str(e)
+    assert e.field == "chapters" and f"allowed: {CHAPTER_LIST}" in str(e)
+
+
+def test_a_chapter_missing_from_the_table_is_refused_saying_which_exist():
+    missing = [n for n in range(NUMBERS[0], NUMBERS[-1] + 1) if n not in NUMBERS]
+    for n in missing:
+        assert str(error(chapters=(1, n))) == f"chapters: {n} is not a chapter; allowed: {CHAPTER_LIST}"
+    assert Settings(chapters=NUMBERS[1:]).chapters == NUMBERS[1:]
 
 
 @pytest.mark.parametrize("name, value, desc", [
@@ -151,12 +177,20 @@ def test_settings_error_is_a_value_error_with_field_and_message():
     ("1,3,6", (1, 3, 6)),
     ("2-5", (2, 3, 4, 5)),
     ("6,1,3,3", (1, 3, 6)),
-    ("1-3, 8", (1, 2, 3, 8)),
+    ("1-3, 9", (1, 2, 3, 9)),
     ("9", (9,)),
+    ("7-9", (7, 8, 9)),
     ("1-9", ALL_CHAPTERS),
 ])
 def test_parse_chapters(text, want):
     assert parse_chapters(text) == want
+
+
+def test_parse_chapters_reads_the_chapter_table():
+    first, last = NUMBERS[0], NUMBERS[-1]
+    assert parse_chapters(f"{first}-{last}") == NUMBERS
+    for n in NUMBERS:
+        assert parse_chapters(str(n)) == (n,)
 
 
 @pytest.mark.parametrize("text, match", [
@@ -165,6 +199,10 @@ def test_parse_chapters(text, want):
     ("5-2", "no chapter chosen"),
     ("0", "0 is not a chapter"),
     ("1,10", "10 is not a chapter"),
+    ("10", "10 is not a chapter"),
+    ("1-3,10", "10 is not a chapter"),
+    ("10-10", "10 is not a chapter"),
+    ("1-10", "10 is not a chapter"),
     ("a", "'a' is not a chapter number"),
     ("1-", "'1-' is not a chapter number"),
     ("-1", "'-1' is not a chapter number"),
@@ -173,7 +211,7 @@ def test_parse_chapters(text, want):
 def test_parse_chapters_errors(text, match):
     with pytest.raises(SettingsError, match=match) as info:
         parse_chapters(text)
-    assert info.value.field == "chapters" and "1 to 9" in str(info.value)
+    assert info.value.field == "chapters" and f"allowed: {CHAPTER_LIST}" in str(info.value)
 
 
 # ---------------------------------------------------------------- TOML and flags

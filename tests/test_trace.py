@@ -9,12 +9,19 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
+from attncore.build import build_trace
 from attncore.settings import Settings, SettingsError
-from attncore.trace import build_trace
+
+
+def random_settings(**values) -> Settings:
+    """Settings of the small seeded random model (the command's default is the pretrained
+    one): every test here is about numbers that can be checked by hand."""
+    return Settings(**{"weights": "random", **values})
+
 
 
 def focus_word(**values) -> str:
-    t = build_trace(Settings(**values))
+    t = build_trace(random_settings(**values))
     return t.query_tokens[t.focus].text
 
 
@@ -30,30 +37,30 @@ def test_default_followed_word_skips_trailing_punctuation():
 
 
 def test_default_followed_word_of_a_sentence_without_words_is_the_last_token():
-    t = build_trace(Settings(sentence="? !"))
+    t = build_trace(random_settings(sentence="? !"))
     assert t.focus == 1
 
 
 @pytest.mark.parametrize("query, index", [("cat", 2), ("CAT", 2), ("Cat", 2), ("the", 0),
                                           (" milk ", 5)])
 def test_query_finds_the_first_matching_word_case_insensitively(query, index):
-    assert build_trace(Settings(query=query)).focus == index
+    assert build_trace(random_settings(query=query)).focus == index
 
 
 def test_query_index_picks_a_repeated_word():
-    assert build_trace(Settings(query_index=4)).focus == 4
-    assert build_trace(Settings(query="the", query_index=4)).focus == 4
+    assert build_trace(random_settings(query_index=4)).focus == 4
+    assert build_trace(random_settings(query="the", query_index=4)).focus == 4
 
 
 def test_query_index_that_is_another_word_is_an_error():
     with pytest.raises(SettingsError, match="token 2 is 'cat', not 'milk'") as info:
-        build_trace(Settings(query="milk", query_index=2))
+        build_trace(random_settings(query="milk", query_index=2))
     assert info.value.field == "query_index"
 
 
 def test_unknown_query_suggests_close_words():
     with pytest.raises(SettingsError) as info:
-        build_trace(Settings(query="milks"))
+        build_trace(random_settings(query="milks"))
     assert info.value.field == "query"
     assert "'milks' is not in the sentence" in str(info.value)
     assert "did you mean 'milk'" in str(info.value)
@@ -61,38 +68,38 @@ def test_unknown_query_suggests_close_words():
 
 def test_unknown_query_without_close_words_lists_the_words():
     with pytest.raises(SettingsError) as info:
-        build_trace(Settings(query="zzzzz"))
+        build_trace(random_settings(query="zzzzz"))
     assert "the words are: 'The', 'black', 'cat'" in str(info.value)
 
 
 @pytest.mark.parametrize("index", [6, 100])
 def test_query_index_out_of_range_gives_the_range(index):
     with pytest.raises(SettingsError) as info:
-        build_trace(Settings(query_index=index))
+        build_trace(random_settings(query_index=index))
     assert info.value.field == "query_index"
     assert f"{index} is out of range; allowed: 0 to 5" in str(info.value)
 
 
 def test_query_in_cross_attention_is_a_word_of_the_target():
-    t = build_trace(Settings(sentence="The ball is blue", target="La bola es azul", query="bola"))
+    t = build_trace(random_settings(sentence="The ball is blue", target="La bola es azul", query="bola"))
     assert t.focus == 1 and t.query_tokens[1].text == "bola"
     with pytest.raises(SettingsError, match="not in the sentence"):
-        build_trace(Settings(sentence="The ball is blue", target="La bola es azul", query="ball"))
+        build_trace(random_settings(sentence="The ball is blue", target="La bola es azul", query="ball"))
 
 
 def test_sentence_that_cannot_be_tokenized_is_a_settings_error_on_its_field():
     with pytest.raises(SettingsError) as info:
-        build_trace(Settings(sentence="\u200b"))
+        build_trace(random_settings(sentence="\u200b"))
     assert info.value.field == "sentence"
     with pytest.raises(SettingsError) as info:
-        build_trace(Settings(sentence="a b c", target="w " * 5, max_tokens=4))
+        build_trace(random_settings(sentence="a b c", target="w " * 5, max_tokens=4))
     assert info.value.field == "target" and "limit is 4" in str(info.value)
 
 
 # ---------------------------------------------------------------- metadata
 
 def test_trace_metadata_follows_the_settings():
-    s = Settings(sentence="a b c", target="x y", heads=2, head=1, softmax=False,
+    s = random_settings(sentence="a b c", target="x y", heads=2, head=1, softmax=False,
                  positional=False, seed=4)
     t = build_trace(s)
     assert (t.n_q, t.n_k, t.d_model, t.d_k) == (2, 3, 4, 2)
@@ -106,12 +113,12 @@ def test_trace_metadata_follows_the_settings():
 
 
 def test_head_auto_on_random_weights_follows_head_zero_and_says_why():
-    t = build_trace(Settings(head="auto", heads=2))
+    t = build_trace(random_settings(head="auto", heads=2))
     assert t.head_index == 0 and t.head_reason
 
 
 def test_self_attention_uses_the_same_rows_for_queries_and_keys():
-    t = build_trace(Settings())
+    t = build_trace(random_settings())
     assert not t.cross
     assert_array_equal(t.X_q, t.X)
     assert_array_equal(t.E_q, t.E)
@@ -179,7 +186,7 @@ def check_trace(t, s: Settings) -> None:
 def test_random_sentences_and_dimensions_build_or_raise_settings_error(sentence, target, dims,
                                                                        flags):
     try:
-        s = Settings(sentence=sentence, target=target, **dims, **flags)
+        s = random_settings(sentence=sentence, target=target, **dims, **flags)
         t = build_trace(s)
     except SettingsError as e:
         assert e.field in ("sentence", "target", "causal") and str(e)
@@ -190,7 +197,7 @@ def test_random_sentences_and_dimensions_build_or_raise_settings_error(sentence,
 @settings(max_examples=50, deadline=None)
 @given(words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=10), dims=dims(), flags=flags)
 def test_word_lists_always_build_with_every_word_a_token(words, dims, flags):
-    s = Settings(sentence=" ".join(words), **dims, **flags)
+    s = random_settings(sentence=" ".join(words), **dims, **flags)
     t = build_trace(s)
     assert [x.text for x in t.key_tokens] == words
     check_trace(t, s)
@@ -202,8 +209,8 @@ def test_word_lists_always_build_with_every_word_a_token(words, dims, flags):
 def test_embeddings_depend_only_on_the_word_and_the_seed(words, seed, data):
     other = data.draw(st.permutations(words))
     assume(other != words)
-    t = build_trace(Settings(sentence=" ".join(words), seed=seed))
-    u = build_trace(Settings(sentence=" ".join(other), seed=seed))
+    t = build_trace(random_settings(sentence=" ".join(words), seed=seed))
+    u = build_trace(random_settings(sentence=" ".join(other), seed=seed))
     rows = {x.key: r for x, r in zip(u.key_tokens, u.E)}
     for x, r in zip(t.key_tokens, t.E):
         assert_array_equal(r, rows[x.key])

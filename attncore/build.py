@@ -1,0 +1,151 @@
+"""Settings → AttentionTrace, by the chosen weight source (seeded random or pretrained).
+
+The trace dataclasses live in attncore.trace; the weight sources build them here, so the
+trace module imports no weight source and no weight source imports this one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+
+import numpy as np
+
+from attncore import attention as att
+from attncore import random_weights as rw
+from attncore.settings import TINY_MAX_DIM, TINY_MAX_HEADS, Settings, SettingsError
+from attncore.tokenize import Token, TokenizeError, tokenize
+from attncore.trace import AttentionTrace, compute_head
+
+
+def resolve_focus(tokens: tuple[Token, ...], s: Settings) -> int:
+    """The followed word's token index: --query-index, else --query, else the last word."""
+    if s.query_index is not None:
+        if s.query_index >= len(tokens):
+            raise SettingsError(
+                "query_index", f"{s.query_index} is out of range; allowed: 0 to {len(tokens) - 1}")
+        idx = s.query_index
+        if s.query is not None and tokens[idx].key != Token(s.query).key:
+            raise SettingsError(
+                "query_index", f"token {idx} is {tokens[idx].text!r}, not {s.query!r}")
+        return idx
+    if s.query is not None:
+        want = Token(s.query.strip()).key
+        for i, t in enumerate(tokens):
+            if t.key == want:
+                return i
+        words = list(dict.fromkeys(t.text for t in tokens))
+        close = difflib.get_close_matches(s.query, words, n=3, cutoff=0.4)
+        hint = f"did you mean {', '.join(repr(c) for c in close)}?" if close else (
+            "the words are: " + ", ".join(repr(w) for w in words[:12]))
+        raise SettingsError("query", f"{s.query!r} is not in the sentence; {hint}")
+    words = [i for i, t in enumerate(tokens) if t.is_word]
+    return words[-1] if words else len(tokens) - 1
+
+
+def tokens_of(text: str, s: Settings, name: str) -> tuple[Token, ...]:
+    try:
+        return tokenize(text, s.max_tokens)
+    except TokenizeError as e:
+        raise SettingsError(name, str(e)) from None
+
+
+def build_random_trace(s: Settings) -> AttentionTrace:
+    """The untrained model: seeded embeddings, sinusoidal positions, seeded W_Q, W_K, W_V."""
+    key_tokens = tokens_of(s.sentence, s, "sentence")
+    query_tokens = tokens_of(s.target, s, "target") if s.target else key_tokens
+    focus = resolve_focus(query_tokens, s)
+    d_k = s.dk
+
+    E = rw.embed(key_tokens, s.seed, s.d_model)  # (n_k, d_model)
+    P = rw.positions(len(key_tokens), s.d_model, s.positional)  # (n_k, d_model)
+    X = E + P  # (n_k, d_model)
+    if s.target:
+        E_q = rw.embed(query_tokens, s.seed, s.d_model)  # (n_q, d_model)
+        P_q = rw.positions(len(query_tokens), s.d_model, s.positional)
+        X_q = E_q + P_q  # (n_q, d_model)
+    else:
+        E_q, P_q, X_q = E, P, X
+
+    n_q, n_k = len(query_tokens), len(key_tokens)
+    mask = att.causal_mask(n_q, n_k) if s.causal else np.ones((n_q, n_k), dtype=bool)
+    zeros = np.zeros(d_k)
+    heads = tuple(
+        compute_head(0, h, X_q, X, W_Q, W_K, W_V, zeros, zeros, zeros, mask, s.softmax)
+        for h, (W_Q, W_K, W_V) in enumerate(rw.head_weights(s.seed, s.heads, s.d_model, d_k))
+    )
+    W_O = rw.output_weights(s.seed, s.heads, s.d_model, d_k)  # (heads·d_k, d_model)
+    output = att.multi_head([h.Z for h in heads], W_O)  # (n_q, d_model)
+    head_index = 0 if s.head == "auto" else int(s.head)
+    return AttentionTrace(
+        query_tokens=query_tokens, key_tokens=key_tokens,
+        E=E, P=P, X=X, E_q=E_q, P_q=P_q, X_q=X_q,
+        heads=heads, W_O=W_O, output=output, focus=focus, head_index=head_index,
+        source="random", model_name=None, layer=0, causal=s.causal, cross=bool(s.target),
+        normalized=s.softmax, seed=s.seed,
+        head_reason="untrained weights have no meaningful head to pick" if s.head == "auto" else None,
+        x_label="E + P" if s.positional else "E",
+        settings=s.to_dict(),
+    )
+
+
+def choose_source(s: Settings) -> tuple[str, str | None]:
+    """The weight source a video uses, and why when it was chosen for the user.
+
+    "auto" takes the tiny model (trained here, every number checkable) when it can show
+    the sentence: every word in its vocabulary, its own sizes, one sentence, no mask.
+    Otherwise the pretrained model, or untrained random weights for what no trained
+    model here can show (a target sentence, causal masking).
+    """
+    if s.weights != "auto":
+        return s.weights, None
+    if s.target is not None:
+        return "random", ("a target sentence: no model here was trained for cross-attention, "
+                          "so untrained random weights show it")
+    if s.causal:
+        return "random", ("causal masking: no model here was trained with a mask, so untrained "
+                          "random weights show it")
+    from attncore.tiny.corpus import UnknownWordError, tokenize
+
+    try:
+        tokenize(s.sentence)
+    except UnknownWordError as e:
+        unknown = ", ".join(repr(w) for w in e.unknown[:4]) + (" …" if len(e.unknown) > 4 else "")
+        return "pretrained", f"not in the tiny model's vocabulary: {unknown}"
+    sizes_ok = (2 <= s.d_model <= TINY_MAX_DIM and s.heads <= TINY_MAX_HEADS and s.positional
+                and (s.d_k is None or s.d_k == s.d_model // s.heads))
+    if not sizes_ok:
+        return "pretrained", "the sizes asked for are beyond the tiny model's (d_model ≤ 16, heads ≤ 4)"
+    return "tiny", "every word is in the tiny model's vocabulary"
+
+
+def build_trace(s: Settings, tiny_model=None) -> AttentionTrace:
+    """Settings → trace, by the chosen weight source. `tiny_model`: the tiny model to use
+    (the pipeline passes a cached one); None loads the shipped one or trains in memory."""
+    source, reason = choose_source(s)
+    if source == "pretrained":
+        from attncore.pretrained import build_pretrained_trace
+
+        trace = build_pretrained_trace(s.replace(weights="pretrained"))
+        return dataclasses.replace(trace, source_reason=reason) if reason else trace
+    if source == "tiny":
+        from attncore.tiny.trace import build_tiny_trace
+
+        model = tiny_model if tiny_model is not None else tiny_model_for(s)
+        return build_tiny_trace(s, model, resolve_focus, reason)
+    trace = build_random_trace(s.replace(weights="random"))
+    return dataclasses.replace(trace, source_reason=reason) if reason else trace
+
+
+def tiny_model_for(s: Settings, progress=None):
+    """The shipped tiny model when it is the one asked for, else one trained now (seconds;
+    the pipeline keeps trained ones on disk so this happens once per size and seed)."""
+    from attncore.tiny.store import load_default
+    from attncore.tiny.trace import train_config
+
+    shipped = load_default()
+    if shipped.train_config == train_config(s):
+        return shipped
+    from attncore.tiny.train import train
+
+    return train(train_config(s), progress=progress)

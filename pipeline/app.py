@@ -1,0 +1,145 @@
+"""What the command does, as a library: settings from a config file and flags, then the
+outputs asked for (a table of heads, the trace as JSON or CSV, a dry run or the video).
+The click layer (pipeline.cli) and watch mode (pipeline.watch) both hand over to it."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from attncore.settings import QUALITIES, Settings, SettingsError, build_settings, parse_chapters
+
+Say = Callable[[str], None]
+
+
+def to_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def to_stdout(message: str) -> None:
+    print(message, flush=True)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What one command asks for besides the video's settings."""
+
+    export_json: Path | None = None  # write the trace the video is made from
+    export_csv: Path | None = None  # write every matrix as CSV into this folder
+    dry_run: bool = False  # build every scene without writing frames
+    list_heads: bool = False  # print the layer × head table instead of making a video
+    list_vocab: bool = False  # print the tiny model's vocabulary instead of making a video
+    train_tiny: bool = False  # retrain the tiny model (--seed, --d-model, --heads) and report
+    jobs: int | None = None  # chapters rendered at once; None: one per core
+    use_cache: bool = True  # reuse chapter clips rendered before
+
+
+def make_settings(config: Path | None, sentence: str | None, chapters: str | None,
+                  flags: dict[str, Any]) -> Settings:
+    """Settings from the config file and the flags (flags win; None = not given).
+    `chapters` is the --chapters text, such as '1,3,6' or '2-5'."""
+    values = dict(flags, sentence=sentence,
+                  chapters=parse_chapters(chapters) if chapters is not None else None)
+    return build_settings(config, **values)
+
+
+def make_trace(settings: Settings, say: Say = to_stderr):
+    """The trace, with the tiny model from disk (trained on first use); says which weights
+    were chosen and why when the choice was automatic."""
+    from attncore.build import build_trace, choose_source
+
+    source, reason = choose_source(settings)
+    model = None
+    if source == "tiny":
+        from pipeline.tiny_models import tiny_model
+
+        model = tiny_model(settings, say)
+    trace = build_trace(settings, tiny_model=model)
+    if reason:
+        name = trace.model_name or f"untrained random weights (seed {trace.seed})"
+        say(f"weights:   {name}: {reason}")
+    return trace
+
+
+def vocabulary_table() -> str:
+    """The tiny model's words, by language."""
+    from attncore.tiny.corpus import vocabulary
+
+    lines = ["The tiny model's vocabulary (--weights tiny, or auto when every word is in it):"]
+    for code, name in (("en", "English"), ("zh", "中文")):
+        lines.append(f"{name}: " + " ".join(vocabulary(code)))
+    return "\n".join(lines)
+
+
+def retrain(settings: Settings, say: Say = to_stderr, show: Say = to_stdout) -> None:
+    """Train the tiny model for these settings (seed, sizes) again and report its scores;
+    it replaces the kept one of the same settings (the shipped file is never touched)."""
+    from attncore.tiny.store import fingerprint, load_default
+    from attncore.tiny.trace import train_config
+    from pipeline.tiny_models import model_path, train_and_keep
+
+    config = train_config(settings)
+    model = train_and_keep(config, model_path(config), say)
+    s = model.scores
+    for split in ("validation", "test"):
+        show(f"{split:10s} {s[f'{split}_sentences']} sentences: replaced-object accuracy "
+             f"{s[f'{split}_accuracy']:.3f}, object attends most to its verb "
+             f"{s[f'{split}_object_to_verb']:.3f} (head {s[f'{split}_head']})")
+    shipped = load_default()
+    if shipped.train_config == config:
+        same = fingerprint(shipped) == fingerprint(model)
+        show("identical to the shipped weights" if same else
+             "differs from the shipped weights (another numpy or CPU?)")
+
+
+def make_outputs(settings: Settings, request: Request | None = None, *, say: Say = to_stderr,
+                 show: Say = to_stdout) -> None:
+    """Make what `request` asks for (default: the video); progress and paths go to `say`,
+    the table of heads to `show`."""
+    from pipeline.exports import write_csv, write_json
+    from pipeline.render_video import dry_run, render_video
+
+    request = request or Request()
+    if request.list_vocab:
+        show(vocabulary_table())
+        return
+    if request.train_tiny:
+        retrain(settings, say=say, show=show)
+        return
+    if request.list_heads:
+        from attncore.pretrained import head_table
+
+        if settings.weights not in ("pretrained", "auto"):
+            raise SettingsError("list_heads", "--list-heads needs --weights pretrained")
+        settings = settings.replace(weights="pretrained")
+        show(head_table(settings))
+        return
+    if not request.dry_run:  # a wrong output folder is the one line, before anything else
+        from pipeline.files import check_writable_folder
+        from pipeline.render_video import output_path
+
+        check_writable_folder(output_path(settings), create=not settings.output)
+    trace = make_trace(settings, say)
+    if request.export_json:
+        write_json(request.export_json, trace)
+        say(f"trace:     {request.export_json}")
+    if request.export_csv:
+        write_csv(request.export_csv, trace)
+        say(f"tables:    {request.export_csv}/")
+    if request.dry_run:
+        results = dry_run(settings, trace, progress=say)
+        bad = [(r.chapter, r.off_frame[0]) for r in results if r.off_frame]
+        total = sum(r.duration for r in results)
+        say(f"dry run: {len(results)} chapters build, {total:.0f} s of video"
+            + (f"; WARNING objects off frame in chapter {bad[0][0]}" if bad else ""))
+        return
+    started = time.perf_counter()
+    result = render_video(settings, jobs=request.jobs, use_cache=request.use_cache, trace=trace,
+                          progress=lambda s: say("  " + s))
+    say(f"video:     {result.video}  ({result.duration:.1f} s, "
+        f"{QUALITIES[settings.quality][3]}, rendered in {time.perf_counter() - started:.0f} s)")
+    say(f"subtitles: {result.subtitles}")

@@ -1,0 +1,73 @@
+"""The project's own source files a module runs: itself, and every project module it
+imports, directly or through other modules (read from the import statements with `ast`,
+without importing anything). The chapter cache hashes these files, so a clip is drawn
+again whenever any code that draws it changes.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("attncore", "pipeline", "scenes")  # the project's own packages; others are libraries
+
+
+def module_file(name: str, root: Path) -> Path | None:
+    """The file of a project module ('scenes.widgets' → root/scenes/widgets.py, a package
+    → its __init__.py); None for a library module or a name that is not a module."""
+    parts = name.split(".")
+    if parts[0] not in PACKAGES:
+        return None
+    base = root.joinpath(*parts)
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _packages_of(name: str) -> list[str]:
+    """The packages Python runs before a module: 'a.b.c' → ['a', 'a.b']."""
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+@lru_cache(maxsize=512)
+def _imported_names(source: bytes, name: str, is_package: bool) -> tuple[str, ...]:
+    """Every module name an import statement in `source` may load, anywhere in the file
+    (imports inside functions too). `from a import b` may load a.b: both are listed."""
+    out: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: from the module's own package upwards
+                package = name.split(".") if is_package else name.split(".")[:-1]
+                package = package[: len(package) - (node.level - 1)]
+                base = ".".join(package + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            out.append(base)
+            out += [f"{base}.{alias.name}" for alias in node.names if alias.name != "*"]
+    return tuple(out)
+
+
+def source_files(modules: list[str], root: Path | None = None) -> list[Path]:
+    """The files of `modules` and of every project module they import, transitively,
+    including the packages' __init__.py files; sorted by path."""
+    root = root or PROJECT_ROOT
+    seen: dict[str, Path | None] = {}  # module name → its file; None: not a project module
+    todo = list(modules)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        path = seen[name] = module_file(name, root)
+        if path is None:
+            continue
+        source = path.read_bytes()
+        todo += _packages_of(name)
+        todo += _imported_names(source, name, path.name == "__init__.py")
+    files = {p for p in seen.values() if p is not None}
+    return sorted(files, key=lambda p: p.relative_to(root).as_posix())

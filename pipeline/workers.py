@@ -1,0 +1,77 @@
+"""Worker processes for chapter renders, and stopping them cleanly on Ctrl-C or SIGTERM."""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+
+class Terminated(BaseException):
+    """SIGTERM, turned into an exception so the same clean-up as Ctrl-C runs."""
+
+
+def _on_sigterm(signum, frame):  # pragma: no cover - exercised by a subprocess test
+    raise Terminated()
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises Terminated (main thread only: elsewhere Python
+    cannot receive signals, and the block runs unchanged)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+class WorkerContext:
+    """The "spawn" start method, keeping a list of the processes it starts, so that an
+    interrupted render stops exactly its own workers (ProcessPoolExecutor has no public
+    way to do that before Python 3.14). Pass it as a pool's `mp_context`."""
+
+    def __init__(self) -> None:
+        self._context = multiprocessing.get_context("spawn")
+        self.processes: list[BaseProcess] = []
+
+    def Process(self, *args: Any, **kwargs: Any) -> BaseProcess:  # noqa: N802 - context API
+        process = self._context.Process(*args, **kwargs)
+        self.processes.append(process)
+        return process
+
+    def __getattr__(self, name: str) -> Any:  # queues, locks, start method: as "spawn"
+        return getattr(self._context, name)
+
+    def stop(self) -> None:
+        """Terminate every worker still running (an unfinished chapter is thrown away)."""
+        for process in self.processes:
+            if process.is_alive():
+                process.terminate()
+
+
+class InlineExecutor:
+    """Runs each job at once in this process (a stand-in for the process pool in tests
+    and debugging: same interface, no parallelism)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def submit(self, fn, *args) -> Future:
+        fut: Future = Future()
+        try:
+            fut.set_result(fn(*args))
+        except Exception as e:
+            fut.set_exception(e)
+        return fut
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        pass

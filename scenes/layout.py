@@ -1,0 +1,57 @@
+"""Layout numbers, named once: the frame's safe area, the smallest legible font, how tall
+a glyph is per point of font size, how much of a row its text fills, and text widths
+measured from the built text (never guessed per character).
+
+Every size is in scene units (the frame is 14.22 × 8); fonts are Manim font sizes.
+"""
+
+from __future__ import annotations
+
+from scenes.text import built_text
+
+SAFE_X = 6.75  # content stays within ±SAFE_X
+SAFE_TOP = 3.05  # below the chapter title
+SAFE_BOTTOM = -2.8  # above a two-line caption
+
+MIN_FONT = 16  # smallest text drawn: ~23 px digit height at 1080p
+DIGIT_HEIGHT = 0.0106  # height of a digit per unit of font size (Noto Sans CJK SC, measured)
+
+# How much of a row's height its text fills (the rest is air between rows).
+CELL_FILL = 0.55  # a number in a grid cell
+LABEL_FILL = 0.62  # a word beside a row, a line of a list, a bar's label
+TABLE_FILL = 0.58  # a row of the softmax table
+PAIR_FILL = 0.42  # the three rows of the dot-product pairs (framed, so airier)
+WIDTH_FILL = 0.8  # how much of a cell's width its number may take
+
+_REFERENCE_SIZE = 48.0  # widths are measured once at this size and scaled (Text is linear)
+
+
+def font_for_row(height: float, fill: float, lo: float = MIN_FONT, hi: float = 28) -> float:
+    """The font whose digits fill `fill` of a row `height` tall, kept within [lo, hi]."""
+    return max(lo, min(hi, height * fill / DIGIT_HEIGHT))
+
+
+def row_for_font(font: float, fill: float) -> float:
+    """The row height in which a `font` text fills `fill` of the height."""
+    return font * DIGIT_HEIGHT / fill
+
+
+def text_width(text: str, font: float, weight: str = "NORMAL") -> float:
+    """The drawn width of `text` at `font`, measured from the built text."""
+    if not text:
+        return 0.0
+    return built_text(text, _REFERENCE_SIZE, weight).width * font / _REFERENCE_SIZE
+
+
+def widest(texts, font: float, weight: str = "NORMAL") -> float:
+    """The width of the widest of `texts` at `font` (0 for none)."""
+    return max((text_width(t, font, weight) for t in texts), default=0.0)
+
+
+def font_for_width(text: str, width: float, fill: float = WIDTH_FILL, lo: float = MIN_FONT,
+                   hi: float = 28) -> float:
+    """The largest font (within [lo, hi]) at which `text` takes at most `fill` of `width`."""
+    w = text_width(text, _REFERENCE_SIZE)
+    if w <= 0:
+        return hi
+    return max(lo, min(hi, width * fill * _REFERENCE_SIZE / w))

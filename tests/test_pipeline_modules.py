@@ -1,0 +1,102 @@
+"""pipeline.sources (the files a module runs, for the cache key) and the shape of the
+pipeline package: no module imports one that imports it back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline import sources
+
+
+def write(root: Path, relative: str, text: str = "") -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def names(files: list[Path], root: Path) -> list[str]:
+    return [p.relative_to(root).as_posix() for p in files]
+
+
+def test_source_files_follow_every_kind_of_import_and_skip_libraries(tmp_path):
+    write(tmp_path, "scenes/__init__.py", "from attncore.chapters import chapter\n")
+    write(tmp_path, "scenes/ch1.py", "import numpy as np\nimport scenes.a\n"
+                                    "from scenes.b import helper\nfrom . import c\n"
+                                    "def later():\n    from .sub import d\n")
+    write(tmp_path, "scenes/a.py", "from manim import *\n")
+    write(tmp_path, "scenes/b.py", "from attncore import settings\n")
+    write(tmp_path, "scenes/c.py")
+    write(tmp_path, "scenes/sub/__init__.py", "from .e import f\n")
+    write(tmp_path, "scenes/sub/d.py", "from .. import a\n")
+    write(tmp_path, "scenes/sub/e.py")
+    write(tmp_path, "scenes/unused.py")
+    write(tmp_path, "attncore/__init__.py")
+    write(tmp_path, "attncore/chapters.py")
+    write(tmp_path, "attncore/settings.py", "import tomllib\n")
+    files = sources.source_files(["scenes.ch1"], tmp_path)
+    assert names(files, tmp_path) == [
+        "attncore/__init__.py", "attncore/chapters.py", "attncore/settings.py",
+        "scenes/__init__.py", "scenes/a.py", "scenes/b.py", "scenes/c.py", "scenes/ch1.py",
+        "scenes/sub/__init__.py", "scenes/sub/d.py", "scenes/sub/e.py",
+    ]
+
+
+def test_module_file_knows_only_the_project_packages(tmp_path):
+    write(tmp_path, "scenes/widgets.py")
+    write(tmp_path, "pipeline/__init__.py")
+    assert sources.module_file("scenes.widgets", tmp_path) == tmp_path / "scenes/widgets.py"
+    assert sources.module_file("pipeline", tmp_path) == tmp_path / "pipeline/__init__.py"
+    assert sources.module_file("scenes.widgets.Theme", tmp_path) is None  # a name, not a module
+    assert sources.module_file("numpy", tmp_path) is None
+
+
+def test_the_renderer_and_each_chapter_are_in_its_source_files():
+    from attncore.chapters import CHAPTERS
+
+    root = sources.PROJECT_ROOT
+    for c in CHAPTERS:
+        files = names(sources.source_files([c.module, "pipeline.chapter"], root), root)
+        assert c.module.replace(".", "/") + ".py" in files
+        assert {"pipeline/chapter.py", "attncore/chapters.py"} <= set(files)
+
+
+def pipeline_imports() -> dict[str, set[str]]:
+    """pipeline module → the pipeline modules it imports (at the top or inside functions)."""
+    root = sources.PROJECT_ROOT
+    graph = {}
+    for path in sorted((root / "pipeline").glob("*.py")):
+        name = "pipeline" if path.stem == "__init__" else f"pipeline.{path.stem}"
+        found = sources._imported_names(path.read_bytes(), name, path.stem == "__init__")
+        graph[name] = {m for m in found if m != "pipeline" and sources.module_file(m, root)
+                       and m.startswith("pipeline.")}
+    return graph
+
+
+def test_no_pipeline_module_imports_one_that_imports_it_back():
+    graph = pipeline_imports()
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            m = todo.pop()
+            if m == goal:
+                return True
+            if m not in seen:
+                seen.add(m)
+                todo += graph.get(m, ())
+        return False
+
+    cycles = [(a, b) for a in graph for b in graph[a] if reaches(b, a)]
+    assert cycles == []
+
+
+def test_the_command_line_is_a_layer_nothing_else_depends_on():
+    graph = pipeline_imports()
+    assert "pipeline.cli" not in set().union(*graph.values())
+    assert "import click" not in (sources.PROJECT_ROOT / "pipeline" / "app.py").read_text(encoding="utf-8")
+
+
+def test_the_renderer_does_not_set_scene_module_globals():
+    chapter_py = (sources.PROJECT_ROOT / "pipeline" / "chapter.py").read_text(encoding="utf-8")
+    assert "TEXT_CACHE" not in chapter_py  # the renderer asks widgets to use a folder

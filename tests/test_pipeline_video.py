@@ -1,0 +1,42 @@
+"""pipeline.video: clips are joined by stream copy and probed, on tiny clips made here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+
+from pipeline.video import join, probe
+
+
+def make_clip(path: Path, frames: int, grey: int, fps: int = 15) -> Path:
+    with av.open(str(path), "w", format="mp4") as c:
+        s = c.add_stream("libx264", rate=fps)
+        s.width, s.height, s.pix_fmt = 64, 48, "yuv420p"
+        for _ in range(frames):
+            frame = av.VideoFrame.from_ndarray(np.full((48, 64, 3), grey, np.uint8), format="rgb24")
+            for packet in s.encode(frame):
+                c.mux(packet)
+        for packet in s.encode():
+            c.mux(packet)
+    return path
+
+
+def test_joined_video_is_as_long_as_its_clips_and_keeps_their_format(tmp_path):
+    a = make_clip(tmp_path / "a.mp4", 10, 30)
+    b = make_clip(tmp_path / "b.mp4", 5, 220)
+    seconds = join([a, b], tmp_path / "ab.mp4")
+    info = probe(tmp_path / "ab.mp4")
+    assert seconds == pytest.approx(15 / 15, abs=1e-6)
+    assert (info.width, info.height, info.codec, info.pix_fmt) == (64, 48, "h264", "yuv420p")
+    assert info.frames == 15 and info.duration == pytest.approx(1.0, abs=1e-6)
+    with av.open(str(tmp_path / "ab.mp4")) as c:
+        greys = [float(f.to_ndarray(format="gray").mean()) for f in c.decode(video=0)]
+    assert greys[9] < 100 < greys[10]  # the second clip starts where the first ends
+
+
+def test_joining_nothing_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="no clips"):
+        join([], tmp_path / "none.mp4")

@@ -1,0 +1,63 @@
+"""pipeline.workers: an interrupted render stops exactly its own worker processes, and
+SIGTERM becomes an exception so the usual clean-up runs."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+from pipeline.workers import InlineExecutor, Terminated, WorkerContext, sigterm_as_interrupt
+
+
+def test_stop_terminates_the_pools_workers_and_no_other_process():
+    other = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(30,))
+    other.start()
+    context = WorkerContext()
+    pool = ProcessPoolExecutor(max_workers=2, mp_context=context)
+    try:
+        for _ in range(2):
+            pool.submit(time.sleep, 30)
+        assert len(context.processes) == 2 and all(p.is_alive() for p in context.processes)
+        context.stop()
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in context.processes:
+            p.join(timeout=10)
+            assert not p.is_alive()
+        assert other.is_alive()
+    finally:
+        other.terminate()
+        other.join(timeout=10)
+
+
+def test_sigterm_inside_the_block_raises_terminated_and_the_handler_comes_back():
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(Terminated), sigterm_as_interrupt():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler interrupts this at once
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_outside_the_main_thread_the_block_runs_unchanged():
+    seen = []
+
+    def body():
+        with sigterm_as_interrupt():
+            seen.append(signal.getsignal(signal.SIGTERM))
+
+    t = threading.Thread(target=body)
+    t.start()
+    t.join()
+    assert seen == [signal.getsignal(signal.SIGTERM)]
+
+
+def test_the_inline_executor_runs_at_once_and_keeps_errors_in_the_future():
+    pool = InlineExecutor(max_workers=4)
+    assert pool.submit(sum, [1, 2]).result() == 3
+    with pytest.raises(ZeroDivisionError):
+        pool.submit(divmod, 1, 0).result()

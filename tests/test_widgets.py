@@ -1,0 +1,147 @@
+"""The scenes' pure helpers: number formatting and parsing, caption wrapping, layout
+arithmetic and measured text widths, and the matrix widget's folding and masking."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scenes.layout import (
+    CELL_FILL,
+    DIGIT_HEIGHT,
+    MIN_FONT,
+    font_for_row,
+    font_for_width,
+    row_for_font,
+    text_width,
+    widest,
+)
+from scenes.text import Translate, columns, decimals_of, fmt, make_text, parse_number, wrap
+from scenes.widgets import (
+    THEMES,
+    CellLayout,
+    MatrixView,
+    Recorder,
+    fit_cells,
+    label_width,
+    shown_columns,
+)
+
+DARK = THEMES["dark"]
+
+
+# ---- numbers ---------------------------------------------------------------------------
+@pytest.mark.parametrize("value, decimals, text", [
+    (1.0, 2, "1.00"), (-0.5, 2, "−0.50"), (-0.0001, 2, "0.00"), (-0.004, 2, "0.00"),
+    (-0.005001, 2, "−0.01"), (12.3456, 3, "12.346"), (-3.0, 0, "−3"),
+])
+def test_fmt_uses_a_real_minus_and_never_shows_minus_zero(value, decimals, text):
+    assert fmt(value, decimals) == text
+
+
+@given(st.floats(-1e6, 1e6, allow_nan=False), st.integers(0, 5))
+def test_parse_number_reads_back_what_fmt_drew_within_its_precision(value, decimals):
+    text = fmt(value, decimals)
+    assert decimals_of(text) == decimals
+    assert abs(parse_number(text) - value) <= 0.5 * 10 ** -decimals + 1e-9 * abs(value)
+
+
+def test_parse_number_accepts_separators_and_an_ellipsis():
+    assert parse_number("1,000.5") == 1000.5
+    assert parse_number("−2.5…") == -2.5
+    with pytest.raises(ValueError):
+        parse_number("masked")
+
+
+# ---- captions --------------------------------------------------------------------------
+def test_wrap_keeps_lines_within_width_and_loses_no_word():
+    text = "The query of milk against every key gives six factors, one per word of the sentence."
+    lines = wrap(text, 30)
+    assert all(columns(line) <= 30 for line in lines)
+    assert " ".join(lines).split() == text.split()
+
+
+def test_wrap_never_breaks_inside_a_number_or_a_word():
+    lines = wrap("x " * 10 + "0.123456789 supercalifragilistic", 24)
+    assert any("0.123456789" in line for line in lines)
+    assert any("supercalifragilistic" in line for line in lines)
+
+
+def test_wrap_breaks_chinese_between_characters_and_not_before_closing_punctuation():
+    text = "每个格子等于一行查询乘以一列键，共六乘六个点积。后面的词被遮住了。"
+    lines = wrap(text, 20)
+    assert "".join(lines) == text
+    assert all(columns(line) <= 20 for line in lines)
+    assert not any(line[0] in "，。" for line in lines)
+
+
+def test_translate_picks_the_caption_language():
+    assert Translate("en")("cat", "猫") == "cat"
+    assert Translate("zh")("cat", "猫") == "猫"
+
+
+# ---- layout ----------------------------------------------------------------------------
+def test_font_for_row_and_row_for_font_are_inverse_within_the_bounds():
+    for font in (16.0, 20.0, 27.5):
+        assert font_for_row(row_for_font(font, CELL_FILL), CELL_FILL) == pytest.approx(font)
+    assert font_for_row(0.01, CELL_FILL) == MIN_FONT  # never below legible
+    assert font_for_row(5.0, CELL_FILL, hi=28) == 28
+    assert row_for_font(20, 1.0) == pytest.approx(20 * DIGIT_HEIGHT)
+
+
+def test_text_width_is_measured_from_the_built_text():
+    built = make_text("−0.00", 30)
+    assert text_width("−0.00", 30) == pytest.approx(built.width, rel=1e-3)
+    assert text_width("−0.00", 60) == pytest.approx(2 * text_width("−0.00", 30), rel=1e-6)
+    assert text_width("milk", 24) < text_width("milkshake", 24)
+    assert text_width("", 24) == 0.0
+    assert widest(["a", "abc", "ab"], 24) == text_width("abc", 24)
+
+
+def test_font_for_width_fits_the_text_in_its_share_of_the_width():
+    font = font_for_width("−0.00", 1.0, fill=0.8, lo=0, hi=100)
+    assert text_width("−0.00", font) == pytest.approx(0.8, rel=1e-6)
+
+
+def test_label_width_is_capped_and_padded():
+    assert label_width(["a"], 24) == pytest.approx(text_width("a", 24) + 0.3)
+    assert label_width(["a" * 80], 24) == 1.9
+
+
+@pytest.mark.parametrize("rows, cols, max_w, max_h", [(6, 4, 5.0, 4.0), (32, 64, 6.0, 4.0),
+                                                      (1, 1, 14.0, 8.0)])
+def test_fit_cells_fits_the_box_and_shows_numbers_only_when_legible(rows, cols, max_w, max_h):
+    lay = fit_cells(rows, cols, max_w, max_h)
+    assert lay.cell_w * cols <= max_w + 1e-9 and lay.cell_h * rows <= max_h + 1e-9
+    assert lay.numbers == (lay.font_size >= MIN_FONT)
+    if lay.numbers:  # the widest usual number fits its cell
+        assert text_width("−0.00", lay.font_size) <= lay.cell_w
+
+
+# ---- the matrix widget -----------------------------------------------------------------
+def test_shown_columns_folds_the_middle_into_one_marker():
+    assert shown_columns(4, 8) == [0, 1, 2, 3]
+    assert shown_columns(64, 6) == [0, 1, 2, 3, None, 63]
+
+
+def test_matrix_view_records_every_drawn_number_and_nothing_in_masked_cells():
+    values = np.arange(12, dtype=float).reshape(3, 4) / 10
+    mask = np.tril(np.ones((3, 4), dtype=bool))
+    rec = Recorder()
+    view = MatrixView(values, key="scores", theme=DARK, layout=CellLayout(0.8, 0.5, 20, True),
+                      record=rec, mask=mask)
+    assert {idx for _, idx, _ in rec.entries} == {tuple(map(int, ij)) for ij in np.argwhere(mask)}
+    assert all(text == fmt(values[idx], 2) for _, idx, text in rec.entries)
+    assert set(view.numbers) == {idx for _, idx, _ in rec.entries}
+    assert len(view.mask_marks) == int((~mask).sum())  # cells 0.5 tall get a "−∞"
+
+
+def test_matrix_view_folds_wide_rows_with_a_visible_marker():
+    rec = Recorder()
+    view = MatrixView(np.ones((2, 64)), key="Q", theme=DARK,
+                      layout=CellLayout(0.5, 0.4, 18, True), max_cols=6, record=rec)
+    assert view.cols == [0, 1, 2, 3, None, 63]
+    assert len(view.cells) == 2 * 6  # the fold is a cell of its own, with its "…"
+    assert {idx[1] for _, idx, _ in rec.entries} == {0, 1, 2, 3, 63}
