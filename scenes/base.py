@@ -105,7 +105,9 @@ class ChapterScene(Scene):
         """Top-right tag: which weights made these numbers."""
         t = self.trace
         if t.source == "tiny":
-            text = f"{t.model_name} · " + self.tr("trained here", "本项目训练")
+            n = len(t.heads)
+            text = self.tr(f"{t.model_name} · trained here",
+                           f"小模型（d_model {t.d_model}，{n} 个头，种子 {t.seed}）· 本项目训练")
             if len(t.heads) > 1:
                 text += f" · {self.tr('head', '头')} {t.head_index}"
         elif t.trained:

@@ -29,7 +29,7 @@ from scenes.widgets import (
 MAX_KEYS = 8  # more keys than this: the ones that ever get much weight (see keys_to_show)
 MAX_PAIRS = 8  # more pairs than this: the first MAX_PAIRS − 1, then "…"
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-PLOT_H = 1.9  # height of each curve's box
+PLOT_H = 2.8  # height of each curve's box
 
 
 def keys_to_show(weights: np.ndarray, partner: int, focus: int) -> list[int]:
@@ -150,13 +150,14 @@ def make_curve(x: np.ndarray, y: np.ndarray, marks_at: np.ndarray, name: str, ke
                color: str, theme: Theme, record: Recorder, tr: Translate, width: float,
                decimals: int) -> Curve:
     """y against x in a box `width` × PLOT_H (y from 0 to its maximum), the snapshots
-    marked on the curve, the first and last values written at the ends."""
+    marked on the curve; the first and last values beside the name."""
     box = Rectangle(width=width, height=PLOT_H, stroke_color=theme.grid, stroke_width=2)
     top = max(float(np.max(y)), 1e-9)
-    x_max = max(float(np.max(x)), 1e-9)
+    x0, x_max = float(marks_at[0]), max(float(np.max(x)), float(marks_at[0]) + 1e-9)
 
     def point(px: float, py: float) -> np.ndarray:
-        return box.get_corner(DL) + np.array([width * px / x_max, PLOT_H * py / top, 0])
+        return box.get_corner(DL) + np.array([width * (px - x0) / (x_max - x0),
+                                              PLOT_H * py / top, 0])
 
     line = VMobject(stroke_color=color, stroke_width=4)
     line.set_points_as_corners([point(a, b) for a, b in zip(x, y)])
@@ -166,19 +167,16 @@ def make_curve(x: np.ndarray, y: np.ndarray, marks_at: np.ndarray, name: str, ke
     first, last = fmt(y[0], decimals), fmt(y[-1], decimals)
     record(key, (0,), first)
     record(key, (len(y) - 1,), last)
-    size = 20
-    title = make_text(name, 22, color).next_to(box, UP, buff=0.1).align_to(box, LEFT)
-    v0 = make_text(first, size, theme.text).next_to(point(x[0], y[0]), UR, buff=0.08)
-    v1 = make_text(last, size, theme.text, weight="BOLD")
-    v1.next_to(point(x[-1], y[-1]), UL if y[-1] > 0.5 * top else DL, buff=0.08)
-    first_step, last_step = fmt(x[0], 0), fmt(x[-1], 0)
-    record("curve_step", (0,), first_step)
+    title = VGroup(make_text(name, 22, color), make_text(f"{first} → {last}", 22, theme.text))
+    title.arrange(RIGHT, buff=0.25).next_to(box, UP, buff=0.12).align_to(box, LEFT)
+    first_step, last_step = fmt(marks_at[0], 0), fmt(x[-1], 0)  # the box starts at step 0
+    record("history_steps", (0,), first_step)
     record("curve_step", (len(x) - 1,), last_step)
     s0 = make_text(tr(f"step {first_step}", f"第 {first_step} 步"), 18, theme.muted)
     s1 = make_text(tr(f"step {last_step}", f"第 {last_step} 步"), 18, theme.muted)
-    s0.next_to(box, DOWN, buff=0.08).align_to(box, LEFT)
-    s1.next_to(box, DOWN, buff=0.08).align_to(box, RIGHT)
-    return Curve(box, line, marks, VGroup(title, v0, v1, s0, s1))
+    s0.next_to(box, DOWN, buff=0.1).align_to(box, LEFT)
+    s1.next_to(box, DOWN, buff=0.1).align_to(box, RIGHT)
+    return Curve(box, line, marks, VGroup(title, s0, s1))
 
 
 class LearningScene(ChapterScene):
@@ -310,7 +308,8 @@ class LearningScene(ChapterScene):
         plots = VGroup(loss.group, acc.group).arrange(RIGHT, buff=1.0)
         top = self.title_mob.get_bottom()[1] - 0.5
         plots.move_to(ORIGIN).align_to(UP * top, UP)
-        note = make_text(self.tr("● the snapshots above", "● 上面的快照"), 20, th.accent)
+        note = make_text(self.tr("● the snapshots: the rows of the tables before",
+                                 "● 快照：前面表格中的各行"), 20, th.accent)
         note.next_to(plots, DOWN, buff=0.35)
         last = len(h.curve_loss) - 1
         self.say(self.tr(

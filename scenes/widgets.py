@@ -289,9 +289,24 @@ def make_title(text: str, theme: Theme) -> VGroup:
     return make_text(text, 34, theme.text, weight="BOLD").to_edge(UP, buff=0.3)
 
 
+CAPTION_COLUMNS = 80  # a caption line's width in columns (a CJK character counts two)
+CAPTION_LINES = 2  # the layout leaves room for two lines above the bottom edge
+
+
+def caption_lines(text: str) -> list[str]:
+    """The caption's lines: wrapped at CAPTION_COLUMNS, or wider (and then drawn smaller)
+    when that would take more than CAPTION_LINES lines."""
+    width = CAPTION_COLUMNS
+    lines = wrap(text, width)
+    while len(lines) > CAPTION_LINES and width < 2 * CAPTION_COLUMNS:
+        width += 8
+        lines = wrap(text, width)
+    return lines
+
+
 def make_caption(text: str, theme: Theme, font_size: float = 24) -> VGroup:
-    """The caption line(s) at the bottom; wrapped to two lines, shrunk if still too wide."""
-    group = VGroup(*[make_text(line, font_size, theme.text) for line in wrap(text, 80)])
+    """The caption at the bottom, in at most two lines (shrunk to the frame's width)."""
+    group = VGroup(*[make_text(line, font_size, theme.text) for line in caption_lines(text)])
     group.arrange(DOWN, buff=0.1)
     fit_width(group, 2 * SAFE_X)
     return group.to_edge(DOWN, buff=0.28)

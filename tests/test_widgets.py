@@ -145,3 +145,13 @@ def test_matrix_view_folds_wide_rows_with_a_visible_marker():
     assert view.cols == [0, 1, 2, 3, None, 63]
     assert len(view.cells) == 2 * 6  # the fold is a cell of its own, with its "…"
     assert {idx[1] for _, idx, _ in rec.entries} == {0, 1, 2, 3, 63}
+
+
+def test_a_long_caption_takes_two_lines_never_three():
+    from scenes.widgets import CAPTION_LINES, caption_lines
+
+    text = ("The weights sum to 1, so Z is a blend of the value rows; \"drank\" has the largest "
+            "weight (0.989), so Z of \"milk\" leans most towards V(drank).")
+    lines = caption_lines(text)
+    assert len(lines) <= CAPTION_LINES and " ".join(lines).split() == text.split()
+    assert caption_lines("short") == ["short"]
