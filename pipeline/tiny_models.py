@@ -13,7 +13,7 @@ from attncore.tiny.config import TrainConfig
 from attncore.tiny.model import TinyModel
 from attncore.tiny.store import load, load_default, save
 from attncore.tiny.trace import train_config
-from pipeline.paths import cache_dir
+from pipeline.paths import cache_dir, ensure_cache_dir
 
 Say = Callable[[str], None]
 
@@ -51,7 +51,13 @@ def train_and_keep(config: TrainConfig, path: Path, say: Say | None = None) -> T
     model = train(config, progress_bar(started))
     if sys.stderr.isatty():
         print(file=sys.stderr)
-    save(model, path)
+    ensure_cache_dir(path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save(model, path)
+    except OSError as e:  # the video can still be made; only the next run trains again
+        say(f"note: could not keep the trained model in {path.parent} ({e.strerror}); "
+            "set ATTENTION_CACHE_DIR to a writable folder to keep it")
     s = model.scores
     say(f"trained in {time.perf_counter() - started:.1f} s: replaced-object accuracy "
         f"{s.get('test_accuracy', float('nan')):.3f}, object attends most to its verb "

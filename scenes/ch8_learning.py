@@ -224,7 +224,7 @@ class LearningScene(ChapterScene):
         top = self.title_mob.get_bottom()[1] - 0.35
         table = make_weights_table(h, keys, self.k_labels, self.k_colors, self.q_labels[i],
                                    self.theme, self.drawn, self.tr, 2 * SAFE_X,
-                                   top - SAFE_BOTTOM - 1.0)
+                                   top - SAFE_BOTTOM - 1.3)
         whole = table.group
         fit_width(whole, 2 * SAFE_X)
         whole.move_to(ORIGIN).align_to(UP * top, UP)
@@ -267,7 +267,7 @@ class LearningScene(ChapterScene):
         h, i = self.history, self.focus
         top = self.title_mob.get_bottom()[1] - 0.35
         table = make_pairs_table(h, self.q_labels[i], self.k_labels[h.partner], self.theme,
-                                 self.drawn, self.tr, 2 * SAFE_X, top - SAFE_BOTTOM - 1.0)
+                                 self.drawn, self.tr, 2 * SAFE_X, top - SAFE_BOTTOM - 1.3)
         whole = table.group
         fit_width(whole, 2 * SAFE_X)
         whole.move_to(ORIGIN).align_to(UP * top, UP)

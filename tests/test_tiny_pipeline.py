@@ -1,0 +1,91 @@
+"""The tiny model in the command: --weights auto's choice and its reason, the vocabulary,
+sizes trained on first use and kept, and chapter 8 left out (with a reason) when the
+weights have no training history."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from attncore import Settings, SettingsError, build_trace
+from attncore.build import choose_source
+from attncore.chapters import LEARNING_CHAPTER
+from attncore.tiny.corpus import vocabulary
+from pipeline.cli import cli
+from pipeline.render_video import plan_chapters
+
+
+@pytest.mark.parametrize("values, source, why", [
+    (dict(), "tiny", "vocabulary"),
+    (dict(sentence="黑猫喝了牛奶"), "tiny", "vocabulary"),
+    (dict(sentence="The zebra drank the milk"), "pretrained", "'zebra'"),
+    (dict(sentence="The ball is blue", target="La bola es azul"), "random", "cross-attention"),
+    (dict(causal=True), "random", "mask"),
+    (dict(d_model=32), "pretrained", "sizes"),
+])
+def test_auto_picks_the_weights_and_says_why(values, source, why):
+    chosen, reason = choose_source(Settings(**values))
+    assert chosen == source and why in reason
+
+
+def test_an_explicit_weight_source_needs_no_reason():
+    assert choose_source(Settings(weights="random")) == ("random", None)
+    assert choose_source(Settings(weights="tiny")) == ("tiny", None)
+
+
+def test_the_tiny_model_refuses_unknown_words_naming_them():
+    with pytest.raises(SettingsError, match="'zebra'.*--weights pretrained"):
+        build_trace(Settings(weights="tiny", sentence="the zebra drank the milk"))
+
+
+@pytest.mark.parametrize("values, field", [
+    (dict(causal=True), "causal"), (dict(target="x"), "target"), (dict(d_model=32), "d_model"),
+    (dict(heads=8, d_model=16), "heads"), (dict(positional=False), "positional"),
+])
+def test_the_tiny_model_refuses_what_it_was_not_trained_for(values, field):
+    with pytest.raises(SettingsError) as info:
+        Settings(weights="tiny", **values)
+    assert info.value.field == field and "--weights random" in str(info.value)
+
+
+def test_list_vocab_prints_both_languages():
+    result = CliRunner().invoke(cli, ["--list-vocab"])
+    assert result.exit_code == 0
+    assert "milk" in result.output and "牛奶" in result.output
+    assert all(w in result.output for w in vocabulary("en"))
+
+
+def test_chapter_eight_is_left_out_with_a_reason_when_there_is_no_history():
+    said: list[str] = []
+    for weights in ("random",):
+        s = Settings(weights=weights)
+        plan = plan_chapters(s, build_trace(s), said.append)
+        assert LEARNING_CHAPTER not in plan and 9 in plan
+    assert len(said) == 1 and "chapter 8 (learning) left out" in said[0]
+    assert "--weights tiny" in said[0]
+    tiny = Settings()
+    assert LEARNING_CHAPTER in plan_chapters(tiny, build_trace(tiny), said.append)
+    assert len(said) == 1  # nothing said when it is played
+
+
+def test_only_chapter_eight_without_a_history_is_one_clear_error():
+    s = Settings(weights="random", chapters=(LEARNING_CHAPTER,))
+    with pytest.raises(SettingsError, match="needs the tiny model's training history"):
+        plan_chapters(s, build_trace(s))
+
+
+@pytest.mark.slow
+def test_other_sizes_train_on_first_use_and_are_kept(tmp_path):
+    from attncore.tiny.trace import train_config
+    from pipeline.tiny_models import model_path, tiny_model
+
+    s = Settings(weights="tiny", d_model=6, heads=2, seed=1)
+    said: list[str] = []
+    first = tiny_model(s, said.append, root=tmp_path)
+    assert model_path(train_config(s), tmp_path).exists()
+    assert any("training the tiny model" in line for line in said)
+    again = tiny_model(s, said.append, root=tmp_path)  # from disk, no training
+    assert sum("training the tiny model" in line for line in said) == 1
+    assert (again.params.W_Q == first.params.W_Q).all()
+    trace = build_trace(s, tiny_model=again)
+    assert trace.source == "tiny" and len(trace.heads) == 2 and trace.history is not None
