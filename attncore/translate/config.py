@@ -1,0 +1,82 @@
+"""The translation model's settings: its architecture and how it is trained."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+MAX_D_MODEL = 8  # the numbers on screen must stay checkable by hand
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """An encoder with one self-attention layer, a decoder with causal self-attention and
+    cross-attention, each a single head, and a small readout."""
+
+    d_model: int = 8  # width of E, P and every residual row
+    d_k: int = 8  # width of each attention's Q, K, V
+    d_hidden: int = 32  # ReLU units of the readout (not shown in the video)
+    init_qk: float = 0.5  # W_Q, W_K start at init_qk/√d_model: small → near-uniform attention
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.d_model <= MAX_D_MODEL:
+            raise ValueError(f"d_model: {self.d_model} is out of range; allowed: 2 to "
+                             f"{MAX_D_MODEL}")
+        if not 1 <= self.d_k <= MAX_D_MODEL:
+            raise ValueError(f"d_k: {self.d_k} is out of range; allowed: 1 to {MAX_D_MODEL}")
+        if self.d_hidden < 1:
+            raise ValueError(f"d_hidden: {self.d_hidden} must be at least 1")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything training depends on: the same TrainConfig gives bit-identical weights."""
+
+    seed: int = 0  # corpus split, initialisation and minibatch order
+    d_model: int = 8  # see ModelConfig
+    d_k: int = 8
+    d_hidden: int = 32
+    init_qk: float = 0.5
+    train_sentences: int = 4000  # fixed training set (the corpus's `always` pairs included)
+    validation_sentences: int = 500  # picks the best restart; the curves
+    test_sentences: int = 500  # the quality bar, never seen while training or choosing
+    restarts: int = 3  # independent initialisations, each trained for probe_steps
+    probe_steps: int = 300  # then only the `finalists` best (on validation) go on
+    finalists: int = 1  # trained to the end; the best on validation is kept
+    steps: int = 1200  # Adam steps in full precision, per restart
+    rounded_steps: int = 300  # then steps through the 0.1 grid (straight-through)
+    batch: int = 64  # sentence pairs per minibatch
+    lr: float = 0.02  # peak learning rate (Adam)
+    warmup: int = 100  # steps of linear warm-up
+    final_lr: float = 0.05  # the cosine schedule ends at final_lr · lr
+    weight_decay: float = 1e-3  # decoupled (AdamW) on the grid arrays: keeps values small
+    snapshots: int = 6  # parameter snapshots after step 0 (chapter 8)
+    curve_every: int = 50  # steps between points of the loss/accuracy curves
+
+    def __post_init__(self) -> None:
+        _ = self.model
+        for name in ("train_sentences", "validation_sentences", "test_sentences", "restarts",
+                     "probe_steps", "finalists", "batch", "snapshots", "curve_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}: {getattr(self, name)} must be at least 1")
+        if self.steps < 1 or self.rounded_steps < 0:
+            raise ValueError("steps must be at least 1 and rounded_steps at least 0")
+
+    @property
+    def model(self) -> ModelConfig:
+        return ModelConfig(self.d_model, self.d_k, self.d_hidden, self.init_qk)
+
+    @property
+    def total_steps(self) -> int:
+        return self.steps + self.rounded_steps
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TrainConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown training settings: {', '.join(sorted(unknown))}")
+        return cls(**d)
