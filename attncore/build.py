@@ -13,7 +13,13 @@ import numpy as np
 
 from attncore import attention as att
 from attncore import random_weights as rw
-from attncore.settings import TINY_MAX_DIM, TINY_MAX_HEADS, Settings, SettingsError
+from attncore.settings import (
+    TINY_MAX_DIM,
+    TINY_MAX_HEADS,
+    Settings,
+    SettingsError,
+    ignored_options,
+)
 from attncore.tokenize import Token, TokenizeError, tokenize
 from attncore.trace import AttentionTrace, compute_head
 
@@ -94,14 +100,23 @@ def choose_source(s: Settings) -> tuple[str, str | None]:
 
     "auto" takes the tiny model (trained here, every number checkable) when it can show
     the sentence: every word in its vocabulary, its own sizes, one sentence, no mask.
-    Otherwise the pretrained model, or untrained random weights for what no trained
-    model here can show (a target sentence, causal masking).
+    A target sentence (or --translate) takes the translation model, trained here too, when
+    both sentences are in its vocabulary. Otherwise the pretrained model, or untrained
+    random weights for what no trained model here can show (causal masking, other pairs).
     """
+    if (s.target is not None or s.translate) and s.weights in ("auto", "tiny"):
+        unknown = translation_unknown(s)
+        if not unknown:
+            return "translation", "both sentences are in the translation model's vocabulary"
+        if s.weights == "tiny" or s.translate:
+            field, words = unknown
+            raise SettingsError(field, f"not in the translation model's vocabulary: {words}; "
+                                "--list-vocab prints it, and --weights random shows any pair "
+                                "with untrained weights")
+        return "random", (f"not in the translation model's vocabulary: {unknown[1]}, so "
+                          "untrained random weights show the cross-attention")
     if s.weights != "auto":
         return s.weights, None
-    if s.target is not None:
-        return "random", ("a target sentence: no model here was trained for cross-attention, "
-                          "so untrained random weights show it")
     if s.causal:
         return "random", ("causal masking: no model here was trained with a mask, so untrained "
                           "random weights show it")
@@ -119,6 +134,31 @@ def choose_source(s: Settings) -> tuple[str, str | None]:
     return "tiny", "every word is in the tiny model's vocabulary"
 
 
+def translation_unknown(s: Settings) -> tuple[str, str] | None:
+    """(field, the unknown words) when a sentence is outside the translation model's
+    vocabulary, else None."""
+    from attncore.translate.corpus import UnknownWordError, tokenize
+
+    for field, text, language in (("sentence", s.sentence, "en"), ("target", s.target, "es")):
+        if text is None:
+            continue
+        try:
+            tokenize(text, language=language)
+        except UnknownWordError as e:
+            words = ", ".join(repr(w) for w in e.unknown[:4]) + (" …" if len(e.unknown) > 4 else "")
+            return field, words
+    return None
+
+
+def settings_for(s: Settings, source: str) -> Settings:
+    """`s` with the weights resolved to `source` and the settings that source does not
+    read (which --weights auto may carry, see ignored_options) back to "not given"."""
+    from attncore.settings import PRETRAINED_ONLY, SIZED_ONLY
+
+    unread = SIZED_ONLY if source == "pretrained" else PRETRAINED_ONLY
+    return s.replace(weights=source, **{n: unread[n] for n in ignored_options(s, source)})
+
+
 def build_trace(s: Settings, tiny_model=None) -> AttentionTrace:
     """Settings → trace, by the chosen weight source. `tiny_model`: the tiny model to use
     (the pipeline passes a cached one); None loads the shipped one or trains in memory."""
@@ -126,14 +166,19 @@ def build_trace(s: Settings, tiny_model=None) -> AttentionTrace:
     if source == "pretrained":
         from attncore.pretrained import build_pretrained_trace
 
-        trace = build_pretrained_trace(s.replace(weights="pretrained"))
+        trace = build_pretrained_trace(settings_for(s, "pretrained"))
         return dataclasses.replace(trace, source_reason=reason) if reason else trace
     if source == "tiny":
         from attncore.tiny.trace import build_tiny_trace
 
         model = tiny_model if tiny_model is not None else tiny_model_for(s)
         return build_tiny_trace(s, model, resolve_focus, reason)
-    trace = build_random_trace(s.replace(weights="random"))
+    if source == "translation":
+        from attncore.translate.store import load_default
+        from attncore.translate.trace import build_translation_trace
+
+        return build_translation_trace(s, load_default(), resolve_focus, reason)
+    trace = build_random_trace(settings_for(s, "random"))
     return dataclasses.replace(trace, source_reason=reason) if reason else trace
 
 

@@ -17,7 +17,7 @@ from attncore.trace import AttentionTrace, HeadTrace, TrainingHistory
 
 FORMAT = "attention-trace/1"
 _SCALARS = ("focus", "head_index", "source", "model_name", "layer", "causal", "cross",
-            "normalized", "seed", "head_reason", "x_label", "source_reason")
+            "normalized", "seed", "head_reason", "x_label", "source_reason", "x_label_q")
 _HISTORY_SCALARS = ("partner", "task_en", "task_zh")
 
 
@@ -40,6 +40,7 @@ def trace_to_dict(trace: AttentionTrace) -> dict[str, Any]:
     d["history"] = None if hist is None else {
         **{k: getattr(hist, k) for k in _HISTORY_SCALARS},
         **{k: getattr(hist, k).tolist() for k in TrainingHistory.ARRAYS}}
+    d["query_inputs"] = None if trace.query_inputs is None else _tokens(trace.query_inputs)
     d["settings"] = trace.settings
     return d
 
@@ -61,6 +62,8 @@ def trace_from_dict(d: dict[str, Any]) -> AttentionTrace:
         query_tokens=tuple(Token(**t) for t in d["query_tokens"]),
         key_tokens=tuple(Token(**t) for t in d["key_tokens"]),
         heads=heads, settings=d.get("settings", {}), history=history,
+        query_inputs=None if d.get("query_inputs") is None else tuple(
+            Token(**t) for t in d["query_inputs"]),
         **{k: np.array(d[k], dtype=np.float64) for k in AttentionTrace.ARRAYS},
         **{k: d.get(k) for k in _SCALARS},
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import stat
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -24,12 +25,17 @@ QUALITIES = {  # flag → (height, width, fps, name)
 THEMES = ("dark", "light")
 LANGUAGES = ("en", "zh")
 WEIGHT_SOURCES = ("auto", "tiny", "pretrained", "random")
+VIDEO_EXTENSIONS = (".mp4", ".mov")  # what -o may end in; the container follows it
 TINY_MAX_DIM = 16  # the tiny model's limits (attncore.tiny.config): small enough to check
 TINY_MAX_HEADS = 4
 ALL_CHAPTERS = NUMBERS  # every chapter in attncore.chapters, in playing order
 MAX_TOKENS_LIMIT = 64
 MAX_DIM = 64
 MAX_HEADS = 16
+MAX_CONFIG_BYTES = 1 << 20  # a settings file is a few lines; refuse anything over 1 MiB
+# Settings that only some weight sources read, with the value that means "not given".
+PRETRAINED_ONLY = {"model": None, "layer": 0}  # a checkpoint folder and one of its layers
+SIZED_ONLY = {"seed": 0, "d_model": 4, "d_k": None, "heads": 1}  # random and tiny weights
 
 
 class SettingsError(ValueError):
@@ -49,6 +55,7 @@ class Settings:
     query: str | None = None  # the followed word; None: the last word of the sentence
     query_index: int | None = None  # 0-based token index, for a repeated word
     target: str | None = None  # a second sentence: cross-attention, queries from it
+    translate: bool = False  # translate the sentence with the trained translation model
     weights: str = "auto"  # "tiny" when every word is in its vocabulary, else "pretrained";
     # or "tiny" (trained here, hand-checkable), "pretrained" (a real BERT), "random" (untrained)
     model: str | None = None  # pretrained checkpoint folder; None: look it up
@@ -105,6 +112,7 @@ _FIELD_TYPES = {  # for TOML type checking: field → (accepted python types, de
     "query": ((str, type(None)), "a word of the sentence"),
     "query_index": ((int, type(None)), "a whole number"),
     "target": ((str, type(None)), "a string"),
+    "translate": ((bool,), "true or false"),
     "weights": ((str,), "a string"),
     "model": ((str, type(None)), "a folder path"),
     "layer": ((int,), "a whole number"),
@@ -181,8 +189,16 @@ def validate(s: Settings) -> None:
     elif s.head < 0 or (s.weights in ("random", "tiny") and s.head >= s.heads):
         hi = s.heads - 1 if s.weights in ("random", "tiny") else "the model's last head"
         raise SettingsError("head", f"{s.head} is out of range; allowed: 0 to {hi}")
+    _check_source_options(s)
     if s.weights == "tiny":
         _check_tiny(s)
+    if s.translate:
+        if s.target is not None:
+            raise SettingsError("translate", "--translate writes the target itself; --target "
+                                "gives one (teacher forcing): drop one of them")
+        if s.weights in ("random", "pretrained"):
+            raise SettingsError("translate", "--translate needs the trained translation model "
+                                "(--weights auto or tiny), not --weights " + s.weights)
     if s.causal and s.target is not None:
         raise SettingsError("causal", "causal masking is for self-attention; with a target sentence "
                             "(cross-attention) every target word sees the whole source: drop one")
@@ -193,8 +209,57 @@ def validate(s: Settings) -> None:
     for c in s.chapters:
         if isinstance(c, bool) or not isinstance(c, int) or c not in ALL_CHAPTERS:
             raise _not_a_chapter(c)
-    if s.output is not None and not s.output.strip():
+    if s.output is not None:
+        _check_output(s.output)
+
+
+def _check_output(output: str) -> None:
+    """A video path with a known extension (the subtitles go beside it as .srt, so the
+    two can never share a path)."""
+    if not output.strip():
         raise SettingsError("output", "the output path is empty")
+    suffix = Path(output).suffix.lower()
+    if suffix not in VIDEO_EXTENSIONS:
+        what = f"{suffix!r} is not a video extension" if suffix else "it has no extension"
+        raise SettingsError("output", f"{output}: {what}; allowed: "
+                            f"{', '.join(VIDEO_EXTENSIONS)} (the subtitles go beside it as .srt)")
+
+
+def flag(name: str) -> str:
+    """The command-line spelling of a setting: d_model → --d-model."""
+    return "--" + name.replace("_", "-")
+
+
+def given(s: Settings, names: dict[str, Any]) -> list[str]:
+    """Those of `names` whose value differs from the one that means "not given"."""
+    return [n for n, unset in names.items() if getattr(s, n) != unset]
+
+
+def ignored_options(s: Settings, source: str) -> list[str]:
+    """The settings given that the chosen weight source does not read (for --weights auto,
+    which says so on its first line of output instead of refusing them)."""
+    unread = SIZED_ONLY if source == "pretrained" else PRETRAINED_ONLY
+    return given(s, unread)
+
+
+def _check_source_options(s: Settings) -> None:
+    """Refuse a setting that the chosen weight source can never read, naming the source
+    that does. --weights auto may end up with either, so only what can never apply to it
+    is refused (a target sentence or causal masking means the translation model or random
+    weights)."""
+    if s.weights in ("random", "tiny") or (s.weights == "auto" and (s.target or s.causal)):
+        why = (f"--weights {s.weights}" if s.weights != "auto" else
+               "a target sentence or causal masking (--weights auto then uses the translation "
+               "model or random weights)")
+        for name in given(s, PRETRAINED_ONLY):
+            raise SettingsError(name, f"{flag(name)} applies only to --weights pretrained (a "
+                                f"checkpoint and its layers), not with {why}; drop it or use "
+                                "--weights pretrained")
+    if s.weights == "pretrained":
+        for name in given(s, SIZED_ONLY):
+            raise SettingsError(name, f"{flag(name)} applies only to --weights random or tiny; "
+                                "the pretrained model has its own sizes and trained numbers: "
+                                f"drop {flag(name)} or use --weights random")
 
 
 def _check_tiny(s: Settings) -> None:
@@ -208,9 +273,6 @@ def _check_tiny(s: Settings) -> None:
     if s.d_k is not None and s.d_k != s.d_model // s.heads:
         raise SettingsError("d_k", f"the tiny model's heads are d_model / heads = "
                             f"{s.d_model // s.heads} wide; leave d_k unset (or --weights random)")
-    if s.target is not None:
-        raise SettingsError("target", "the tiny model reads one sentence (self-attention); for "
-                            "cross-attention with a target use --weights random")
     if s.causal:
         raise SettingsError("causal", "the tiny model was trained without a mask, so masked "
                             "weights would mean nothing; for causal masking use --weights random")
@@ -240,6 +302,9 @@ def parse_chapters(text: str) -> tuple[int, ...]:
             out.add(a)
             continue
         b = _chapter_number(last, part)
+        if a > b:
+            raise SettingsError("chapters", f"the range {part!r} is reversed; write it "
+                                f"smallest first, as {b}-{a}; allowed: {describe_numbers()}")
         for c in (a, b):
             if not ALL_CHAPTERS[0] <= c <= ALL_CHAPTERS[-1]:
                 raise _not_a_chapter(c)
@@ -266,7 +331,20 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     """Read a settings TOML file into a dict of raw values (not yet validated)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        info = p.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError
+        if not stat.S_ISREG(info.st_mode):
+            raise SettingsError("config", f"{p} is not a regular file (a device, pipe or "
+                                "socket); give a TOML file")
+        if info.st_size > MAX_CONFIG_BYTES:
+            raise SettingsError("config", f"{p} is {info.st_size:,} bytes; a settings file "
+                                f"may be at most {MAX_CONFIG_BYTES:,} bytes (1 MiB)")
+        with open(p, "rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)  # the file may have grown since stat()
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise SettingsError("config", f"{p} is over {MAX_CONFIG_BYTES:,} bytes (1 MiB)")
+        text = raw.decode("utf-8-sig")  # Windows editors start a file with a BOM
     except FileNotFoundError:
         raise SettingsError("config", f"{p} does not exist") from None
     except IsADirectoryError:
@@ -276,7 +354,7 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise SettingsError("config", f"{p} is not UTF-8 text") from None
     except OSError as e:
-        raise SettingsError("config", f"{p} cannot be read ({e.strerror})") from None
+        raise SettingsError("config", f"{p} cannot be read ({e.strerror or e})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -104,7 +104,7 @@ class AttentionTrace:
     output: np.ndarray  # (n_q, d_model)  Concat(Z_h)·W_O
     focus: int  # index of the followed word among the query tokens
     head_index: int = 0  # the head the video follows
-    source: str = "random"  # "random" (untrained), "tiny" (trained here) or "pretrained"
+    source: str = "random"  # "random" (untrained), "tiny"/"translation" (trained here), "pretrained"
     model_name: str | None = None  # the trained model's name
     layer: int = 0
     causal: bool = False
@@ -116,6 +116,10 @@ class AttentionTrace:
     settings: dict = field(default_factory=dict)  # the settings that made it
     history: TrainingHistory | None = None  # the tiny model's training, replayed (chapter 8)
     source_reason: str | None = None  # why this weight source ("--weights auto")
+    # A decoder (the translation model): query row i WRITES query_tokens[i] and reads
+    # query_inputs[i], the word before it (<s> first); X_q was made as x_label_q says.
+    query_inputs: tuple[Token, ...] | None = None
+    x_label_q: str | None = None
 
     ARRAYS = ("E", "P", "X", "E_q", "P_q", "X_q", "W_O", "output")
 
@@ -147,7 +151,17 @@ class AttentionTrace:
     @property
     def trained(self) -> bool:
         """The weights were learned, so the pattern means something."""
-        return self.source in ("pretrained", "tiny")
+        return self.source in ("pretrained", "tiny", "translation")
+
+    @property
+    def trained_here(self) -> bool:
+        """Trained by this project (the tiny and translation models): chapter 8 can show it."""
+        return self.source in ("tiny", "translation")
+
+    @property
+    def decoder(self) -> bool:
+        """Queries from a decoder's rows, each writing its target word."""
+        return self.query_inputs is not None
 
     @property
     def on_grid(self) -> bool:

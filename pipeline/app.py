@@ -51,8 +51,13 @@ def make_trace(settings: Settings, say: Say = to_stderr):
     """The trace, with the tiny model from disk (trained on first use); says which weights
     were chosen and why when the choice was automatic."""
     from attncore.build import build_trace, choose_source
+    from attncore.settings import flag, ignored_options
 
     source, reason = choose_source(settings)
+    ignored = ignored_options(settings, source)
+    if ignored:  # only --weights auto gets here: explicit sources refuse them
+        say(f"ignored:   {', '.join(flag(n) for n in ignored)}: --weights auto chose the "
+            f"{source} model, which does not read {'them' if len(ignored) > 1 else 'it'}")
     model = None
     if source == "tiny":
         from pipeline.tiny_models import tiny_model
@@ -60,18 +65,34 @@ def make_trace(settings: Settings, say: Say = to_stderr):
         model = tiny_model(settings, say)
     trace = build_trace(settings, tiny_model=model)
     if reason:
-        name = trace.model_name or f"untrained random weights (seed {trace.seed})"
-        say(f"weights:   {name}: {reason}")
+        say(f"weights:   {weights_line(trace)}")
     return trace
+
+
+def weights_line(trace) -> str:
+    """Which weights made the numbers, and why they were chosen (for the last lines)."""
+    if trace.source == "random":
+        name = f"untrained random weights (seed {trace.seed})"
+    elif trace.source == "pretrained":
+        name = f"{trace.model_name}, layer {trace.layer}, head {trace.head_index}"
+    else:
+        name = trace.model_name
+    return name + (f": {trace.source_reason}" if trace.source_reason else "")
 
 
 def vocabulary_table() -> str:
     """The tiny model's words, by language."""
     from attncore.tiny.corpus import vocabulary
+    from attncore.translate.corpus import vocabulary as translation_vocabulary
 
     lines = ["The tiny model's vocabulary (--weights tiny, or auto when every word is in it):"]
     for code, name in (("en", "English"), ("zh", "中文")):
-        lines.append(f"{name}: " + " ".join(vocabulary(code)))
+        lines.append(f"  {name}: " + " ".join(vocabulary(code)))
+    lines.append("The translation model's vocabulary (--translate, or --target with both "
+                 "sentences in it):")
+    lines.append("  English: " + " ".join(translation_vocabulary("en")))
+    lines.append("  Español: " + " ".join(w for w in translation_vocabulary("es")
+                                        if not w.startswith("<")))
     return "\n".join(lines)
 
 
@@ -115,14 +136,21 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
 
         if settings.weights not in ("pretrained", "auto"):
             raise SettingsError("list_heads", "--list-heads needs --weights pretrained")
-        settings = settings.replace(weights="pretrained")
-        show(head_table(settings))
+        from attncore.build import settings_for
+
+        show(head_table(settings_for(settings, "pretrained")))
         return
     if not request.dry_run:  # a wrong output folder is the one line, before anything else
-        from pipeline.files import check_writable_folder
+        from pipeline.files import check_outputs_apart, check_writable_folder
         from pipeline.render_video import output_path
 
-        check_writable_folder(output_path(settings), create=not settings.output)
+        video = output_path(settings)
+        check_writable_folder(video, create=not settings.output)
+        check_outputs_apart(video, {"--export-json": request.export_json,
+                                    "--export-csv": request.export_csv})
+        from pipeline.paths import ensure_cache_dir
+
+        ensure_cache_dir()  # clips are rendered and kept there: say so now if it cannot be
     trace = make_trace(settings, say)
     if request.export_json:
         write_json(request.export_json, trace)
@@ -142,4 +170,5 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
                           progress=lambda s: say("  " + s))
     say(f"video:     {result.video}  ({result.duration:.1f} s, "
         f"{QUALITIES[settings.quality][3]}, rendered in {time.perf_counter() - started:.0f} s)")
+    say(f"weights:   {weights_line(trace)}")
     say(f"subtitles: {result.subtitles}")

@@ -23,7 +23,7 @@ from attncore.chapters import chapter as chapter_entry
 from attncore.trace import AttentionTrace, HeadTrace, TrainingHistory
 from pipeline import sources
 from pipeline.chapter import ChapterResult
-from pipeline.paths import cache_dir
+from pipeline.paths import cache_dir, ensure_cache_dir
 
 RENDERER = "pipeline.chapter"  # the module that turns a scene into a clip
 
@@ -50,8 +50,11 @@ def trace_digest(trace: AttentionTrace, with_focus: bool) -> str:
         h.update(json.dumps([hist.partner, hist.task_en, hist.task_zh]).encode())
         for name in TrainingHistory.ARRAYS:
             _update_array(h, "history." + name, getattr(hist, name))
+    if trace.query_inputs is not None:
+        h.update(json.dumps([(t.text, t.kind) for t in trace.query_inputs],
+                            ensure_ascii=False).encode())
     scalars = ["head_index", "source", "model_name", "layer", "causal", "cross", "normalized",
-               "seed", "head_reason", "x_label", "source_reason"] + (["focus"] if with_focus else [])
+               "seed", "head_reason", "x_label", "source_reason", "x_label_q"] + (["focus"] if with_focus else [])
     h.update(json.dumps({k: getattr(trace, k) for k in scalars}, sort_keys=True).encode())
     h.update(json.dumps({"positional": trace.settings.get("positional", True)}).encode())
     return h.hexdigest()
@@ -103,22 +106,20 @@ class ChapterCache:
 
     def scratch(self) -> Path:
         """A fresh scratch folder for one render (inside the cache, same filesystem)."""
-        (self.root / "tmp").mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix="render-", dir=self.root / "tmp"))
+        tmp = ensure_cache_dir(self.root / "tmp")
+        return Path(tempfile.mkdtemp(prefix="render-", dir=tmp))
 
     def get(self, key: str) -> ChapterResult | None:
-        """The cached result, or None if missing or damaged (damaged entries are removed)."""
+        """The cached result, or None if missing or damaged. A damaged entry is left for
+        the next put() to replace, never deleted here: another render may be halfway
+        through putting it (clip moved in, record not yet) or reading it."""
         clip, meta = self.clip_path(key), self.meta_path(key)
-        if not clip.exists() or not meta.exists():
-            return None
         try:
             m = json.loads(meta.read_text(encoding="utf-8"))
             ok = clip.stat().st_size == m["size"] and _sha256(clip) == m["sha256"]
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError, KeyError, TypeError):
             ok = False
         if not ok:
-            clip.unlink(missing_ok=True)
-            meta.unlink(missing_ok=True)
             return None
         r = m["result"]
         return ChapterResult(r["chapter"], r["duration"], [tuple(s) for s in r["subtitles"]],
@@ -126,13 +127,18 @@ class ChapterCache:
 
     def put(self, key: str, rendered: Path, result: ChapterResult) -> Path:
         """Move a finished clip into the cache (atomically) and record its checksum."""
-        self.root.mkdir(parents=True, exist_ok=True)
+        ensure_cache_dir(self.root)
         clip = self.clip_path(key)
         size, digest = rendered.stat().st_size, _sha256(rendered)
         os.replace(rendered, clip)
         r = asdict(result)
         r.update(drawn=[], off_frame=[], clip=None)
-        tmp = self.meta_path(key).with_suffix(f".json.{os.getpid()}.part")
-        tmp.write_text(json.dumps({"size": size, "sha256": digest, "result": r}), encoding="utf-8")
-        os.replace(tmp, self.meta_path(key))
+        fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".json.part", dir=self.root)
+        try:  # a unique name, then a rename: readers see the old record or the new one
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump({"size": size, "sha256": digest, "result": r}, f)
+            os.replace(tmp, self.meta_path(key))
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
         return clip

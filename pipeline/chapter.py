@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +35,7 @@ class ChapterResult:
 
 
 def manim_config(settings: Settings, work_dir: Path | None, clip: Path | None,
-                 chapter: int = 0) -> dict:
+                 text_dir: Path) -> dict:
     height, width, fps, _ = QUALITIES[settings.quality]
     cfg = {
         "pixel_height": height, "pixel_width": width, "frame_rate": fps,
@@ -47,9 +48,10 @@ def manim_config(settings: Settings, work_dir: Path | None, clip: Path | None,
     }
     if work_dir is not None:
         cfg["media_dir"] = str(work_dir)
-    # Pango's rendered text is kept across renders, one folder per chapter so that two
-    # workers never write and read the same file at once.
-    cfg["text_dir"] = str(cache_dir() / "texts" / f"ch{chapter}")
+    # Manim's own SVGs of Pango's text go to a folder of this render alone: Manim deletes
+    # and rewrites them in place, so a shared folder breaks concurrent renders. The kept
+    # texts that matter are scenes.text's (cache_dir()/text-objects, written atomically).
+    cfg["text_dir"] = str(text_dir)
     if clip is not None:
         cfg["output_file"] = str(clip)
     return cfg
@@ -65,13 +67,20 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
     use_text_cache(cache_dir() / "text-objects")
     start = time.perf_counter()
     cls = scene_class(job.chapter)
+    text_dir = Path(tempfile.mkdtemp(prefix="manim-texts-", dir=job.work_dir and _made(job.work_dir)))
     try:
-        with tempconfig(manim_config(job.settings, job.work_dir, job.clip, job.chapter)):
+        with tempconfig(manim_config(job.settings, job.work_dir, job.clip, text_dir)):
             scene = cls(job.trace, job.settings, skip_animations=job.clip is None)
             scene.render()
             duration = float(scene.renderer.time)
     finally:
+        shutil.rmtree(text_dir, ignore_errors=True)
         if job.work_dir is not None:
             shutil.rmtree(job.work_dir, ignore_errors=True)
     return ChapterResult(job.chapter, duration, scene.subtitles, scene.drawn.entries,
                          scene.off_frame, time.perf_counter() - start, clip=job.clip)
+
+
+def _made(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -4,6 +4,8 @@ is one line."""
 from __future__ import annotations
 
 import errno
+import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,6 +52,7 @@ def _say(message: str) -> None:
 @click.option("--query", default=None, help="The word the video follows (default: the last word).")
 @click.option("--query-index", type=int, default=None, help="Token index of the followed word (0-based), for a repeated word.")
 @click.option("--target", default=None, help="Second sentence: cross-attention, queries from it.")
+@click.option("--translate", is_flag=True, default=None, help="Translate the sentence into Spanish with the trained translation model and show its cross-attention.")
 @click.option("--chapters", default=None,
               help=f"Chapters to render ({describe_numbers()}), e.g. 1,3,6 or 2-5.")
 @click.option("--weights", type=click.Choice(WEIGHT_SOURCES), default=None,
@@ -140,9 +143,39 @@ def main(argv: list[str] | None = None) -> None:
         else:
             _say(f"Error: {e.strerror or e}{f': {e.filename}' if e.filename else ''}")
         sys.exit(1)
-    except Exception as e:  # last resort: still one line, with the kind of failure
-        _say(f"Error: {type(e).__name__}: {e}")
+    except Exception:  # a guard: every known failure is handled above
+        _say(f"Error: this is a bug, please report it with the command "
+             f"`{_command(argv)}` and the traceback saved in {_save_traceback()}")
         sys.exit(1)
+
+
+def _command(argv: list[str] | None) -> str:
+    """The command line as typed (quoted so that it can be pasted back)."""
+    args = sys.argv[1:] if argv is None else argv
+    return shlex.join(["render.py", *args])
+
+
+def _save_traceback() -> str:
+    """Write the current exception's traceback to a file (the cache folder, else the
+    temporary folder) and return its path."""
+    import tempfile
+    import time
+    import traceback
+
+    from pipeline.paths import cache_dir
+
+    text = traceback.format_exc()
+    for folder in (cache_dir() / "crashes", Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=time.strftime("crash-%Y%m%d-%H%M%S-"),
+                                        suffix=".txt", dir=folder)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            return name
+        except OSError:
+            continue
+    return "(no file could be written)"
 
 
 def _final_name(filename: str | None) -> str:

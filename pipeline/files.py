@@ -47,6 +47,24 @@ def check_writable_folder(path: Path, create: bool = False) -> None:
         raise OutputError(f"folder {probe} is not writable; choose another output path")
 
 
+def check_outputs_apart(video: Path, others: dict[str, Path | None]) -> None:
+    """The video, its subtitles (beside it, .srt) and the exports never share a path, and
+    the subtitles' path is not a folder: one line naming the real paths, before rendering."""
+    video = Path(video)
+    paths = {"the video": video, "the subtitles": video.with_suffix(".srt")}
+    if paths["the subtitles"].is_dir():
+        raise OutputError(f"the subtitles go to {paths['the subtitles']}, which is a folder; "
+                          "move it away or choose another output path")
+    paths.update({name: Path(p) for name, p in others.items() if p is not None})
+    seen: dict[Path, str] = {}
+    for name, p in paths.items():
+        key = Path(os.path.abspath(p))
+        if key in seen:
+            raise OutputError(f"{seen[key]} and {name} would both be written to {p}; "
+                              "give them different paths")
+        seen[key] = name
+
+
 def _really_writable(folder: Path) -> bool:
     """os.access says yes to root everywhere; try to create a file to be sure."""
     try:
@@ -70,6 +88,8 @@ def atomic_output(final: Path) -> Iterator[Path]:
     """Yield a temporary path to write; on success it replaces `final` in one step,
     on any failure (or Ctrl-C) it is removed and `final` is untouched."""
     final = Path(final)
+    if final.is_dir():  # name the real path, not the hidden temporary one
+        raise OutputError(f"{final} is a folder; move it away or choose another output path")
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = partial_path(final)
     try:

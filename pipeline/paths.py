@@ -5,11 +5,35 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pipeline.files import OutputError
+
+CACHE_ENV = "ATTENTION_CACHE_DIR"  # the one way to choose another cache folder
+
 
 def cache_dir() -> Path:
     """$ATTENTION_CACHE_DIR, else $XDG_CACHE_HOME/attention-explainer, else ~/.cache/…"""
-    env = os.environ.get("ATTENTION_CACHE_DIR")
+    env = os.environ.get(CACHE_ENV)
     if env:
         return Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "attention-explainer"
+
+
+class CacheDirError(OutputError):
+    """The cache folder cannot be created or written: says so, and how to choose another."""
+
+
+def ensure_cache_dir(folder: Path | None = None) -> Path:
+    """Create `folder` (default: the cache folder) if needed; a one-line CacheDirError
+    naming the cache folder and $ATTENTION_CACHE_DIR when that is impossible."""
+    root = cache_dir()
+    folder = Path(folder) if folder is not None else root
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied")
+    except OSError as e:
+        raise CacheDirError(
+            f"the cache folder {root} cannot be created or written ({e.strerror or e}); "
+            f"choose another with the environment variable {CACHE_ENV}=/some/folder") from None
+    return folder

@@ -118,7 +118,7 @@ def render_video(settings: Settings, *, jobs: int | None = None, use_cache: bool
         chapters = [results[ch] for ch in plan]
         srt_path = video.with_suffix(".srt")
         with atomic_output(video) as tmp_video, atomic_output(srt_path) as tmp_srt:
-            duration = join([r.clip for r in chapters], tmp_video)
+            duration = join([r.clip for r in chapters], tmp_video, container=video.suffix[1:].lower())
             tmp_srt.write_text(to_srt(_subtitle_cues(chapters)), encoding="utf-8")
         return VideoResult(video, srt_path, chapters, duration, time.perf_counter() - t0)
 

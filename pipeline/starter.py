@@ -31,6 +31,8 @@ HELP = {
     "query": "the word the video follows; unset: the last word of the sentence",
     "query_index": "0-based token index of the followed word, for a word that appears twice",
     "target": "a second sentence: cross-attention, queries from it, keys and values from `sentence`",
+    "translate": "true: translate `sentence` into Spanish with the translation model trained here "
+                 "and show its cross-attention (instead of giving `target`)",
     "weights": f"{_quoted(WEIGHT_SOURCES)}: auto takes the tiny model (trained here, every "
                "number hand-checkable) when every word is in its vocabulary, else the pretrained "
                "one; random is small and untrained",

@@ -36,16 +36,17 @@ def probe(path: str | Path) -> VideoInfo:
                          float(end * tb), n)
 
 
-def join(clips: list[Path], out: Path) -> float:
+def join(clips: list[Path], out: Path, container: str = "mp4") -> float:
     """Concatenate clips of identical format into `out` by copying packets; returns seconds.
 
     Timestamps of each clip are shifted by the length of the clips before it. The moov
     atom goes first (faststart) so the file plays while it loads in browsers and slides.
+    `container` is "mp4" or "mov" (the output's extension; `out` may be a temporary name).
     """
     if not clips:
         raise ValueError("no clips to join")
     offset = Fraction(0)  # seconds
-    with av.open(str(out), "w", format="mp4", options={"movflags": "+faststart"}) as dst:
+    with av.open(str(out), "w", format=container, options={"movflags": "+faststart"}) as dst:
         with av.open(str(clips[0])) as first:
             ostream = dst.add_stream_from_template(first.streams.video[0])
         for clip in clips:

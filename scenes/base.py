@@ -108,6 +108,9 @@ class ChapterScene(Scene):
             n = len(t.heads)
             text = self.tr(f"{t.model_name} · trained here",
                            f"小模型（d_model {t.d_model}，{n} 个头，种子 {t.seed}）· 本项目训练")
+        elif t.source == "translation":
+            text = self.tr(f"English → Spanish model (d_model {t.d_model}) · trained here",
+                           f"英译西小模型（d_model {t.d_model}）· 本项目训练")
             if len(t.heads) > 1:
                 text += f" · {self.tr('head', '头')} {t.head_index}"
         elif t.trained:

@@ -69,8 +69,9 @@ def make_embedding_sum(trace: AttentionTrace, theme: Theme, labels: list[str],
                        colors: list[str], record: Recorder, top: float,
                        positional: bool) -> EmbeddingSum:
     """E + P = X side by side (or E → X), hanging from `top`, fitted above the caption."""
-    E, P, X = (trace.E_q, trace.P_q, trace.X_q) if trace.cross else (trace.E, trace.P, trace.X)
-    suffix = "_q" if trace.cross else ""
+    query_side = trace.cross and not trace.decoder  # a decoder: the source is the input
+    E, P, X = (trace.E_q, trace.P_q, trace.X_q) if query_side else (trace.E, trace.P, trace.X)
+    suffix = "_q" if query_side else ""
     signs = embedding_signs(trace, positional)
     parts = len(signs) + 1
     sign_room = widest(signs, SIGN_FONT) + 2 * SIGN_BUFF
@@ -115,8 +116,9 @@ class InputScene(ChapterScene):
         self.finish()
 
     def tokens_and_colors(self) -> tuple[list[str], list[str]]:
-        """The words chapter 1 embeds: the target sentence's in cross-attention."""
-        if self.trace.cross:
+        """The words chapter 1 embeds: the target sentence's in cross-attention (the source
+        sentence's for a trained encoder–decoder, whose decoder rows chapter 2 explains)."""
+        if self.trace.cross and not self.trace.decoder:
             return self.q_labels, self.q_colors
         return self.k_labels, self.k_colors
 
@@ -164,6 +166,11 @@ class InputScene(ChapterScene):
     def x_caption(self, n: int, d: int) -> str:
         """What X is: the sum itself, the normalised sum (layer 0), or a later layer's input."""
         t = self.trace
+        if t.decoder:
+            return self.tr(f"The encoder mixes the source words with self-attention: "
+                           f"X = {t.x_label} ({n} × {d}). The keys and values are read from X.",
+                           f"编码器用自注意力把源句的词混合起来：X = {t.x_label}（{n} × {d}）。"
+                           "键和值都从 X 读出。")
         if t.x_label in ("E + P", "E"):
             return self.tr(f"X = {t.x_label}: one row per word, {n} × {d}. "
                            "Everything after works on X.",

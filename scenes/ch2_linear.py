@@ -177,6 +177,8 @@ class LinearScene(ChapterScene):
             self.say(self.tr(
                 f"We follow {self.quoted(self.focus_word)} through every step that follows.",
                 f"接下来我们跟随 {self.quoted(self.focus_word)} 走过每一步。"))
+            if self.trace.decoder:
+                self.say(self.decoder_rows_caption())
         bias = " + b" + name if h.has_bias else ""
         d, dk = h.W_Q.shape
         self.say(self.tr(
@@ -186,6 +188,17 @@ class LinearScene(ChapterScene):
         self.play(FadeIn(stage.dot, stage.W, stage.w_tag, stage.learned, stage.shape, stage.eq,
                          stage.r_tag, stage.R.cells), run_time=0.8)
         return ShownLayer(stage, self.follow_row(stage, name))
+
+    def decoder_rows_caption(self) -> str:
+        """Said once: a decoder row is named for the word it writes, not the one it reads."""
+        t, i = self.trace, self.focus
+        reads = t.query_inputs[i].text
+        return self.tr(
+            f"The target rows come from the decoder: X = {t.x_label_q}. Row {i + 1} writes "
+            f"{self.quoted(self.focus_word)} (it reads the word before it, {self.quoted(reads)}); "
+            "every target row is named for the word it writes.",
+            f"目标一侧的行来自解码器：X = {t.x_label_q}。第 {i + 1} 行写出{self.quoted(self.focus_word)}"
+            f"（它读入前一个词{self.quoted(reads)}）；每一行都以它写出的词命名。")
 
     def follow_row(self, stage: LayerStage, name: str) -> VGroup:
         """The followed word's row of X travels through W and lands as its row of R.

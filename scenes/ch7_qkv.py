@@ -272,9 +272,9 @@ class QKVScene(ChapterScene):
                 en += f" Least: {self.key_name(last)} ({self.w_text(last)})."
                 zh += f"最少的是{self.key_name(last)}（{self.w_text(last)}）。"
         t = self.trace
-        if t.source == "tiny":
-            en += " The tiny model learned this pattern while training."
-            zh += "这个模式是小模型在训练中学到的。"
+        if t.trained_here:
+            en += " The model learned this pattern while training."
+            zh += "这个模式是模型在训练中学到的。"
         elif t.trained:
             en += f" ({t.model_name}, layer {t.layer}, head {t.head_index})"
             zh += f"（{t.model_name}，第 {t.layer} 层，第 {t.head_index} 个头）"
@@ -288,9 +288,10 @@ class QKVScene(ChapterScene):
 
     def show_caveat(self) -> None:
         t = self.trace
-        if t.source == "tiny":
-            en = "These weights were learned here, by the tiny model, small enough to check by hand."
-            zh = "这些权重是小模型在这里训练出来的，小到可以手算验证。"
+        if t.trained_here:
+            en = (f"These weights were learned here ({t.model_name}), small enough to check by "
+                  "hand.")
+            zh = "这些权重是在这里训练出来的小模型，小到可以手算验证。"
             if LEARNING_CHAPTER in t.settings.get("chapters", ()):
                 en += " The next chapter replays its training."
                 zh += "下一章重放它的训练过程。"

@@ -10,15 +10,26 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import tempfile
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
 
-from manim import Text, VMobject
+from manim import MarkupText, Text, VMobject
 
 FONT = "Noto Sans CJK SC"  # Latin, digits and CJK in one face; Pango falls back for the rest
 _MANIM = version("manim")
 _cache_folder: Path | None = None  # where built texts are kept across runs
+BUILD_VERSION = 2  # part of every kept text's key: raise it when _build_text changes
+
+
+@lru_cache(maxsize=1)
+def fonts_digest() -> str:
+    """A hash of the installed font families: a text built before a font was installed
+    (drawn as boxes, or as nothing) is not served after it."""
+    import manimpango
+
+    return hashlib.sha256("\n".join(sorted(manimpango.list_fonts())).encode()).hexdigest()[:16]
 
 
 def use_text_cache(folder: Path | None) -> None:
@@ -114,7 +125,8 @@ def built_text(text: str, font_size: float, weight: str = "NORMAL") -> Text:
     with Pango and kept. Never modify it: copy it (make_text) or only measure it."""
     path = None
     if _cache_folder is not None:
-        key = hashlib.sha256(repr((text, font_size, weight, FONT, _MANIM)).encode()).hexdigest()
+        key = hashlib.sha256(repr((text, font_size, weight, FONT, _MANIM, BUILD_VERSION,
+                                   fonts_digest())).encode()).hexdigest()
         path = _cache_folder / key[:2] / f"{key[2:24]}.pkl"
         try:
             return pickle.loads(path.read_bytes())
@@ -124,29 +136,75 @@ def built_text(text: str, font_size: float, weight: str = "NORMAL") -> Text:
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(pickle.dumps(t, protocol=pickle.HIGHEST_PROTOCOL))
-            os.replace(tmp, path)  # atomic: a reader never sees half a file
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
+            try:  # a unique name, then a rename: a reader never sees half a file
+                with os.fdopen(fd, "wb") as f:
+                    f.write(pickle.dumps(t, protocol=pickle.HIGHEST_PROTOCOL))
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
         except OSError:
             pass
     return t
 
 
 def _build_text(text: str, font_size: float, weight: str) -> Text:
-    try:
-        t = Text(text, font=FONT, font_size=font_size, weight=weight, disable_ligatures=True)
-    except ValueError:  # emoji sequences (❤️, 🐈‍⬛) are one glyph for several characters
-        t = Text(text, font=FONT, font_size=font_size, weight=weight)
+    """Pango's drawing of `text`, never an empty object. Manim 0.22's Text draws no
+    glyph for some short right-to-left words ("שלום", "القط"; ManimCommunity/manim #3932)
+    that MarkupText draws; a string with no visible glyph at all (a zero-width joiner, a
+    variation selector, a lone skin-tone modifier, a colour emoji, whose bitmap the SVG
+    path reader drops) is drawn as its code points instead (see stand_in)."""
+    t = _pango_text(text, font_size, weight)
+    if not _has_glyphs(t) and text.strip():
+        t = MarkupText(_escape_markup(text), font=FONT, font_size=font_size, weight=weight)
+    if not _has_glyphs(t):
+        t = _pango_text(code_points(text) if text.strip() else "␣", font_size * 0.7, weight)
     for m in t.family_members_with_points():
         if hasattr(m, "path_obj"):
             del m.path_obj  # copies are ~40× cheaper without the parsed SVG path
     return t
 
 
+def _pango_text(text: str, font_size: float, weight: str) -> Text:
+    try:
+        return Text(text, font=FONT, font_size=font_size, weight=weight, disable_ligatures=True)
+    except ValueError:  # emoji sequences (❤️, 🐈‍⬛) are one glyph for several characters
+        return Text(text, font=FONT, font_size=font_size, weight=weight)
+
+
+def _has_glyphs(t: VMobject) -> bool:
+    return t.has_points() or any(m.has_points() for m in t.family_members_with_points())
+
+
+def _escape_markup(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def code_points(text: str) -> str:
+    """'\u200d' → 'U+200D': how a string that draws as nothing is shown instead."""
+    return " ".join(f"U+{ord(c):04X}" for c in text if not c.isspace()) or "␣"
+
+
+@lru_cache(maxsize=8192)
+def is_stand_in(text: str, font_size: float = 28, weight: str = "NORMAL") -> bool:
+    """True when `text` draws as nothing and make_text shows its code points instead."""
+    if any(c.isalnum() for c in text):  # letters and digits of any script draw (Text or
+        return False                     # MarkupText); what remains are marks and emoji
+    t = _pango_text(text, float(round(font_size, 1)), weight)
+    if _has_glyphs(t) or not text.strip():
+        return not text.strip()
+    return not _has_glyphs(MarkupText(_escape_markup(text), font=FONT, font_size=font_size,
+                                      weight=weight))
+
+
 def make_text(text: str, font_size: float = 28, color: str | None = None,
-              weight: str = "NORMAL") -> Text:
-    """A Text built once per (string, size, weight) and copied after that."""
+              weight: str = "NORMAL", muted: str | None = None) -> Text:
+    """A Text built once per (string, size, weight) and copied after that. A string that
+    draws as nothing comes out as its code points ('U+200D'), in `muted` if given."""
     t = built_text(text, float(round(font_size, 1)), weight).copy()
+    if muted and is_stand_in(text, font_size, weight):
+        color = muted
     if color:
         t.set_color(color)
     return t

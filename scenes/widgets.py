@@ -211,7 +211,7 @@ class MatrixView(VGroup):
             if i is None:
                 continue
             color = colors[i] if colors else self.theme.text
-            t = fit_width(make_text(labels[i], size, color), 1.9)
+            t = fit_width(make_text(labels[i], size, color, muted=self.theme.muted), 1.9)
             out.add(t.next_to(self.row_rect_of(i), LEFT, buff=0.12))
         return out
 
@@ -224,7 +224,8 @@ class MatrixView(VGroup):
             if j is None:
                 continue
             color = colors[j] if colors else self.theme.muted
-            t = fit_width(make_text(labels[j], size, color), self.layout.cell_w * 0.98)
+            t = fit_width(make_text(labels[j], size, color, muted=self.theme.muted),
+                          self.layout.cell_w * 0.98)
             out.add(t.next_to(self.cell_at[(self.rows[0], j)], UP, buff=0.08))
         return out
 
@@ -277,7 +278,7 @@ def make_matrix(values: np.ndarray, key: str, theme: Theme, max_w: float, max_h:
 def make_label(text: str, font_size: float, color: str, theme: Theme,
                max_width: float = 3.0) -> VGroup:
     """A word in a rounded box of its colour (a 'chip')."""
-    t = fit_width(make_text(text, font_size, color), max_width)
+    t = fit_width(make_text(text, font_size, color, muted=theme.muted), max_width)
     box = RoundedRectangle(corner_radius=0.08, width=t.width + 0.24,
                            height=max(t.height, font_size * DIGIT_HEIGHT) + 0.2,
                            stroke_color=color, stroke_width=2, fill_color=color, fill_opacity=0.12)

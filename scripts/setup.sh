@@ -9,7 +9,7 @@ extras=""
 [ "${1:-}" = "--test" ] && extras="[test]"
 
 # 1. System libraries (Cairo, Pango, pkg-config, a CJK font for Chinese labels).
-pkgs=(libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk fonts-noto-color-emoji python3-venv python3-dev gcc)
+pkgs=(libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk fonts-noto-core fonts-noto-color-emoji python3-venv python3-dev gcc)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

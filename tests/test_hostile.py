@@ -106,7 +106,7 @@ def test_a_full_disk_while_joining_keeps_the_earlier_video(two_chapters, monkeyp
     monkeypatch.setattr(run_mod, "render_chapter", fake_render())
     monkeypatch.setattr(run_mod, "ProcessPoolExecutor", InlineExecutor)
 
-    def full_disk(clips, path):
+    def full_disk(clips, path, **kwargs):
         Path(path).write_bytes(b"half a vid")
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 

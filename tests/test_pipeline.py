@@ -128,7 +128,7 @@ def fake_render(job: ChapterJob) -> ChapterResult:
     return ChapterResult(job.chapter, 2.0, [(0.0, 2.0, f"caption {job.chapter}")], clip=job.clip)
 
 
-def fake_join(clips, out):
+def fake_join(clips, out, **kwargs):
     Path(out).write_bytes(b"".join(Path(c).read_bytes() for c in clips))
     return 2.0 * len(clips)
 

@@ -196,7 +196,7 @@ def test_parse_chapters_reads_the_chapter_table():
 @pytest.mark.parametrize("text, match", [
     ("", "no chapter chosen"),
     (",", "no chapter chosen"),
-    ("5-2", "no chapter chosen"),
+    ("5-2", "the range .5-2. is reversed; write it smallest first, as 2-5"),
     ("0", "0 is not a chapter"),
     ("1,10", "10 is not a chapter"),
     ("10", "10 is not a chapter"),

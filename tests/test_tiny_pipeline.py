@@ -19,7 +19,8 @@ from pipeline.render_video import plan_chapters
     (dict(), "tiny", "vocabulary"),
     (dict(sentence="黑猫喝了牛奶"), "tiny", "vocabulary"),
     (dict(sentence="The zebra drank the milk"), "pretrained", "'zebra'"),
-    (dict(sentence="The ball is blue", target="La bola es azul"), "random", "cross-attention"),
+    (dict(sentence="The ball is blue", target="La bola es azul"), "translation", "vocabulary"),
+    (dict(sentence="The zebra is blue", target="La cebra es azul"), "random", "cross-attention"),
     (dict(causal=True), "random", "mask"),
     (dict(d_model=32), "pretrained", "sizes"),
 ])
@@ -39,7 +40,7 @@ def test_the_tiny_model_refuses_unknown_words_naming_them():
 
 
 @pytest.mark.parametrize("values, field", [
-    (dict(causal=True), "causal"), (dict(target="x"), "target"), (dict(d_model=32), "d_model"),
+    (dict(causal=True), "causal"), (dict(d_model=32), "d_model"),
     (dict(heads=8, d_model=16), "heads"), (dict(positional=False), "positional"),
 ])
 def test_the_tiny_model_refuses_what_it_was_not_trained_for(values, field):
@@ -89,3 +90,43 @@ def test_other_sizes_train_on_first_use_and_are_kept(tmp_path):
     assert (again.params.W_Q == first.params.W_Q).all()
     trace = build_trace(s, tiny_model=again)
     assert trace.source == "tiny" and len(trace.heads) == 2 and trace.history is not None
+
+
+# ---- the translation model (issue 11) ---------------------------------------------------
+def test_translate_decodes_the_target_and_azul_looks_at_blue():
+    t = build_trace(Settings(sentence="The ball is blue", translate=True))
+    assert t.source == "translation" and t.cross and t.decoder
+    assert [w.text for w in t.query_tokens] == ["la", "bola", "es", "azul"]
+    assert t.query_tokens[t.focus].text == "azul"  # the last written word is followed
+    keys = [w.text for w in t.key_tokens]
+    assert keys[int(t.head.weights[t.focus].argmax())] == "blue"
+    bola = [w.text for w in t.query_tokens].index("bola")
+    assert keys[int(t.head.weights[bola].argmax())] == "ball"
+    # row i writes query_tokens[i] and reads the word before it
+    assert [w.text for w in t.query_inputs][1:] == ["la", "bola", "es"]
+    assert t.history is not None and keys[t.history.partner] == "blue"
+
+
+def test_a_forced_target_keeps_its_spelling_and_the_alignment_crosses():
+    t = build_trace(Settings(sentence="the blue ball", target="la bola azul"))
+    assert t.source == "translation"
+    q, k = [w.text for w in t.query_tokens], [w.text for w in t.key_tokens]
+    assert q == ["la", "bola", "azul"]
+    assert k[int(t.head.weights[q.index("azul")].argmax())] == "blue"
+    assert k[int(t.head.weights[q.index("bola")].argmax())] == "ball"
+
+
+def test_a_pair_outside_the_vocabulary_falls_back_to_random_weights_with_the_reason():
+    chosen, reason = choose_source(Settings(sentence="The zebra is blue", target="La cebra es azul"))
+    assert chosen == "random" and "'zebra'" in reason
+    with pytest.raises(SettingsError, match="'zebra'"):
+        build_trace(Settings(sentence="The zebra is blue", translate=True))
+
+
+@pytest.mark.parametrize("values, match", [
+    (dict(target="la bola es azul"), "drop one"),
+    (dict(weights="random"), "needs the trained translation model"),
+])
+def test_translate_refuses_what_cannot_apply(values, match):
+    with pytest.raises(SettingsError, match=match):
+        Settings(sentence="The ball is blue", translate=True, **values)

@@ -80,33 +80,66 @@ class Checkpoint:
     tokenizer: WordPieceTokenizer
 
 
+# config.json's integer fields: (key, default or None when required, smallest allowed)
+_INT_FIELDS = (
+    ("hidden_size", None, 1), ("num_hidden_layers", None, 1),
+    ("num_attention_heads", None, 1), ("intermediate_size", None, 1),
+    ("max_position_embeddings", 512, 3), ("vocab_size", None, 3),
+)
+_MAX_CONFIG_BYTES = 1 << 20  # a config.json is a few hundred bytes
+
+
 def read_config(folder: Path) -> BertConfig:
-    """config.json → BertConfig; a clear SettingsError for an architecture we cannot run."""
+    """config.json → BertConfig; a clear SettingsError (which file, which field, what is
+    wrong and what is allowed) for anything we cannot run."""
+    path = folder / "config.json"
     try:
-        cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise SettingsError("model", f"{folder / 'config.json'} cannot be read: {e}") from None
-    kind = cfg.get("model_type", "bert")
-    if kind != "bert":
-        raise SettingsError("model", f"{folder} holds a {kind!r} model; only BERT-family "
-                            "encoders (model_type 'bert') are supported")
-    if cfg.get("hidden_act", "gelu") != "gelu":
-        raise SettingsError("model", f"{folder} uses activation {cfg['hidden_act']!r}; "
-                            "only the exact (erf) 'gelu' is supported")
-    if cfg.get("position_embedding_type", "absolute") != "absolute":
-        raise SettingsError("model", f"{folder} uses {cfg['position_embedding_type']!r} "
-                            "positions; only 'absolute' is supported")
-    try:
-        return BertConfig(
-            hidden_size=int(cfg["hidden_size"]), num_layers=int(cfg["num_hidden_layers"]),
-            num_heads=int(cfg["num_attention_heads"]),
-            intermediate_size=int(cfg["intermediate_size"]),
-            layer_norm_eps=float(cfg.get("layer_norm_eps", 1e-12)),
-            max_positions=int(cfg.get("max_position_embeddings", 512)),
-            vocab_size=int(cfg["vocab_size"]),
-        )
-    except KeyError as e:
-        raise SettingsError("model", f"{folder / 'config.json'} lacks {e.args[0]!r}") from None
+        if path.stat().st_size > _MAX_CONFIG_BYTES:
+            raise SettingsError("model", f"{path} is over 1 MiB; it is not a model's config.json")
+        cfg = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError) as e:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise SettingsError("model", f"{path} cannot be read: {why}") from None
+    if not isinstance(cfg, dict):
+        raise SettingsError("model", f"{path} holds a JSON {type(cfg).__name__}; it must be an "
+                            "object of settings such as {\"hidden_size\": 384, …}")
+
+    def bad(key: str, what: str) -> SettingsError:
+        return SettingsError("model", f"{path}: {key} is {what}")
+
+    def text(key: str, default: str, allowed: str) -> str:
+        value = cfg.get(key, default)
+        if value != default:
+            raise bad(key, f"{value!r}; only {allowed} is supported")
+        return value
+
+    text("model_type", "bert", "'bert': only BERT-family encoders")
+    text("hidden_act", "gelu", "the exact (erf) 'gelu'")
+    text("position_embedding_type", "absolute", "'absolute' positions")
+    numbers: dict[str, int] = {}
+    for key, default, lowest in _INT_FIELDS:
+        if key not in cfg and default is None:
+            raise SettingsError("model", f"{path} lacks {key!r}; it is required (a whole "
+                                f"number, at least {lowest})")
+        value = cfg.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad(key, f"{value!r}; allowed: a whole number, at least {lowest}")
+        if value < lowest:
+            raise bad(key, f"{value}; allowed: at least {lowest}")
+        numbers[key] = value
+    eps = cfg.get("layer_norm_eps", 1e-12)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
+        raise bad("layer_norm_eps", f"{eps!r}; allowed: a number between 0 and 1")
+    if numbers["hidden_size"] % numbers["num_attention_heads"]:
+        raise bad("hidden_size", f"{numbers['hidden_size']}, not divisible by "
+                  f"num_attention_heads {numbers['num_attention_heads']}; allowed: a multiple "
+                  "of the number of heads")
+    return BertConfig(
+        hidden_size=numbers["hidden_size"], num_layers=numbers["num_hidden_layers"],
+        num_heads=numbers["num_attention_heads"],
+        intermediate_size=numbers["intermediate_size"], layer_norm_eps=float(eps),
+        max_positions=numbers["max_position_embeddings"], vocab_size=numbers["vocab_size"],
+    )
 
 
 def _prefix(tensors: dict[str, np.ndarray]) -> str:
