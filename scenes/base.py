@@ -25,7 +25,7 @@ from attncore.trace import AttentionTrace
 from scenes.focus import partner
 from scenes.layout import SAFE_X
 from scenes.text import Translate, fit_width, make_text, short_label
-from scenes.widgets import THEMES, Recorder, make_caption, make_title, word_color
+from scenes.widgets import THEMES, Recorder, family_colors, make_caption, make_title, word_color
 
 
 class ChapterScene(Scene):
@@ -47,10 +47,12 @@ class ChapterScene(Scene):
         self.subtitles: list[tuple[float, float, str]] = []
         self._caption: VGroup | None = None
         self._caption_start = 0.0
-        n_k = trace.n_k
-        self.k_colors = [word_color(i, self.theme) for i in range(n_k)]
-        self.q_colors = ([word_color(n_k + i, self.theme) for i in range(trace.n_q)]
-                         if trace.cross else self.k_colors)
+        if trace.cross:  # two sentences, two colour families: cool keys, warm queries
+            self.k_colors = family_colors(trace.n_k, "cool", self.theme)
+            self.q_colors = family_colors(trace.n_q, "warm", self.theme)
+        else:
+            self.k_colors = [word_color(i, self.theme) for i in range(trace.n_k)]
+            self.q_colors = self.k_colors
         self.k_labels = [short_label(t.text) for t in trace.key_tokens]
         self.q_labels = [short_label(t.text) for t in trace.query_tokens]
         self.partner = partner(trace)  # the key the chapters feature beside the followed word

@@ -291,6 +291,8 @@ class FactorScene(ChapterScene):
         self.fill_factor_matrix(mats)
         self.show_followed_row(mats)
         self.show_partner_column(mats)
+        if self.trace.trained and self.trace.cross:
+            self.show_alignment(mats)
         self.finish()
 
     # ---- steps ---------------------------------------------------------------------
@@ -370,3 +372,28 @@ class FactorScene(ChapterScene):
         self.say(self.tr(en, zh))
         self.play(*anims, run_time=0.8)
         self.wait(1.6)
+
+    def show_alignment(self, mats: FactorMatrices) -> None:
+        """A trained translation: each target row's highest-scoring source word, outlined;
+        the caption says whether the alignment keeps the word order or crosses it."""
+        t = self.trace
+        best = [int(np.argmax(np.where(t.head.mask[i], t.head.scores[i], -np.inf)))
+                for i in range(t.n_q)]
+        pairs = ", ".join(f"{self.q_word(i)} → {self.k_word(j)}" for i, j in enumerate(best))
+        crossing = [(a, b) for a in range(t.n_q) for b in range(a + 1, t.n_q)
+                    if best[a] > best[b]]
+        if crossing:
+            a, b = crossing[0]
+            en = (f"Each target row's largest score: {pairs}. The lines cross: "
+                  f"{self.quoted(self.q_word(a))} comes before {self.quoted(self.q_word(b))}, "
+                  f"but {self.quoted(self.k_word(best[a]))} after {self.quoted(self.k_word(best[b]))}.")
+            zh = (f"每个目标行得分最高的源词：{pairs}。对应关系交叉了：“{self.q_word(a)}”在"
+                  f"“{self.q_word(b)}”之前，而“{self.k_word(best[a])}”在“{self.k_word(best[b])}”之后。")
+        else:
+            en = f"Each target row's largest score: {pairs}, in the same order in both sentences."
+            zh = f"每个目标行得分最高的源词：{pairs}，两个句子中的顺序相同。"
+        self.say(self.tr(en, zh))
+        boxes = VGroup(*[mats.s.cell_box(i, j, self.theme.accent, width=4)
+                         for i, j in enumerate(best)])
+        self.play(LaggedStart(*[Create(b) for b in boxes], lag_ratio=0.3), run_time=1.0)
+        self.wait(2.0)

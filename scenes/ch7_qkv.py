@@ -90,7 +90,7 @@ def plan_chart(row: np.ndarray, plan: BarPlan, labels: list[str], top: float,
 
 def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[str],
               colors: list[str], theme: Theme, record: Recorder,
-              focus: int) -> tuple[VGroup, VGroup, list[np.ndarray], VGroup]:
+              focus: int, itself: int | None) -> tuple[VGroup, VGroup, list[np.ndarray], VGroup]:
     """One line per ranked key: its label, its bar from the zero line, its value."""
     label_col, bars, grow_from, values = VGroup(), VGroup(), [], VGroup()
     for r, j in enumerate(plan.ranked):
@@ -101,7 +101,7 @@ def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[s
                         fill_color=colors[j], fill_opacity=0.85)
         bars.add(bar.move_to([geo.x0 + (length / 2 if v >= 0 else -length / 2), y, 0]))
         grow_from.append(LEFT if v >= 0 else RIGHT)
-        lab = make_text(labels[j], geo.font, colors[j], weight="BOLD" if j == focus else "NORMAL")
+        lab = make_text(labels[j], geo.font, colors[j], weight="BOLD" if j == itself else "NORMAL")
         label_col.add(fit_width(lab, geo.label_w).move_to([-0.2, y, 0], aligned_edge=RIGHT))
         text = fmt(v, DECIMALS)
         record("weights", (focus, j), text)
@@ -134,12 +134,14 @@ def make_notes(row: np.ndarray, plan: BarPlan, size: float, theme: Theme, record
 
 def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: list[str],
                    theme: Theme, top: float, bottom: float, record: Recorder, focus: int,
+                   itself: int | None,
                    normalized: bool, tr: Translate) -> BarChart:
     """Horizontal bars, one per ranked key: label, bar in the key's colour, value.
-    Fitted between `top` and `bottom`, centred. `focus` is the query row of `row`."""
+    Fitted between `top` and `bottom`, centred. `focus` is the query row of `row`;
+    `itself` the key that is the query word (in bold), None in cross-attention."""
     geo = plan_chart(row, plan, labels, top, bottom)
     label_col, bars, grow_from, values = make_bars(row, plan, geo, labels, colors, theme,
-                                                   record, focus)
+                                                   record, focus, itself)
     n = len(plan.ranked)
     axis = Line([geo.x0, geo.row_h * 0.5, 0], [geo.x0, -(n - 0.5) * geo.row_h, 0],
                 stroke_color=theme.muted, stroke_width=2)
@@ -231,6 +233,7 @@ class QKVScene(ChapterScene):
         chart = make_bar_chart(self.row, plan, self.k_labels, self.k_colors, self.theme,
                                top=roles.get_bottom()[1] - 0.3, bottom=SAFE_BOTTOM + 0.15,
                                record=self.drawn, focus=self.focus,
+                               itself=None if self.trace.cross else self.focus,
                                normalized=self.trace.normalized, tr=self.tr)
         if self.trace.normalized:
             en, zh = ("Its attention weights over the keys, ranked from largest to smallest.",
@@ -289,8 +292,7 @@ class QKVScene(ChapterScene):
     def show_caveat(self) -> None:
         t = self.trace
         if t.trained_here:
-            en = (f"These weights were learned here ({t.model_name}), small enough to check by "
-                  "hand.")
+            en = f"These weights were learned here, by the {t.model_name}: small enough to check by hand."
             zh = "这些权重是在这里训练出来的小模型，小到可以手算验证。"
             if LEARNING_CHAPTER in t.settings.get("chapters", ()):
                 en += " The next chapter replays its training."

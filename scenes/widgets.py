@@ -72,6 +72,22 @@ def word_color(i: int, theme: Theme) -> str:
     return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
 
 
+FAMILIES = {"cool": (0.42, 0.80), "warm": (0.93, 1.20)}  # hue ranges (turns; > 1 wraps)
+
+
+def family_colors(n: int, family: str, theme: Theme) -> list[str]:
+    """n colours from one hue family ("cool": greens to violets for the source sentence,
+    "warm": reds to yellows for the target), alternating lightness so neighbours differ."""
+    lo, hi = FAMILIES[family]
+    out = []
+    for i in range(n):
+        hue = (lo + (hi - lo) * (i + 0.5) / max(n, 1)) % 1.0
+        light = theme.word_lightness + (0.08 if i % 2 else -0.04) * (1 if theme.name == "dark" else -1)
+        r, g, b = colorsys.hls_to_rgb(hue, min(0.9, max(0.2, light)), theme.word_saturation)
+        out.append(f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}")
+    return out
+
+
 @dataclass
 class Recorder:
     """Everything a scene drew that states a number: (trace key, index, text)."""
