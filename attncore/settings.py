@@ -359,6 +359,9 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SettingsError("config", f"{p} is not valid TOML: {e}") from None
+    except RecursionError:  # tomllib recurses once per nested array or table
+        raise SettingsError("config", f"{p} nests arrays or tables too deeply to be a "
+                            "settings file") from None
     check_types(data)
     return data
 

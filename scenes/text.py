@@ -11,16 +11,32 @@ import hashlib
 import os
 import pickle
 import tempfile
+import unicodedata
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
 
 from manim import MarkupText, Text, VMobject
 
-FONT = "Noto Sans CJK SC"  # Latin, digits and CJK in one face; Pango falls back for the rest
+# The font fallback chain, in order (scripts/setup.sh installs every face of it). Pango takes
+# the comma-separated list as one family list: each character comes from the first face of
+# the chain that has it, and only after the chain from fontconfig's own fallback. Naming the
+# faces makes Arabic and Hebrew Noto rather than whatever covers them first (DejaVu), and
+# emoji the monochrome Symbola rather than Noto Color Emoji, whose bitmap glyphs Manim's SVG
+# reader drops.
+FONT_CHAIN = (
+    "Noto Sans CJK SC",      # Latin, digits, Greek, Cyrillic, Chinese, Japanese, Korean
+    "Noto Sans Arabic",      # Arabic, Persian, Urdu (shaped, right to left)
+    "Noto Sans Hebrew",      # Hebrew (right to left)
+    "Noto Sans Devanagari",  # Hindi, Marathi, Nepali
+    "Noto Sans Thai",        # Thai
+    "Symbola",               # emoji (Unicode 9, monochrome outlines) and symbols
+)
+EMOJI_FONT = "Symbola"
+FONT = ", ".join(FONT_CHAIN)
 _MANIM = version("manim")
 _cache_folder: Path | None = None  # where built texts are kept across runs
-BUILD_VERSION = 2  # part of every kept text's key: raise it when _build_text changes
+BUILD_VERSION = 4  # part of every kept text's key: raise it when _build_text changes
 
 
 @lru_cache(maxsize=1)
@@ -150,15 +166,18 @@ def built_text(text: str, font_size: float, weight: str = "NORMAL") -> Text:
 
 
 def _build_text(text: str, font_size: float, weight: str) -> Text:
-    """Pango's drawing of `text`, never an empty object. Manim 0.22's Text draws no
-    glyph for some short right-to-left words ("שלום", "القط"; ManimCommunity/manim #3932)
-    that MarkupText draws; a string with no visible glyph at all (a zero-width joiner, a
-    variation selector, a lone skin-tone modifier, a colour emoji, whose bitmap the SVG
-    path reader drops) is drawn as its code points instead (see stand_in)."""
-    t = _pango_text(text, font_size, weight)
-    if not _has_glyphs(t) and text.strip():
-        t = MarkupText(_escape_markup(text), font=FONT, font_size=font_size, weight=weight)
-    if not _has_glyphs(t):
+    """Pango's drawing of `text`, never an empty object. Emoji are drawn in text
+    presentation from the chain's monochrome face, and an emoji no outline face has is
+    replaced by its code points (see drawable). Manim 0.22's Text draws no glyph for some
+    short right-to-left words ("שלום", "القط"; ManimCommunity/manim #3932) that MarkupText
+    draws; a string with no visible glyph at all (a zero-width joiner, a variation selector,
+    an emoji newer than the emoji font) is drawn as its code points instead."""
+    t = None
+    if not all(c.isspace() or _is_ignorable(c) for c in text):
+        full = drawable(text)
+        if full == drawable(text, stand_ins=False) or _draws_something(text, font_size, weight):
+            t = _draw(full, font_size, weight)  # (not when only emoji code points would)
+    if t is None or not _has_glyphs(t):
         t = _pango_text(code_points(text) if text.strip() else "␣", font_size * 0.7, weight)
     for m in t.family_members_with_points():
         if hasattr(m, "path_obj"):
@@ -166,11 +185,183 @@ def _build_text(text: str, font_size: float, weight: str) -> Text:
     return t
 
 
+def _draw(text: str, font_size: float, weight: str) -> Text:
+    """Text, or MarkupText when Text draws nothing (short right-to-left words)."""
+    t = _pango_text(text, font_size, weight)
+    if not _has_glyphs(t) and text.strip():
+        t = MarkupText(_escape_markup(text), font=FONT, font_size=font_size, weight=weight,
+                       warn_missing_font=False)
+    return t
+
+
 def _pango_text(text: str, font_size: float, weight: str) -> Text:
     try:
-        return Text(text, font=FONT, font_size=font_size, weight=weight, disable_ligatures=True)
-    except ValueError:  # emoji sequences (❤️, 🐈‍⬛) are one glyph for several characters
-        return Text(text, font=FONT, font_size=font_size, weight=weight)
+        return Text(text, font=FONT, font_size=font_size, weight=weight, disable_ligatures=True,
+                    warn_missing_font=False)
+    except ValueError:  # a glyph for several characters (a keycap, a mark), or none for one
+        return Text(text, font=FONT, font_size=font_size, weight=weight, warn_missing_font=False)
+
+
+# ---- emoji ------------------------------------------------------------------------------
+# Unicode's Extended_Pictographic ranges (emoji-data.txt, Unicode 15), and the characters
+# below U+1F000 among them that are emoji by default (Emoji_Presentation): Pango draws
+# those, and any pictograph followed by U+FE0F, from an emoji font, i.e. the colour one.
+_PICTOGRAPHIC = (
+    (0x00A9, 0x00A9), (0x00AE, 0x00AE), (0x203C, 0x203C), (0x2049, 0x2049), (0x2122, 0x2122),
+    (0x2139, 0x2139), (0x2194, 0x2199), (0x21A9, 0x21AA), (0x231A, 0x231B), (0x2328, 0x2328),
+    (0x2388, 0x2388), (0x23CF, 0x23CF), (0x23E9, 0x23F3), (0x23F8, 0x23FA), (0x24C2, 0x24C2),
+    (0x25AA, 0x25AB), (0x25B6, 0x25B6), (0x25C0, 0x25C0), (0x25FB, 0x25FE), (0x2600, 0x2605),
+    (0x2607, 0x2612), (0x2614, 0x2685), (0x2690, 0x2705), (0x2708, 0x2712), (0x2714, 0x2714),
+    (0x2716, 0x2716), (0x271D, 0x271D), (0x2721, 0x2721), (0x2728, 0x2728), (0x2733, 0x2734),
+    (0x2744, 0x2744), (0x2747, 0x2747), (0x274C, 0x274C), (0x274E, 0x274E), (0x2753, 0x2755),
+    (0x2757, 0x2757), (0x2763, 0x2767), (0x2795, 0x2797), (0x27A1, 0x27A1), (0x27B0, 0x27B0),
+    (0x27BF, 0x27BF), (0x2934, 0x2935), (0x2B05, 0x2B07), (0x2B1B, 0x2B1C), (0x2B50, 0x2B50),
+    (0x2B55, 0x2B55), (0x3030, 0x3030), (0x303D, 0x303D), (0x3297, 0x3297), (0x3299, 0x3299),
+    (0x1F000, 0x1F0FF), (0x1F10D, 0x1F10F), (0x1F12F, 0x1F12F), (0x1F16C, 0x1F171),
+    (0x1F17E, 0x1F17F), (0x1F18E, 0x1F18E), (0x1F191, 0x1F19A), (0x1F1AD, 0x1F1E5),
+    (0x1F201, 0x1F20F), (0x1F21A, 0x1F21A), (0x1F22F, 0x1F22F), (0x1F232, 0x1F23A),
+    (0x1F23C, 0x1F23F), (0x1F249, 0x1F3FA), (0x1F400, 0x1F53D), (0x1F546, 0x1F64F),
+    (0x1F680, 0x1F6FF), (0x1F774, 0x1F77F), (0x1F7D5, 0x1F7FF), (0x1F80C, 0x1F80F),
+    (0x1F848, 0x1F84F), (0x1F85A, 0x1F85F), (0x1F888, 0x1F88F), (0x1F8AE, 0x1F8FF),
+    (0x1F90C, 0x1F93A), (0x1F93C, 0x1F945), (0x1F947, 0x1FAFF), (0x1FC00, 0x1FFFD),
+)
+_BMP_EMOJI_PRESENTATION = frozenset(
+    [0x231A, 0x231B, 0x23E9, 0x23EA, 0x23EB, 0x23EC, 0x23F0, 0x23F3, 0x25FD, 0x25FE, 0x2614,
+     0x2615, *range(0x2648, 0x2654), 0x267F, 0x2693, 0x26A1, 0x26AA, 0x26AB, 0x26BD, 0x26BE,
+     0x26C4, 0x26C5, 0x26CE, 0x26D4, 0x26EA, 0x26F2, 0x26F3, 0x26F5, 0x26FA, 0x26FD, 0x2705,
+     0x270A, 0x270B, 0x2728, 0x274C, 0x274E, 0x2753, 0x2754, 0x2755, 0x2757, 0x2795, 0x2796,
+     0x2797, 0x27B0, 0x27BF, 0x2B1B, 0x2B1C, 0x2B50, 0x2B55])
+_VS15, _VS16, _ZWJ, _KEYCAP = "\ufe0e", "\ufe0f", "\u200d", "\u20e3"
+
+
+def is_pictographic(ch: str) -> bool:
+    """Unicode's Extended_Pictographic property (what emoji are made of)."""
+    cp = ord(ch)
+    if cp < 0xA9:
+        return False
+    lo, hi = 0, len(_PICTOGRAPHIC)
+    while lo < hi:  # binary search over the sorted ranges
+        mid = (lo + hi) // 2
+        if cp > _PICTOGRAPHIC[mid][1]:
+            lo = mid + 1
+        elif cp < _PICTOGRAPHIC[mid][0]:
+            hi = mid
+        else:
+            return True
+    return False
+
+
+def _is_regional(ch: str) -> bool:  # the letters of a flag, 🇫🇷
+    return 0x1F1E6 <= ord(ch) <= 0x1F1FF
+
+
+def _is_modifier(ch: str) -> bool:  # skin tones 🏻…🏿
+    return 0x1F3FB <= ord(ch) <= 0x1F3FF
+
+
+def _is_ignorable(ch: str) -> bool:
+    """A character meant to be invisible: a format character (joiners, marks of direction,
+    tags), a control character or a variation selector."""
+    cp = ord(ch)
+    return (unicodedata.category(ch) in ("Cf", "Cc") or 0xFE00 <= cp <= 0xFE0F
+            or 0xE0100 <= cp <= 0xE01EF)
+
+
+def _is_control(ch: str) -> bool:  # C0/C1 controls but a line break or a tab
+    return unicodedata.category(ch) == "Cc" and ch not in "\n\t"
+
+
+def _is_tag(ch: str) -> bool:  # the tag letters of a subdivision flag, 🏴󠁧󠁢󠁳󠁣󠁴󠁿
+    return 0xE0020 <= ord(ch) <= 0xE007F
+
+
+def _starts_emoji(text: str, i: int) -> bool:
+    ch, nxt = text[i], text[i + 1] if i + 1 < len(text) else ""
+    if _is_regional(ch) or _is_modifier(ch):
+        return True
+    if ch in "0123456789#*":  # a keycap, 1️⃣ or 1⃣
+        return nxt == _KEYCAP or (nxt == _VS16 and text[i + 2:i + 3] == _KEYCAP)
+    if not is_pictographic(ch):
+        return False
+    return (ord(ch) >= 0x1F000 or ord(ch) in _BMP_EMOJI_PRESENTATION or nxt == _VS16
+            or (nxt != "" and _is_modifier(nxt)))
+
+
+def emoji_runs(text: str) -> list[tuple[str, bool]]:
+    """`text` cut into (piece, is_emoji): an emoji piece is one emoji with what joins it
+    (variation selectors, skin tones, a keycap, tags, zero-width joiners and the pictographs
+    they join, a flag's two letters)."""
+    out: list[tuple[str, bool]] = []
+    i, start, n = 0, 0, len(text)
+    while i < n:
+        if not _starts_emoji(text, i):
+            i += 1
+            continue
+        if start < i:
+            out.append((text[start:i], False))
+        j = i + 1
+        if _is_regional(text[i]) and j < n and _is_regional(text[j]):
+            j += 1
+        while j < n:
+            c = text[j]
+            if c in (_VS15, _VS16, _KEYCAP) or _is_modifier(c) or _is_tag(c):
+                j += 1
+            elif c == _ZWJ and j + 1 < n and is_pictographic(text[j + 1]):
+                j += 2
+            else:
+                break
+        out.append((text[i:j], True))
+        start = i = j
+    if start < n:
+        out.append((text[start:], False))
+    return out
+
+
+def _text_presentation(emoji: str) -> str:
+    """An emoji as the monochrome font draws it: each part followed by U+FE0E (text
+    presentation, so Pango does not switch to the colour font), joiners and tags dropped.
+    A ZWJ sequence (🐈‍⬛) becomes its parts side by side (🐈⬛): no monochrome font has
+    the joined glyphs."""
+    out = []
+    for c in emoji:
+        if c in (_VS15, _VS16, _ZWJ) or _is_tag(c):
+            continue
+        out.append(c)
+        if is_pictographic(c) or _is_regional(c) or _is_modifier(c):
+            out.append(_VS15)
+    return "".join(out)
+
+
+@lru_cache(maxsize=1024)
+def _emoji_draws(form: str) -> bool:
+    return _has_glyphs(_pango_text(form, 28.0, "NORMAL"))
+
+
+def drawable(text: str, stand_ins: bool = True) -> str:
+    """`text` as it is handed to Pango: each emoji in text presentation (drawn from the
+    chain's monochrome font), or, when no outline font has it (emoji newer than Unicode 9,
+    such as 🫠, exist only in Noto Color Emoji), as its code points (left out with
+    stand_ins=False)."""
+    if any(_is_control(c) for c in text):  # Pango's C strings end at a NUL
+        text = "".join(c for c in text if not _is_control(c))
+    runs = emoji_runs(text)
+    if not any(is_emoji for _, is_emoji in runs):
+        return text
+    parts: list[str] = []
+    for piece, is_emoji in runs:
+        form = _text_presentation(piece) if is_emoji else piece
+        if is_emoji and not _emoji_draws(form):
+            if not stand_ins:
+                continue
+            form = code_points(piece)
+            if parts and parts[-1] and not parts[-1][-1].isspace():
+                form = " " + form
+            parts.append(form + " ")
+            continue
+        if parts and parts[-1].endswith(" ") and form[:1].isspace():
+            form = form.lstrip()
+        parts.append(form)
+    return "".join(parts).strip() if stand_ins else "".join(parts)
 
 
 def _has_glyphs(t: VMobject) -> bool:
@@ -186,16 +377,19 @@ def code_points(text: str) -> str:
     return " ".join(f"U+{ord(c):04X}" for c in text if not c.isspace()) or "␣"
 
 
+def _draws_something(text: str, font_size: float, weight: str) -> bool:
+    """Whether anything of `text` but the code points of its emoji draws."""
+    if all(c.isspace() or _is_ignorable(c) for c in text):
+        return False  # (HarfBuzz would draw a lone variation selector as a dotted circle)
+    if any(c.isalnum() for c in text):  # letters and digits of any script draw (Text or
+        return True                      # MarkupText); what remains are marks and emoji
+    return _has_glyphs(_draw(drawable(text, stand_ins=False), font_size, weight))
+
+
 @lru_cache(maxsize=8192)
 def is_stand_in(text: str, font_size: float = 28, weight: str = "NORMAL") -> bool:
-    """True when `text` draws as nothing and make_text shows its code points instead."""
-    if any(c.isalnum() for c in text):  # letters and digits of any script draw (Text or
-        return False                     # MarkupText); what remains are marks and emoji
-    t = _pango_text(text, float(round(font_size, 1)), weight)
-    if _has_glyphs(t) or not text.strip():
-        return not text.strip()
-    return not _has_glyphs(MarkupText(_escape_markup(text), font=FONT, font_size=font_size,
-                                      weight=weight))
+    """True when nothing of `text` draws and make_text shows its code points instead."""
+    return not _draws_something(text, float(round(font_size, 1)), weight)
 
 
 def make_text(text: str, font_size: float = 28, color: str | None = None,

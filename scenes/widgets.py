@@ -306,6 +306,7 @@ def make_title(text: str, theme: Theme) -> VGroup:
     return make_text(text, 34, theme.text, weight="BOLD").to_edge(UP, buff=0.3)
 
 
+LRM = "\u200e"  # LEFT-TO-RIGHT MARK: sets a line's base direction, draws nothing
 CAPTION_COLUMNS = 80  # a caption line's width in columns (a CJK character counts two)
 CAPTION_LINES = 2  # the layout leaves room for two lines above the bottom edge
 
@@ -322,8 +323,11 @@ def caption_lines(text: str) -> list[str]:
 
 
 def make_caption(text: str, theme: Theme, font_size: float = 24) -> VGroup:
-    """The caption at the bottom, in at most two lines (shrunk to the frame's width)."""
-    group = VGroup(*[make_text(line, font_size, theme.text) for line in caption_lines(text)])
+    """The caption at the bottom, in at most two lines (shrunk to the frame's width).
+    Each line starts with a left-to-right mark: the captions are English or Chinese, so a
+    line that begins with a quoted Hebrew or Arabic word must not be laid out right to left."""
+    group = VGroup(*[make_text(LRM + line, font_size, theme.text)
+                     for line in caption_lines(text)])
     group.arrange(DOWN, buff=0.1)
     fit_width(group, 2 * SAFE_X)
     return group.to_edge(DOWN, buff=0.28)

@@ -8,8 +8,11 @@ cd "$(dirname "$0")/.."
 extras=""
 [ "${1:-}" = "--test" ] && extras="[test]"
 
-# 1. System libraries (Cairo, Pango, pkg-config, a CJK font for Chinese labels).
-pkgs=(libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk fonts-noto-core fonts-noto-color-emoji python3-venv python3-dev gcc)
+# 1. System libraries (Cairo, Pango, pkg-config) and the fonts of the labels' fallback chain
+#    (scenes/text.py FONT_CHAIN): fonts-noto-cjk (Latin, CJK, Korean), fonts-noto-core (Arabic,
+#    Hebrew, Devanagari, Thai, ...), fonts-symbola (monochrome emoji: Manim cannot draw the
+#    bitmap glyphs of fonts-noto-color-emoji, kept for other programs).
+pkgs=(libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk fonts-noto-core fonts-symbola fonts-noto-color-emoji python3-venv python3-dev gcc)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

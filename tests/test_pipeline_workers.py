@@ -15,6 +15,21 @@ import pytest
 from pipeline.workers import InlineExecutor, Terminated, WorkerContext, sigterm_as_interrupt
 
 
+def gone(p, seconds: float = 10) -> bool:
+    """The process has ended. The pool's own thread may reap it first, and then
+    Process.is_alive() cannot tell (waitpid fails and it answers True), so ask the OS."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if p.exitcode is not None:
+            return True
+        try:
+            os.kill(p.pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def test_stop_terminates_the_pools_workers_and_no_other_process():
     other = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(30,))
     other.start()
@@ -23,12 +38,16 @@ def test_stop_terminates_the_pools_workers_and_no_other_process():
     try:
         for _ in range(2):
             pool.submit(time.sleep, 30)
+        deadline = time.monotonic() + 30  # workers start asynchronously on a busy machine
+        while time.monotonic() < deadline and not (
+                len(context.processes) == 2 and all(p.is_alive() for p in context.processes)):
+            time.sleep(0.1)
         assert len(context.processes) == 2 and all(p.is_alive() for p in context.processes)
         context.stop()
         pool.shutdown(wait=False, cancel_futures=True)
         for p in context.processes:
             p.join(timeout=10)
-            assert not p.is_alive()
+            assert gone(p)
         assert other.is_alive()
     finally:
         other.terminate()

@@ -100,6 +100,9 @@ def read_config(folder: Path) -> BertConfig:
     except (OSError, ValueError) as e:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise SettingsError("model", f"{path} cannot be read: {why}") from None
+    except RecursionError:  # json recurses once per nested array or object
+        raise SettingsError("model", f"{path} nests arrays or objects too deeply to be a "
+                            "model's config.json") from None
     if not isinstance(cfg, dict):
         raise SettingsError("model", f"{path} holds a JSON {type(cfg).__name__}; it must be an "
                             "object of settings such as {\"hidden_size\": 384, …}")
