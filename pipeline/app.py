@@ -36,6 +36,10 @@ class Request:
     train_tiny: bool = False  # retrain the tiny model (--seed, --d-model, --heads) and report
     jobs: int | None = None  # chapters rendered at once; None: one per core
     use_cache: bool = True  # reuse chapter clips rendered before
+    slides: bool = False  # also a deck beside the video, one step per caption (.html, .pptx)
+    storyboard: bool = False  # instead of the video: stills per caption, PNG sheet + PDF handout
+    storyboard_output: str | None = None  # the storyboard's .png (None: media/<sentence>-storyboard.png)
+    formats: tuple[str, ...] = ("mp4",)  # also derived from the MP4 beside it: gif, webm
 
 
 def make_settings(config: Path | None, sentence: str | None, chapters: str | None,
@@ -140,17 +144,25 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
 
         show(head_table(settings_for(settings, "pretrained")))
         return
-    if not request.dry_run:  # a wrong output folder is the one line, before anything else
+    if not request.dry_run and not request.storyboard:  # a wrong output folder: one line, first
         from pipeline.files import check_outputs_apart, check_writable_folder
         from pipeline.render_video import output_path
 
         video = output_path(settings)
         check_writable_folder(video, create=not settings.output)
         check_outputs_apart(video, {"--export-json": request.export_json,
-                                    "--export-csv": request.export_csv})
+                                    "--export-csv": request.export_csv,
+                                    "the HTML deck": video.with_suffix(".html") if request.slides else None,
+                                    "the PPTX deck": video.with_suffix(".pptx") if request.slides else None})
         from pipeline.paths import ensure_cache_dir
 
         ensure_cache_dir()  # clips are rendered and kept there: say so now if it cannot be
+    elif request.storyboard:
+        from pipeline.files import check_writable_folder
+        from pipeline.storyboard import storyboard_path
+
+        png = storyboard_path(settings.sentence, request.storyboard_output)
+        check_writable_folder(png, create=request.storyboard_output is None)
     trace = make_trace(settings, say)
     if request.export_json:
         write_json(request.export_json, trace)
@@ -158,6 +170,15 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
     if request.export_csv:
         write_csv(request.export_csv, trace)
         say(f"tables:    {request.export_csv}/")
+    if request.storyboard:
+        from pipeline.storyboard import make_storyboard
+
+        board = make_storyboard(settings, trace, request.storyboard_output, jobs=request.jobs,
+                                progress=lambda s: say("  " + s))
+        say(f"storyboard: {board.png} and {board.pdf} ({len(board.stills)} stills, "
+            f"{board.pages} pages, made in {board.seconds:.1f} s)")
+        say(f"weights:   {weights_line(trace)}")
+        return
     if request.dry_run:
         results = dry_run(settings, trace, progress=say)
         bad = [(r.chapter, r.off_frame[0]) for r in results if r.off_frame]
@@ -172,3 +193,16 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
         f"{QUALITIES[settings.quality][3]}, rendered in {time.perf_counter() - started:.0f} s)")
     say(f"weights:   {weights_line(trace)}")
     say(f"subtitles: {result.subtitles}")
+    say(f"captions:  {result.captions}")
+    if len(request.formats) > 1:
+        from pipeline.formats import derive_formats, human_size
+
+        for made in derive_formats(result.video, request.formats):
+            say(f"{made.format + ':':10s} {made.path}  ({human_size(made.size)})")
+    if request.slides:
+        from pipeline.slides import write_slides
+        from scenes.widgets import THEMES
+
+        html, pptx, steps = write_slides(result.chapters, result.video, settings.sentence,
+                                         THEMES[settings.theme].background)
+        say(f"slides:    {html} and {pptx} ({steps} steps, one per caption)")

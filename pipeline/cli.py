@@ -77,6 +77,9 @@ def _say(message: str) -> None:
 @click.option("--dry-run", is_flag=True, help="Build every scene without writing frames.")
 @click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None, help="Chapters rendered at once (default: cores).")
 @click.option("--no-cache", is_flag=True, help="Render every chapter again.")
+@click.option("--slides", is_flag=True, help="Also write a deck beside the video, one step per caption: <stem>.html (offline reveal.js) and <stem>.pptx, the captions as speaker notes.")
+@click.option("--storyboard", is_flag=True, help="Instead of the video: one still per caption, as a PNG contact sheet and an A4 PDF handout beside it (-o board.png; default media/<sentence>-storyboard.png), in seconds, without animating.")
+@click.option("--format", "formats", default=None, metavar="mp4,gif,webm", help="Also derive these from the finished MP4, beside it with the same stem: gif (480p, palette-optimised), webm (VP9).")
 @click.option("--list-heads", is_flag=True, help="Pretrained: table of layer × head with the followed word's top word.")
 @click.option("--list-vocab", is_flag=True, help="Print the tiny model's vocabulary and exit.")
 @click.option("--train-tiny", is_flag=True, help="Retrain the tiny model (--seed, --d-model, --heads) and print its held-out scores.")
@@ -84,8 +87,8 @@ def _say(message: str) -> None:
 @click.option("--watch", is_flag=True, help="Re-render whenever the --config file is saved.")
 def cli(sentence: str | None, config: Path | None, chapters: str | None, export_json: Path | None,
         export_csv: Path | None, dry_run: bool, jobs: int | None, no_cache: bool, list_heads: bool,
-        list_vocab: bool, train_tiny: bool, init_config: Path | None, watch: bool,
-        **flags: Any) -> None:
+        list_vocab: bool, train_tiny: bool, init_config: Path | None, watch: bool, slides: bool,
+        storyboard: bool, formats: str | None, **flags: Any) -> None:
     """Render a video that explains attention on SENTENCE with real computed numbers."""
     if init_config is not None:
         from pipeline.starter import write_starter
@@ -101,10 +104,18 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         watch_config(config, dict(sentence=sentence, chapters=chapters, **flags),
                      jobs=jobs, use_cache=not no_cache, say=_say)
         return
+    board = flags.pop("output") if storyboard else None  # -o names the storyboard's PNG
+    from pipeline.formats import parse_formats
+
+    try:
+        kinds = parse_formats(formats) if formats is not None else ("mp4",)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--format'") from None
     settings = app.make_settings(config, sentence, chapters, flags)
     request = app.Request(export_json=export_json, export_csv=export_csv, dry_run=dry_run,
                           list_heads=list_heads, list_vocab=list_vocab, train_tiny=train_tiny,
-                          jobs=jobs, use_cache=not no_cache)
+                          jobs=jobs, use_cache=not no_cache, slides=slides,
+                          storyboard=storyboard, storyboard_output=board, formats=kinds)
     app.make_outputs(settings, request, say=_say, show=click.echo)
 
 

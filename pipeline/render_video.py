@@ -17,7 +17,7 @@ from attncore.settings import Settings, SettingsError
 from pipeline.cache import ChapterCache, chapter_key
 from pipeline.chapter import ChapterJob, ChapterResult, render_chapter
 from pipeline.files import atomic_output, check_writable_folder, default_output
-from pipeline.subtitles import to_srt
+from pipeline.subtitles import to_srt, to_vtt
 from pipeline.video import join
 from pipeline.workers import WorkerContext, sigterm_as_interrupt
 
@@ -44,6 +44,7 @@ class VideoResult:
     chapters: list[ChapterResult] = field(default_factory=list)
     duration: float = 0.0  # seconds of video
     seconds: float = 0.0  # wall time spent
+    captions: Path | None = None  # the same subtitles as WebVTT, for browsers
 
 
 def plan_chapters(settings: Settings, trace: AttentionTrace | None = None,
@@ -116,11 +117,15 @@ def render_video(settings: Settings, *, jobs: int | None = None, use_cache: bool
             results |= _render_chapters(todo, trace, settings, cache, jobs, progress, executor)
 
         chapters = [results[ch] for ch in plan]
-        srt_path = video.with_suffix(".srt")
-        with atomic_output(video) as tmp_video, atomic_output(srt_path) as tmp_srt:
+        srt_path, vtt_path = video.with_suffix(".srt"), video.with_suffix(".vtt")
+        cues = _subtitle_cues(chapters)
+        with (atomic_output(video) as tmp_video, atomic_output(srt_path) as tmp_srt,
+              atomic_output(vtt_path) as tmp_vtt):
             duration = join([r.clip for r in chapters], tmp_video, container=video.suffix[1:].lower())
-            tmp_srt.write_text(to_srt(_subtitle_cues(chapters)), encoding="utf-8")
-        return VideoResult(video, srt_path, chapters, duration, time.perf_counter() - t0)
+            tmp_srt.write_text(to_srt(cues), encoding="utf-8")
+            tmp_vtt.write_text(to_vtt(cues), encoding="utf-8")
+        return VideoResult(video, srt_path, chapters, duration, time.perf_counter() - t0,
+                           captions=vtt_path)
 
 
 def _subtitle_cues(chapters: list[ChapterResult]) -> list[tuple[float, float, str]]:

@@ -1,4 +1,4 @@
-"""Subtitles (.srt) from the captions each chapter recorded."""
+"""Subtitles (.srt and .vtt) from the captions each chapter recorded."""
 
 from __future__ import annotations
 
@@ -19,4 +19,21 @@ def to_srt(cues: list[tuple[float, float, str]]) -> str:
             continue
         n += 1
         out.append(f"{n}\n{srt_time(start)} --> {srt_time(end)}\n{text}\n")
+    return "\n".join(out)
+
+
+def vtt_time(t: float) -> str:
+    return srt_time(t).replace(",", ".")
+
+
+def to_vtt(cues: list[tuple[float, float, str]]) -> str:
+    """WebVTT cues (the same as the SRT's, for browsers and notebooks); zero-length cues
+    are dropped. Text is escaped (&, <, >), and blank lines, which would end a cue, go."""
+    out = ["WEBVTT\n"]
+    for start, end, text in cues:
+        if end - start < 0.05:
+            continue
+        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        lines = [line for line in text.splitlines() if line.strip()]
+        out.append(f"{vtt_time(start)} --> {vtt_time(end)}\n" + "\n".join(lines) + "\n")
     return "\n".join(out)

@@ -139,12 +139,17 @@ class ChapterScene(Scene):
         new = make_caption(text, self.theme)
         anims = [FadeIn(new)]
         if self._caption is not None:
+            self.caption_ends()
             anims.append(FadeOut(self._caption))
             self._close_subtitle()
         self._caption_start = self.renderer.time
         self.play(*anims, run_time=run_time)
         self._caption = new
         self._caption_text = text
+
+    def caption_ends(self) -> None:
+        """Called when the caption on screen is about to be replaced, or what it explains
+        cleared or faded: the storyboard (pipeline.storyboard) takes its still here."""
 
     def _close_subtitle(self) -> None:
         if self._caption is not None:
@@ -163,6 +168,8 @@ class ChapterScene(Scene):
         gone = [m for m in self.mobjects if id(m) not in keep]
         if not gone:
             return
+        if self._caption is not None:
+            self.caption_ends()
         title = getattr(self, "title_mob", None)
         top = title.get_bottom()[1] - 0.05 if title is not None else config.frame_height / 2
         bottom = self._caption.get_top()[1] + 0.05 if self._caption is not None else -config.frame_height / 2
@@ -173,6 +180,8 @@ class ChapterScene(Scene):
     def finish(self, hold: float = 1.5) -> None:
         """Hold the last frame, then fade the whole frame to the background."""
         self.wait(hold)
+        if self._caption is not None:
+            self.caption_ends()
         self._close_subtitle()
         self._caption = None
         cover = self.make_cover(config.frame_height / 2, -config.frame_height / 2)

@@ -1,0 +1,133 @@
+"""`explain()`: render a video for a sentence and show it in a notebook."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from attncore.settings import Settings, build_settings
+from attncore.trace import AttentionTrace
+
+
+def in_colab() -> bool:
+    """Colab shows no files of the runtime in an output cell: its videos are embedded."""
+    return "google.colab" in sys.modules
+
+
+@dataclass
+class Explanation:
+    """A rendered video and what it was made from. In Jupyter it shows as the video with
+    its captions; `embed` puts the video into the notebook itself (base64), else the cell
+    points at the file, whose name is unique to its content (never a stale video)."""
+
+    settings: Settings
+    trace: AttentionTrace  # every number the video shows
+    video: Path  # the MP4
+    subtitles: Path  # the SRT beside it
+    captions: Path  # the WebVTT beside it, the <track> of the inline player
+    cues: list[tuple[float, float, str]] = field(repr=False)  # (start, end, caption) in seconds
+    duration: float = 0.0  # seconds of video
+    embed: bool | None = None  # None: embed in Colab only
+
+    def storyboard(self, output: str | Path | None = None, **kwargs: Any) -> Storyboard:
+        """One still per caption of the same settings, as a PNG contact sheet and a PDF
+        handout (pipeline.storyboard; no animation is rendered). Default: beside the video,
+        `<video stem>-storyboard.png`. Shown as the contact sheet in Jupyter."""
+        try:
+            from pipeline.storyboard import make_storyboard
+        except ImportError as e:
+            raise NotImplementedError(
+                "storyboard() needs pipeline.storyboard.make_storyboard, which this version "
+                "of the project does not have") from e
+        png = output or self.video.with_name(f"{self.video.stem}-storyboard.png")
+        return Storyboard(make_storyboard(self.settings, self.trace, png, **kwargs))
+
+    def _embedded(self) -> bool:
+        return in_colab() if self.embed is None else self.embed
+
+    def _repr_html_(self) -> str:
+        return self.html(embed=self._embedded())
+
+    def html(self, embed: bool = False) -> str:
+        """A <video> with a captions track: inline data (embed) or relative file paths."""
+        if embed:
+            video = "data:video/mp4;base64," + base64.b64encode(self.video.read_bytes()).decode()
+            track = "data:text/vtt;base64," + base64.b64encode(self.captions.read_bytes()).decode()
+        else:
+            video, track = _relative(self.video), _relative(self.captions)
+        language = self.settings.language
+        label = {"en": "English", "zh": "中文"}.get(language, language)
+        return (f'<video controls preload="metadata" style="max-width:100%" '
+                f'title="{html.escape(self.settings.sentence)}">'
+                f'<source src="{html.escape(video)}" type="video/mp4">'
+                f'<track kind="captions" src="{html.escape(track)}" srclang="{language}" '
+                f'label="{label}" default></video>')
+
+
+@dataclass(frozen=True)
+class Storyboard:
+    """A storyboard (pipeline.storyboard.StoryboardResult: .png, .pdf, .stills) that
+    Jupyter shows as its contact sheet."""
+
+    result: Any
+
+    def __getattr__(self, name: str) -> Any:  # only names the dataclass does not have
+        if name == "result":  # not set yet (copy, pickle): no recursion
+            raise AttributeError(name)
+        return getattr(self.result, name)
+
+    def _repr_png_(self) -> bytes:
+        return self.result.png.read_bytes()
+
+
+def _relative(path: Path) -> str:
+    """The path as Jupyter serves it: relative to the notebook's folder (the kernel's)."""
+    try:
+        return Path(os.path.relpath(path)).as_posix()
+    except ValueError:  # another drive (Windows)
+        return path.as_uri()
+
+
+def explain(sentence: str, *, chapters: Iterable[int] | None = None, quality: str = "l",
+            folder: str | Path = "media", embed: bool | None = None, jobs: int | None = None,
+            progress: Callable[[str], None] | None = None, **settings: Any) -> Explanation:
+    """Render the video of `sentence` (any of the command's settings as keywords:
+    query=, weights=, theme=, language=, ...; quality defaults to the quick 480p draft)
+    into `folder`, named after the sentence and a hash of the video, and return it.
+
+    `embed`: put the video into the notebook (True), link the file (False), or embed only
+    in Colab (None)."""
+    from pipeline.app import make_trace
+    from pipeline.files import slug
+    from pipeline.render_video import _subtitle_cues, render_video
+    from pipeline.subtitles import to_vtt
+
+    say = progress or (lambda s: None)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".explain-", dir=folder) as tmp:
+        values = dict(settings, sentence=sentence, quality=quality,
+                      chapters=tuple(chapters) if chapters is not None else None,
+                      output=str(Path(tmp) / "video.mp4"))
+        s = build_settings(None, **values)
+        trace = make_trace(s, say)
+        result = render_video(s, trace=trace, jobs=jobs, progress=say)
+        cues = _subtitle_cues(result.chapters)
+        digest = hashlib.sha256(result.video.read_bytes()).hexdigest()[:10]
+        video = folder / f"{slug(sentence)}-{digest}.mp4"
+        shutil.move(result.video, video)
+        shutil.move(result.subtitles, video.with_suffix(".srt"))
+    captions = video.with_suffix(".vtt")
+    captions.write_text(to_vtt(cues), encoding="utf-8")
+    return Explanation(s.replace(output=str(video)), trace, video.resolve(),
+                       video.with_suffix(".srt").resolve(), captions.resolve(), cues,
+                       result.duration, embed)

@@ -1,0 +1,53 @@
+"""Storyboard speed (issue 13): the default sentence's storyboard against a `-q l` render of
+the same sentence, both cold (no chapter cache), measured in the same run.
+
+    .venv/bin/python benchmarks/bench_storyboard.py [-j JOBS]
+
+Targets: the storyboard in at most 5 s on 2 cores, and at most 0.35 × the -q l render."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+SENTENCE = "The black cat drank the milk"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+
+    from attncore.settings import build_settings
+    from pipeline.app import make_trace
+    from pipeline.cache import ChapterCache
+    from pipeline.render_video import render_video
+    from pipeline.storyboard import make_storyboard
+
+    with tempfile.TemporaryDirectory(prefix="bench-storyboard-") as tmp:
+        folder = Path(tmp)
+        settings = build_settings(None, sentence=SENTENCE, quality="l",
+                                  output=str(folder / "video.mp4"))
+        trace = make_trace(settings, say=lambda s: None)
+
+        start = time.perf_counter()
+        board = make_storyboard(settings, trace, folder / "board.png", jobs=args.jobs)
+        storyboard = time.perf_counter() - start
+
+        start = time.perf_counter()
+        render_video(settings, jobs=args.jobs, use_cache=False, trace=trace,
+                     cache=ChapterCache(folder / "cache"))
+        render = time.perf_counter() - start
+
+    print(f"cores {os.cpu_count()}, jobs {args.jobs}, load average {os.getloadavg()[0]:.1f}")
+    print(f"storyboard:      {storyboard:6.1f} s  ({len(board.stills)} stills, {board.pages} "
+          f"PDF pages)   target <= 5 s")
+    print(f"-q l render:     {render:6.1f} s  (cold, no chapter cache)")
+    print(f"ratio:           {storyboard / render:6.2f}           target <= 0.35")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""A lecture deck from the chapter clips: one step per caption, as one self-contained HTML
+file (reveal.js, played offline) and a PPTX (one slide per step, the caption as notes).
+
+The clips are cut at caption starts by stream copy (Manim writes every animation as its
+own segment, so each caption's animation starts on a keyframe; a cut that is not on one
+is re-encoded, that step alone). manim-slides' converters make both files from its JSON
+description of the steps; its Qt player is never imported.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from unittest.mock import patch
+
+import av
+
+from pipeline.chapter import ChapterResult
+from pipeline.files import atomic_output
+
+REVEAL_DIR = Path(__file__).parent / "revealjs"  # vendored reveal.js 6.0.1 (MIT, LICENSE there)
+_VENDOR = "vendored-reveal.js"  # stands for the CDN in the template; replaced by inlined files
+# The two stylesheets of manim-slides' template that are not vendored (a theme and code
+# highlighting): a deck of full-frame videos needs only a background and the notes' font.
+_STYLE = ".reveal-viewport { background: %s; } .reveal { font-family: sans-serif; color: #eee; }"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One press of →: a clip that plays once and holds on its last frame."""
+
+    chapter: int
+    start: float  # seconds into the chapter's clip
+    end: float
+    notes: str  # the caption shown during the step
+    clip: Path | None = None
+
+
+def plan_steps(chapters: list[ChapterResult]) -> list[Step]:
+    """One step per caption, cut at caption starts. A chapter's first step starts at the
+    chapter's start (its title comes with the first caption), its last runs to its end."""
+    steps = []
+    for r in chapters:
+        cues = [c for c in r.subtitles if c[1] - c[0] >= 0.05] or [(0.0, r.duration, "")]
+        starts = [0.0] + [c[0] for c in cues[1:]]
+        ends = starts[1:] + [r.duration]
+        steps += [Step(r.chapter, a, b, cue[2]) for a, b, cue in zip(starts, ends, cues)]
+    return steps
+
+
+def cut_steps(chapters: list[ChapterResult], folder: Path) -> list[Step]:
+    """Write each step's clip into `folder` (step01.mp4, ...)."""
+    clips = {r.chapter: r.clip for r in chapters}
+    steps = []
+    for i, s in enumerate(plan_steps(chapters), 1):
+        out = folder / f"step{i:02d}.mp4"
+        cut(clips[s.chapter], s.start, s.end, out)
+        steps.append(Step(s.chapter, s.start, s.end, s.notes, out))
+    return steps
+
+
+def cut(src: Path, start: float, end: float, out: Path) -> None:
+    """The frames of `src` from `start` to `end` (seconds) as a clip of their own: by
+    stream copy when `start` is on a keyframe (within half a frame), else re-encoded."""
+    with av.open(str(src)) as c:
+        s = c.streams.video[0]
+        tb, half = s.time_base, 1 / (2 * float(s.average_rate or 30))
+        keys = [p.pts for p in c.demux(s) if p.is_keyframe and p.pts is not None]
+    a = next((k for k in keys if abs(float(k * tb) - start) <= half), None)
+    b = next((k for k in keys if abs(float(k * tb) - end) <= half), None)
+    if a is None:
+        _reencode(src, start, end, out)
+        return
+    with av.open(str(src)) as c, av.open(str(out), "w", format="mp4",
+                                         options={"movflags": "+faststart"}) as dst:
+        s = c.streams.video[0]
+        ostream = dst.add_stream_from_template(s)
+        stop = b if b is not None else round(Fraction(end) / tb)  # later frames go
+        for pkt in c.demux(s):
+            if pkt.pts is None or not a <= pkt.pts < stop:
+                continue
+            pkt.pts -= a
+            pkt.dts -= a
+            pkt.stream = ostream
+            dst.mux(pkt)
+
+
+def _reencode(src: Path, start: float, end: float, out: Path) -> None:
+    """Decode `src` and encode the frames shown from `start` to `end` (H.264 as Manim's)."""
+    with av.open(str(src)) as c, av.open(str(out), "w", format="mp4",
+                                         options={"movflags": "+faststart"}) as dst:
+        s = c.streams.video[0]
+        rate = s.average_rate or Fraction(30)
+        o = dst.add_stream("libx264", rate=rate, options={"crf": "23", "preset": "veryfast"})
+        o.width, o.height, o.pix_fmt = s.codec_context.width, s.codec_context.height, "yuv420p"
+        n = 0
+        for frame in c.decode(s):
+            t = float(frame.pts * s.time_base)
+            if start - 1 / (2 * float(rate)) <= t < end - 1 / (2 * float(rate)):
+                frame.pts, frame.time_base = n, Fraction(1) / rate
+                dst.mux(o.encode(frame.reformat(format="yuv420p")))
+                n += 1
+        dst.mux(o.encode(None))
+
+
+def write_description(steps: list[Step], path: Path, background: str,
+                      resolution: tuple[int, int]) -> None:
+    """manim-slides' JSON description of the presentation (its `PresentationConfig`):
+    one slide per step, played once, no auto-advance, the caption as notes."""
+    from manim_slides.config import PresentationConfig, SlideConfig
+
+    config = PresentationConfig(
+        slides=[SlideConfig(file=s.clip, rev_file=s.clip, notes=s.notes, loop=False,
+                            auto_next=False, dedent_notes=False) for s in steps],
+        resolution=resolution, background_color=background)
+    path.write_text(config.model_dump_json(indent=2), encoding="utf-8")
+
+
+def write_html(description: Path, dest: Path, title: str) -> None:
+    """The deck as one HTML file: clips as data URIs, reveal.js inlined (works offline)."""
+    from manim_slides.config import PresentationConfig
+    from manim_slides.convert import RevealJS
+
+    config = PresentationConfig.from_file(description)
+    for slide in config.slides:  # the template inserts notes unescaped
+        slide.notes = html.escape(slide.notes)
+    background = config.background_color.as_hex()
+    with tempfile.TemporaryDirectory() as tmp:
+        page = Path(tmp) / "deck.html"
+        RevealJS(presentation_configs=[config], one_file=True, offline=False,
+                 cdn_url=_VENDOR, title=html.escape(title)).convert_to(page)
+        text = page.read_text(encoding="utf-8")
+    with atomic_output(dest) as tmp_dest:
+        tmp_dest.write_text(inline_reveal(text, background), encoding="utf-8")
+
+
+def inline_reveal(page: str, background: str) -> str:
+    """Replace the template's CDN links by the vendored files' text (stylesheets the
+    project does not vendor by one small style), so that the page needs no network."""
+    def inline(m: re.Match) -> str:
+        tag, name = m.group(1), Path(m.group(2)).name
+        vendored = REVEAL_DIR / name
+        if tag == "script":
+            body = vendored.read_text(encoding="utf-8").replace("</script", "<\\/script")
+            return f"<script>{body}</script>"
+        if name == "reveal.css":
+            return f"<style>{vendored.read_text(encoding='utf-8')}</style>"
+        return ""
+
+    pattern = rf'<(link|script)\b[^>]*?(?:href|src)="{re.escape(_VENDOR)}/([^"]+)"[^>]*>(?:</script>)?'
+    page = re.sub(pattern, inline, page)
+    if _VENDOR in page:
+        raise RuntimeError("the deck still refers to the CDN: manim-slides' template changed")
+    return page.replace("</head>", f"<style>{_STYLE % background}</style></head>", 1)
+
+
+def write_pptx(description: Path, dest: Path) -> None:
+    """The deck as PPTX: one slide per step, the clip as a movie that plays on entry."""
+    from manim_slides.config import PresentationConfig
+    from manim_slides.convert import PowerPoint
+
+    config = PresentationConfig.from_file(description)
+    # The converter draws a tqdm progress bar of its own; the command prints its own lines.
+    with atomic_output(dest) as tmp, patch.dict(os.environ, {"TQDM_DISABLE": "1"}):
+        PowerPoint(presentation_configs=[config]).convert_to(tmp)
+
+
+def write_slides(chapters: list[ChapterResult], video: Path, title: str,
+                 background: str) -> tuple[Path, Path, int]:
+    """`video`'s deck beside it with the same stem (.html, .pptx); returns both paths and
+    the number of steps."""
+    html_path, pptx_path = video.with_suffix(".html"), video.with_suffix(".pptx")
+    with tempfile.TemporaryDirectory(prefix="attention-slides-") as tmp:
+        folder = Path(tmp)
+        steps = cut_steps(chapters, folder)
+        with av.open(str(steps[0].clip)) as c:
+            cc = c.streams.video[0].codec_context
+            resolution = (cc.width, cc.height)
+        description = folder / "presentation.json"
+        write_description(steps, description, background, resolution)
+        write_html(description, html_path, title)
+        write_pptx(description, pptx_path)
+    return html_path, pptx_path, len(steps)

@@ -1,0 +1,389 @@
+"""The storyboard: one still per caption, laid out as a PNG contact sheet and an A4 PDF
+handout, made without animating.
+
+Each chapter scene is built as in a dry run, but every play() jumps straight to the
+animations' final state (no in-between frames, no copies of the animated objects for the
+common fades), and the Cairo camera draws one frame, at a small size, for each caption:
+at the end of its animations, the moment before the next caption replaces it, the stage
+is cleared or anything shown under it starts to fade out (ChapterScene.caption_ends).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from attncore.chapters import chapter
+from attncore.settings import Settings
+from attncore.trace import AttentionTrace
+from pipeline.files import OutputError, atomic_output, check_writable_folder, slug
+from pipeline.paths import cache_dir
+
+Progress = Callable[[str], None]
+
+STILL_SIZE = (854, 480)  # (width, height) each still is drawn at: 480p, enough to read
+A4_PAGE = (1240, 1754)  # A4 at 150 dpi, portrait
+PDF_DPI = 150
+HANDOUT_GRID = (2, 3)  # stills per handout page: columns × rows
+SHEET_WIDTH = 1920  # the contact sheet, in pixels
+SHEET_COLUMNS = 3
+PAPER, INK, MUTED, RULE = "#ffffff", "#1a1a1a", "#666666", "#d0d0d0"
+# The fonts captions are printed in, first that has the glyph (scenes.text.FONT_CHAIN's).
+PRINT_FONTS = ("Noto Sans CJK SC", "Noto Sans Arabic", "Noto Sans Hebrew",
+               "Noto Sans Devanagari", "Noto Sans Thai", "Symbola")
+
+
+@dataclass(frozen=True)
+class Still:
+    chapter: int
+    caption: str  # the caption on screen, as the subtitles have it
+    image: np.ndarray  # (H, W, 3) uint8, the frame when the caption was about to leave
+
+
+@dataclass
+class ChapterStills:
+    chapter: int
+    stills: list[Still]
+    subtitles: list[tuple[float, float, str]]  # as the dry run records them
+    seconds: float = 0.0  # wall time spent
+
+
+@dataclass
+class StoryboardResult:
+    png: Path
+    pdf: Path
+    stills: list[Still] = field(default_factory=list)
+    pages: int = 0  # of the PDF
+    seconds: float = 0.0
+
+
+def storyboard_path(sentence: str, output: str | Path | None) -> Path:
+    """`-o board.png` → board.png; default media/<sentence>-storyboard.png."""
+    if output is None:
+        return Path("media") / f"{slug(sentence)}-storyboard.png"
+    path = Path(output)
+    if path.suffix.lower() != ".png":
+        raise OutputError(f"{path}: the storyboard is a .png (its .pdf handout goes beside "
+                          "it); give a path such as board.png")
+    return path
+
+
+# ---- the stills ------------------------------------------------------------------------
+class _FastForward:
+    """Mixed into a chapter scene: every play() ends at once in its final state, and the
+    frame is drawn only when a caption ends (under skip_animations nothing else is)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.stills: list[tuple[str, np.ndarray]] = []
+        self._still_of: object = None  # the caption whose still was taken
+        super().__init__(*args, **kwargs)
+
+    def play(self, *args: Any, **kwargs: Any) -> None:
+        from manim import Create, FadeIn, FadeOut, Write
+
+        animations = self.compile_animations(*args, **kwargs)
+        leaves = list(_leaves(animations))
+        if self._caption is not None and any(
+                a.is_remover() and a.mobject is not self._caption for a in leaves):
+            self.caption_ends()  # what the caption explains starts to leave: its still now
+        self.add_mobjects_from_animations(animations)
+        # Fades, Create and Write end with their object exactly as built: no need to run them.
+        slow = [a for a in leaves if type(a) not in (FadeIn, FadeOut, Create, Write)]
+        for a in leaves:
+            a._setup_scene(self)  # adds what an introducer brings in
+        for a in slow:
+            a.begin()
+        for a in slow:
+            a.finish()
+        for a in leaves:
+            if type(a) is FadeOut:
+                self.remove(a.mobject)
+            elif a in slow:
+                a.clean_up_from_scene(self)
+        self.renderer.time += self.get_run_time(animations)
+        self.renderer.num_plays += 1
+
+    def wait(self, duration: float = 1.0, *args: Any, **kwargs: Any) -> None:
+        self.renderer.time += duration
+        self.renderer.num_plays += 1
+
+    def caption_ends(self) -> None:
+        if self._caption is self._still_of:  # taken already (the stage was cleared)
+            return
+        self._still_of = self._caption
+        self.renderer.static_image = None
+        self.renderer.update_frame(self)
+        self.stills.append((self._caption_text, self.renderer.get_frame()[:, :, :3].copy()))
+
+
+def _leaves(animations) -> Iterator[Any]:
+    for a in animations:
+        inner = getattr(a, "animations", None)
+        if inner is not None:  # AnimationGroup, LaggedStart, Succession
+            yield from _leaves(inner)
+        else:
+            yield a
+
+
+def chapter_stills(number: int, trace: AttentionTrace, settings: Settings) -> ChapterStills:
+    """Build chapter `number` without animating and take one still per caption."""
+    from manim import tempconfig
+
+    from pipeline.chapter import manim_config
+    from scenes import scene_class
+    from scenes.text import use_text_cache
+
+    use_text_cache(cache_dir() / "text-objects")
+    start = time.perf_counter()
+    base = scene_class(number)
+    cls = type(base.__name__, (_FastForward, base), {})
+    text_dir = Path(tempfile.mkdtemp(prefix="manim-texts-"))
+    cfg = manim_config(settings, None, None, text_dir)
+    cfg["pixel_width"], cfg["pixel_height"] = STILL_SIZE
+    try:
+        with tempconfig(cfg):
+            scene = cls(trace, settings, skip_animations=True)
+            scene.render()
+    finally:
+        shutil.rmtree(text_dir, ignore_errors=True)
+    stills = [Still(number, text, image) for text, image in scene.stills]
+    return ChapterStills(number, stills, scene.subtitles, time.perf_counter() - start)
+
+
+def take_stills(plan: list[int], trace: AttentionTrace, settings: Settings, *,
+                jobs: int | None = None, progress: Progress = lambda s: None,
+                executor=None) -> list[ChapterStills]:
+    """Every planned chapter's stills, built by `jobs` worker processes (1: here)."""
+    from pipeline.workers import WorkerContext
+
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(plan)))
+    if jobs == 1 and executor is None:
+        results = {ch: chapter_stills(ch, trace, settings) for ch in plan}
+    else:
+        context = WorkerContext()
+        pool = executor or ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+        try:
+            order = sorted(plan, key=lambda c: -chapter(c).cost)  # longest first
+            futures = {ch: pool.submit(chapter_stills, ch, trace, settings) for ch in order}
+            results = {ch: f.result() for ch, f in futures.items()}
+        except BaseException:
+            context.stop()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+    for ch in plan:
+        progress(f"chapter {ch} ({chapter(ch).name}): {len(results[ch].stills)} stills")
+    return [results[ch] for ch in plan]
+
+
+# ---- printing captions -----------------------------------------------------------------
+@cache
+def _font_file(family: str) -> str | None:
+    try:
+        out = subprocess.run(["fc-match", "-f", "%{file}", family], capture_output=True,
+                             text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out or None
+
+
+@cache
+def _fonts(size: int) -> tuple[ImageFont.FreeTypeFont | ImageFont.ImageFont, ...]:
+    fonts = []
+    for family in PRINT_FONTS:
+        path = _font_file(family)
+        if path and all(getattr(f, "path", None) != path for f in fonts):
+            fonts.append(ImageFont.truetype(path, size))
+    return tuple(fonts) or (ImageFont.load_default(size),)
+
+
+@lru_cache(maxsize=4096)
+def _font_for(ch: str, size: int):
+    """The first font of the chain that draws `ch` (a missing glyph draws as .notdef)."""
+    fonts = _fonts(size)
+    if ch.isspace() or len(fonts) == 1:
+        return fonts[0]
+    for font in fonts:
+        if _glyph(font, ch, size) != _glyph(font, "\U0010fffd", size):
+            return font
+    return fonts[0]
+
+
+def _glyph(font, ch: str, size: int) -> bytes:
+    image = Image.new("L", (2 * size, 2 * size))
+    ImageDraw.Draw(image).text((0, 0), ch, font=font, fill=255)
+    return image.tobytes()
+
+
+def _runs(text: str, size: int) -> list[tuple[Any, str]]:
+    """`text` cut into runs of one font each."""
+    runs: list[tuple[Any, str]] = []
+    for ch in text:
+        font = _font_for(ch, size)
+        if runs and runs[-1][0] is font:
+            runs[-1] = (font, runs[-1][1] + ch)
+        else:
+            runs.append((font, ch))
+    return runs
+
+
+def _width(text: str, size: int) -> float:
+    return sum(font.getlength(run) for font, run in _runs(text, size))
+
+
+def _tokens(text: str) -> list[str]:
+    """Words with their trailing space; every CJK character is a word of its own."""
+    out, word = [], ""
+    for ch in text:
+        if ch == " " or "\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef":
+            out.append(word + ch)
+            word = ""
+        else:
+            word += ch
+    return out + ([word] if word else [])
+
+
+def wrap(text: str, size: int, width: float, max_lines: int = 4) -> list[str]:
+    lines, line = [], ""
+    for tok in _tokens(text):
+        if line and _width(line + tok.rstrip(), size) > width:
+            lines.append(line.rstrip())
+            line = tok.lstrip()
+        else:
+            line += tok
+    if line.strip():
+        lines.append(line.rstrip())
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] = lines[-1].rstrip() + " …"
+    return lines
+
+
+def _print(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int,
+           fill: str) -> None:
+    x, y = xy
+    for font, run in _runs(text, size):
+        draw.text((x, y), run, font=font, fill=fill)
+        x += font.getlength(run)
+
+
+# ---- the layout ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Sheet:
+    """A page of stills in a grid, chapter headings across it; sizes in pixels."""
+
+    width: int
+    columns: int
+    height: int | None  # None: one page as long as it needs (the contact sheet)
+    margin: int
+    gap: int
+    text: int  # caption font size
+    heading: int  # chapter heading font size
+    rows: int | None = None  # stills rows per page (the handout), else as many as fit
+
+
+def _blocks(stills: list[Still], sheet: Sheet, language: str):
+    """('heading', text, height) and ('row', [(still, lines)], height), in order."""
+    cell = (sheet.width - 2 * sheet.margin - (sheet.columns - 1) * sheet.gap) / sheet.columns
+    line_h = round(sheet.text * 1.35)
+    still_h = round(cell * STILL_SIZE[1] / STILL_SIZE[0])
+    blocks: list[tuple[str, Any, int]] = []
+    for ch in dict.fromkeys(s.chapter for s in stills):
+        entry = chapter(ch)
+        title = f"{ch} · {entry.title_zh if language == 'zh' else entry.title_en}"
+        blocks.append(("heading", title, round(sheet.heading * 1.8)))
+        mine = [s for s in stills if s.chapter == ch]
+        for i in range(0, len(mine), sheet.columns):
+            row = [(s, wrap(s.caption, sheet.text, cell)) for s in mine[i:i + sheet.columns]]
+            height = still_h + 8 + max(len(lines) for _, lines in row) * line_h + sheet.gap
+            blocks.append(("row", row, height))
+    return blocks, cell, still_h, line_h
+
+
+def draw_pages(stills: list[Still], sheet: Sheet, language: str = "en") -> list[Image.Image]:
+    """The stills laid out on pages (one page when `sheet.height` is None)."""
+    blocks, cell, still_h, line_h = _blocks(stills, sheet, language)
+    pages: list[list[tuple[str, Any, int]]] = [[]]
+    used, rows = sheet.margin, 0
+    for i, block in enumerate(blocks):
+        kind, _, height = block
+        need = height + (blocks[i + 1][2] if kind == "heading" and i + 1 < len(blocks) else 0)
+        full = sheet.height is not None and (used + need > sheet.height - sheet.margin or
+                                             (kind == "row" and sheet.rows and rows >= sheet.rows))
+        if full and pages[-1]:
+            pages.append([])
+            used, rows = sheet.margin, 0
+        pages[-1].append(block)
+        used += height
+        rows += kind == "row"
+    images = []
+    for page in pages:
+        height = sheet.height or sheet.margin * 2 + sum(h for _, _, h in page)
+        image = Image.new("RGB", (sheet.width, height), PAPER)
+        draw = ImageDraw.Draw(image)
+        y = sheet.margin
+        for kind, content, h in page:
+            if kind == "heading":
+                _print(draw, (sheet.margin, y + sheet.heading * 0.3), content, sheet.heading, INK)
+                draw.line((sheet.margin, y + h - 6, sheet.width - sheet.margin, y + h - 6),
+                          fill=RULE, width=2)
+            else:
+                for k, (still, lines) in enumerate(content):
+                    x = round(sheet.margin + k * (cell + sheet.gap))
+                    thumb = Image.fromarray(still.image).resize(
+                        (round(cell), still_h), Image.Resampling.BICUBIC, reducing_gap=2.0)
+                    image.paste(thumb, (x, y))
+                    draw.rectangle((x - 1, y - 1, x + round(cell), y + still_h), outline=RULE)
+                    for n, line in enumerate(lines):
+                        _print(draw, (x, y + still_h + 8 + n * line_h), line, sheet.text, INK)
+            y += h
+        images.append(image)
+    return images
+
+
+CONTACT_SHEET = Sheet(width=SHEET_WIDTH, columns=SHEET_COLUMNS, height=None, margin=40,
+                      gap=28, text=20, heading=30)
+HANDOUT = Sheet(width=A4_PAGE[0], columns=HANDOUT_GRID[0], height=A4_PAGE[1], margin=70,
+                gap=36, text=17, heading=26, rows=HANDOUT_GRID[1])
+
+
+def write_storyboard(stills: list[Still], png: Path, language: str = "en") -> tuple[Path, int]:
+    """Write the contact sheet to `png` and the handout beside it (.pdf), atomically;
+    returns the PDF's path and page count."""
+    pdf = png.with_suffix(".pdf")
+    sheet = draw_pages(stills, CONTACT_SHEET, language)[0]
+    pages = draw_pages(stills, HANDOUT, language)
+    with atomic_output(png) as tmp_png, atomic_output(pdf) as tmp_pdf:
+        sheet.save(tmp_png, format="PNG", compress_level=1)
+        pages[0].save(tmp_pdf, format="PDF", resolution=PDF_DPI, save_all=True,
+                      append_images=pages[1:], title="Attention, explained: storyboard")
+    return pdf, len(pages)
+
+
+def make_storyboard(settings: Settings, trace: AttentionTrace, output: str | Path | None = None,
+                    *, jobs: int | None = None, progress: Progress = lambda s: None,
+                    executor=None) -> StoryboardResult:
+    """The storyboard of the planned chapters: stills, contact sheet and handout."""
+    from pipeline.render_video import plan_chapters
+
+    start = time.perf_counter()
+    png = storyboard_path(settings.sentence, output)
+    check_writable_folder(png, create=output is None)
+    plan = plan_chapters(settings, trace, progress)
+    chapters = take_stills(plan, trace, settings, jobs=jobs, progress=progress,
+                           executor=executor)
+    stills = [s for c in chapters for s in c.stills]
+    pdf, pages = write_storyboard(stills, png, settings.language)
+    return StoryboardResult(png, pdf, stills, pages, time.perf_counter() - start)

@@ -1,0 +1,240 @@
+"""--slides: the per-step clips are cut at caption starts by stream copy; the HTML deck
+plays offline in a real browser (headless Chromium over the DevTools protocol) and the
+PPTX has one slide per step with a movie and the caption as notes."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+
+from pipeline.chapter import ChapterResult
+from pipeline.slides import Step, cut, inline_reveal, plan_steps, write_slides
+from pipeline.video import probe
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def make_clip(path: Path, seconds: float, fps: int = 10, keyframes: tuple[float, ...] = ()) -> Path:
+    """A small H.264 clip whose grey level rises frame by frame, with keyframes forced at
+    `keyframes` (as Manim's separate animation segments give)."""
+    with av.open(str(path), "w", format="mp4") as c:
+        s = c.add_stream("libx264", rate=fps, options={"crf": "30", "preset": "ultrafast"})
+        s.width, s.height, s.pix_fmt = 64, 36, "yuv420p"
+        n = round(seconds * fps)
+        for i in range(n):
+            img = np.full((36, 64, 3), int(255 * i / n), np.uint8)
+            img[8:28, 16:48] = (240, 200, 40)  # a box: a frame is never one flat colour
+            frame = av.VideoFrame.from_ndarray(img, format="rgb24")
+            frame.pts = i
+            if any(abs(i / fps - k) < 1e-9 for k in keyframes):
+                frame.pict_type = av.video.frame.PictureType.I
+            c.mux(s.encode(frame))
+        c.mux(s.encode(None))
+    return path
+
+
+def keyframe_count(path: Path) -> int:
+    with av.open(str(path)) as c:
+        return sum(p.is_keyframe for p in c.demux(c.streams.video[0]) if p.pts is not None)
+
+
+def test_one_step_per_caption_each_chapter_starting_at_zero():
+    r3 = ChapterResult(3, 10.0, [(0.6, 3.0, "a"), (3.0, 3.01, "zero"), (3.2, 9.5, "b")])
+    r5 = ChapterResult(5, 4.0, [(0.5, 4.0, "c")])
+    assert plan_steps([r3, r5]) == [Step(3, 0.0, 3.2, "a"), Step(3, 3.2, 10.0, "b"),
+                                    Step(5, 0.0, 4.0, "c")]
+
+
+def test_cut_on_a_keyframe_copies_the_packets(tmp_path):
+    clip = make_clip(tmp_path / "c.mp4", 3.0, keyframes=(0.0, 1.2))
+    with av.open(str(clip)) as c:
+        s = c.streams.video[0]
+        packets = {p.pts: bytes(p) for p in c.demux(s) if p.pts is not None}
+        tb = s.time_base
+    cut(clip, 1.2, 3.0, tmp_path / "b.mp4")
+    with av.open(str(tmp_path / "b.mp4")) as c:
+        s = c.streams.video[0]
+        copied = [bytes(p) for p in c.demux(s) if p.pts is not None]
+    assert copied == [packets[k] for k in sorted(packets) if k * tb >= 1.2]  # byte for byte
+    assert probe(tmp_path / "b.mp4").duration == pytest.approx(1.8, abs=0.01)
+
+
+def test_cut_off_a_keyframe_is_reencoded_from_the_right_frame(tmp_path):
+    clip = make_clip(tmp_path / "c.mp4", 3.0, keyframes=(0.0,))
+    cut(clip, 1.5, 2.5, tmp_path / "b.mp4")
+    info = probe(tmp_path / "b.mp4")
+    assert info.frames == 10 and info.width == 64
+    with av.open(str(tmp_path / "b.mp4")) as c:
+        first = next(c.decode(video=0)).to_ndarray(format="rgb24")
+    assert abs(int(first[2, 2].mean()) - 255 * 15 // 30) <= 8  # frame 15 of 30, not frame 0
+
+
+def test_html_needs_no_network():
+    page = ('<head><link rel="stylesheet" href="vendored-reveal.js/dist/reveal.css">'
+            '<link rel="stylesheet" href="vendored-reveal.js/dist/theme/black.css"></head>'
+            '<script src="vendored-reveal.js/dist/reveal.js"></script>')
+    out = inline_reveal(page, "#000000")
+    assert "vendored-reveal.js" not in out and "<link" not in out
+    assert "Hakim El Hattab" in out and out.count("<script>") == 1
+
+
+@pytest.fixture(scope="module")
+def deck(tmp_path_factory):
+    """A deck of two chapters with two and one captions, from synthetic clips."""
+    folder = tmp_path_factory.mktemp("deck")
+    a = make_clip(folder / "a.mp4", 3.0, keyframes=(0.0, 1.5))
+    b = make_clip(folder / "b.mp4", 2.0, keyframes=(0.0,))
+    chapters = [ChapterResult(1, 3.0, [(0.2, 1.5, "First <step> & one"), (1.5, 3.0, "Second")],
+                              clip=a),
+                ChapterResult(2, 2.0, [(0.0, 2.0, "Third")], clip=b)]
+    html, pptx, n = write_slides(chapters, folder / "talk.mp4", "The cat", "#000000")
+    return html, pptx, n
+
+
+def test_outputs_beside_the_video_with_its_stem(deck):
+    html, pptx, n = deck
+    assert (html.name, pptx.name, n) == ("talk.html", "talk.pptx", 3)
+    text = html.read_text(encoding="utf-8")
+    assert text.count("data:video/mp4;base64,") == 3  # the videos are inside the file
+    assert "cdn" not in text.lower() and "First &lt;step&gt; &amp; one" in text
+
+
+def test_pptx_one_slide_per_step_with_a_movie_and_notes(deck):
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    slides = list(Presentation(str(deck[1])).slides)
+    assert len(slides) == 3
+    assert all(any(s.shape_type == MSO_SHAPE_TYPE.MEDIA for s in sl.shapes) for sl in slides)
+    assert [sl.notes_slide.notes_text_frame.text for sl in slides] == [
+        "First <step> & one", "Second", "Third"]
+
+
+class DevTools:
+    """Headless Chromium driven over --remote-debugging-pipe (fds 3 and 4)."""
+
+    def __init__(self, profile: Path):
+        r_in, self._w = os.pipe()  # we write, Chromium reads fd 3
+        self._r, w_out = os.pipe()  # Chromium writes fd 4, we read
+        self.proc = subprocess.Popen(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--no-first-run", "--mute-audio", f"--user-data-dir={profile}",
+             "--remote-debugging-pipe", "--window-size=1280,720", "about:blank"],
+            pass_fds=(3, 4), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=lambda: (os.dup2(r_in, 3), os.dup2(w_out, 4)))
+        os.close(r_in)
+        os.close(w_out)
+        self._buffer, self._id, self.session = b"", 0, None
+
+    def send(self, method: str, session: bool = True, **params):
+        self._id += 1
+        message = {"id": self._id, "method": method, "params": params}
+        if session and self.session:
+            message["sessionId"] = self.session
+        os.write(self._w, json.dumps(message).encode() + b"\0")
+        while True:
+            reply = self._read()
+            if reply.get("id") == self._id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+
+    def _read(self) -> dict:
+        while b"\0" not in self._buffer:
+            chunk = os.read(self._r, 1 << 20)
+            if not chunk:
+                raise RuntimeError("Chromium closed the DevTools pipe")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def evaluate(self, expression: str):
+        result = self.send("Runtime.evaluate", expression=expression, returnByValue=True)
+        return result["result"].get("value")
+
+    def wait_for(self, expression: str, timeout: float = 20.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {expression}")
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        os.close(self._w)
+        os.close(self._r)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (bash scripts/setup.sh "
+                    "--test installs Debian's chromium package)")
+def test_deck_plays_in_a_real_browser(deck):
+    from PIL import Image
+
+    profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
+    browser = DevTools(profile)
+    try:
+        target = next(t for t in browser.send("Target.getTargets")["targetInfos"]
+                      if t["type"] == "page")
+        browser.session = browser.send("Target.attachToTarget", targetId=target["targetId"],
+                                       flatten=True)["sessionId"]
+        browser.send("Page.enable")
+        browser.send("Page.navigate", url=deck[0].resolve().as_uri())
+        browser.wait_for("typeof Reveal !== 'undefined' && Reveal.isReady()")
+        video = ("document.querySelector('.backgrounds .slide-background.present video')")
+        browser.wait_for(f"{video} && {video}.currentTime > 0")  # the first step plays
+        shot = browser.send("Page.captureScreenshot", format="png")["data"]
+
+        image = Image.open(io.BytesIO(base64.b64decode(shot)))
+        if os.environ.get("SLIDES_SCREENSHOT"):  # to look at it
+            image.save(os.environ["SLIDES_SCREENSHOT"])
+        pixels = np.asarray(image.convert("L"))
+        assert pixels.std() > 5, "the screenshot is blank"
+
+        assert browser.evaluate("Reveal.getIndices().h") == 0
+        for kind in ("keyDown", "keyUp"):
+            browser.send("Input.dispatchKeyEvent", type=kind, key="ArrowRight",
+                         code="ArrowRight", windowsVirtualKeyCode=39)
+        browser.wait_for("Reveal.getIndices().h === 1")
+        assert browser.wait_for(f"{video} && {video}.currentTime > 0 && {video}.currentTime")
+        assert browser.evaluate(f"{video}.currentSrc.startsWith('data:video/mp4')")
+        notes = browser.evaluate("Reveal.getSlideNotes()")
+        assert notes.strip() == "<p>Second</p>"  # the caption, through the markdown plugin
+    finally:
+        browser.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_render_with_slides_writes_both_decks_beside_the_video(tmp_path):
+    from pptx import Presentation
+
+    from pipeline.cli import main
+
+    video = tmp_path / "talk.mp4"
+    main(["The black cat drank the milk", "-q", "l", "--chapters", "3,5", "--slides",
+          "-o", str(video)])  # an error would exit
+    captions = [c for c in video.with_suffix(".srt").read_text(encoding="utf-8").split("\n\n")
+                if c.strip()]
+    slides = list(Presentation(str(video.with_suffix(".pptx"))).slides)
+    assert len(slides) == len(captions)  # one step per caption
+    page = video.with_suffix(".html").read_text(encoding="utf-8")
+    assert page.count("data:video/mp4;base64,") == len(captions)

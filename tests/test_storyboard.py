@@ -1,0 +1,149 @@
+"""The storyboard (pipeline.storyboard): one still per caption, taken without animating,
+laid out as a PNG contact sheet and an A4 PDF handout beside it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from attncore import Settings, build_trace
+from pipeline import storyboard as sb
+from pipeline.chapter import ChapterJob, render_chapter
+from pipeline.cli import main
+from pipeline.files import OutputError
+
+S = Settings(sentence="The black cat drank the milk", quality="l")
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return build_trace(S)
+
+
+@pytest.fixture(scope="module")
+def stills(trace):
+    """Chapters 1 and 4, built here (the cheapest pair that covers a ReplacementTransform,
+    a TransformFromCopy and LaggedStart)."""
+    return {ch: sb.chapter_stills(ch, trace, S) for ch in (1, 4)}
+
+
+def pdf_pages(path: Path) -> int:
+    """The page count a PDF's page tree declares (Pillow writes one /Pages node)."""
+    data = path.read_bytes()
+    assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+    counts = [int(n) for n in re.findall(rb"/Type\s*/Pages\b.*?/Count\s+(\d+)", data, re.S)]
+    return max(counts)
+
+
+def test_one_still_per_caption_the_same_captions_as_a_dry_run(stills, trace):
+    for ch, got in stills.items():
+        dry = render_chapter(ChapterJob(ch, trace, S, clip=None))
+        assert [s.caption for s in got.stills] == [text for _, _, text in dry.subtitles]
+        assert got.subtitles == dry.subtitles  # fast-forwarding keeps the video's timing
+
+
+def test_stills_are_drawn_at_the_small_size_and_are_not_blank(stills):
+    for got in stills.values():
+        for still in got.stills:
+            assert still.image.shape == (sb.STILL_SIZE[1], sb.STILL_SIZE[0], 3)
+            assert still.image.dtype == np.uint8 and still.image.std() > 5
+
+
+def test_a_still_shows_the_final_state_of_its_animations(stills):
+    """Chapter 1's last still has E, P and X (three tables); the first has only words."""
+    first, last = stills[1].stills[0].image, stills[1].stills[-1].image
+
+    def drawn(im: np.ndarray) -> float:  # share of pixels unlike the background
+        return (np.abs(im.astype(int) - im[0, 0].astype(int)).sum(axis=2) > 60).mean()
+
+    assert drawn(last) > 2 * drawn(first)
+
+
+def test_png_and_pdf_are_written_beside_each_other(stills, tmp_path):
+    all_stills = [s for ch in (1, 4) for s in stills[ch].stills]
+    pdf, pages = sb.write_storyboard(all_stills, tmp_path / "board.png")
+    assert pdf == tmp_path / "board.pdf"
+    sheet = Image.open(tmp_path / "board.png")
+    assert sheet.format == "PNG" and sheet.width == sb.SHEET_WIDTH
+    assert np.asarray(sheet.convert("L")).std() > 20  # stills and text, not a blank page
+    per_page = sb.HANDOUT_GRID[0] * sb.HANDOUT_GRID[1]
+    assert pages == pdf_pages(pdf) >= -(-len(all_stills) // per_page)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+    if shutil.which("pdftoppm"):  # render the first page, as a reader would
+        subprocess.run(["pdftoppm", "-png", "-r", "40", "-f", "1", "-l", "1", str(pdf),
+                        str(tmp_path / "page")], check=True)
+        page = Image.open(next(tmp_path.glob("page*.png")))
+        assert np.asarray(page.convert("L")).std() > 20
+
+
+def test_handout_pages_are_a4_with_at_most_six_stills(stills):
+    all_stills = [s for ch in (1, 4) for s in stills[ch].stills] * 3
+    pages = sb.draw_pages(all_stills, sb.HANDOUT)
+    assert all(p.size == sb.A4_PAGE for p in pages)
+    assert len(pages) >= len(all_stills) / 6
+
+
+def test_a_failed_storyboard_leaves_the_earlier_one(stills, tmp_path, monkeypatch):
+    png = tmp_path / "board.png"
+    png.write_bytes(b"earlier")
+    monkeypatch.setattr(sb, "draw_pages", lambda *a, **k: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        sb.write_storyboard(stills[1].stills, png)
+    assert png.read_bytes() == b"earlier" and not png.with_suffix(".pdf").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_storyboard_paths():
+    assert sb.storyboard_path("The black cat", None) == Path("media/the-black-cat-storyboard.png")
+    assert sb.storyboard_path("x", "out/board.PNG") == Path("out/board.PNG")
+    with pytest.raises(OutputError, match=r"board.mp4: the storyboard is a .png"):
+        sb.storyboard_path("x", "board.mp4")
+
+
+def test_captions_wrap_to_the_cell_and_cjk_breaks_anywhere():
+    long = "The row of \"milk\" in X becomes its row of Q: (2.87, −4.40, −1.54, 0.36)."
+    lines = sb.wrap(long, 20, 300)
+    assert len(lines) > 1 and all(sb._width(line, 20) <= 300 for line in lines)
+    assert " ".join(lines) == long
+    zh = "每一行仍然属于它的词：“milk” 现在有了查询、键和值。" * 2
+    assert len(sb.wrap(zh, 20, 200, max_lines=10)) > 1
+
+
+@pytest.mark.parametrize("args, expect", [
+    (["cats drink", "--storyboard", "-o", "board.mp4"], "the storyboard is a .png"),
+    (["cats drink", "--storyboard", "-o", "/no/such/folder/board.png"], "does not exist"),
+])
+def test_storyboard_errors_are_one_line(args, expect, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(args)
+    err = capsys.readouterr().err.strip()
+    assert e.value.code != 0 and expect in err and len(err.splitlines()) == 1
+
+
+def test_the_command_makes_the_storyboard(tmp_path, capsys):
+    out = tmp_path / "board.png"
+    main(["The black cat drank the milk", "--storyboard", "--chapters", "4", "-o", str(out),
+          "-j", "1"])
+    err = capsys.readouterr().err
+    assert out.exists() and out.with_suffix(".pdf").exists()
+    assert f"storyboard: {out} and {out.with_suffix('.pdf')} (4 stills, 1 pages" in err
+
+
+@pytest.mark.slow
+def test_default_sentence_storyboard_has_every_caption_of_the_dry_run(tmp_path, capsys):
+    from pipeline.render_video import dry_run
+
+    out = tmp_path / "board.png"
+    main(["The black cat drank the milk", "--storyboard", "-o", str(out)])
+    assert out.exists()
+    trace = build_trace(S)
+    captions = [text for r in dry_run(S, trace) for _, _, text in r.subtitles]
+    board = sb.make_storyboard(S, trace, out, jobs=2)
+    assert [s.caption for s in board.stills] == captions
+    assert pdf_pages(out.with_suffix(".pdf")) == board.pages
