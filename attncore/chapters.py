@@ -21,6 +21,8 @@ class Chapter:
     cost: float  # seconds to render at 1080p30 on the default sentence (2 cores): longest first
 
 
+# The order is the playing order; numbers stay stable, so chapter 10 (added later) plays
+# before the summary.
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter(1, "input", "scenes.ch1_input", "InputScene",
             "Input: words become rows of numbers", "输入：词变成一行行数字", 43),
@@ -38,6 +40,8 @@ CHAPTERS: tuple[Chapter, ...] = (
             "Query, key, value: who gets attention?", "查询、键、值：注意力给了谁？", 37),
     Chapter(8, "learning", "scenes.ch8_learning", "LearningScene",
             "Learning: training aligns the vectors", "学习：训练让向量对齐", 40),
+    Chapter(10, "heads", "scenes.ch10_heads", "HeadsScene",
+            "Every head: patterns side by side, then joined", "每个头：并排的模式，再拼接起来", 35),
     Chapter(9, "summary", "scenes.ch9_summary", "SummaryScene",
             "Summary: the whole formula", "总结：完整的公式", 20),
 )
@@ -53,7 +57,7 @@ def chapter(number: int) -> Chapter:
 
 
 def describe_numbers() -> str:
-    """The chapter numbers as a user types them: '1-7, 9'."""
+    """The chapter numbers as a user types them, in playing order: '1-8, 10, 9'."""
     runs: list[list[int]] = []
     for n in NUMBERS:
         if runs and n == runs[-1][-1] + 1:

@@ -286,7 +286,7 @@ def _not_a_chapter(value: Any) -> SettingsError:
 
 
 def parse_chapters(text: str) -> tuple[int, ...]:
-    """'1,3,6' or '2-5' → (1, 3, 6) / (2, 3, 4, 5); sorted, without repeats.
+    """'1,3,6' or '2-5' → (1, 3, 6) / (2, 3, 4, 5); in playing order, without repeats.
 
     A range means the chapters that exist in it ('7-9' is 7 and 9 while there is no
     chapter 8); a number on its own must be a chapter."""
@@ -306,7 +306,7 @@ def parse_chapters(text: str) -> tuple[int, ...]:
             raise SettingsError("chapters", f"the range {part!r} is reversed; write it "
                                 f"smallest first, as {b}-{a}; allowed: {describe_numbers()}")
         for c in (a, b):
-            if not ALL_CHAPTERS[0] <= c <= ALL_CHAPTERS[-1]:
+            if not min(ALL_CHAPTERS) <= c <= max(ALL_CHAPTERS):
                 raise _not_a_chapter(c)
         in_range = [c for c in ALL_CHAPTERS if a <= c <= b]
         if not in_range:
@@ -315,7 +315,7 @@ def parse_chapters(text: str) -> tuple[int, ...]:
         out.update(in_range)
     if not out:
         raise SettingsError("chapters", f"no chapter chosen; allowed: {describe_numbers()}")
-    return tuple(sorted(out))
+    return tuple(c for c in ALL_CHAPTERS if c in out)  # in playing order
 
 
 def _chapter_number(text: str, part: str) -> int:

@@ -7,6 +7,7 @@ Building a Text with Pango costs ~50 ms; a copy of a kept one ~0.6 ms, and copie
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import pickle
@@ -16,6 +17,7 @@ from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
 
+import numpy as np
 from manim import MarkupText, Text, VMobject
 
 # The font fallback chain, in order (scripts/setup.sh installs every face of it). Pango takes
@@ -392,11 +394,30 @@ def is_stand_in(text: str, font_size: float = 28, weight: str = "NORMAL") -> boo
     return not _draws_something(text, float(round(font_size, 1)), weight)
 
 
+def copy_built(mob: VMobject) -> VMobject:
+    """A copy of a kept text, ~1.4x quicker than Manim's generic deepcopy (a third of a
+    scene's build time went there): arrays are copied directly, submobjects recursively,
+    lists and dicts deeply; everything else (numbers, strings, colours) is immutable and
+    shared."""
+    cls = mob.__class__
+    new = cls.__new__(cls)
+    for key, value in mob.__dict__.items():
+        if isinstance(value, np.ndarray):
+            value = value.copy()
+        elif key == "submobjects":
+            value = [copy_built(sub) for sub in value]
+        elif isinstance(value, (list, dict, set)):
+            value = copy.deepcopy(value)
+        setattr(new, key, value)
+    new.original_id = str(id(mob))  # as Manim's own __deepcopy__ sets it
+    return new
+
+
 def make_text(text: str, font_size: float = 28, color: str | None = None,
               weight: str = "NORMAL", muted: str | None = None) -> Text:
     """A Text built once per (string, size, weight) and copied after that. A string that
     draws as nothing comes out as its code points ('U+200D'), in `muted` if given."""
-    t = built_text(text, float(round(font_size, 1)), weight).copy()
+    t = copy_built(built_text(text, float(round(font_size, 1)), weight))
     if muted and is_stand_in(text, font_size, weight):
         color = muted
     if color:

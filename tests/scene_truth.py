@@ -19,11 +19,14 @@ from scenes.text import decimals_of, parse_number
 def resolve(t: AttentionTrace, key: str, idx: tuple) -> float:
     """The trace value a drawn number (key, index) stands for."""
     h = t.head
-    if key in ("E", "P", "X", "E_q", "P_q", "X_q", "output"):
+    if key in ("E", "P", "X", "E_q", "P_q", "X_q", "W_O", "output"):
         return float(getattr(t, key)[idx])
     if key in ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "Q", "K", "V", "scores", "scaled",
                "row_max", "exp_shifted", "exp_sum", "weights", "Z"):
         return float(getattr(h, key)[idx])
+    if key in ("head_weights", "head_Z"):  # (head, i, j): any head of the layer, not only t.head
+        k, i, j = idx
+        return float(getattr(t.heads[k], key.removeprefix("head_"))[i, j])
     if key == "qk_product":
         i, j, m = idx
         return float(h.Q[i, m] * h.K[j, m])

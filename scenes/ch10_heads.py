@@ -1,0 +1,433 @@
+"""Chapter 10 · Every head: each head of the shown layer as a small attention pattern (the
+followed head outlined, the followed word's row marked, each head's strongest link for it
+labelled, positional heads tagged); then the heads' Z rows for the followed word joined
+side by side and multiplied by W_O, which gives the word's output row.
+
+MultiHead(X) = Concat(Z_0, …, Z_{h−1})·W_O: the trace holds every head's Z, W_O and the
+output, so every number drawn here is the trace's own."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from manim import *
+
+from attncore.pretrained.heads import positional_offset
+from attncore.trace import AttentionTrace
+from scenes.base import ChapterScene
+from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, text_width, widest
+from scenes.text import Translate, fit_width, fmt, make_text
+from scenes.widgets import (
+    CellLayout,
+    MatrixView,
+    Recorder,
+    Theme,
+    box_around,
+    fit_cells,
+    label_width,
+)
+
+MAX_HEAD_COLS = 6  # thumbnails per row: 12 heads make two rows of six
+THUMB_MAX = 2.6  # the largest side of one thumbnail
+LABELLED_MAX = 4.0  # … of one of up to three thumbnails, with word labels
+THUMB_GAP = 0.3  # between thumbnails
+NOTE_FONT = 18  # a thumbnail's head name, tag and link
+LABELLED_CELL = 0.3  # thumbnails with cells at least this big get word labels
+MAX_COLS = 8  # numbers shown per row before folding into "…"
+DECIMALS = 2
+OFFSET_NAMES = {-1: ("previous token", "前一个词元"), 1: ("next token", "后一个词元")}
+
+
+# ---- what each head says about the followed word ---------------------------------------
+@dataclass(frozen=True)
+class HeadLink:
+    """One head's strongest link for the followed word, and whether it is positional."""
+
+    head: int
+    key: int  # the key the followed word weighs most in this head (ties: the first)
+    offset: int | None  # −1 / +1: a positional head (previous / next token); None: not
+
+
+def top_key(row: np.ndarray, allowed: np.ndarray) -> int:
+    """The allowed key with the largest value in `row` (the first of equals)."""
+    return int(np.argmax(np.where(allowed, row, -np.inf)))
+
+
+def head_links(t: AttentionTrace) -> list[HeadLink]:
+    """Every head's top key for the followed word; positional heads detected (as --head
+    auto does) only for the pretrained model, whose sentences start with [CLS]."""
+    tag = t.source == "pretrained" and not t.cross
+    return [HeadLink(h, top_key(head.weights[t.focus], head.mask[t.focus]),
+                     positional_offset(head.weights) if tag else None)
+            for h, head in enumerate(t.heads)]
+
+
+def grid_shape(n: int) -> tuple[int, int]:
+    """(rows, cols) of n thumbnails: as few rows as MAX_HEAD_COLS allows, balanced."""
+    rows = math.ceil(n / MAX_HEAD_COLS)
+    return rows, math.ceil(n / rows)
+
+
+# ---- the thumbnails --------------------------------------------------------------------
+@dataclass
+class Thumb:
+    """One head's pattern with its name (and tag) above and its top link below."""
+
+    grid: MatrixView
+    name: VGroup
+    link: VGroup
+    row_mark: Rectangle  # around the followed word's row
+    top_cell: Rectangle  # around the top link's cell
+
+    @property
+    def block(self) -> VGroup:
+        return VGroup(self.name, self.grid, self.link, self.row_mark, self.top_cell)
+
+
+@dataclass
+class HeadGrid:
+    thumbs: list[Thumb]
+    outline: Rectangle  # around the followed head
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(*[th.block for th in self.thumbs], self.outline)
+
+
+@dataclass(frozen=True)
+class ThumbWords:
+    """The words and colours the thumbnails label."""
+
+    q_labels: list[str]
+    k_labels: list[str]
+    q_colors: list[str]
+    k_colors: list[str]
+
+
+def thumb_side(t: AttentionTrace, tagged: bool, top: float, bottom: float) -> tuple[float, bool]:
+    """The side of one thumbnail and whether it has room for word labels."""
+    rows, cols = grid_shape(len(t.heads))
+    note_h = 0.34 * (2 if tagged else 1) + 0.34  # name (+ tag) above, link below
+    n = max(t.n_q, t.n_k)
+    block_w = (2 * SAFE_X - (cols - 1) * THUMB_GAP) / cols
+    side = min(THUMB_MAX, block_w, (top - bottom - rows * note_h - (rows - 1) * THUMB_GAP) / rows)
+    if len(t.heads) <= 3 and side / n * LABELLED_MAX / THUMB_MAX >= LABELLED_CELL:
+        side = min(LABELLED_MAX, block_w - 2.0, (top - bottom - 0.5 - rows * note_h) / rows)
+        return side, side / n >= LABELLED_CELL
+    return side, False
+
+
+def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, words: ThumbWords,
+               link_font: float, theme: Theme, tr: Translate, record: Recorder) -> Thumb:
+    head, i = t.heads[link.head], t.focus
+    cell = side / max(t.n_q, t.n_k)
+    layout = CellLayout(cell, cell, MIN_FONT, False)
+    grid = MatrixView(head.weights, key="head_weights", theme=theme, layout=layout, heat=True,
+                      mask=head.mask, max_cols=t.n_k, max_rows=t.n_q,
+                      row_labels=words.q_labels if labelled else None,
+                      row_colors=words.q_colors if labelled else None,
+                      col_labels=words.k_labels if labelled else None,
+                      col_colors=words.k_colors if labelled else None)
+    cells = grid.grid_only()
+    width = max(cells.width, 1.6)
+    followed = link.head == t.head_index
+    name = VGroup(make_text(f"{tr('head', '头')} {link.head}", NOTE_FONT,
+                            theme.accent if followed else theme.text, weight="BOLD"))
+    if link.offset is not None:
+        name.add(make_text(tr(*OFFSET_NAMES[link.offset]), NOTE_FONT - 2, theme.muted))
+    name.arrange(DOWN, buff=0.06)
+    fit_width(name, width)
+    name.next_to(grid, UP, buff=0.1).set_x(cells.get_x())
+    weight = fmt(head.weights[i, link.key], DECIMALS)
+    record("head_weights", (link.head, i, link.key), weight)
+    text = f"{words.q_labels[i]} → {words.k_labels[link.key]} {weight}"
+    link_mob = make_text(text, link_font, theme.text)
+    link_mob.next_to(cells, DOWN, buff=0.1)
+    row_mark = grid.row_box(i, words.q_colors[i], buff=0.0, width=3)
+    top_cell = grid.cell_box(i, link.key, theme.accent, width=3)
+    return Thumb(grid, name, VGroup(link_mob), row_mark, top_cell)
+
+
+def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, theme: Theme,
+                   tr: Translate, record: Recorder, top: float, bottom: float) -> HeadGrid:
+    """Every head's pattern, in rows of up to MAX_HEAD_COLS, fitted between top and bottom."""
+    tagged = any(link.offset is not None for link in links)
+    side, labelled = thumb_side(t, tagged, top, bottom)
+    rows, cols = grid_shape(len(links))
+    block_w = (2 * SAFE_X - (cols - 1) * THUMB_GAP) / cols
+    texts = [f"{words.q_labels[t.focus]} → {words.k_labels[link.key]} 0.00" for link in links]
+    link_font = max(MIN_FONT, min(NOTE_FONT, NOTE_FONT * block_w / widest(texts, NOTE_FONT)))
+    thumbs = [make_thumb(t, link, side, labelled, words, link_font, theme, tr, record)
+              for link in links]
+    blocks = VGroup(*[th.block for th in thumbs])
+    blocks.arrange_in_grid(rows, cols, buff=THUMB_GAP, cell_alignment=DOWN)  # grids in line
+    if blocks.width > 2 * SAFE_X:  # a last resort; the sizes above normally fit
+        blocks.scale_to_fit_width(2 * SAFE_X)
+    if blocks.height > top - bottom:
+        blocks.scale_to_fit_height(top - bottom)
+    blocks.move_to(ORIGIN).align_to(UP * top, UP)
+    followed = thumbs[t.head_index]
+    outline = box_around(VGroup(followed.name, followed.grid, followed.link),
+                         theme.accent, buff=0.08, width=4)
+    return HeadGrid(thumbs, outline)
+
+
+# ---- the join --------------------------------------------------------------------------
+@dataclass
+class JoinView:
+    """The followed word's joined Z row · W_O = its output row, with the shapes."""
+
+    joined: MatrixView
+    segments: VGroup  # a line and a head name over each head's part of the joined row
+    w_o: MatrixView
+    output: MatrixView
+    symbols: VGroup  # "·" and "="
+    shapes: VGroup  # "1 × h·d_k", "h·d_k × d_model", "1 × d_model", with names
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.joined, self.segments, self.w_o, self.output, self.symbols, self.shapes)
+
+
+def make_z_stack(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorder, top: float,
+                 bottom: float) -> MatrixView:
+    """Every head's Z row for the followed word, one head per row (h × d_k)."""
+    i, h = t.focus, len(t.heads)
+    values = np.stack([head.Z[i] for head in t.heads])  # (h, d_k) drawn, not computed
+    names = [f"{tr('head', '头')} {k}" for k in range(h)]
+    colors = [theme.accent if k == t.head_index else theme.text for k in range(h)]
+    room_w = 2 * SAFE_X - label_width(names, 24) - 1.0
+    layout = fit_cells(h, min(t.d_k, MAX_COLS), min(room_w, 0.9 * MAX_COLS), top - bottom - 0.6,
+                       DECIMALS, max_font=26)
+    layout = CellLayout(layout.cell_w, layout.cell_h, max(layout.font_size, MIN_FONT), True)
+    view = MatrixView(values, key="head_Z", theme=theme, layout=layout, decimals=DECIMALS,
+                      max_cols=MAX_COLS, record=record, heat=False, row_labels=names,
+                      row_colors=colors, index_map=lambda r, m: (r, i, m))
+    return view
+
+
+def make_join(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorder, q_label: str,
+              top: float, bottom: float) -> JoinView:
+    """[joined Z row] · [W_O] on one line, [output] under W_O with its columns aligned."""
+    i, h, d_k, d = t.focus, len(t.heads), t.d_k, t.d_model
+    joined_values = np.concatenate([head.Z[i] for head in t.heads])  # (h·d_k,) laid side by side
+    c1, c2 = min(h * d_k, MAX_COLS), min(d, MAX_COLS)
+    r2 = min(h * d_k, MAX_COLS)
+    symbol_w, label_w = 0.7, 0.4
+    layout = fit_cells(r2 + 3, c1 + c2, 2 * SAFE_X - symbol_w - label_w, top - bottom - 1.3,
+                       DECIMALS, max_font=24)
+    layout = CellLayout(layout.cell_w, layout.cell_h, max(layout.font_size, MIN_FONT), True)
+    joined = MatrixView(joined_values[None, :], key="head_Z", theme=theme, layout=layout,
+                        decimals=DECIMALS, max_cols=MAX_COLS, record=record, heat=False,
+                        index_map=lambda _r, c: (c // d_k, i, c % d_k))
+    w_o = MatrixView(t.W_O, key="W_O", theme=theme, layout=layout, decimals=DECIMALS,
+                     max_cols=MAX_COLS, max_rows=MAX_COLS, record=record, heat=False)
+    output = MatrixView(t.output[i][None, :], key="output", theme=theme, layout=layout,
+                        decimals=DECIMALS, max_cols=MAX_COLS, record=record, heat=False,
+                        index_map=lambda _r, c: (i, c))
+    dot = make_text("·", 40, theme.text)
+    eq = make_text("=", 32, theme.text)
+    joined.next_to(dot, LEFT, buff=0.2)
+    w_o.next_to(dot, RIGHT, buff=0.2)
+    joined.set_y(w_o.get_y())
+    dot.set_y(w_o.get_y())
+    output.next_to(w_o, DOWN, buff=0.7).align_to(w_o, LEFT)
+    eq.next_to(output, LEFT, buff=0.2)
+    segments = make_segments(joined, t, theme, tr)
+    size = max(MIN_FONT, min(20, layout.font_size))
+    times = "×"
+    shapes = VGroup(
+        make_text(f"1 {times} {h}·{d_k}", size, theme.muted).next_to(joined, DOWN, buff=0.15),
+        make_text(f"W_O   {h * d_k} {times} {d}", size, theme.muted).next_to(w_o, UP, buff=0.12),
+        make_text(f"1 {times} {d}", size, theme.muted).next_to(output, DOWN, buff=0.12),
+        fit_width(make_text(tr(f"output of {q_label}", f"{q_label} 的输出"), size, theme.text),
+                  2.6).next_to(output, UP, buff=0.1).align_to(output, LEFT),
+    )
+    view = JoinView(joined, segments, w_o, output, VGroup(dot, eq), shapes)
+    whole = view.group
+    if whole.width > 2 * SAFE_X:
+        whole.scale_to_fit_width(2 * SAFE_X)
+    if whole.height > top - bottom:
+        whole.scale_to_fit_height(top - bottom)
+    whole.move_to(ORIGIN).align_to(UP * top, UP)
+    return view
+
+
+def make_segments(joined: MatrixView, t: AttentionTrace, theme: Theme, tr: Translate) -> VGroup:
+    """Over the joined row: a line over each head's shown cells, with the head's number."""
+    out = VGroup()
+    parts: dict[int, list[int]] = {}
+    for c in joined.cols:
+        if c is not None:
+            parts.setdefault(c // t.d_k, []).append(c)
+    for h, cs in parts.items():
+        cells = VGroup(*[joined.cell_at[(0, c)] for c in cs])
+        color = theme.accent if h == t.head_index else theme.muted
+        line = Line(cells.get_corner(UL) + UP * 0.08 + RIGHT * 0.04,
+                    cells.get_corner(UR) + UP * 0.08 + LEFT * 0.04, stroke_color=color,
+                    stroke_width=4)
+        name = f"{tr('head', '头')} {h}"
+        size = NOTE_FONT if text_width(name, NOTE_FONT) <= cells.width else MIN_FONT
+        after_fold = cs[0] != joined.cols[0] and joined.cols[joined.cols.index(cs[0]) - 1] is None
+        if text_width(name, size) > cells.width and not after_fold:
+            name = str(h)
+        label = make_text(name, size, color).next_to(line, UP, buff=0.06)
+        if label.width > cells.width:  # over the folded "…" cell on its left, which is empty
+            label.align_to(line, RIGHT)
+        out.add(VGroup(line, label))
+    return out
+
+
+class HeadsScene(ChapterScene):
+    chapter = 10
+
+    def construct(self) -> None:
+        self.show_title()
+        links = head_links(self.trace)
+        grid = self.show_patterns(links)
+        self.show_links(grid, links)
+        self.show_positional(links)
+        self.show_z_rows()
+        self.show_join()
+        self.finish()
+
+    # ---- helpers -------------------------------------------------------------------------
+    @property
+    def n_heads(self) -> int:
+        return len(self.trace.heads)
+
+    def link_text(self, link: HeadLink) -> str:
+        text = fmt(self.trace.heads[link.head].weights[self.focus, link.key], DECIMALS)
+        self.drawn("head_weights", (link.head, self.focus, link.key), text)
+        return text
+
+    def key_name(self, j: int) -> str:
+        if not self.trace.cross and j == self.focus:
+            return self.tr("itself", "它自己")
+        return self.quoted(self.k_word(j))
+
+    def room(self) -> tuple[float, float]:
+        return self.title_mob.get_bottom()[1] - 0.35, SAFE_BOTTOM + 0.1
+
+    # ---- steps ---------------------------------------------------------------------------
+    def show_patterns(self, links: list[HeadLink]) -> HeadGrid:
+        t, h = self.trace, self.n_heads
+        top, bottom = self.room()
+        words = ThumbWords(self.q_labels, self.k_labels, self.q_colors, self.k_colors)
+        grid = make_head_grid(t, links, words, self.theme, self.tr, self.drawn, top, bottom)
+        if h == 1:
+            en = (f"The {t.model_name or 'model'} has only one head, so there is one pattern. "
+                  "Bigger models run many heads side by side, each with its own W_Q, W_K, W_V.")
+            zh = "这个模型只有一个头，所以只有一个模式。更大的模型并排运行许多头，每个头有自己的 W_Q、W_K、W_V。"
+        else:
+            en = (f"This layer has {h} heads, each with its own W_Q, W_K and W_V, so each draws its "
+                  "own pattern: rows are queries, columns keys, stronger colour a larger weight.")
+            zh = f"这一层有 {h} 个头，各有自己的 W_Q、W_K、W_V，所以各自画出自己的模式：行是查询，列是键，颜色越深权重越大。"
+        if t.causal:
+            en += " Grey cells are masked: no word looks at later words."
+            zh += "灰色格子被遮住：词不能看后面的词。"
+        self.say(self.tr(en, zh))
+        self.play(LaggedStart(*[FadeIn(th.grid) for th in grid.thumbs], lag_ratio=0.1),
+                  run_time=min(2.0, 0.6 + 0.1 * h))
+        self.play(*[FadeIn(th.name) for th in grid.thumbs], run_time=0.4)
+        self.wait(2.5)
+        return grid
+
+    def show_links(self, grid: HeadGrid, links: list[HeadLink]) -> None:
+        t, w = self.trace, self.quoted(self.focus_word)
+        mine = links[t.head_index]
+        if self.n_heads == 1:
+            en = f"The row of {w} is marked; it looks most at {self.key_name(mine.key)} ({self.link_text(mine)})."
+            zh = f"{w}的那一行已标出；它最关注{self.key_name(mine.key)}（{self.link_text(mine)}）。"
+        else:
+            others = [link for link in links if link.head != t.head_index]
+            shown = others[:3]
+            en_o = ", ".join(f"head {k.head} → {self.key_name(k.key)} ({self.link_text(k)})" for k in shown)
+            zh_o = "，".join(f"头 {k.head} → {self.key_name(k.key)}（{self.link_text(k)}）" for k in shown)
+            more = len(others) - len(shown)
+            en = (f"The row of {w} is marked in every head. Head {t.head_index}, the one we followed "
+                  f"(outlined), looks most at {self.key_name(mine.key)} ({self.link_text(mine)}); "
+                  f"{en_o}" + (f", and {more} more, each labelled." if more else "."))
+            zh = (f"每个头里{w}的那一行都已标出。我们跟随的头 {t.head_index}（加框）最关注"
+                  f"{self.key_name(mine.key)}（{self.link_text(mine)}）；{zh_o}"
+                  + (f"，另外 {more} 个各有标注。" if more else "。"))
+        self.say(self.tr(en, zh))
+        self.play(*[Create(th.row_mark) for th in grid.thumbs], run_time=0.6)
+        self.play(*[Create(th.top_cell) for th in grid.thumbs],
+                  *[FadeIn(th.link) for th in grid.thumbs], Create(grid.outline), run_time=0.8)
+        self.wait(4.0)
+
+    def show_positional(self, links: list[HeadLink]) -> None:
+        tagged = [link for link in links if link.offset is not None]
+        if not tagged:
+            return
+        names = ", ".join(str(link.head) for link in tagged)
+        en = (f"Tagged heads ({names}) look at the previous or next token whatever the word: "
+              "they attend by position, not by meaning, so --head auto leaves them out.")
+        zh = f"带标签的头（{names}）不管是什么词都看前一个或后一个词元：它们按位置而不是按意思关注，所以 --head auto 不选它们。"
+        self.say(self.tr(en, zh))
+        self.wait(3.5)
+
+    def show_z_rows(self) -> None:
+        t, w = self.trace, self.quoted(self.focus_word)
+        self.clear_stage()
+        top, bottom = self.room()
+        stack = make_z_stack(t, self.theme, self.tr, self.drawn, top - 0.5, bottom)
+        heading = make_text(self.tr(f"Z rows of {w}, one per head", f"{w}的 Z 行，每个头一行"),
+                            22, self.theme.text)
+        heading.move_to(UP * (top - 0.15))
+        stack.move_to(ORIGIN).align_to(UP * (heading.get_bottom()[1] - 0.3), UP)
+        mark = stack.row_box(t.head_index, self.theme.accent, width=3)
+        if self.n_heads == 1:
+            en = f"Each head hands {w} its Z row. Here there is only one: {t.d_k} numbers."
+            zh = f"每个头交给{w}一行 Z。这里只有一个头：{t.d_k} 个数。"
+        else:
+            en = (f"Each head hands {w} its own Z row of d_k = {t.d_k} numbers: "
+                  f"{self.n_heads} rows, the one we followed marked.")
+            zh = f"每个头交给{w}自己的一行 Z，d_k = {t.d_k} 个数：共 {self.n_heads} 行，我们跟随的那行已标出。"
+        self.say(self.tr(en, zh))
+        self.play(FadeIn(heading), FadeIn(stack), run_time=0.8)
+        self.play(Create(mark), run_time=0.4)
+        self.wait(2.5)
+
+    def show_join(self) -> None:
+        t, w, i = self.trace, self.quoted(self.focus_word), self.focus
+        h, d_k, d = self.n_heads, t.d_k, t.d_model
+        self.clear_stage()
+        top, bottom = self.room()
+        view = make_join(t, self.theme, self.tr, self.drawn, self.q_labels[i], top - 0.35, bottom)
+        if h == 1:
+            en = (f"Joining one head changes nothing: its {d_k} numbers times W_O ({d_k} × {d}) "
+                  f"give the output row of {w}.")
+            zh = f"只有一个头，拼接不改变什么：它的 {d_k} 个数乘以 W_O（{d_k} × {d}），得到{w}的输出行。"
+        else:
+            en = (f"Joined side by side, the {h} Z rows make one row of {h}·{d_k} = {h * d_k} numbers. "
+                  f"Times W_O ({h * d_k} × {d}) it gives the output row of {w}.")
+            zh = (f"把 {h} 行 Z 并排拼起来，得到一行 {h}·{d_k} = {h * d_k} 个数。"
+                  f"乘以 W_O（{h * d_k} × {d}），得到{w}的输出行。")
+        self.say(self.tr(en, zh))
+        self.play(FadeIn(view.joined), FadeIn(view.segments), FadeIn(view.shapes[0]), run_time=0.7)
+        self.play(FadeIn(view.symbols[0]), FadeIn(view.w_o), FadeIn(view.shapes[1]), run_time=0.7)
+        self.play(FadeIn(view.symbols[1]), FadeIn(view.output), FadeIn(view.shapes[2:]),
+                  run_time=0.7)
+        self.wait(2.5)
+        first = fmt(t.output[i, 0], DECIMALS)
+        self.drawn("output", (i, 0), first)
+        col = view.w_o.col_box(0, self.theme.accent, width=3)
+        out_cell = view.output.cell_box(0, 0, self.theme.accent, width=3)
+        row_box = box_around(view.joined.grid_only(), self.theme.accent, buff=0.03, width=3)
+        if h == 1:
+            en, zh = (f"Each output number mixes all {d_k} numbers of Z: {first}, the first, is the row "
+                      "times W_O's first column.",
+                      f"每个输出数都混合了 Z 的全部 {d_k} 个数：第一个数 {first} 是这一行乘以 W_O 的第一列。")
+        else:
+            en, zh = (f"Each output number mixes every head: {first}, the first, is the joined row "
+                      "times W_O's first column.",
+                      f"每个输出数都混合了所有的头：第一个数 {first} 是拼接行乘以 W_O 的第一列。")
+        en += f" This row, 1 × {d}, is what the layer passes on for {w}."
+        zh += f"这一行（1 × {d}）就是这一层为{w}传下去的结果。"
+        self.say(self.tr(en, zh))
+        self.play(Create(row_box), Create(col), Create(out_cell), run_time=0.6)
+        self.wait(3.0)
