@@ -70,8 +70,11 @@ def test_two_heads_show_every_number_of_the_product():
     assert {("head_Z", (h, i, m)) for h in range(2) for m in range(4)} <= shown
 
 
-def test_causal_two_heads():
-    check("causal-2-heads")
+def test_causal_two_heads_draw_no_weight_in_a_masked_cell():
+    t, r = check("causal-2-heads")
+    drawn = [idx for k, idx, _ in r.drawn if k == "head_weights"]
+    assert {h for h, _, _ in drawn} == {0, 1}  # both heads are labelled
+    assert all(j <= i for _, i, j in drawn)  # no word's top link is a later word
 
 
 @pytest.mark.slow

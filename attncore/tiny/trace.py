@@ -18,9 +18,18 @@ from attncore.tiny.model import TinyModel
 from attncore.tokenize import Token
 from attncore.trace import AttentionTrace, TrainingHistory, compute_head
 
-TASK_EN = ("trained to spot an object swapped for one its verb does not take "
-           "(\"drank the bread\")")
-TASK_ZH = "训练任务：找出被换成动词不搭配的宾语（“喝了面包”）"
+
+def task_lines() -> tuple[str, str]:
+    """What the model was trained to do, with an example of a swapped object taken from
+    the corpus itself (the first category's verb with the second category's object)."""
+    from attncore.tiny.corpus import default_corpus
+
+    corpus = default_corpus()
+    first, second = corpus.categories[0], corpus.categories[1]
+    en, zh = corpus.language("en"), corpus.language("zh")
+    return (f"trained to spot an object swapped for one its verb does not take "
+            f"(\"{en.verbs[first]} the {en.objects[second][0]}\")",
+            f"训练任务：找出被换成动词不搭配的宾语（“{zh.verbs[first]}了{zh.objects[second][0]}”）")
 
 
 def train_config(s: Settings) -> TrainConfig:
@@ -74,7 +83,7 @@ def replay_history(model: TinyModel, tokens: tuple[Token, ...], focus: int,
         curve_step=np.asarray(h.curve_step, dtype=float),
         curve_loss=np.asarray(h.curve_loss, dtype=float),
         curve_accuracy=np.asarray(h.curve_accuracy, dtype=float),
-        task_en=TASK_EN, task_zh=TASK_ZH)
+        task_en=task_lines()[0], task_zh=task_lines()[1])
 
 
 def build_tiny_trace(s: Settings, model: TinyModel, resolve_focus,
