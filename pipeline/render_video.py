@@ -1,13 +1,15 @@
-"""Render a whole video: plan the chapters, reuse cached clips, render the rest in worker
-processes, join them and write the outputs atomically."""
+"""Render a whole video: plan the chapters, reuse cached clips, render the rest on an
+executor (local worker processes by default), join them and write the outputs atomically.
+pipeline.batch renders many videos through the same steps."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import time
-from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from attncore.chapters import LEARNING_CHAPTER, SOFTMAX_CHAPTER, chapter
 from attncore.settings import Settings, SettingsError
 from pipeline.cache import ChapterCache, chapter_key
 from pipeline.chapter import ChapterJob, ChapterResult, render_chapter
+from pipeline.executors import ShippedChapter, cancel, render_shipped, shares_files
 from pipeline.files import atomic_output, check_writable_folder, default_output
 from pipeline.subtitles import to_srt, to_vtt
 from pipeline.video import join
@@ -87,9 +90,10 @@ def dry_run(settings: Settings, trace: AttentionTrace | None = None,
 
 def render_video(settings: Settings, *, jobs: int | None = None, use_cache: bool = True,
                  cache: ChapterCache | None = None, trace: AttentionTrace | None = None,
-                 progress: Progress = lambda s: None, executor=None) -> VideoResult:
-    """Render the video: cached chapters are reused, the others rendered by `jobs` workers
-    (or by `executor`, e.g. an InlineExecutor in tests).
+                 progress: Progress = lambda s: None, executor: Executor | None = None) -> VideoResult:
+    """Render the video: cached chapters are reused, the others rendered by `jobs` local
+    worker processes, or by `executor`: any concurrent.futures.Executor (an InlineExecutor
+    in tests, a Dask cluster's with --scheduler), which its owner shuts down.
 
     SIGTERM is handled like Ctrl-C for the whole render: workers stop, scratch files go,
     and the earlier output stays as it was.
@@ -101,31 +105,59 @@ def render_video(settings: Settings, *, jobs: int | None = None, use_cache: bool
         video = output_path(settings)
         check_writable_folder(video, create=not settings.output)
         cache = cache or ChapterCache()
-
-        results: dict[int, ChapterResult] = {}
-        todo: list[tuple[int, str]] = []
-        for ch in plan:
-            key = chapter_key(ch, trace, settings)
-            hit = cache.get(key) if use_cache else None
-            if hit is not None:
-                results[ch] = hit
-                progress(f"{named(ch)}: cached")
-            else:
-                todo.append((ch, key))
+        results, todo = look_up(plan, trace, settings, cache, use_cache, progress)
         if todo:
-            jobs = max(1, jobs or os.cpu_count() or 1)
-            results |= _render_chapters(todo, trace, settings, cache, jobs, progress, executor)
+            workers = min(max(1, jobs or os.cpu_count() or 1), len(todo))
+            with chapter_pool(executor, workers) as pool:
+                outcomes = render_chapters(todo, cache, pool, progress, workers=workers)
+            failed = [o for o in outcomes.values() if isinstance(o, ChapterFailed)]
+            if failed:
+                raise failed[0]
+            results |= {t.chapter: outcomes[t.key] for t in todo}
+        return write_video(settings, [results[ch] for ch in plan], t0)
 
-        chapters = [results[ch] for ch in plan]
-        srt_path, vtt_path = video.with_suffix(".srt"), video.with_suffix(".vtt")
-        cues = _subtitle_cues(chapters)
-        with (atomic_output(video) as tmp_video, atomic_output(srt_path) as tmp_srt,
-              atomic_output(vtt_path) as tmp_vtt):
-            duration = join([r.clip for r in chapters], tmp_video, container=video.suffix[1:].lower())
-            tmp_srt.write_text(to_srt(cues), encoding="utf-8")
-            tmp_vtt.write_text(to_vtt(cues), encoding="utf-8")
-        return VideoResult(video, srt_path, chapters, duration, time.perf_counter() - t0,
-                           captions=vtt_path)
+
+@dataclass(frozen=True)
+class ChapterTodo:
+    """A chapter to render: its cache key and what draws it. `label` names the video in
+    progress lines when several are rendered at once."""
+
+    chapter: int
+    key: str
+    trace: AttentionTrace
+    settings: Settings
+    label: str = ""
+
+
+def look_up(plan: list[int], trace: AttentionTrace, settings: Settings, cache: ChapterCache,
+            use_cache: bool, progress: Progress = lambda s: None,
+            label: str = "") -> tuple[dict[int, ChapterResult], list[ChapterTodo]]:
+    """The planned chapters the cache already has, and those left to render."""
+    results: dict[int, ChapterResult] = {}
+    todo: list[ChapterTodo] = []
+    for ch in plan:
+        key = chapter_key(ch, trace, settings)
+        hit = cache.get(key) if use_cache else None
+        if hit is not None:
+            results[ch] = hit
+            progress(f"{label}{named(ch)}: cached")
+        else:
+            todo.append(ChapterTodo(ch, key, trace, settings, label))
+    return results, todo
+
+
+def write_video(settings: Settings, chapters: list[ChapterResult], t0: float) -> VideoResult:
+    """Join the chapter clips into the video and write its subtitles, all atomically."""
+    video = output_path(settings)
+    srt_path, vtt_path = video.with_suffix(".srt"), video.with_suffix(".vtt")
+    cues = _subtitle_cues(chapters)
+    with (atomic_output(video) as tmp_video, atomic_output(srt_path) as tmp_srt,
+          atomic_output(vtt_path) as tmp_vtt):
+        duration = join([r.clip for r in chapters], tmp_video, container=video.suffix[1:].lower())
+        tmp_srt.write_text(to_srt(cues), encoding="utf-8")
+        tmp_vtt.write_text(to_vtt(cues), encoding="utf-8")
+    return VideoResult(video, srt_path, chapters, duration, time.perf_counter() - t0,
+                       captions=vtt_path)
 
 
 def _subtitle_cues(chapters: list[ChapterResult]) -> list[tuple[float, float, str]]:
@@ -137,56 +169,84 @@ def _subtitle_cues(chapters: list[ChapterResult]) -> list[tuple[float, float, st
     return cues
 
 
-def _render_chapters(todo: list[tuple[int, str]], trace: AttentionTrace, settings: Settings,
-                     cache: ChapterCache, jobs: int, progress: Progress,
-                     executor) -> dict[int, ChapterResult]:
-    """Render the chapters in `todo` (chapter, cache key) in worker processes, costliest
-    first so the workers finish together; each finished clip goes into the cache at once.
-    On any failure or interruption the workers stop and the scratch files go."""
-    workers = min(jobs, len(todo))
+@contextmanager
+def chapter_pool(executor: Executor | None, workers: int) -> Iterator[Executor]:
+    """The executor chapters render on. Given one, it is used as it is (its owner shuts it
+    down). Else a local pool of `workers` processes: on any exception, Ctrl-C or SIGTERM
+    its workers are terminated (an unfinished chapter is thrown away); else it is shut
+    down when the block ends."""
+    if executor is not None:
+        yield executor
+        return
     context = WorkerContext()
-    pool = executor or ProcessPoolExecutor(max_workers=workers, mp_context=context)
-    scratch: list[Path] = []
-    futures: dict[Future, tuple[int, str, Path]] = {}
-    results: dict[int, ChapterResult] = {}
-    failure: ChapterFailed | None = None
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
     try:
-        for ch, key in sorted(todo, key=lambda t: -chapter(t[0]).cost):
-            work = cache.scratch()
-            scratch.append(work)
-            clip = work / f"chapter{ch}.mp4"
-            job = ChapterJob(ch, trace, settings, clip=clip, work_dir=work / "manim")
-            futures[pool.submit(render_chapter, job)] = (ch, key, clip)
-        order = [ch for ch, _, _ in futures.values()]
-        progress(f"rendering chapter{'s' if len(todo) > 1 else ''} "
-                 f"{', '.join(str(c) for c, _ in todo)} with {workers} "
-                 f"worker{'s' if workers > 1 else ''} "
-                 f"(longest first: {', '.join(map(str, order[:jobs]))})")
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                ch, key, clip = futures[fut]
-                try:
-                    r = fut.result()
-                except Exception as e:  # the chapter's own error; other chapters go on
-                    failure = failure or ChapterFailed(ch, f"{type(e).__name__}: {e}")
-                    progress(f"{named(ch)}: FAILED: {e}")
-                    continue
-                r.clip = cache.put(key, clip, r)
-                results[ch] = r
-                left = len(pending)
-                progress(f"{named(ch)}: rendered in {r.seconds:.1f} s "
-                         f"({r.duration:.1f} s of video){f'; {left} to go' if left else ''}")
-        if failure:
-            raise failure
+        yield pool
     except BaseException:
         context.stop()
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     else:
         pool.shutdown(wait=True)
+
+
+OnDone = Callable[[ChapterTodo, "ChapterResult | ChapterFailed"], None]
+
+
+def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor,
+                    progress: Progress = lambda s: None, *, workers: int | None = None,
+                    on_done: OnDone = lambda t, outcome: None) -> dict[str, ChapterResult | ChapterFailed]:
+    """Render `todo` on `pool`, costliest first so the workers finish together; each
+    finished clip goes into the cache at once and `on_done` hears of it. Returns each
+    key's result, or the ChapterFailed that says why it has none (the other chapters go
+    on). Workers that share this machine's files write the clip into a scratch folder;
+    others send it back (pipeline.executors). On an interruption the chapters not yet
+    started are cancelled; scratch files always go."""
+    shipped = not shares_files(pool)
+    scratch: list[Path] = []
+    futures: dict[Future, tuple[ChapterTodo, Path]] = {}
+    outcomes: dict[str, ChapterResult | ChapterFailed] = {}
+    try:
+        for t in sorted(todo, key=lambda t: -chapter(t.chapter).cost):
+            work = cache.scratch()
+            scratch.append(work)
+            clip = work / f"chapter{t.chapter}.mp4"
+            job = ChapterJob(t.chapter, t.trace, t.settings, clip=clip, work_dir=work / "manim")
+            fut = (pool.submit(render_shipped, job, render_chapter) if shipped
+                   else pool.submit(render_chapter, job))
+            futures[fut] = (t, clip)
+        order = [t.chapter for t, _ in futures.values()]
+        where = (f" with {workers} worker{'s' if workers > 1 else ''}" if workers
+                 else f" on {pool.workers} remote workers" if hasattr(pool, "workers") else "")
+        progress(f"rendering chapter{'s' if len(todo) > 1 else ''} "
+                 f"{', '.join(str(t.chapter) for t in todo)}{where} "
+                 f"(longest first: {', '.join(map(str, order[:workers or len(order)]))})")
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                t, clip = futures[fut]
+                try:
+                    r = fut.result()
+                    if isinstance(r, ShippedChapter):
+                        clip.write_bytes(r.clip)
+                        r = r.result
+                except Exception as e:  # the chapter's own error; other chapters go on
+                    failure = ChapterFailed(t.chapter, f"{type(e).__name__}: {e}")
+                    outcomes[t.key] = failure
+                    progress(f"{t.label}{named(t.chapter)}: FAILED: {e}")
+                    on_done(t, failure)
+                    continue
+                r.clip = cache.put(t.key, clip, r)
+                outcomes[t.key] = r
+                left = len(pending)
+                progress(f"{t.label}{named(t.chapter)}: rendered in {r.seconds:.1f} s "
+                         f"({r.duration:.1f} s of video){f'; {left} to go' if left else ''}")
+                on_done(t, r)
+    except BaseException:
+        cancel(list(futures))
+        raise
     finally:
         for d in scratch:
             shutil.rmtree(d, ignore_errors=True)
-    return results
+    return outcomes

@@ -1,0 +1,162 @@
+"""Where chapter renders run: a local process pool (the default) or any other
+`concurrent.futures.Executor`, such as a Dask cluster's (`--scheduler tcp://HOST:PORT`).
+
+Workers on this machine write each clip straight into the cache's scratch folder. A worker
+elsewhere shares no filesystem with the client, so it renders into a folder of its own and
+sends back the ChapterResult with the clip's bytes (`ShippedChapter`); the client writes
+them into the cache and joins the video.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from pipeline import sources
+from pipeline.chapter import ChapterJob, ChapterResult
+from pipeline.workers import InlineExecutor
+
+LOCAL_EXECUTORS = (ProcessPoolExecutor, ThreadPoolExecutor, InlineExecutor)
+CONNECT_SECONDS = 10  # how long to wait for the scheduler to answer
+WORKERS_SECONDS = 30  # how long to wait for its first worker
+
+
+class SchedulerError(OSError):
+    """The Dask scheduler cannot be used: says which one and why, in one line."""
+
+
+@dataclass
+class ShippedChapter:
+    """A chapter rendered on another machine: its result and its clip, as bytes."""
+
+    result: ChapterResult
+    clip: bytes
+
+
+def shares_files(executor: Any) -> bool:
+    """Whether the executor's workers see this machine's files (a local pool, or any
+    executor that says so with `shares_files = True`); others get clips sent back."""
+    return isinstance(executor, LOCAL_EXECUTORS) or bool(getattr(executor, "shares_files", False))
+
+
+_render_lock = threading.Lock()  # Manim's config is one per process: one render at a time
+
+
+def render_shipped(job: ChapterJob, render: Callable[[ChapterJob], ChapterResult]) -> ShippedChapter:
+    """Run on a worker without the client's filesystem: render into a temporary folder of
+    this machine, read the clip back and remove the folder. `job.clip` is the client's
+    path and is only used for its name. A worker process running several tasks in threads
+    renders them one at a time (Manim's config is global to the process)."""
+    work = Path(tempfile.mkdtemp(prefix="attention-chapter-"))
+    try:
+        clip = work / (job.clip.name if job.clip else f"chapter{job.chapter}.mp4")
+        with _render_lock:
+            result = render(replace(job, clip=clip, work_dir=work / "manim"))
+        data = clip.read_bytes()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    result.clip = None
+    return ShippedChapter(result, data)
+
+
+def stop_now(executor: Any) -> None:
+    """Shut the executor down without waiting, cancelling what has not started (Dask's
+    executor cancels its tasks on shutdown(wait=False) and takes no `cancel_futures`)."""
+    if "cancel_futures" in inspect.signature(executor.shutdown).parameters:
+        executor.shutdown(wait=False, cancel_futures=True)
+    else:
+        executor.shutdown(wait=False)
+
+
+def cancel(futures: list[Future]) -> None:
+    for fut in futures:
+        fut.cancel()
+
+
+def install_fingerprint() -> str:
+    """A hash of the project's source files and the Manim version. A worker must match the
+    client: the cache keys clips by the client's code, so a worker with other code would
+    put clips drawn by that code under the client's keys."""
+    h = hashlib.sha256(f"manim {version('manim')}".encode())
+    root = sources.PROJECT_ROOT
+    for package in sources.PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            h.update(path.relative_to(root).as_posix().encode())
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+class DaskExecutor:
+    """A connection to a Dask scheduler and its `Client.get_executor()`. Checks at
+    connection that there is at least one worker and that every worker runs the same code
+    as this machine. Use as a context manager: leaving closes the client (never the
+    cluster, which belongs to whoever started it)."""
+
+    shares_files = False
+
+    def __init__(self, address: str):
+        from distributed import Client
+
+        self.address = address
+        try:
+            self.client = Client(address, timeout=f"{CONNECT_SECONDS}s",
+                                 set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as e:
+            raise SchedulerError(f"--scheduler {address}: cannot connect to a Dask "
+                                 f"scheduler there ({_reason(e)})") from None
+        try:
+            self._check_workers()
+        except BaseException:
+            self.client.close()
+            raise
+        self.executor: Executor = self.client.get_executor(pure=False)
+
+    def _check_workers(self) -> None:
+        try:
+            self.client.wait_for_workers(1, timeout=WORKERS_SECONDS)
+        except (OSError, TimeoutError) as e:
+            raise SchedulerError(f"--scheduler {self.address}: no worker joined within "
+                                 f"{WORKERS_SECONDS} s ({_reason(e)}); start one with "
+                                 f"`dask worker {self.address} --nthreads 1`") from None
+        mine = install_fingerprint()
+        theirs = self.client.run(install_fingerprint)
+        other = sorted(w for w, f in theirs.items() if f != mine)
+        if other:
+            raise SchedulerError(
+                f"--scheduler {self.address}: worker{'s' if len(other) > 1 else ''} "
+                f"{', '.join(other)} run{'' if len(other) > 1 else 's'} other code than this "
+                "machine (project files or Manim version); install the same version there "
+                "(README: Rendering on many machines)")
+
+    @property
+    def workers(self) -> int:
+        return len(self.client.scheduler_info(n_workers=-1)["workers"])
+
+    def submit(self, fn, *args, **kwargs) -> Future:
+        return self.executor.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True) -> None:
+        self.executor.shutdown(wait=wait)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def __enter__(self) -> DaskExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _reason(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__
