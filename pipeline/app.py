@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ class Request:
     storyboard: bool = False  # instead of the video: stills per caption, PNG sheet + PDF handout
     storyboard_output: str | None = None  # the storyboard's .png (None: media/<sentence>-storyboard.png)
     formats: tuple[str, ...] = ("mp4",)  # also derived from the MP4 beside it: gif, webm
+    scheduler: str | None = None  # a Dask scheduler (tcp://HOST:PORT) to render chapters on
 
 
 def make_settings(config: Path | None, sentence: str | None, chapters: str | None,
@@ -187,8 +189,9 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
             + (f"; WARNING objects off frame in chapter {bad[0][0]}" if bad else ""))
         return
     started = time.perf_counter()
-    result = render_video(settings, jobs=request.jobs, use_cache=request.use_cache, trace=trace,
-                          progress=lambda s: say("  " + s))
+    with chapter_executor(request.scheduler, say) as executor:
+        result = render_video(settings, jobs=request.jobs, use_cache=request.use_cache,
+                              trace=trace, progress=lambda s: say("  " + s), executor=executor)
     say(f"video:     {result.video}  ({result.duration:.1f} s, "
         f"{QUALITIES[settings.quality][3]}, rendered in {time.perf_counter() - started:.0f} s)")
     say(f"weights:   {weights_line(trace)}")
@@ -206,3 +209,34 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
         html, pptx, steps = write_slides(result.chapters, result.video, settings.sentence,
                                          THEMES[settings.theme].background)
         say(f"slides:    {html} and {pptx} ({steps} steps, one per caption)")
+
+
+@contextmanager
+def chapter_executor(scheduler: str | None, say: Say = to_stderr) -> Iterator[Any]:
+    """None: the pipeline's own local process pool. A scheduler address: a client of that
+    Dask cluster, closed afterwards (the cluster keeps running)."""
+    if scheduler is None:
+        yield None
+        return
+    from pipeline.executors import DaskExecutor
+
+    with DaskExecutor(scheduler) as executor:
+        say(f"scheduler: {scheduler} ({executor.workers} workers)")
+        yield executor
+
+
+def make_batch(manifest: Path, flags: dict[str, Any], chapters: str | None, *,
+               jobs: int | None = None, use_cache: bool = True, scheduler: str | None = None,
+               say: Say = to_stderr, show: Say = to_stdout) -> bool:
+    """Render every video of a manifest (pipeline.batch) and show the summary table;
+    True when every video was made. `flags` (None = not given) win over the manifest."""
+    from pipeline.batch import read_manifest, render_batch, summary_table
+
+    values = dict(flags, chapters=parse_chapters(chapters) if chapters is not None else None)
+    videos = read_manifest(manifest, values)
+    started = time.perf_counter()
+    say(f"batch:     {len(videos)} video{'s' if len(videos) > 1 else ''} from {manifest}")
+    with chapter_executor(scheduler, say) as executor:
+        rows = render_batch(videos, executor=executor, jobs=jobs, use_cache=use_cache, say=say)
+    show(summary_table(rows, time.perf_counter() - started))
+    return all(r.error is None for r in rows)

@@ -22,6 +22,8 @@ Examples:
   render.py "The black cat drank the milk" --query cat -q l
   render.py "The ball is blue" --target "La bola es azul" --weights random
   render.py --config examples/default.toml --chapters 3-6
+  render.py --batch examples/course.toml -q l
+  render.py --batch examples/course.toml --scheduler tcp://10.0.0.5:8786
 """
 
 
@@ -35,6 +37,29 @@ class HeadType(click.ParamType):
             return int(value)
         except ValueError:
             self.fail(f"{value!r} is not a head number or 'auto'", param, ctx)
+
+
+def scheduler_address(ctx, param, value: str | None) -> str | None:
+    """A Dask scheduler address: PROTOCOL://HOST:PORT (tcp, tls, ...) or HOST:PORT."""
+    if value is None:
+        return None
+    rest = value.split("://", 1)[1] if "://" in value else value
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.BadParameter(f"{value!r} is not a scheduler address; give "
+                                 "tcp://HOST:PORT, as `dask scheduler` prints it")
+    return value
+
+
+BATCH_ALONE = {  # what --batch cannot be combined with: each video has its own
+    "sentence": "a sentence (each [[video]] has its own)",
+    "config": "--config (use [defaults] or a video's `config` key)",
+    "output": "-o (each [[video]] has its own `output`)",
+    "watch": "--watch", "dry_run": "--dry-run", "storyboard": "--storyboard",
+    "slides": "--slides", "formats": "--format", "export_json": "--export-json",
+    "export_csv": "--export-csv", "list_heads": "--list-heads", "list_vocab": "--list-vocab",
+    "train_tiny": "--train-tiny",
+}
 
 
 def _say(message: str) -> None:
@@ -85,11 +110,30 @@ def _say(message: str) -> None:
 @click.option("--train-tiny", is_flag=True, help="Retrain the tiny model (--seed, --d-model, --heads) and print its held-out scores.")
 @click.option("--init-config", type=click.Path(path_type=Path), default=None, help="Write a commented starter TOML file and exit.")
 @click.option("--watch", is_flag=True, help="Re-render whenever the --config file is saved.")
+@click.option("--batch", type=click.Path(path_type=Path), default=None, help="Render every video of a TOML manifest ([defaults] and one [[video]] table each, e.g. examples/course.toml) through one chapter cache, then print a summary; flags given apply to every video.")
+@click.option("--scheduler", callback=scheduler_address, default=None, metavar="tcp://HOST:PORT", help="Render the chapters on this Dask scheduler's workers (same install on each; README) instead of local processes.")
 def cli(sentence: str | None, config: Path | None, chapters: str | None, export_json: Path | None,
         export_csv: Path | None, dry_run: bool, jobs: int | None, no_cache: bool, list_heads: bool,
         list_vocab: bool, train_tiny: bool, init_config: Path | None, watch: bool, slides: bool,
-        storyboard: bool, formats: str | None, **flags: Any) -> None:
+        storyboard: bool, formats: str | None, batch: Path | None, scheduler: str | None,
+        **flags: Any) -> None:
     """Render a video that explains attention on SENTENCE with real computed numbers."""
+    if batch is not None:
+        given = dict(sentence=sentence, config=config, watch=watch, dry_run=dry_run,
+                     storyboard=storyboard, slides=slides, formats=formats,
+                     export_json=export_json, export_csv=export_csv, list_heads=list_heads,
+                     list_vocab=list_vocab, train_tiny=train_tiny, output=flags["output"])
+        clash = [BATCH_ALONE[k] for k, v in given.items() if v not in (None, False)]
+        if clash:
+            raise click.UsageError(f"--batch cannot be combined with {', '.join(clash)}")
+        del flags["output"]
+        if not app.make_batch(batch, flags, chapters, jobs=jobs, use_cache=not no_cache,
+                              scheduler=scheduler, say=_say, show=click.echo):
+            raise click.exceptions.Exit(1)
+        return
+    if scheduler is not None and (dry_run or storyboard or watch):
+        raise click.UsageError("--scheduler renders video chapters; --dry-run, --storyboard "
+                               "and --watch run here")
     if init_config is not None:
         from pipeline.starter import write_starter
 
@@ -115,7 +159,8 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
     request = app.Request(export_json=export_json, export_csv=export_csv, dry_run=dry_run,
                           list_heads=list_heads, list_vocab=list_vocab, train_tiny=train_tiny,
                           jobs=jobs, use_cache=not no_cache, slides=slides,
-                          storyboard=storyboard, storyboard_output=board, formats=kinds)
+                          storyboard=storyboard, storyboard_output=board, formats=kinds,
+                          scheduler=scheduler)
     app.make_outputs(settings, request, say=_say, show=click.echo)
 
 

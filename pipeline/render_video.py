@@ -218,9 +218,13 @@ def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor
         order = [t.chapter for t, _ in futures.values()]
         where = (f" with {workers} worker{'s' if workers > 1 else ''}" if workers
                  else f" on {pool.workers} remote workers" if hasattr(pool, "workers") else "")
-        progress(f"rendering chapter{'s' if len(todo) > 1 else ''} "
-                 f"{', '.join(str(t.chapter) for t in todo)}{where} "
-                 f"(longest first: {', '.join(map(str, order[:workers or len(order)]))})")
+        videos = len({t.label for t in todo})
+        if videos > 1:  # a batch: the chapters of several videos at once
+            progress(f"rendering {len(todo)} chapters of {videos} videos{where}")
+        else:
+            progress(f"rendering chapter{'s' if len(todo) > 1 else ''} "
+                     f"{', '.join(str(t.chapter) for t in todo)}{where} "
+                     f"(longest first: {', '.join(map(str, order[:workers or len(order)]))})")
         pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
