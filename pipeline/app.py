@@ -227,10 +227,11 @@ def chapter_executor(scheduler: str | None, say: Say = to_stderr) -> Iterator[An
 
 def make_batch(manifest: Path, flags: dict[str, Any], chapters: str | None, *,
                jobs: int | None = None, use_cache: bool = True, scheduler: str | None = None,
-               say: Say = to_stderr, show: Say = to_stdout) -> bool:
+               say: Say = to_stderr, show: Say = to_stdout) -> None:
     """Render every video of a manifest (pipeline.batch) and show the summary table;
-    True when every video was made. `flags` (None = not given) win over the manifest."""
-    from pipeline.batch import read_manifest, render_batch, summary_table
+    BatchFailed when any video was not made. `flags` (None = not given) win over the
+    manifest."""
+    from pipeline.batch import BatchFailed, read_manifest, render_batch, summary_table
 
     values = dict(flags, chapters=parse_chapters(chapters) if chapters is not None else None)
     videos = read_manifest(manifest, values)
@@ -239,4 +240,8 @@ def make_batch(manifest: Path, flags: dict[str, Any], chapters: str | None, *,
     with chapter_executor(scheduler, say) as executor:
         rows = render_batch(videos, executor=executor, jobs=jobs, use_cache=use_cache, say=say)
     show(summary_table(rows, time.perf_counter() - started))
-    return all(r.error is None for r in rows)
+    failed = [r.video.number for r in rows if r.error is not None]
+    if failed:
+        raise BatchFailed(f"{len(failed)} of {len(rows)} videos failed (video "
+                          f"{', '.join(map(str, failed))}: see the table); the others are made, "
+                          "and the chapters rendered are cached: rerun to retry")

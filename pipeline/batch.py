@@ -60,6 +60,10 @@ Say = Callable[[str], None]
 SECTIONS = ("defaults", "video")  # the manifest's top-level keys
 
 
+class BatchFailed(RuntimeError):
+    """Some videos of the batch were not made (the summary table says why)."""
+
+
 @dataclass(frozen=True)
 class BatchVideo:
     number: int  # 1-based position in the manifest

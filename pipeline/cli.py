@@ -127,9 +127,8 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         if clash:
             raise click.UsageError(f"--batch cannot be combined with {', '.join(clash)}")
         del flags["output"]
-        if not app.make_batch(batch, flags, chapters, jobs=jobs, use_cache=not no_cache,
-                              scheduler=scheduler, say=_say, show=click.echo):
-            raise click.exceptions.Exit(1)
+        app.make_batch(batch, flags, chapters, jobs=jobs, use_cache=not no_cache,
+                       scheduler=scheduler, say=_say, show=click.echo)
         return
     if scheduler is not None and (dry_run or storyboard or watch):
         raise click.UsageError("--scheduler renders video chapters; --dry-run, --storyboard "
@@ -166,6 +165,7 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line for every error, never a traceback."""
+    from pipeline.batch import BatchFailed
     from pipeline.files import OutputError
     from pipeline.render_video import ChapterFailed
     from pipeline.workers import Terminated
@@ -187,6 +187,9 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"Error: {e}")
         sys.exit(2)
     except OutputError as e:
+        _say(f"Error: {e}")
+        sys.exit(1)
+    except BatchFailed as e:
         _say(f"Error: {e}")
         sys.exit(1)
     except ChapterFailed as e:
