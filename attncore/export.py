@@ -41,6 +41,8 @@ def trace_to_dict(trace: AttentionTrace) -> dict[str, Any]:
         **{k: getattr(hist, k) for k in _HISTORY_SCALARS},
         **{k: getattr(hist, k).tolist() for k in TrainingHistory.ARRAYS}}
     d["query_inputs"] = None if trace.query_inputs is None else _tokens(trace.query_inputs)
+    mw = trace.model_weights
+    d["model_weights"] = None if mw is None else mw.tolist()
     d["settings"] = trace.settings
     return d
 
@@ -64,6 +66,8 @@ def trace_from_dict(d: dict[str, Any]) -> AttentionTrace:
         heads=heads, settings=d.get("settings", {}), history=history,
         query_inputs=None if d.get("query_inputs") is None else tuple(
             Token(**t) for t in d["query_inputs"]),
+        model_weights=None if d.get("model_weights") is None else np.array(
+            d["model_weights"], dtype=np.float64),
         **{k: np.array(d[k], dtype=np.float64) for k in AttentionTrace.ARRAYS},
         **{k: d.get(k) for k in _SCALARS},
     )

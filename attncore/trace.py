@@ -120,12 +120,17 @@ class AttentionTrace:
     # query_inputs[i], the word before it (<s> first); X_q was made as x_label_q says.
     query_inputs: tuple[Token, ...] | None = None
     x_label_q: str | None = None
+    # Every layer's attention, (layers, heads, n_q, n_k), for the model overview of chapter
+    # 10 (the pretrained model; None when only one layer exists or was computed).
+    model_weights: np.ndarray | None = None
 
     ARRAYS = ("E", "P", "X", "E_q", "P_q", "X_q", "W_O", "output")
 
     def __post_init__(self) -> None:
         for name in self.ARRAYS:
             object.__setattr__(self, name, frozen(getattr(self, name)))
+        if self.model_weights is not None:
+            object.__setattr__(self, "model_weights", frozen(self.model_weights))
 
     @property
     def head(self) -> HeadTrace:

@@ -50,6 +50,8 @@ def trace_digest(trace: AttentionTrace, with_focus: bool) -> str:
         h.update(json.dumps([hist.partner, hist.task_en, hist.task_zh]).encode())
         for name in TrainingHistory.ARRAYS:
             _update_array(h, "history." + name, getattr(hist, name))
+    if trace.model_weights is not None:
+        _update_array(h, "model_weights", trace.model_weights)
     if trace.query_inputs is not None:
         h.update(json.dumps([(t.text, t.kind) for t in trace.query_inputs],
                             ensure_ascii=False).encode())

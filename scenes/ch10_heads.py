@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from manim import *
 
-from attncore.pretrained.heads import positional_offset
+from attncore.pretrained.heads import OFFSET_NAMES, SPECIAL, head_pattern
 from attncore.trace import AttentionTrace
 from scenes.base import ChapterScene
 from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, text_width, widest
@@ -37,7 +37,9 @@ NOTE_FONT = 18  # a thumbnail's head name, tag and link
 LABELLED_CELL = 0.3  # thumbnails with cells at least this big get word labels
 MAX_COLS = 8  # numbers shown per row before folding into "…"
 DECIMALS = 2
-OFFSET_NAMES = {-1: ("previous token", "前一个词元"), 1: ("next token", "后一个词元")}
+PATTERN_NAMES = {OFFSET_NAMES[-1]: "前一个词元", OFFSET_NAMES[1]: "后一个词元", SPECIAL: SPECIAL}
+OVERVIEW_GAP = 0.1  # between the model overview's thumbnails
+OVERVIEW_LABEL = 16  # its layer and head numbers
 
 
 # ---- what each head says about the followed word ---------------------------------------
@@ -47,7 +49,12 @@ class HeadLink:
 
     head: int
     key: int  # the key the followed word weighs most in this head (ties: the first)
-    offset: int | None  # −1 / +1: a positional head (previous / next token); None: not
+    pattern: str | None  # "previous token", "next token", "[CLS]/[SEP]" (as --list-heads
+    #                      tags them) or None: the head's pattern depends on the words
+
+    @property
+    def positional(self) -> bool:
+        return self.pattern in (OFFSET_NAMES[-1], OFFSET_NAMES[1])
 
 
 def top_key(row: np.ndarray, allowed: np.ndarray) -> int:
@@ -56,11 +63,11 @@ def top_key(row: np.ndarray, allowed: np.ndarray) -> int:
 
 
 def head_links(t: AttentionTrace) -> list[HeadLink]:
-    """Every head's top key for the followed word; positional heads detected (as --head
-    auto does) only for the pretrained model, whose sentences start with [CLS]."""
+    """Every head's top key for the followed word; heads tagged (as --list-heads does) only
+    for the pretrained model, whose sentences start with [CLS] and end with [SEP]."""
     tag = t.source == "pretrained" and not t.cross
     return [HeadLink(h, top_key(head.weights[t.focus], head.mask[t.focus]),
-                     positional_offset(head.weights) if tag else None)
+                     head_pattern(head.weights) if tag else None)
             for h, head in enumerate(t.heads)]
 
 
@@ -135,8 +142,9 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
     followed = link.head == t.head_index
     name = VGroup(make_text(f"{tr('head', '头')} {link.head}", NOTE_FONT,
                             theme.accent if followed else theme.text, weight="BOLD"))
-    if link.offset is not None:
-        name.add(make_text(tr(*OFFSET_NAMES[link.offset]), NOTE_FONT - 2, theme.muted))
+    if link.pattern is not None:
+        name.add(make_text(tr(link.pattern, PATTERN_NAMES[link.pattern]), NOTE_FONT - 2,
+                           theme.muted))
     name.arrange(DOWN, buff=0.06)
     fit_width(name, width)
     name.next_to(grid, UP, buff=0.1).set_x(cells.get_x())
@@ -153,7 +161,7 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
 def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, theme: Theme,
                    tr: Translate, record: Recorder, top: float, bottom: float) -> HeadGrid:
     """Every head's pattern, in rows of up to MAX_HEAD_COLS, fitted between top and bottom."""
-    tagged = any(link.offset is not None for link in links)
+    tagged = any(link.pattern is not None for link in links)
     side, labelled = thumb_side(t, tagged, top, bottom)
     rows, cols = grid_shape(len(links))
     block_w = (2 * SAFE_X - (cols - 1) * THUMB_GAP) / cols
@@ -172,6 +180,80 @@ def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, 
     outline = box_around(VGroup(followed.name, followed.grid, followed.link),
                          theme.accent, buff=0.08, width=4)
     return HeadGrid(thumbs, outline)
+
+
+# ---- the model overview (every layer × head, bertviz's model view) -------------------------
+def heat_image(A: np.ndarray, mask: np.ndarray, theme: Theme) -> np.ndarray:
+    """One head's weights as RGBA pixels, one per cell, coloured as MatrixView's heat cells
+    (value_fill: opacity 0.12 + 0.7·min(1, |a| / the 95th percentile) over the background;
+    masked cells grey)."""
+    scale = float(np.percentile(np.abs(A), 95)) if A.size else 1.0
+    alpha = 0.12 + 0.7 * (np.minimum(1.0, np.abs(A) / scale) if scale else np.zeros_like(A))
+    back, pos, neg, grid = (color_to_rgb(c) for c in
+                            (theme.background, theme.positive, theme.negative, theme.grid))
+    fill = np.where((A >= 0)[..., None], pos, neg)  # (n_q, n_k, 3)
+    rgb = back * (1 - alpha[..., None]) + fill * alpha[..., None]
+    rgb = np.where(mask[..., None], rgb, back * 0.45 + grid * 0.55)
+    rgba = np.concatenate([rgb, np.ones(A.shape + (1,))], axis=-1)
+    return np.round(rgba * 255).astype(np.uint8)
+
+
+@dataclass
+class Overview:
+    """Every head of every layer as a heat-map thumbnail, layers as rows."""
+
+    thumbs: list[list[ImageMobject]]  # [layer][head]
+    frames: VGroup  # a thin border around each thumbnail
+    layer_labels: VGroup
+    head_labels: VGroup
+    outline: Rectangle  # around the followed head
+    row_marks: VGroup  # the followed word's row, a tick left of each thumbnail of the layer shown
+
+    @property
+    def group(self) -> Group:
+        return Group(*[m for row in self.thumbs for m in row], self.frames, self.layer_labels,
+                     self.head_labels, self.outline, self.row_marks)
+
+
+def make_overview(t: AttentionTrace, theme: Theme, tr: Translate, top: float,
+                  bottom: float) -> Overview:
+    """The model_weights (layers, heads, n_q, n_k) as a grid of thumbnails fitted between
+    top and bottom; the followed head (t.layer, t.head_index) outlined."""
+    A = t.model_weights
+    n_layers, n_heads, n_q, n_k = A.shape
+    mask = t.head.mask
+    layer_names = [f"{tr('layer', '层')} {L}" for L in range(n_layers)]
+    label_w = widest(layer_names, OVERVIEW_LABEL) + 0.2
+    head_h = 0.35  # the head numbers above the grid
+    side = min((2 * SAFE_X - label_w - (n_heads - 1) * OVERVIEW_GAP) / n_heads,
+               (top - bottom - head_h - (n_layers - 1) * OVERVIEW_GAP) / n_layers)
+    w, h = side * min(1.0, n_k / n_q), side * min(1.0, n_q / n_k)  # cells stay square
+    left = -(label_w + n_heads * w + (n_heads - 1) * OVERVIEW_GAP) / 2 + label_w
+    thumbs, frames = [], VGroup()
+    for L in range(n_layers):
+        row = []
+        for H in range(n_heads):
+            img = ImageMobject(heat_image(A[L, H], mask, theme))
+            img.set_resampling_algorithm(RESAMPLING_ALGORITHMS["nearest"])
+            img.stretch_to_fit_width(w).stretch_to_fit_height(h)
+            img.move_to([left + w / 2 + H * (w + OVERVIEW_GAP),
+                         top - head_h - h / 2 - L * (h + OVERVIEW_GAP), 0])
+            row.append(img)
+            frames.add(Rectangle(width=w, height=h, stroke_width=1, stroke_color=theme.grid)
+                       .move_to(img))
+        thumbs.append(row)
+    layer_labels = VGroup(*[
+        make_text(name, OVERVIEW_LABEL, theme.accent if L == t.layer else theme.text)
+        .next_to(thumbs[L][0], LEFT, buff=0.15) for L, name in enumerate(layer_names)])
+    head_labels = VGroup(*[
+        make_text(str(H), OVERVIEW_LABEL, theme.accent if H == t.head_index else theme.muted)
+        .next_to(thumbs[0][H], UP, buff=0.08) for H in range(n_heads)])
+    outline = box_around(thumbs[t.layer][t.head_index], theme.accent, buff=0.04, width=4)
+    y = lambda img: img.get_top()[1] - (t.focus + 0.5) * h / n_q  # noqa: E731
+    row_marks = VGroup(*[
+        Line([img.get_left()[0] - 0.08, y(img), 0], [img.get_left()[0] - 0.01, y(img), 0],
+             stroke_color=theme.accent, stroke_width=3) for img in thumbs[t.layer]])
+    return Overview(thumbs, frames, layer_labels, head_labels, outline, row_marks)
 
 
 # ---- the join --------------------------------------------------------------------------
@@ -285,6 +367,8 @@ class HeadsScene(ChapterScene):
 
     def construct(self) -> None:
         self.show_title()
+        if self.trace.model_weights is not None:
+            self.show_overview()
         links = head_links(self.trace)
         grid = self.show_patterns(links)
         self.show_links(grid, links)
@@ -312,6 +396,45 @@ class HeadsScene(ChapterScene):
         return self.title_mob.get_bottom()[1] - 0.35, SAFE_BOTTOM + 0.1
 
     # ---- steps ---------------------------------------------------------------------------
+    def show_overview(self) -> None:
+        """Every layer × head of the model, then why the followed head was chosen."""
+        t = self.trace
+        n_layers, n_heads = t.model_weights.shape[:2]
+        top, bottom = self.room()
+        view = make_overview(t, self.theme, self.tr, top, bottom)
+        total = n_layers * n_heads
+        name = t.model_name or self.tr("model", "模型")
+        self.say(self.tr(
+            f"The whole {name}: {n_layers} layers × {n_heads} heads = {total} attention patterns "
+            "for this sentence, one per thumbnail (rows are queries, columns keys).",
+            f"整个 {name}：{n_layers} 层 × {n_heads} 个头 = {total} 个注意力模式，"
+            "每个缩略图一个（行是查询，列是键）。"))
+        self.play(FadeIn(view.layer_labels), FadeIn(view.head_labels), run_time=0.4)
+        self.play(LaggedStart(*[FadeIn(Group(*row)) for row in view.thumbs], lag_ratio=0.3),
+                  FadeIn(view.frames), run_time=1.5)
+        self.wait(2.5)
+        self.say(self.tr(
+            f"We follow layer {t.layer}, head {t.head_index} (outlined; the ticks mark the row "
+            f"of {self.quoted(self.focus_word)}). {self.why_this_head()}",
+            f"我们跟随第 {t.layer} 层的头 {t.head_index}（加框；小横线标出"
+            f"{self.quoted(self.focus_word)}的那一行）。{self.why_this_head_zh()}"))
+        self.play(Create(view.outline), Create(view.row_marks), run_time=0.6)
+        self.wait(3.5)
+        self.clear_stage()
+
+    def why_this_head(self) -> str:
+        """The reason --head auto gave (made from the numbers by the core), or the options."""
+        reason = self.trace.head_reason
+        if reason is None:
+            return "It was chosen with --layer and --head."
+        why = reason.split(": ", 1)[-1].split("; ")[0]
+        return f"--head auto chose it: {why}."
+
+    def why_this_head_zh(self) -> str:
+        if self.trace.head_reason is None:
+            return "它是用 --layer 和 --head 选定的。"
+        return "--head auto 选了它：在不按位置关注的头里，它让这个词给另一个词的权重最大。"
+
     def show_patterns(self, links: list[HeadLink]) -> HeadGrid:
         t, h = self.trace, self.n_heads
         top, bottom = self.room()
@@ -360,14 +483,22 @@ class HeadsScene(ChapterScene):
         self.wait(4.0)
 
     def show_positional(self, links: list[HeadLink]) -> None:
-        tagged = [link for link in links if link.offset is not None]
-        if not tagged:
+        positional = [str(link.head) for link in links if link.positional]
+        special = [str(link.head) for link in links if link.pattern == SPECIAL]
+        if not positional and not special:
             return
-        names = ", ".join(str(link.head) for link in tagged)
-        en = (f"Tagged heads ({names}) look at the previous or next token whatever the word: "
-              "they attend by position, not by meaning, so --head auto leaves them out.")
-        zh = f"带标签的头（{names}）不管是什么词都看前一个或后一个词元：它们按位置而不是按意思关注，所以 --head auto 不选它们。"
-        self.say(self.tr(en, zh))
+        en, zh = [], []
+        if positional:
+            heads = ", ".join(positional)
+            en.append(f"Heads tagged by position ({heads}) look at the previous or next token "
+                      "whatever the word, so --head auto leaves them out.")
+            zh.append(f"按位置标注的头（{heads}）不管是什么词都看前一个或后一个词元，所以 --head auto 不选它们。")
+        if special:
+            heads = ", ".join(special)
+            en.append(f"Heads tagged {SPECIAL} ({heads}) give most of every word's attention to "
+                      "[CLS] and [SEP], whatever the words.")
+            zh.append(f"标注 {SPECIAL} 的头（{heads}）不管是什么词，都把每个词的大部分注意力给了 [CLS] 和 [SEP]。")
+        self.say(self.tr(" ".join(en), "".join(zh)))
         self.wait(3.5)
 
     def show_z_rows(self) -> None:

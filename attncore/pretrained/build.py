@@ -41,7 +41,7 @@ def build_pretrained_trace(s: Settings) -> AttentionTrace:
     field's formula says), i.e. the attention block's output before bias, residual and LayerNorm.
     """
     auto = s.head == "auto"
-    r = run(s, None if auto else s.layer + 1)
+    r = run(s)  # every layer: the model overview (chapter 10) shows them all
     if auto:
         layer, head, reason = choose_head(r, s.layer)
     else:
@@ -57,7 +57,7 @@ def build_pretrained_trace(s: Settings) -> AttentionTrace:
         heads=heads, W_O=W_O, output=output, focus=r.focus, head_index=head,
         source="pretrained", model_name=r.ref.name, layer=layer, causal=False, cross=False,
         normalized=s.softmax, seed=s.seed, head_reason=reason, x_label=x_label(layer),
-        settings=s.to_dict(),
+        settings=s.to_dict(), model_weights=fw.attention,
     )
 
 

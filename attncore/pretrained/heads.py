@@ -18,7 +18,11 @@ from attncore.pretrained.run import Run, is_real_word
 
 POSITIONAL_SHARE = 0.5  # a head is positional when the tokens give it this much, on average,
 #                         to their neighbour at one fixed side
+SPECIAL_SHARE = 0.75  # a head "looks at [CLS]/[SEP]" when the words give them this much, on
+#                       average (many BERT heads park half their attention there: only the
+#                       heads that do little else are tagged)
 OFFSET_NAMES = {-1: "previous token", 1: "next token"}
+SPECIAL = "[CLS]/[SEP]"
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class HeadSummary:
     top: str
     top_weight: float
     offset: int | None = None  # -1 / +1: a positional head (previous / next token); None: not
+    pattern: str | None = None  # "previous token", "next token", "[CLS]/[SEP]" or None
 
     @property
     def positional(self) -> bool:
@@ -64,6 +69,29 @@ def positional_offset(A: np.ndarray, share: float = POSITIONAL_SHARE) -> int | N
     return None
 
 
+def special_share(A: np.ndarray) -> float:
+    """The mean weight the sentence's tokens (not [CLS]/[SEP]) give to [CLS] and [SEP]
+    together: mean_i (A[i, 0] + A[i, n−1]) over the inner tokens i."""
+    n = A.shape[0]  # A: (n, n) one head's weights, [CLS] first, [SEP] last
+    inner = np.arange(1, n - 1)  # (n−2,)
+    if len(inner) == 0:
+        return 0.0
+    return float((A[inner, 0] + A[inner, n - 1]).mean())
+
+
+def head_pattern(A: np.ndarray) -> str | None:
+    """What a head does whatever the words: "previous token" / "next token" (positional,
+    see positional_offset), "[CLS]/[SEP]" (the words give the special tokens at least
+    SPECIAL_SHARE), or None (the head's pattern depends on the words)."""
+    offset = positional_offset(A)
+    if offset is not None:
+        return OFFSET_NAMES[offset]
+    n = A.shape[0]
+    if n - 2 >= 2 and special_share(A) >= SPECIAL_SHARE:
+        return SPECIAL
+    return None
+
+
 def summaries(r: Run) -> list[HeadSummary]:
     """One HeadSummary per layer and head, in order (layer 0 head 0 first)."""
     att = r.forward.attention  # (L, H, n, n)
@@ -77,7 +105,7 @@ def summaries(r: Run) -> list[HeadSummary]:
             out.append(HeadSummary(
                 layer, head, j, r.tokens[j].text if j is not None else None,
                 float(row[j]) if j is not None else 0.0, top, r.tokens[top].text, float(row[top]),
-                positional_offset(att[layer, head])))
+                positional_offset(att[layer, head]), head_pattern(att[layer, head])))
     return out
 
 
@@ -132,9 +160,12 @@ def format_heads(rows: list[HeadSummary], focus: str, chosen: tuple[int, int] | 
     for h in rows:
         mark = "*" if chosen == (h.layer, h.head) else " "
         word = h.word if h.word is not None else "—"
-        pattern = OFFSET_NAMES[h.offset] if h.positional else ""
+        pattern = h.pattern or ""
         lines.append(f"{mark:1} {h.layer:>5} {h.head:>4}  {word:<18} {h.word_weight:>6.2f}  "
                      f"{h.top:<12} {h.top_weight:>6.2f}  {pattern}".rstrip())
     if chosen is not None:
         lines.append("* the head --head auto chooses (positional heads are left out)")
+    if any(h.pattern == SPECIAL for h in rows):
+        lines.append(f"{SPECIAL}: the words give [CLS] and [SEP] at least {SPECIAL_SHARE:.2f} "
+                     "of their attention, on average")
     return "\n".join(lines)
