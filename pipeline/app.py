@@ -221,7 +221,8 @@ def chapter_executor(scheduler: str | None, say: Say = to_stderr) -> Iterator[An
     from pipeline.executors import DaskExecutor
 
     with DaskExecutor(scheduler) as executor:
-        say(f"scheduler: {scheduler} ({executor.workers} workers)")
+        n = executor.workers
+        say(f"scheduler: {scheduler} ({n} worker{'s' if n > 1 else ''} so far)")
         yield executor
 
 
