@@ -32,6 +32,7 @@ class ChapterResult:
     seconds: float = 0.0  # wall time spent
     cached: bool = False
     clip: Path | None = None
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per stage (pipeline.encoder)
 
 
 def manim_config(settings: Settings, work_dir: Path | None, clip: Path | None,
@@ -61,24 +62,32 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
     """Build the chapter's scene from the trace and render it (dry run: build only)."""
     from manim import tempconfig
 
+    from pipeline.encoder import CLOCK, TimedRenderer
     from scenes import scene_class
     from scenes.widgets import use_text_cache
 
     use_text_cache(cache_dir() / "text-objects")
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
+    CLOCK.reset()  # this chapter's stages alone
     cls = scene_class(job.chapter)
     text_dir = Path(tempfile.mkdtemp(prefix="manim-texts-", dir=job.work_dir and _made(job.work_dir)))
     try:
         with tempconfig(manim_config(job.settings, job.work_dir, job.clip, text_dir)):
-            scene = cls(job.trace, job.settings, skip_animations=job.clip is None)
+            # Held frames are encoded once (pipeline.encoder); dry run skips every frame.
+            skip = job.clip is None
+            scene = cls(job.trace, job.settings, renderer=TimedRenderer(skip_animations=skip),
+                        skip_animations=skip)
             scene.render()
             duration = float(scene.renderer.time)
     finally:
         shutil.rmtree(text_dir, ignore_errors=True)
         if job.work_dir is not None:
             shutil.rmtree(job.work_dir, ignore_errors=True)
+    seconds = time.perf_counter() - start
+    stages = dict(CLOCK.seconds, wall=seconds, cpu=time.process_time() - cpu,
+                  frames_shown=CLOCK.frames_shown, frames_stored=CLOCK.frames_stored)
     return ChapterResult(job.chapter, duration, scene.subtitles, scene.drawn.entries,
-                         scene.off_frame, time.perf_counter() - start, clip=job.clip)
+                         scene.off_frame, seconds, clip=job.clip, stages=stages)
 
 
 def _made(folder: Path) -> Path:

@@ -1,4 +1,8 @@
-"""Join finished chapter clips by stream copy (never re-encode) and probe videos, with PyAV."""
+"""Join finished chapter clips by stream copy (never re-encode) and probe videos, with PyAV.
+
+Clips may have variable frame timing: a held frame is stored once with the length of the
+hold as its duration (pipeline.encoder). Every timestamp stays on the 1/fps grid.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import av
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -15,13 +20,14 @@ class VideoInfo:
     height: int
     codec: str
     pix_fmt: str
-    fps: float
+    fps: float  # the frame rate every timestamp is a multiple of (not frames ÷ seconds)
     duration: float  # seconds
-    frames: int
+    frames: int  # frames shown at fps: a held frame counts once per frame period
+    stored: int = 0  # frames stored in the file
 
 
 def probe(path: str | Path) -> VideoInfo:
-    """Read the video stream's format; counts packets for an exact duration."""
+    """Read the video stream's format and length (the stream's own, else from its packets)."""
     with av.open(str(path)) as c:
         s = c.streams.video[0]
         end, n = 0, 0
@@ -30,43 +36,89 @@ def probe(path: str | Path) -> VideoInfo:
                 continue
             n += 1
             end = max(end, pkt.pts + (pkt.duration or 0))
+        if s.duration is not None:  # the edit list's: read durations are decode-time steps
+            end = s.duration + (s.start_time or 0)
         tb = s.time_base or Fraction(1, 1)
+        fps = s.base_rate or s.average_rate or 0  # FFmpeg's r_frame_rate: the timestamp grid
         return VideoInfo(s.codec_context.width, s.codec_context.height, s.codec_context.name,
-                         s.codec_context.pix_fmt or "", float(s.average_rate or 0),
-                         float(end * tb), n)
+                         s.codec_context.pix_fmt or "", float(fps), float(end * tb),
+                         round(float(end * tb * fps)), n)
 
 
-def join(clips: list[Path], out: Path, container: str = "mp4") -> float:
+def frame_at(path: str | Path, seconds: float) -> np.ndarray:
+    """The picture shown `seconds` into the video, as an RGB array (height, width, 3):
+    the last frame that starts at or before that time."""
+    with av.open(str(path)) as c:
+        s = c.streams.video[0]
+        c.seek(int(seconds / s.time_base), stream=s, backward=True)  # the keyframe before
+        shown = None
+        for frame in c.decode(s):
+            if frame.time is not None and frame.time > seconds + 1e-6:
+                break
+            shown = frame
+        if shown is None:
+            raise ValueError(f"{path} has no frame at {seconds} s")
+        return shown.to_ndarray(format="rgb24")
+
+
+def join(clips: list[Path], out: Path, container: str = "mp4",
+         faststart: bool = True) -> float:
     """Concatenate clips of identical format into `out` by copying packets; returns seconds.
 
-    Timestamps of each clip are shifted by the length of the clips before it. The moov
-    atom goes first (faststart) so the file plays while it loads in browsers and slides.
-    `container` is "mp4" or "mov" (the output's extension; `out` may be a temporary name).
+    Each clip's timestamps are shifted by the length of the clips before it, and the
+    decode timestamps of the whole are derived again (decode_times): a held frame stored
+    once is followed by a clip whose B-frames start decoding before its first frame shows.
+    The moov atom goes first (faststart) so the file plays while it loads in browsers and
+    slides. `container` is "mp4" or "mov" (the output's extension; `out` may be a
+    temporary name).
     """
     if not clips:
         raise ValueError("no clips to join")
-    offset = Fraction(0)  # seconds
-    with av.open(str(out), "w", format=container, options={"movflags": "+faststart"}) as dst:
+    options = {"movflags": "+faststart"} if faststart else {}
+    with av.open(str(out), "w", format=container, options=options) as dst:
         with av.open(str(clips[0])) as first:
-            ostream = dst.add_stream_from_template(first.streams.video[0])
+            template = first.streams.video[0]
+            ostream = dst.add_stream_from_template(template)
+            rate = template.base_rate or template.average_rate or 30
+        packets: list[av.Packet] = []
+        offset = 0  # in ostream's time base, once muxing has fixed it
         for clip in clips:
             with av.open(str(clip)) as src:
                 s = src.streams.video[0]
-                tb = s.time_base
-                shift = int(round(offset / ostream.time_base)) if ostream.time_base else 0
-                end = 0
+                tb, otb = s.time_base, ostream.time_base or s.time_base
+                end = offset
                 for pkt in src.demux(s):
-                    if pkt.dts is None:
+                    if pkt.pts is None:
                         continue
-                    end = max(end, pkt.pts + (pkt.duration or 0))
-                    if tb != ostream.time_base:
-                        pkt.pts = int(round(pkt.pts * tb / ostream.time_base))
-                        pkt.dts = int(round(pkt.dts * tb / ostream.time_base))
-                        if pkt.duration:
-                            pkt.duration = int(round(pkt.duration * tb / ostream.time_base))
-                    pkt.pts += shift
-                    pkt.dts += shift
-                    pkt.stream = ostream
-                    dst.mux(pkt)
-                offset += end * tb
-    return float(offset)
+                    pkt.pts = offset + round(pkt.pts * tb / otb)
+                    end = max(end, pkt.pts + round((pkt.duration or 0) * tb / otb))
+                    pkt.time_base, pkt.stream = otb, ostream
+                    packets.append(pkt)
+                offset = end
+        otb = ostream.time_base or Fraction(1)
+        period = max(1, round(1 / (rate * otb)))  # one frame, in ticks of otb
+        times = decode_times([p.pts for p in packets], period)
+        # Each frame shows until the next one starts (a held frame for the whole hold), the
+        # last until the end: the muxer's edit list ends the video at the latest pts + duration.
+        shown = sorted(p.pts for p in packets) + [offset]
+        until = dict(zip(shown, shown[1:]))
+        for pkt, dts in zip(packets, times):
+            pkt.dts, pkt.duration = dts, until[pkt.pts] - pkt.pts
+            dst.mux(pkt)
+        seconds = float(offset * otb)
+    return seconds
+
+
+def decode_times(pts: list[int], period: int) -> list[int]:
+    """Decode timestamps for packets in decode order shown at `pts`: each as late as it
+    can be, never after its own pts and at least one `period` before the next packet's.
+
+    MP4 demuxers seek by decode time, so a keyframe after a long held frame must not
+    decode long before it shows: counting d packets back through the sorted pts (as
+    x264 does) would give it the held frame's time, and a seek into the hold would land
+    on it. Within constant-rate stretches this gives x264's own timestamps.
+    """
+    times = list(pts)
+    for i in range(len(times) - 2, -1, -1):
+        times[i] = min(times[i], times[i + 1] - period)
+    return times
