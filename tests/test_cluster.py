@@ -152,7 +152,7 @@ def test_the_cluster_demo_script_renders_the_course_and_stops_what_it_started(tm
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "batch: 3 of 3 videos made;" in done.stdout
-    pids = [int(p) for p in done.stdout.split("cluster-demo: pids ")[1].split()[0].split(",")]
+    pids = [int(p) for p in done.stdout.split("; pids ")[1].split()[0].split(",")]
     for pid in pids:  # the scheduler and both workers were stopped by the script's trap
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
