@@ -284,3 +284,22 @@ def _job_parts():
 
     s = Settings(sentence="cats drink milk", weights="random", quality="l")
     return build_trace(s), s
+
+
+def test_an_interrupted_batch_keeps_earlier_videos_and_leaves_no_scratch(stubbed, tmp_path,
+                                                                        capsys):
+    """Ctrl-C while a chapter renders: the command stops with one line and exit 130, a video
+    from an earlier run at an output path is untouched and no partial file is left."""
+    def interrupted(job: ChapterJob) -> ChapterResult:
+        if job.chapter == 2:
+            raise KeyboardInterrupt
+        return fake_render()(job)
+
+    stubbed.setattr(render_mod, "render_chapter", interrupted)
+    (tmp_path / "cats.mp4").write_bytes(b"earlier video")
+    manifest = write(tmp_path / "c.toml", COURSE.format(out=tmp_path))
+    code, _, err = run(["--batch", str(manifest)], capsys)
+    assert code == 130 and err.splitlines()[-1].startswith("Interrupted: stopped")
+    assert (tmp_path / "cats.mp4").read_bytes() == b"earlier video"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".part")] == []
+    assert list((tmp_path / "cache" / "tmp").iterdir()) == []
