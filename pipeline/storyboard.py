@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
@@ -363,13 +363,23 @@ def write_storyboard(stills: list[Still], png: Path, language: str = "en") -> tu
     """Write the contact sheet to `png` and the handout beside it (.pdf), atomically;
     returns the PDF's path and page count."""
     pdf = png.with_suffix(".pdf")
-    sheet = draw_pages(stills, CONTACT_SHEET, language)[0]
-    pages = draw_pages(stills, HANDOUT, language)
-    with atomic_output(png) as tmp_png, atomic_output(pdf) as tmp_pdf:
-        sheet.save(tmp_png, format="PNG", compress_level=1)
-        pages[0].save(tmp_pdf, format="PDF", resolution=PDF_DPI, save_all=True,
+
+    def save_sheet(path: Path) -> None:
+        draw_pages(stills, CONTACT_SHEET, language)[0].save(path, format="PNG", compress_level=1)
+
+    def save_handout(path: Path) -> int:
+        pages = draw_pages(stills, HANDOUT, language)
+        pages[0].save(path, format="PDF", resolution=PDF_DPI, save_all=True,
                       append_images=pages[1:], title="Attention, explained: storyboard")
-    return pdf, len(pages)
+        return len(pages)
+
+    # Two threads: Pillow lets go of the GIL while it resizes and encodes, most of the work.
+    with (atomic_output(png) as tmp_png, atomic_output(pdf) as tmp_pdf,
+          ThreadPoolExecutor(max_workers=2) as threads):
+        sheet = threads.submit(save_sheet, tmp_png)
+        pages = threads.submit(save_handout, tmp_pdf)
+        sheet.result()
+        return pdf, pages.result()
 
 
 def make_storyboard(settings: Settings, trace: AttentionTrace, output: str | Path | None = None,
