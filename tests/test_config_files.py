@@ -17,7 +17,8 @@ from pipeline.cli import cli
 from pipeline.starter import starter_text, write_starter
 from pipeline.watch import watch_config
 
-EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.toml"))
+EXAMPLES = [p for p in sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.toml"))
+            if "video" not in tomllib.loads(p.read_text(encoding="utf-8"))]  # not --batch manifests
 
 
 def test_starter_names_every_setting_with_help_and_loads_as_the_defaults(tmp_path):
