@@ -78,7 +78,11 @@ def main() -> None:
 
         serial = timed("serial (-j 1)", run("serial", jobs=1))
         pool = timed("local pool (-j 2)", run("pool", jobs=2))
+        import logging
+
         from distributed import LocalCluster
+
+        logging.getLogger("distributed").setLevel(logging.ERROR)  # its INFO lines: not figures
 
         from pipeline.executors import DaskExecutor
 
