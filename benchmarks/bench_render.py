@@ -2,6 +2,13 @@
 
     .venv/bin/python benchmarks/bench_render.py            # 1080p30, the issue's settings
     .venv/bin/python benchmarks/bench_render.py -q l       # quicker, 480p15
+    .venv/bin/python benchmarks/bench_render.py --held     # issue 14: held frames (~5 min)
+    .venv/bin/python benchmarks/bench_render.py --holds 9  # how holds are written, one chapter
+
+--held prints, in one run: the default 1080p30 cold render against Manim's static floor
+of the same length (target ≤ 0.7), the `-q l` preview of the default sentence (target
+≤ 0.5 × 19.7 s), a re-render that changes only the caption language, and where each
+render's time goes, stage by stage (pipeline.encoder.StageClock).
 
 Figures (default sentence unless stated):
   warm re-run with nothing changed ÷ cold render          (target < 0.05)
@@ -76,11 +83,101 @@ with tempconfig({{"pixel_height": h, "pixel_width": w, "frame_rate": fps, "media
     return time.perf_counter() - t0
 
 
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def print_stages(label: str, chapters: list) -> None:
+    """Seconds per stage summed over the chapters rendered (cached ones count nothing).
+    scene = the rest of each worker's main thread: building the scene, animating
+    (interpolating) its objects, and waiting for the encoder threads."""
+    rendered = [c for c in chapters if c.stages]
+    if not rendered:
+        print(f"  {label}: every chapter came from the cache")
+        return
+    total = {k: sum(c.stages.get(k, 0.0) for c in rendered) for k in rendered[0].stages}
+    total["scene"] = total["wall"] - total["draw"] - total["join"]
+    order = ["scene", "draw", "convert", "encode", "segments", "join"]
+    parts = ", ".join(f"{k} {total[k]:.1f}" for k in order)
+    print(f"  {label}: {len(rendered)} chapters, worker wall {total['wall']:.1f} s, "
+          f"CPU {total['cpu']:.1f} s; {parts} s; frames shown {total['frames_shown']:.0f}, "
+          f"stored {total['frames_stored']:.0f}")
+
+
+def held(args: argparse.Namespace, root: Path) -> None:
+    """Issue 14's figures, all in one run."""
+    base = dict(weights=args.weights, head="auto" if args.weights == "pretrained" else 0)
+
+    def run(quality: str, cache_name: str, **kw):
+        s = Settings(sentence=DEFAULT, quality=quality,
+                     output=str(root / "out" / f"{cache_name}.mp4"), **base, **kw)
+        return render_video(s, jobs=2, cache=ChapterCache(root / cache_name))
+
+    print(f"  ({load()})")
+    cold, r = timed("cold render 1080p30, --jobs 2", lambda: run("h", "h"))
+    print(f"  ({load()})")
+    floor = static_floor(r.duration, "h", root / "still" / "still.mp4")
+    print(f"  {'static Manim video of the same length':<44} {floor:8.1f} s  ({load()})")
+    preview, rl = timed("-q l preview, --jobs 2, cold", lambda: run("l", "l"))
+    print(f"  ({load()})")
+    zh, rz = timed("-q l, only the caption language changed", lambda: run("l", "l", language="zh"))
+    again = [c.chapter for c in rz.chapters if not c.cached]
+    print(f"  ({load()})")
+    print()
+    print(f"video length: {r.duration:.1f} s at 1080p30")
+    print_stages("1080p30 cold", r.chapters)
+    print_stages("-q l cold", rl.chapters)
+    print_stages("-q l, language changed", rz.chapters)
+    rows = [
+        ("cold 1080p30 ÷ static floor", cold / floor, "≤ 0.7"),
+        ("-q l preview ÷ 19.7 s (before issue 14)", preview / 19.7, "≤ 0.5"),
+        ("language changed ÷ -q l cold", zh / preview, "report"),
+    ]
+    for name, value, target in rows:
+        print(f"  {name:<40} {value:6.3f}   target {target}")
+    print(f"  chapters drawn again for the language change: {again or 'none'}")
+
+
+def holds(args: argparse.Namespace, root: Path) -> None:
+    """One chapter rendered in this process with each way of writing held frames, and
+    with Manim's full redraw against the parked static objects (pipeline.encoder)."""
+    from attncore import build_trace
+    from pipeline import encoder
+    from pipeline.chapter import ChapterJob, render_chapter
+
+    s = Settings(sentence=DEFAULT, quality=args.quality, weights=args.weights,
+                 head="auto" if args.weights == "pretrained" else 0)
+    trace = build_trace(s)
+    render_chapter(ChapterJob(args.holds, trace, s, clip=None))  # imports, kept texts
+    for mode, park in [("each", False), ("reuse", False), ("once", False), ("once", True)]:
+        encoder.HeldFrameEncoder.holds, encoder.TimedRenderer.park = mode, park
+        clip = root / f"{mode}-{park}.mp4"
+        r = render_chapter(ChapterJob(args.holds, trace, s, clip=clip, work_dir=root / "w"))
+        st = r.stages
+        print(f"  holds={mode:<5} park={park!s:<5} wall {st['wall']:5.1f} s  CPU {st['cpu']:5.1f} s  "
+              + " ".join(f"{k} {st[k]:.2f}" for k in encoder.STAGES)
+              + f"  stored {st['frames_stored']}/{st['frames_shown']}  {clip.stat().st_size / 1e6:.2f} MB"
+              + f"  ({load()})", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("-q", "--quality", default="h", choices=list(QUALITIES))
     ap.add_argument("--weights", default="pretrained", choices=["pretrained", "random"])
+    ap.add_argument("--held", action="store_true", help="issue 14's figures only")
+    ap.add_argument("--holds", type=int, metavar="CHAPTER",
+                    help="compare ways of writing held frames on one chapter")
     args = ap.parse_args()
+    if args.held or args.holds:
+        root = Path(tempfile.mkdtemp(prefix="bench-"))
+        (root / "out").mkdir()
+        print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+              f"Python {platform.python_version()}; weights {args.weights}")
+        try:
+            held(args, root) if args.held else holds(args, root)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        return
     q = args.quality
     base = dict(quality=q, weights=args.weights,
                 head="auto" if args.weights == "pretrained" else 0)

@@ -121,7 +121,8 @@ class HeldFrameEncoder(VideoSegmentEncoder):
         """The conversion PyAV's encoder would do itself (same scaler, same threads), so
         the pixels are the ones Manim's own encoder produces."""
         cc = self._stream.codec_context
-        rgba = av.VideoFrame.from_ndarray(pixels, format="rgba")
+        # Manim hands the array over (it never writes to it again): wrap it, no copy.
+        rgba = av.VideoFrame.from_numpy_buffer(pixels, format="rgba")
         return self._reformatter.reformat(rgba, cc.width, cc.height, cc.pix_fmt,
                                           threads=cc.thread_count)
 
