@@ -239,7 +239,8 @@ def make_batch(manifest: Path, flags: dict[str, Any], chapters: str | None, *,
     started = time.perf_counter()
     say(f"batch:     {len(videos)} video{'s' if len(videos) > 1 else ''} from {manifest}")
     with chapter_executor(scheduler, say) as executor:
-        rows = render_batch(videos, executor=executor, jobs=jobs, use_cache=use_cache, say=say)
+        rows = render_batch(videos, executor=executor, jobs=jobs, use_cache=use_cache, say=say,
+                            make_trace=make_trace)
     show(summary_table(rows, time.perf_counter() - started))
     failed = [r.video.number for r in rows if r.error is not None]
     if failed:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from attncore import AttentionTrace, build_trace
 from attncore.settings import (
     MAX_CONFIG_BYTES,
     Settings,
@@ -193,16 +194,23 @@ def read_manifest(path: str | Path, flags: dict[str, Any] | None = None) -> list
     return videos
 
 
+def _build_trace(settings: Settings, say: Say) -> AttentionTrace:
+    return build_trace(settings)
+
+
 def render_batch(videos: list[BatchVideo], *, executor: Executor | None = None,
                  jobs: int | None = None, use_cache: bool = True,
-                 cache: ChapterCache | None = None, say: Say = lambda s: None) -> list[BatchRow]:
+                 cache: ChapterCache | None = None, say: Say = lambda s: None,
+                 make_trace: Callable[[Settings, Say], AttentionTrace] = _build_trace,
+                 ) -> list[BatchRow]:
     """Render every video; returns one row per video, in manifest order. Chapters of all
     videos share the executor (local processes by default) and the chapter cache; a
-    chapter that several videos need is rendered once. SIGTERM stops like Ctrl-C: workers
-    stop, and the videos already written stay."""
+    chapter that several videos need is rendered once. `make_trace` makes a video's trace
+    (pipeline.app passes its own, which keeps trained tiny models and says which weights
+    were chosen). SIGTERM stops like Ctrl-C: workers stop, and the videos already written
+    stay."""
     import os
 
-    from pipeline.app import make_trace
     from pipeline.files import OutputError, check_writable_folder
     from pipeline.paths import ensure_cache_dir
 
@@ -218,7 +226,7 @@ def render_batch(videos: list[BatchVideo], *, executor: Executor | None = None,
             try:
                 s = row.video.settings
                 check_writable_folder(row.video.output, create=True)  # the course's folders
-                trace = make_trace(s, say=lambda m, label=label: say(label + m))
+                trace = make_trace(s, lambda m, label=label: say(label + m))
                 row.plan = plan_chapters(s, trace, lambda m, label=label: say(label + m))
                 row.chapters, left = look_up(row.plan, trace, s, cache, use_cache,
                                              lambda m: say("  " + m), label)
