@@ -47,10 +47,19 @@ def probe(path: str | Path) -> VideoInfo:
 
 def frame_at(path: str | Path, seconds: float) -> np.ndarray:
     """The picture shown `seconds` into the video, as an RGB array (height, width, 3):
-    the last frame that starts at or before that time."""
+    the last frame that starts at or before that time. Seeks like a player does (to the
+    keyframe before, by decode time), so a wrong decode time shows as a wrong picture."""
+    try:
+        return _frame_at(path, seconds, seek=True)
+    except av.error.InvalidDataError:  # a WebM without cues can seek off a keyframe
+        return _frame_at(path, seconds, seek=False)
+
+
+def _frame_at(path: str | Path, seconds: float, seek: bool) -> np.ndarray:
     with av.open(str(path)) as c:
         s = c.streams.video[0]
-        c.seek(int(seconds / s.time_base), stream=s, backward=True)  # the keyframe before
+        if seek:
+            c.seek(int(seconds / s.time_base), stream=s, backward=True)
         shown = None
         for frame in c.decode(s):
             if frame.time is not None and frame.time > seconds + 1e-6:

@@ -1,0 +1,263 @@
+"""Held frames (pipeline.encoder): a hold is stored as one frame shown for its whole
+length; the clip still has the right timestamps, length and pictures, joins by stream
+copy, seeks into a hold correctly (PyAV and headless Chromium), and converts to GIF and
+WebM with the same timing. The real renders compare against Manim's constant-rate way."""
+
+from __future__ import annotations
+
+import base64
+import io
+import shutil
+import tempfile
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+from manim._config.video_encoder import VideoEncoderSpec
+
+from pipeline import encoder
+from pipeline.encoder import HeldFrameEncoder
+from pipeline.formats import write_gif, write_webm
+from pipeline.video import decode_times, frame_at, join, probe
+
+W, H, FPS = 320, 240, 30
+RED, GREEN, BLUE = (220, 40, 40), (40, 200, 60), (40, 60, 220)
+
+
+def spec(fps: int = FPS) -> VideoEncoderSpec:
+    return VideoEncoderSpec("mp4", "libx264", "yuv420p", W, H, Fraction(fps),
+                            (("crf", "23"), ("preset", "veryfast")))
+
+
+def picture(colour: tuple[int, int, int], shift: int = 0) -> np.ndarray:
+    """A flat colour with a moving white bar (so x264 uses B-frames between frames)."""
+    a = np.empty((H, W, 4), np.uint8)
+    a[..., :3], a[..., 3] = colour, 255
+    a[100:140, (shift * 7) % (W - 30):(shift * 7) % (W - 30) + 30, :3] = 255
+    return a
+
+
+def segment(path: Path, frames: list[tuple[np.ndarray, int]], fps: int = FPS) -> Path:
+    """One Manim segment written by the held-frame encoder: (picture, repeat) pairs."""
+    e = HeldFrameEncoder(target=path, spec=spec(fps))
+    for pixels, repeat in frames:
+        e.write_frame(pixels, repeat=repeat)
+    e.finish()
+    return path
+
+
+@pytest.fixture(scope="module")
+def lecture(tmp_path_factory) -> Path:
+    """0.5 s moving, 2 s red hold, 0.5 s moving, 2 s green hold, 0.3 s moving: like a
+    chapter clip, one segment per animation, joined as the renderer joins them."""
+    d = tmp_path_factory.mktemp("held")
+    parts = [
+        segment(d / "a.mp4", [(picture(BLUE, i), 1) for i in range(15)]),
+        segment(d / "b.mp4", [(picture(RED), 60)]),
+        segment(d / "c.mp4", [(picture(BLUE, i), 1) for i in range(15)]),
+        segment(d / "d.mp4", [(picture(GREEN), 60)]),
+        segment(d / "e.mp4", [(picture(BLUE, i), 1) for i in range(9)]),
+    ]
+    out = d / "lecture.mp4"
+    assert join(parts, out) == pytest.approx(5.3)
+    return out
+
+
+def colour_at(video: Path, seconds: float) -> np.ndarray:
+    return frame_at(video, seconds)[20, 20].astype(int)  # away from the bar
+
+
+def test_a_hold_is_one_stored_frame_shown_for_its_whole_length(lecture):
+    info = probe(lecture)
+    assert (info.codec, info.pix_fmt, info.fps) == ("h264", "yuv420p", 30)
+    assert info.duration == pytest.approx(5.3, abs=1e-6)
+    assert info.frames == 159  # shown at 30 fps
+    assert info.stored == 15 + 1 + 15 + 1 + 9
+
+
+def test_timestamps_increase_and_every_frame_starts_on_the_frame_grid(lecture):
+    with av.open(str(lecture)) as c:
+        s = c.streams.video[0]
+        packets = [p for p in c.demux(s) if p.pts is not None]
+    with av.open(str(lecture)) as c:
+        shown = [f.pts for f in c.decode(video=0)]
+    dts = [p.dts for p in packets]
+    assert all(b > a for a, b in zip(dts, dts[1:]))
+    assert all(p.dts <= p.pts for p in packets)
+    assert all(b > a for a, b in zip(shown, shown[1:]))
+    period = 1 / (FPS * s.time_base)
+    assert all(float(p / period).is_integer() for p in shown)
+    # the holds: one frame each, on for 60 frame periods
+    gaps = [round((b - a) / period) for a, b in zip(shown, shown[1:])]
+    assert gaps.count(60) == 2 and set(gaps) == {1, 60}
+
+
+@pytest.mark.parametrize("seconds, colour", [(1.5, RED), (0.6, RED), (2.45, RED),
+                                             (4.0, GREEN), (4.95, GREEN)])
+def test_a_seek_into_a_hold_shows_the_held_frame(lecture, seconds, colour):
+    assert np.abs(colour_at(lecture, seconds) - colour).max() <= 12
+
+
+def test_a_hold_looks_as_good_as_when_every_frame_was_encoded(tmp_path, monkeypatch):
+    """Stored alone, a frame would get x264's plain quantiser (visibly worse than the
+    first frame of a run of identical frames); the hold's quantiser is capped."""
+    rng = np.random.default_rng(0)
+    text = picture(BLUE)
+    text[40:200, 20:300, :3] = rng.integers(0, 2, (160, 280, 1)) * 200 + 30  # sharp detail
+    truth = av.VideoFrame.from_ndarray(text, format="rgba").reformat(format="yuv420p")
+    truth = truth.to_ndarray(format="rgb24").astype(float)
+
+    def psnr(video: Path) -> float:
+        err = ((frame_at(video, 1.0).astype(float) - truth) ** 2).mean()
+        return 10 * np.log10(255 ** 2 / err)
+
+    once = segment(tmp_path / "once.mp4", [(text, 60)])
+    monkeypatch.setattr(HeldFrameEncoder, "holds", "each")
+    each = segment(tmp_path / "each.mp4", [(text, 60)])
+    assert probe(once).stored == 1 and probe(each).stored == 60
+    assert psnr(once) >= psnr(each) - 0.5
+
+
+def test_a_hold_segment_joins_a_moving_one_by_stream_copy(tmp_path):
+    """The quantiser cap is not written into the PPS: one avcC serves both segments."""
+    hold = segment(tmp_path / "hold.mp4", [(picture(RED), 30)])
+    moving = segment(tmp_path / "moving.mp4", [(picture(BLUE, i), 1) for i in range(5)])
+    with av.open(str(hold)) as a, av.open(str(moving)) as b:
+        assert a.streams.video[0].codec_context.extradata == \
+            b.streams.video[0].codec_context.extradata
+
+
+def test_decode_times_are_x264s_in_constant_rate_stretches_and_late_after_a_hold():
+    # I P B b (pts 0 3 2 1) as x264 writes them: decoding starts two frames early
+    assert decode_times([0, 3, 2, 1], 1) == [-2, -1, 0, 1]
+    # a hold (pts 4, shown until 30), then I P B b again: the I decodes two frames before
+    # it shows, not right after the held frame (an MP4 seek goes by decode time)
+    times = decode_times([0, 3, 2, 1, 4, 30, 33, 32, 31], 1)
+    assert times == [-2, -1, 0, 1, 4, 28, 29, 30, 31]
+
+
+def test_gif_of_a_video_with_holds_keeps_its_timing(lecture, tmp_path):
+    gif = tmp_path / "lecture.gif"
+    write_gif(lecture, gif)
+    with av.open(str(gif)) as c:
+        frames = list(c.decode(video=0))
+    seconds = sum(float(f.duration * f.time_base) for f in frames)
+    assert seconds == pytest.approx(5.3, abs=0.11)  # one GIF frame is 0.1 s
+    mid_red = min(frames, key=lambda f: abs(float(f.pts * f.time_base) - 1.5))
+    assert np.abs(mid_red.to_ndarray(format="rgb24")[10, 10].astype(int) - RED).max() <= 16
+
+
+def test_webm_of_a_video_with_holds_keeps_its_timing(lecture, tmp_path):
+    webm = tmp_path / "lecture.webm"
+    write_webm(lecture, webm)
+    assert probe(webm).duration == pytest.approx(5.3, abs=0.05)
+    assert np.abs(colour_at(webm, 4.0) - GREEN).max() <= 16
+
+
+# ---- a real render against Manim's constant-rate way ---------------------------------
+
+@pytest.fixture(scope="module")
+def renders(tmp_path_factory):
+    """Chapter 9 at 480p15 three ways: Manim's (every held frame converted and encoded,
+    every object after a moving one redrawn), holds once, and holds once + parking."""
+    from attncore import Settings, build_trace
+    from pipeline.chapter import ChapterJob, render_chapter
+
+    d = tmp_path_factory.mktemp("renders")
+    s = Settings(sentence="The cat drank milk", weights="random", quality="l", chapters=(9,))
+    trace = build_trace(s)
+    out = {}
+    ways = {"manim": ("each", False), "once": ("once", False), "parked": ("once", True)}
+    try:
+        for name, (holds, park) in ways.items():
+            encoder.HeldFrameEncoder.holds, encoder.TimedRenderer.park = holds, park
+            out[name] = render_chapter(ChapterJob(9, trace, s, clip=d / f"{name}.mp4",
+                                                  work_dir=d / f"work-{name}"))
+    finally:
+        encoder.HeldFrameEncoder.holds, encoder.TimedRenderer.park = "once", True
+    return out
+
+
+def decoded(video: Path) -> list[np.ndarray]:
+    with av.open(str(video)) as c:
+        return [f.to_ndarray(format="rgb24") for f in c.decode(video=0)]
+
+
+@pytest.mark.slow
+def test_render_keeps_length_subtitles_and_frame_rate(renders):
+    manim, once = renders["manim"], renders["parked"]
+    assert once.subtitles == manim.subtitles and once.duration == manim.duration
+    a, b = probe(manim.clip), probe(once.clip)
+    assert (b.fps, b.width, b.height, b.pix_fmt) == (15, 854, 480, "yuv420p")
+    assert b.duration == pytest.approx(a.duration, abs=1e-6)
+    assert b.frames == a.frames and b.stored < 0.8 * a.stored  # holds stored once
+
+
+@pytest.mark.slow
+def test_render_shows_the_same_pictures_at_caption_midpoints(renders):
+    manim, once = renders["manim"], renders["parked"]
+    assert len(manim.subtitles) >= 3
+    for start, end, _ in manim.subtitles:
+        t = (start + end) / 2
+        x, y = frame_at(manim.clip, t).astype(float), frame_at(once.clip, t).astype(float)
+        psnr = 10 * np.log10(255 ** 2 / max(((x - y) ** 2).mean(), 1e-9))
+        assert psnr >= 38, f"{t:.2f} s: {psnr:.1f} dB"  # two x264 encodings of one frame
+        assert np.abs(x - y).mean() < 1.5
+
+
+@pytest.mark.slow
+def test_parking_static_objects_leaves_every_frame_pixel_identical(renders):
+    a, b = decoded(renders["once"].clip), decoded(renders["parked"].clip)
+    assert len(a) == len(b)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+# ---- a real browser --------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_chromium_plays_the_video_and_a_seek_into_a_hold_shows_the_held_frame(lecture):
+    from PIL import Image
+    from test_slides import CHROMIUM, DevTools
+
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed (bash scripts/setup.sh --test installs it)")
+    page = lecture.parent / "page.html"
+    page.write_text(
+        "<body style='margin:0;background:#000'>"
+        f"<video id=v muted playsinline src='{lecture.name}' "
+        f"style='position:absolute;left:0;top:0;width:{W}px;height:{H}px'></video></body>",
+        encoding="utf-8")
+    profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
+    browser = DevTools(profile)
+    try:
+        target = next(t for t in browser.send("Target.getTargets")["targetInfos"]
+                      if t["type"] == "page")
+        browser.session = browser.send("Target.attachToTarget", targetId=target["targetId"],
+                                       flatten=True)["sessionId"]
+        browser.send("Page.enable")
+        browser.send("Page.navigate", url=page.resolve().as_uri())
+        video = "document.getElementById('v')"
+        browser.wait_for(f"{video}.readyState >= 1")
+        assert browser.evaluate(f"{video}.duration") == pytest.approx(5.3, abs=0.02)
+        browser.evaluate(f"{video}.play(); true")
+        browser.wait_for(f"{video}.currentTime > 0.7")  # it plays, past the first change
+        browser.evaluate(f"{video}.pause(); true")
+
+        def shown_at(seconds: float) -> np.ndarray:
+            browser.evaluate(f"window.seekDone = false; {video}.addEventListener('seeked', "
+                             f"() => window.seekDone = true, {{once: true}}); "
+                             f"{video}.currentTime = {seconds}; true")
+            browser.wait_for("window.seekDone")
+            browser.wait_for(f"{video}.readyState >= 2")
+            shot = browser.send("Page.captureScreenshot", format="png")["data"]
+            image = Image.open(io.BytesIO(base64.b64decode(shot))).convert("RGB")
+            return np.asarray(image)[20, 20].astype(int)
+
+        for seconds, colour in [(1.5, RED), (4.0, GREEN), (2.4, RED), (0.2, BLUE)]:
+            got = shown_at(seconds)
+            assert np.abs(got - colour).max() <= 20, f"at {seconds} s: {got}, not {colour}"
+    finally:
+        browser.close()
+        shutil.rmtree(profile, ignore_errors=True)
