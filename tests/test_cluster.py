@@ -103,9 +103,9 @@ def test_a_worker_killed_mid_batch_has_its_chapter_rendered_elsewhere(cluster, c
                 time.sleep(1.0)  # well into the render (it takes several seconds)
                 pids = client.run(os.getpid, workers=busy[:1])
                 if pids:
-                    pid = next(iter(pids.values()))
+                    (address, pid), = pids.items()
                     os.kill(pid, signal.SIGKILL)
-                    killed.append(pid)
+                    killed.append((address, pid))
                     return
             time.sleep(0.1)
 
@@ -121,7 +121,10 @@ def test_a_worker_killed_mid_batch_has_its_chapter_rendered_elsewhere(cluster, c
     assert out.splitlines()[-1].startswith("batch: 2 of 2 videos made;")
     for i in range(2):
         assert_complete(tmp_path / f"v{i}.mp4")
-    assert killed[0] not in client.run(os.getpid).values()  # the killed process is gone
+    address, pid = killed[0]
+    assert pid not in client.run(os.getpid).values()  # the killed process is gone
+    seen = [msg.get("action") for _, msg in cluster.scheduler.get_events(address)]
+    assert "remove-worker" in seen  # and the scheduler saw it go, with its chapter
 
 
 def test_a_worker_with_other_code_is_refused(cluster, tmp_path, capsys, monkeypatch):
