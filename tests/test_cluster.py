@@ -86,6 +86,16 @@ def test_a_two_video_batch_renders_through_the_cluster(cluster, tmp_path, capsys
     assert list((tmp_path / "cache" / "tmp").iterdir()) == []  # no scratch left
 
 
+def test_one_video_renders_through_the_cluster(cluster, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "one.mp4"
+    code, _, err = run(["ants carry leaves", "--weights", "random", "-q", "l", "--chapters", "1",
+                        "-o", str(out), "--scheduler", cluster.scheduler_address], capsys)
+    assert code == 0, err
+    assert "chapter 1 (input): rendered" in err and f"video:     {out}" in err
+    assert_complete(out)
+
+
 def test_a_worker_killed_mid_batch_has_its_chapter_rendered_elsewhere(cluster, client, tmp_path,
                                                                        capsys, monkeypatch):
     """SIGKILL the worker process while it renders a chapter: the scheduler hands the
