@@ -23,6 +23,7 @@ own keys, the command-line flags. Keys are the same as in config files.
 from __future__ import annotations
 
 import difflib
+import os
 import stat
 import time
 import tomllib
@@ -44,6 +45,8 @@ from attncore.settings import (
 )
 from pipeline.cache import ChapterCache
 from pipeline.chapter import ChapterResult
+from pipeline.files import OutputError, check_writable_folder
+from pipeline.paths import ensure_cache_dir
 from pipeline.render_video import (
     ChapterFailed,
     ChapterTodo,
@@ -59,6 +62,7 @@ from pipeline.workers import sigterm_as_interrupt
 
 Say = Callable[[str], None]
 SECTIONS = ("defaults", "video")  # the manifest's top-level keys
+KNOWN_ERRORS = (SettingsError, OutputError)  # their text alone says what is wrong
 
 
 class BatchFailed(RuntimeError):
@@ -209,12 +213,6 @@ def render_batch(videos: list[BatchVideo], *, executor: Executor | None = None,
     (pipeline.app passes its own, which keeps trained tiny models and says which weights
     were chosen). SIGTERM stops like Ctrl-C: workers stop, and the videos already written
     stay."""
-    import os
-
-    from pipeline.files import OutputError, check_writable_folder
-    from pipeline.paths import ensure_cache_dir
-
-    KNOWN_ERRORS = (SettingsError, OutputError)  # noqa: N806 - their text is the whole story
     with sigterm_as_interrupt():
         cache = cache or ChapterCache()
         ensure_cache_dir(cache.root)

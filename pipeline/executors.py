@@ -10,7 +10,6 @@ them into the cache and joins the video.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import shutil
 import tempfile
 import threading
@@ -68,16 +67,8 @@ def render_shipped(job: ChapterJob, render: Callable[[ChapterJob], ChapterResult
     return ShippedChapter(result, data)
 
 
-def stop_now(executor: Any) -> None:
-    """Shut the executor down without waiting, cancelling what has not started (Dask's
-    executor cancels its tasks on shutdown(wait=False) and takes no `cancel_futures`)."""
-    if "cancel_futures" in inspect.signature(executor.shutdown).parameters:
-        executor.shutdown(wait=False, cancel_futures=True)
-    else:
-        executor.shutdown(wait=False)
-
-
 def cancel(futures: list[Future]) -> None:
+    """Cancel the futures not started yet (on Dask: their tasks, on the cluster too)."""
     for fut in futures:
         fut.cancel()
 
