@@ -58,7 +58,7 @@ BATCH_ALONE = {  # what --batch cannot be combined with: each video has its own
     "watch": "--watch", "dry_run": "--dry-run", "storyboard": "--storyboard",
     "slides": "--slides", "formats": "--format", "export_json": "--export-json",
     "export_csv": "--export-csv", "list_heads": "--list-heads", "list_vocab": "--list-vocab",
-    "train_tiny": "--train-tiny",
+    "train_tiny": "--train-tiny", "init_config": "--init-config",
 }
 
 
@@ -122,7 +122,8 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         given = dict(sentence=sentence, config=config, watch=watch, dry_run=dry_run,
                      storyboard=storyboard, slides=slides, formats=formats,
                      export_json=export_json, export_csv=export_csv, list_heads=list_heads,
-                     list_vocab=list_vocab, train_tiny=train_tiny, output=flags["output"])
+                     list_vocab=list_vocab, train_tiny=train_tiny, init_config=init_config,
+                     output=flags["output"])
         clash = [BATCH_ALONE[k] for k, v in given.items() if v not in (None, False)]
         if clash:
             raise click.UsageError(f"--batch cannot be combined with {', '.join(clash)}")

@@ -125,6 +125,7 @@ def test_a_missing_manifest_is_one_line(tmp_path, capsys):
 @pytest.mark.parametrize("extra, named", [
     (["a sentence"], "a sentence"), (["-o", "x.mp4"], "-o"), (["--dry-run"], "--dry-run"),
     (["--slides"], "--slides"), (["--config", "c.toml"], "--config"),
+    (["--init-config", "s.toml"], "--init-config"),
 ])
 def test_batch_refuses_what_each_video_has_its_own_of(tmp_path, capsys, extra, named):
     manifest = write(tmp_path / "course.toml", COURSE.format(out=tmp_path))
