@@ -109,7 +109,8 @@ def render_video(settings: Settings, *, jobs: int | None = None, use_cache: bool
         if todo:
             workers = min(max(1, jobs or os.cpu_count() or 1), len(todo))
             with chapter_pool(executor, workers) as pool:
-                outcomes = render_chapters(todo, cache, pool, progress, workers=workers)
+                outcomes = render_chapters(todo, cache, pool, progress,
+                                           workers=workers if executor is None else None)
             failed = [o for o in outcomes.values() if isinstance(o, ChapterFailed)]
             if failed:
                 raise failed[0]
@@ -200,8 +201,9 @@ def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor
     finished clip goes into the cache at once and `on_done` hears of it. Returns each
     key's result, or the ChapterFailed that says why it has none (the other chapters go
     on). Workers that share this machine's files write the clip into a scratch folder;
-    others send it back (pipeline.executors). On an interruption the chapters not yet
-    started are cancelled; scratch files always go."""
+    others send it back (pipeline.executors). `workers` is the local pool's size, for the
+    progress line. On an interruption the chapters not yet started are cancelled; scratch
+    files always go."""
     shipped = not shares_files(pool)
     scratch: list[Path] = []
     futures: dict[Future, tuple[ChapterTodo, Path]] = {}
@@ -216,8 +218,10 @@ def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor
                    else pool.submit(render_chapter, job))
             futures[fut] = (t, clip)
         order = [t.chapter for t, _ in futures.values()]
+        remote = getattr(pool, "workers", None)  # a Dask executor knows its cluster's size
         where = (f" with {workers} worker{'s' if workers > 1 else ''}" if workers
-                 else f" on {pool.workers} remote workers" if hasattr(pool, "workers") else "")
+                 else f" on {remote} remote worker{'s' if remote != 1 else ''}" if remote
+                 else "")
         videos = len({t.label for t in todo})
         if videos > 1:  # a batch: the chapters of several videos at once
             progress(f"rendering {len(todo)} chapters of {videos} videos{where}")
