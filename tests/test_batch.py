@@ -304,3 +304,42 @@ def test_an_interrupted_batch_keeps_earlier_videos_and_leaves_no_scratch(stubbed
     assert (tmp_path / "cats.mp4").read_bytes() == b"earlier video"
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".part")] == []
     assert list((tmp_path / "cache" / "tmp").iterdir()) == []
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_real_batch_and_its_workers(tmp_path):
+    """A real batch in its own process, SIGTERM while chapters render: one line, exit 130,
+    the worker processes end, an earlier video stays, no scratch or partial file is left."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    (tmp_path / "cats.mp4").write_bytes(b"earlier video")
+    manifest = write(tmp_path / "c.toml", COURSE.format(out=tmp_path))
+    env = dict(os.environ, ATTENTION_CACHE_DIR=str(tmp_path / "cache"))
+    p = subprocess.Popen([sys.executable, str(HERE / "render.py"), "--batch", str(manifest),
+                          "-j", "2"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    scratch = tmp_path / "cache" / "tmp"
+    deadline = time.time() + 60
+    while time.time() < deadline and not (scratch.exists() and any(scratch.iterdir())):
+        time.sleep(0.2)  # the chapters are submitted
+    time.sleep(2.0)
+    workers = psutil.Process(p.pid).children(recursive=True)
+    assert workers, "the batch started no worker process"
+    p.send_signal(signal.SIGTERM)
+    try:
+        _, err = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        pytest.fail("the batch did not stop within 20 s of SIGTERM")
+    assert p.returncode == 130 and err.splitlines()[-1].startswith("Interrupted: stopped")
+    _, alive = psutil.wait_procs(workers, timeout=10)
+    assert alive == []
+    assert (tmp_path / "cats.mp4").read_bytes() == b"earlier video"
+    assert [f.name for f in tmp_path.iterdir() if f.name.endswith(".part")] == []
+    assert not any(scratch.iterdir())

@@ -173,3 +173,29 @@ def test_the_cluster_demo_script_renders_the_course_and_stops_what_it_started(tm
     assert len(videos) == 3
     for v in videos:
         assert_complete(v)
+
+
+def test_sigterm_mid_batch_leaves_no_work_on_the_cluster(cluster, tmp_path):
+    """render.py --batch --scheduler in its own process, SIGTERM while the cluster renders:
+    exit 130, and the scheduler forgets the batch's chapters (cancelled with the client)."""
+    course = manifest(tmp_path, ["owls hunt mice", "cows eat grass"])
+    env = dict(os.environ, ATTENTION_CACHE_DIR=str(tmp_path / "cache"))
+    p = subprocess.Popen([sys.executable, str(ROOT / "render.py"), "--batch", str(course),
+                          "--scheduler", cluster.scheduler_address], cwd=tmp_path, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not cluster.scheduler.tasks:
+        time.sleep(0.1)  # the chapters reached the scheduler
+    assert cluster.scheduler.tasks, "no chapter reached the cluster"
+    time.sleep(1.0)
+    p.send_signal(signal.SIGTERM)
+    try:
+        _, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        pytest.fail("the batch did not stop within 30 s of SIGTERM")
+    assert p.returncode == 130 and err.splitlines()[-1].startswith("Interrupted: stopped"), err
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and cluster.scheduler.tasks:
+        time.sleep(0.2)
+    assert not cluster.scheduler.tasks
