@@ -50,6 +50,18 @@ class Still:
     chapter: int
     caption: str  # the caption on screen, as the subtitles have it
     image: np.ndarray  # (H, W, 3) uint8, the frame when the caption was about to leave
+    # (width, height) → the image resized for a sheet, made by the worker that drew it
+    # (in parallel, rather than one after another once every still is back)
+    resized: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, compare=False)
+
+    def thumbnail(self, size: tuple[int, int]) -> Image.Image:
+        made = self.resized.get(size)
+        return Image.fromarray(made if made is not None else shrink(self.image, size))
+
+
+def shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    return np.asarray(Image.fromarray(image).resize(size, Image.Resampling.BICUBIC,
+                                                    reducing_gap=2.0))
 
 
 @dataclass
@@ -158,7 +170,9 @@ def chapter_stills(number: int, trace: AttentionTrace, settings: Settings) -> Ch
             scene.render()
     finally:
         shutil.rmtree(text_dir, ignore_errors=True)
-    stills = [Still(number, text, image) for text, image in scene.stills]
+    sizes = [thumb_size(sheet) for sheet in (CONTACT_SHEET, HANDOUT)]
+    stills = [Still(number, text, image, {size: shrink(image, size) for size in sizes})
+              for text, image in scene.stills]
     return ChapterStills(number, stills, scene.subtitles, time.perf_counter() - start)
 
 
@@ -294,11 +308,21 @@ class Sheet:
     rows: int | None = None  # stills rows per page (the handout), else as many as fit
 
 
+def cell_width(sheet: Sheet) -> float:
+    return (sheet.width - 2 * sheet.margin - (sheet.columns - 1) * sheet.gap) / sheet.columns
+
+
+def thumb_size(sheet: Sheet) -> tuple[int, int]:
+    """(width, height) of a still on `sheet`."""
+    cell = cell_width(sheet)
+    return round(cell), round(cell * STILL_SIZE[1] / STILL_SIZE[0])
+
+
 def _blocks(stills: list[Still], sheet: Sheet, language: str):
     """('heading', text, height) and ('row', [(still, lines)], height), in order."""
-    cell = (sheet.width - 2 * sheet.margin - (sheet.columns - 1) * sheet.gap) / sheet.columns
+    cell = cell_width(sheet)
     line_h = round(sheet.text * 1.35)
-    still_h = round(cell * STILL_SIZE[1] / STILL_SIZE[0])
+    still_h = thumb_size(sheet)[1]
     blocks: list[tuple[str, Any, int]] = []
     for ch in dict.fromkeys(s.chapter for s in stills):
         entry = chapter(ch)
@@ -342,9 +366,7 @@ def draw_pages(stills: list[Still], sheet: Sheet, language: str = "en") -> list[
             else:
                 for k, (still, lines) in enumerate(content):
                     x = round(sheet.margin + k * (cell + sheet.gap))
-                    thumb = Image.fromarray(still.image).resize(
-                        (round(cell), still_h), Image.Resampling.BICUBIC, reducing_gap=2.0)
-                    image.paste(thumb, (x, y))
+                    image.paste(still.thumbnail(thumb_size(sheet)), (x, y))
                     draw.rectangle((x - 1, y - 1, x + round(cell), y + still_h), outline=RULE)
                     for n, line in enumerate(lines):
                         _print(draw, (x, y + still_h + 8 + n * line_h), line, sheet.text, INK)
