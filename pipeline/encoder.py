@@ -30,11 +30,6 @@ from manim.typing import RGBAPixelArray
 from pipeline.video import join
 
 STAGES = ("draw", "convert", "encode", "segments", "join")
-# Encoded frame by frame, the first frame of a hold gets a low quantiser from x264's
-# lookahead (mb-tree: the identical frames after it all refer to it); a lone frame at the
-# same crf gets a high one and looks worse (36 dB against 45.5 dB, 1080p crf 23). Capping
-# the hold frame's quantiser at the crf's value gives it back (46.2 dB). qpmax, unlike
-# crf, is not written into the PPS, so every segment still joins by stream copy.
 
 
 @dataclass
@@ -110,7 +105,13 @@ class HeldFrameEncoder(VideoSegmentEncoder):
         CLOCK.frames_stored += stored
 
     def _sharpen(self) -> None:
-        """Cap the quantiser of a hold's only frame (before the codec opens)."""
+        """Cap the quantiser of a hold's only frame (before the codec opens).
+
+        Encoded frame by frame, the first frame of a hold gets a low quantiser from x264's
+        lookahead (mb-tree: the identical frames after it all refer to it); a lone frame
+        at the same crf gets a high one and looks worse (36 dB against 45.5 dB, 1080p crf
+        23). Capped at the crf's value it gets it back (46.2 dB). qpmax, unlike crf, is not
+        written into the PPS, so every segment still joins by stream copy."""
         options = dict(self._stream.codec_context.options)
         if "crf" in options:
             params = [p for p in options.get("x264-params", "").split(":") if p]

@@ -271,3 +271,35 @@ def test_chromium_plays_the_video_and_a_seek_into_a_hold_shows_the_held_frame(le
     finally:
         browser.close()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_a_moving_object_that_reaches_a_parked_one_is_drawn_under_it_as_before(tmp_path):
+    """A square slides under a label drawn after it: the label is parked while the two
+    are apart, drawn again over the square once they meet; every frame as Manim's."""
+    from manim import DOWN, LEFT, RIGHT, Circle, Scene, Square, Text, tempconfig
+
+    class Slide(Scene):
+        def construct(self):
+            square = Square(1.0, fill_opacity=1, color="#e07020").shift(4 * LEFT)
+            label = Text("over", font_size=60).shift(2 * RIGHT)
+            far = Circle(0.5, fill_opacity=1).shift(2 * DOWN + 5 * RIGHT)  # never reached
+            self.add(square, label, far)
+            self.play(square.animate.shift(6 * RIGHT), run_time=1)
+            self.wait(0.5)
+
+    frames = {}
+    for park in (False, True):
+        encoder.TimedRenderer.park = park
+        out = tmp_path / f"{park}.mp4"
+        try:
+            with tempconfig({"pixel_height": 240, "pixel_width": 426, "frame_rate": 15,
+                             "media_dir": str(tmp_path / f"m{park}"), "output_file": str(out),
+                             "disable_caching": True, "verbosity": "ERROR",
+                             "progress_bar": "none"}):
+                Slide(renderer=encoder.TimedRenderer()).render()
+        finally:
+            encoder.TimedRenderer.park = True
+        frames[park] = decoded(out)
+    assert len(frames[True]) == len(frames[False]) > 10
+    assert all(np.array_equal(x, y) for x, y in zip(frames[False], frames[True]))
