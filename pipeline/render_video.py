@@ -8,7 +8,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +22,7 @@ from pipeline.executors import ShippedChapter, cancel, render_shipped, shares_fi
 from pipeline.files import atomic_output, check_writable_folder, default_output
 from pipeline.subtitles import to_srt, to_vtt
 from pipeline.video import join
-from pipeline.workers import WorkerContext, sigterm_as_interrupt
+from pipeline.workers import LocalPool, sigterm_as_interrupt
 
 Progress = Callable[[str], None]
 
@@ -179,13 +179,11 @@ def chapter_pool(executor: Executor | None, workers: int) -> Iterator[Executor]:
     if executor is not None:
         yield executor
         return
-    context = WorkerContext()
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    pool = LocalPool(workers)
     try:
         yield pool
     except BaseException:
-        context.stop()
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.stop()
         raise
     else:
         pool.shutdown(wait=True)
@@ -253,6 +251,8 @@ def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor
                 on_done(t, r)
     except BaseException:
         cancel(list(futures))
+        if isinstance(pool, LocalPool):
+            pool.stop()  # before the scratch goes: a running worker would write into it
         raise
     finally:
         for d in scratch:

@@ -91,20 +91,35 @@ def cut(src: Path, start: float, end: float, out: Path) -> None:
 
 
 def _reencode(src: Path, start: float, end: float, out: Path) -> None:
-    """Decode `src` and encode the frames shown from `start` to `end` (H.264 as Manim's)."""
+    """Decode `src` and encode what is shown from `start` to `end` (H.264 as Manim's), each
+    frame at its own time: a held frame (stored once, shown for a whole hold) stays held,
+    and a hold that began before `start` is what the step opens on."""
     with av.open(str(src)) as c, av.open(str(out), "w", format="mp4",
                                          options={"movflags": "+faststart"}) as dst:
         s = c.streams.video[0]
-        rate = s.average_rate or Fraction(30)
+        rate = s.base_rate or s.average_rate or Fraction(30)  # the timestamps' grid
         o = dst.add_stream("libx264", rate=rate, options={"crf": "23", "preset": "veryfast"})
         o.width, o.height, o.pix_fmt = s.codec_context.width, s.codec_context.height, "yuv420p"
-        n = 0
+        half = 1 / (2 * float(rate))
+
+        def put(frame: av.VideoFrame, t: float) -> None:
+            frame.pts, frame.time_base = round((t - start) * rate), Fraction(1) / rate
+            dst.mux(o.encode(frame.reformat(format="yuv420p")))
+
+        before = None  # the last frame shown before `start`
         for frame in c.decode(s):
             t = float(frame.pts * s.time_base)
-            if start - 1 / (2 * float(rate)) <= t < end - 1 / (2 * float(rate)):
-                frame.pts, frame.time_base = n, Fraction(1) / rate
-                dst.mux(o.encode(frame.reformat(format="yuv420p")))
-                n += 1
+            if t < start - half:
+                before = frame
+                continue
+            if t >= end - half:
+                break
+            if before is not None and t > start + half:
+                put(before, start)  # on screen at `start`: a hold that began earlier
+            before = None
+            put(frame, t)
+        if before is not None:  # nothing new from `start` to `end`: one held frame
+            put(before, start)
         dst.mux(o.encode(None))
 
 

@@ -6,7 +6,7 @@ import multiprocessing
 import signal
 import threading
 from collections.abc import Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -51,11 +51,27 @@ class WorkerContext:
     def __getattr__(self, name: str) -> Any:  # queues, locks, start method: as "spawn"
         return getattr(self._context, name)
 
-    def stop(self) -> None:
-        """Terminate every worker still running (an unfinished chapter is thrown away)."""
+    def stop(self, timeout: float = 5.0) -> None:
+        """Terminate every worker still running (an unfinished chapter is thrown away) and
+        wait until they have ended, so none writes into scratch folders removed next."""
         for process in self.processes:
             if process.is_alive():
                 process.terminate()
+        for process in self.processes:
+            process.join(timeout)  # returns once the process has ended (its sentinel)
+
+
+class LocalPool(ProcessPoolExecutor):
+    """A process pool on this machine whose workers can be stopped at once."""
+
+    def __init__(self, workers: int) -> None:
+        self.context = WorkerContext()
+        super().__init__(max_workers=workers, mp_context=self.context)
+
+    def stop(self) -> None:
+        """Terminate the workers and wait for them to end; drop the jobs not started."""
+        self.context.stop()
+        self.shutdown(wait=False, cancel_futures=True)
 
 
 class InlineExecutor:

@@ -80,6 +80,28 @@ def test_cut_off_a_keyframe_is_reencoded_from_the_right_frame(tmp_path):
     assert abs(int(first[2, 2].mean()) - 255 * 15 // 30) <= 8  # frame 15 of 30, not frame 0
 
 
+def test_cut_inside_a_hold_opens_on_the_held_frame_and_keeps_each_frames_time(tmp_path):
+    """A held frame is stored once and shown until the next one (pipeline.encoder): a
+    re-encoded cut must place frames by their timestamps, not count them."""
+    fps, clip = 10, tmp_path / "held.mp4"
+    with av.open(str(clip), "w", format="mp4") as c:
+        s = c.add_stream("libx264", rate=fps, options={"crf": "20", "preset": "ultrafast"})
+        s.width, s.height, s.pix_fmt = 64, 36, "yuv420p"
+        for pts, grey in [(0, 40)] + [(20 + i, 200) for i in range(10)]:  # 0–2 s held, then 1 s
+            frame = av.VideoFrame.from_ndarray(np.full((36, 64, 3), grey, np.uint8), format="rgb24")
+            frame.pts = pts
+            c.mux(s.encode(frame))
+        c.mux(s.encode(None))
+    cut(clip, 1.0, 2.5, tmp_path / "step.mp4")  # 1.0 s is inside the hold, not a keyframe
+    with av.open(str(tmp_path / "step.mp4")) as c:
+        s = c.streams.video[0]
+        shown = [(round(float(f.pts * s.time_base), 2), int(f.to_ndarray(format="rgb24").mean()))
+                 for f in c.decode(s)]
+    assert shown[0][0] == 0.0 and abs(shown[0][1] - 40) <= 4  # opens on the held frame
+    assert shown[1][0] == 1.0 and abs(shown[1][1] - 200) <= 4  # the next picture at 2.0 − 1.0 s
+    assert [t for t, _ in shown] == [0.0, 1.0, 1.1, 1.2, 1.3, 1.4]
+
+
 def test_html_needs_no_network():
     page = ('<head><link rel="stylesheet" href="vendored-reveal.js/dist/reveal.css">'
             '<link rel="stylesheet" href="vendored-reveal.js/dist/theme/black.css"></head>'
