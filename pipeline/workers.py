@@ -91,3 +91,6 @@ class InlineExecutor:
 
     def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
         pass
+
+    def stop(self) -> None:  # as LocalPool's: nothing runs in the background here
+        pass

@@ -180,7 +180,7 @@ def stubbed(monkeypatch, tmp_path):
     rendered.clear()
     monkeypatch.setattr(render_mod, "render_chapter", fake_render())
     monkeypatch.setattr(render_mod, "join", fake_join)
-    monkeypatch.setattr(render_mod, "ProcessPoolExecutor", InlineExecutor)
+    monkeypatch.setattr(render_mod, "LocalPool", InlineExecutor)
     monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
     return monkeypatch
 

@@ -104,7 +104,7 @@ def test_a_crash_in_one_chapter_names_it_and_keeps_the_others_cached(two_chapter
 def test_a_full_disk_while_joining_keeps_the_earlier_video(two_chapters, monkeypatch, capsys):
     s, cache, out = two_chapters
     monkeypatch.setattr(run_mod, "render_chapter", fake_render())
-    monkeypatch.setattr(run_mod, "ProcessPoolExecutor", InlineExecutor)
+    monkeypatch.setattr(run_mod, "LocalPool", InlineExecutor)
 
     def full_disk(clips, path, **kwargs):
         Path(path).write_bytes(b"half a vid")

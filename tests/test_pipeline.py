@@ -175,7 +175,7 @@ def test_the_command_renders_through_the_pipeline_and_reuses_the_cache(tmp_path,
 
     monkeypatch.setattr(render_mod, "render_chapter", fake_render)
     monkeypatch.setattr(render_mod, "join", fake_join)
-    monkeypatch.setattr(render_mod, "ProcessPoolExecutor", InlineExecutor)
+    monkeypatch.setattr(render_mod, "LocalPool", InlineExecutor)
     monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "v.mp4"
     args = ["cats drink milk", "--weights", "random", "--chapters", "1-2", "-o", str(out)]
