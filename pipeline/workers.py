@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -34,12 +35,28 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, old)
 
 
+def quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (if it is not running yet) with its leak
+    warning silenced. A worker terminated mid-chapter (Ctrl-C, SIGTERM) leaves the
+    semaphore it held registered; the tracker removes it itself at exit, but its warning
+    would be the last line the user sees, after "Interrupted: …"."""
+    from multiprocessing import resource_tracker
+
+    flag = "ignore:resource_tracker:UserWarning"  # the tracker process gets the -W options
+    sys.warnoptions.append(flag)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.warnoptions.remove(flag)
+
+
 class WorkerContext:
     """The "spawn" start method, keeping a list of the processes it starts, so that an
     interrupted render stops exactly its own workers (ProcessPoolExecutor has no public
     way to do that before Python 3.14). Pass it as a pool's `mp_context`."""
 
     def __init__(self) -> None:
+        quiet_resource_tracker()
         self._context = multiprocessing.get_context("spawn")
         self.processes: list[BaseProcess] = []
 

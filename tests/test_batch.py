@@ -337,7 +337,7 @@ def test_sigterm_stops_a_real_batch_and_its_workers(tmp_path):
     except subprocess.TimeoutExpired:
         p.kill()
         pytest.fail("the batch did not stop within 20 s of SIGTERM")
-    assert p.returncode == 130 and err.splitlines()[-1].startswith("Interrupted: stopped")
+    assert p.returncode == 130 and err.splitlines()[-1].startswith("Interrupted: stopped"), err
     _, alive = psutil.wait_procs(workers, timeout=10)
     assert alive == []
     assert (tmp_path / "cats.mp4").read_bytes() == b"earlier video"

@@ -81,13 +81,13 @@ def test_timestamps_increase_and_every_frame_starts_on_the_frame_grid(lecture):
     with av.open(str(lecture)) as c:
         s = c.streams.video[0]
         packets = [p for p in c.demux(s) if p.pts is not None]
+        period = 1 / (FPS * s.time_base)  # read while open: a closed stream has none
     with av.open(str(lecture)) as c:
         shown = [f.pts for f in c.decode(video=0)]
     dts = [p.dts for p in packets]
     assert all(b > a for a, b in zip(dts, dts[1:]))
     assert all(p.dts <= p.pts for p in packets)
     assert all(b > a for a, b in zip(shown, shown[1:]))
-    period = 1 / (FPS * s.time_base)
     assert all(float(p / period).is_integer() for p in shown)
     # the holds: one frame each, on for 60 frame periods
     gaps = [round((b - a) / period) for a, b in zip(shown, shown[1:])]
