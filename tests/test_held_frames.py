@@ -242,12 +242,7 @@ def test_chromium_plays_the_video_and_a_seek_into_a_hold_shows_the_held_frame(le
     profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
     browser = DevTools(profile)
     try:
-        target = next(t for t in browser.send("Target.getTargets")["targetInfos"]
-                      if t["type"] == "page")
-        browser.session = browser.send("Target.attachToTarget", targetId=target["targetId"],
-                                       flatten=True)["sessionId"]
-        browser.send("Page.enable")
-        browser.send("Page.navigate", url=page.resolve().as_uri())
+        browser.open(page.resolve().as_uri())
         video = "document.getElementById('v')"
         browser.wait_for(f"{video}.readyState >= 1")
         assert browser.evaluate(f"{video}.duration") == pytest.approx(5.3, abs=0.02)

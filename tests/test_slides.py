@@ -182,6 +182,15 @@ class DevTools:
         message, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(message)
 
+    def open(self, url: str) -> None:
+        """Attach to the browser's page and load `url` in it."""
+        target = next(t for t in self.send("Target.getTargets")["targetInfos"]
+                      if t["type"] == "page")
+        self.session = self.send("Target.attachToTarget", targetId=target["targetId"],
+                                 flatten=True)["sessionId"]
+        self.send("Page.enable")
+        self.send("Page.navigate", url=url)
+
     def evaluate(self, expression: str):
         result = self.send("Runtime.evaluate", expression=expression, returnByValue=True)
         return result["result"].get("value")
@@ -214,12 +223,7 @@ def test_deck_plays_in_a_real_browser(deck):
     profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
     browser = DevTools(profile)
     try:
-        target = next(t for t in browser.send("Target.getTargets")["targetInfos"]
-                      if t["type"] == "page")
-        browser.session = browser.send("Target.attachToTarget", targetId=target["targetId"],
-                                       flatten=True)["sessionId"]
-        browser.send("Page.enable")
-        browser.send("Page.navigate", url=deck[0].resolve().as_uri())
+        browser.open(deck[0].resolve().as_uri())
         browser.wait_for("typeof Reveal !== 'undefined' && Reveal.isReady()")
         video = ("document.querySelector('.backgrounds .slide-background.present video')")
         browser.wait_for(f"{video} && {video}.currentTime > 0")  # the first step plays
