@@ -10,12 +10,12 @@ from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
+from test_cli import run_main as run  # (exit code, stdout, stderr) of the command
 
 from pipeline import render_video as render_mod
 from pipeline.batch import read_manifest, render_batch, summary_table
 from pipeline.cache import ChapterCache
 from pipeline.chapter import ChapterJob, ChapterResult
-from pipeline.cli import main
 from pipeline.executors import ShippedChapter, render_shipped, shares_files
 from pipeline.workers import InlineExecutor
 
@@ -25,14 +25,6 @@ HERE = Path(__file__).resolve().parent.parent
 def write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
-
-
-def run(args: list[str], capsys) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(args)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return info.value.code or 0, out.out, out.err
 
 
 COURSE = """

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
+from test_cli import run_main as run  # (exit code, stdout, stderr) of the command
 
-from pipeline.cli import main
 from pipeline.video import probe
 
 pytestmark = pytest.mark.slow
@@ -48,14 +48,6 @@ def manifest(tmp_path: Path, sentences: list[str], chapters: str = "1") -> Path:
     path.write_text(f'[defaults]\nweights = "random"\nquality = "l"\nchapters = "{chapters}"\n'
                     + videos, encoding="utf-8")
     return path
-
-
-def run(args: list[str], capsys) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(args)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return info.value.code or 0, out.out, out.err
 
 
 def assert_complete(video: Path, chapters: int = 1) -> None:
