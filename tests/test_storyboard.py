@@ -3,6 +3,7 @@ laid out as a PNG contact sheet and an A4 PDF handout beside it."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -82,6 +83,23 @@ def test_png_and_pdf_are_written_beside_each_other(stills, tmp_path):
         assert np.asarray(page.convert("L")).std() > 20
 
 
+def test_the_sheet_compressed_chapter_by_chapter_is_the_sheet_drawn_whole(stills, tmp_path):
+    """The composer compresses the PNG's rows in chapter order, with its own encoder, as
+    chapters come in (in any order): Pillow reads back exactly the page draw_pages lays
+    out in one go."""
+    all_stills = [s for ch in (4, 1) for s in stills[ch].stills]
+    composer = sb.Composer([4, 1])
+    composer.add(stills[1])  # back first, as a worker may finish it first
+    composer.add(stills[4])
+    composer.write(tmp_path / "board.png")
+    whole = sb.draw_pages(all_stills, sb.CONTACT_SHEET)
+    assert len(whole) == 1
+    with Image.open(tmp_path / "board.png") as sheet:
+        sheet.load()  # checks every chunk's CRC and the zlib stream
+        assert sheet.mode == "RGB"
+        assert np.array_equal(np.asarray(sheet), np.asarray(whole[0]))
+
+
 def test_handout_pages_are_a4_with_at_most_six_stills(stills):
     all_stills = [s for ch in (1, 4) for s in stills[ch].stills] * 3
     pages = sb.draw_pages(all_stills, sb.HANDOUT)
@@ -89,10 +107,20 @@ def test_handout_pages_are_a4_with_at_most_six_stills(stills):
     assert len(pages) >= len(all_stills) / 6
 
 
+def test_no_handout_page_ends_with_a_chapter_heading(stills):
+    """A page full of rows (tall enough that only the row count limits it): the next
+    chapter's heading starts the next page rather than closing this one."""
+    tall = dataclasses.replace(sb.HANDOUT, height=4 * sb.HANDOUT.height)
+    blocks = sb.draw_blocks(stills[1].stills[:3] * 2 + stills[4].stills[:1] * 6, tall)
+    pages = sb.paginate(blocks, tall)
+    assert len(pages) > 1 and all(page[-1].kind == "row" for page in pages)
+    assert all(sum(b.kind == "row" for b in page) <= tall.rows for page in pages)
+
+
 def test_a_failed_storyboard_leaves_the_earlier_one(stills, tmp_path, monkeypatch):
     png = tmp_path / "board.png"
     png.write_bytes(b"earlier")
-    monkeypatch.setattr(sb, "draw_pages", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(sb, "draw_blocks", lambda *a, **k: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         sb.write_storyboard(stills[1].stills, png)
     assert png.read_bytes() == b"earlier" and not png.with_suffix(".pdf").exists()
