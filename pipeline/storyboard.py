@@ -189,7 +189,7 @@ def take_stills(plan: list[int], trace: AttentionTrace, settings: Settings, *,
                 ) -> list[ChapterStills]:
     """Every planned chapter's stills, built by `jobs` worker processes (1: here).
     `on_chapter` is called with each chapter's stills as soon as they are back."""
-    from pipeline.workers import WorkerContext
+    from pipeline.workers import WorkerContext, light_imports
 
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(plan)))
     results: dict[int, ChapterStills] = {}
@@ -199,7 +199,8 @@ def take_stills(plan: list[int], trace: AttentionTrace, settings: Settings, *,
             on_chapter(results[ch])
     else:
         context = WorkerContext()
-        pool = executor or ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+        pool = executor or ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                                               initializer=light_imports)
         try:
             order = sorted(plan, key=lambda c: -chapter(c).cost)  # longest first
             futures = [pool.submit(chapter_stills, ch, trace, settings) for ch in order]
@@ -211,7 +212,9 @@ def take_stills(plan: list[int], trace: AttentionTrace, settings: Settings, *,
             context.stop()
             pool.shutdown(wait=False, cancel_futures=True)
             raise
-        pool.shutdown(wait=True)
+        # Every result is in: the workers tear down (~0.3 s of Python's clean-up) while
+        # the sheets are finished, not before.
+        pool.shutdown(wait=False)
     for ch in plan:
         progress(f"chapter {ch} ({chapter(ch).name}): {len(results[ch].stills)} stills")
     return [results[ch] for ch in plan]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import multiprocessing
 import signal
 import sys
 import threading
+import types
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -50,6 +52,46 @@ def quiet_resource_tracker() -> None:
         sys.warnoptions.remove(flag)
 
 
+def light_imports() -> None:
+    """Run first in a worker process: `import manim` takes about 0.15 s less (of 1.0-1.3 s
+    here) without two things Manim imports for features a chapter never uses.
+    - IPython: Manim registers its Jupyter magic only if `from IPython import ...` works;
+      a worker never runs in Jupyter, so the import is refused (ImportError).
+    - scipy.spatial: Manim needs only its `transform` subpackage (Rotation); the package's
+      own __init__ (k-d trees, Delaunay, distances) runs when a name of it is first used.
+    Nothing a worker could use is lost: scipy.spatial works as usual when asked for."""
+    sys.modules.setdefault("IPython", None)
+    _package_without_init("scipy.spatial")
+
+
+class _PackageWithoutInit(types.ModuleType):
+    """A package whose subpackages import as usual; its __init__ runs, into this same
+    module, when a name it defines is first read."""
+
+    def __getattr__(self, name: str):
+        sub = sys.modules.get(f"{self.__name__}.{name}")
+        if sub is not None:  # a subpackage being imported (`import a.b.c as d` reads a.b)
+            return sub
+        self.__class__ = types.ModuleType
+        self.__spec__.loader.exec_module(self)
+        return getattr(self, name)
+
+
+def _package_without_init(name: str) -> None:
+    parent = name.rpartition(".")[0]
+    if parent:
+        __import__(parent)
+    if name in sys.modules or (spec := importlib.util.find_spec(name)) is None:
+        return
+    module = _PackageWithoutInit(name)
+    module.__spec__, module.__path__ = spec, list(spec.submodule_search_locations or [])
+    module.__file__, module.__package__ = spec.origin, name
+    module.__loader__ = spec.loader
+    sys.modules[name] = module
+    if parent:
+        setattr(sys.modules[parent], name.rpartition(".")[2], module)
+
+
 class WorkerContext:
     """The "spawn" start method, keeping a list of the processes it starts, so that an
     interrupted render stops exactly its own workers (ProcessPoolExecutor has no public
@@ -83,7 +125,7 @@ class LocalPool(ProcessPoolExecutor):
 
     def __init__(self, workers: int) -> None:
         self.context = WorkerContext()
-        super().__init__(max_workers=workers, mp_context=self.context)
+        super().__init__(max_workers=workers, mp_context=self.context, initializer=light_imports)
 
     def stop(self) -> None:
         """Terminate the workers and wait for them to end; drop the jobs not started."""

@@ -80,3 +80,35 @@ def test_the_inline_executor_runs_at_once_and_keeps_errors_in_the_future():
     assert pool.submit(sum, [1, 2]).result() == 3
     with pytest.raises(ZeroDivisionError):
         pool.submit(divmod, 1, 0).result()
+
+
+LIGHT_IMPORTS_CHECK = """
+import sys
+from pipeline.workers import light_imports
+light_imports()
+import manim
+import numpy as np
+skipped = "KDTree" not in vars(sys.modules["scipy.spatial"])
+turned = manim.Square().rotate(np.pi / 2, axis=np.array([1.0, 0.0, 0.0]))  # scipy's Rotation
+assert np.allclose(sorted(turned.points[:, 2]), sorted(manim.Square().points[:, 1]))
+import scipy.spatial
+assert scipy.spatial.KDTree([[0.0, 0.0], [3.0, 4.0]]).query([3.0, 4.1])[1] == 1
+try:
+    import IPython
+    refused = False
+except ImportError:
+    refused = True
+print(skipped, refused)
+"""
+
+
+def test_light_imports_skip_what_a_worker_does_not_use_and_lose_nothing():
+    """In a worker (a fresh interpreter here), `import manim` leaves scipy.spatial's own
+    __init__ unrun until one of its names is used, and then it works; IPython is refused."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", LIGHT_IMPORTS_CHECK], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True"]
