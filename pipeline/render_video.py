@@ -20,6 +20,7 @@ from pipeline.cache import ChapterCache, chapter_key
 from pipeline.chapter import ChapterJob, ChapterResult, render_chapter
 from pipeline.executors import ShippedChapter, cancel, render_shipped, shares_files
 from pipeline.files import atomic_output, check_writable_folder, default_output
+from pipeline.schedule import Timings, expected_seconds
 from pipeline.subtitles import to_srt, to_vtt
 from pipeline.video import join
 from pipeline.workers import LocalPool, sigterm_as_interrupt
@@ -206,8 +207,10 @@ def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor
     scratch: list[Path] = []
     futures: dict[Future, tuple[ChapterTodo, Path]] = {}
     outcomes: dict[str, ChapterResult | ChapterFailed] = {}
+    timings = Timings(cache.root)
     try:
-        for t in sorted(todo, key=lambda t: -chapter(t.chapter).cost):
+        for t in sorted(todo, key=lambda t: -expected_seconds(t.chapter, t.trace, t.settings,
+                                                               timings)):
             work = cache.scratch()
             scratch.append(work)
             clip = work / f"chapter{t.chapter}.mp4"
@@ -244,6 +247,7 @@ def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor
                     on_done(t, failure)
                     continue
                 r.clip = cache.put(t.key, clip, r)
+                timings.record(t.chapter, t.trace, t.settings, r.seconds)
                 outcomes[t.key] = r
                 left = len(pending)
                 progress(f"{t.label}{named(t.chapter)}: rendered in {r.seconds:.1f} s "
@@ -257,4 +261,5 @@ def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor
     finally:
         for d in scratch:
             shutil.rmtree(d, ignore_errors=True)
+        timings.save()
     return outcomes

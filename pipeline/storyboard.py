@@ -189,6 +189,7 @@ def take_stills(plan: list[int], trace: AttentionTrace, settings: Settings, *,
                 ) -> list[ChapterStills]:
     """Every planned chapter's stills, built by `jobs` worker processes (1: here).
     `on_chapter` is called with each chapter's stills as soon as they are back."""
+    from pipeline.schedule import longest_first
     from pipeline.workers import WorkerContext, light_imports
 
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(plan)))
@@ -202,7 +203,7 @@ def take_stills(plan: list[int], trace: AttentionTrace, settings: Settings, *,
         pool = executor or ProcessPoolExecutor(max_workers=jobs, mp_context=context,
                                                initializer=light_imports)
         try:
-            order = sorted(plan, key=lambda c: -chapter(c).cost)  # longest first
+            order = longest_first(plan, trace, settings)
             futures = [pool.submit(chapter_stills, ch, trace, settings) for ch in order]
             for done in as_completed(futures):
                 got = done.result()

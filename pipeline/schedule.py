@@ -1,0 +1,93 @@
+"""The order chapters go to the workers: longest first, so that the workers finish
+together. A chapter started last that takes three times as long as the others leaves
+one worker idle for most of it (the pretrained model's chapter 10, with 12 heads and
+the 6 × 12 overview, used to be sent eighth and cost a `-q l` render a quarter of its
+time).
+
+How long a chapter takes depends on the model far more than on anything else: the
+estimate is the time it took the last time a video of the same kind was rendered with
+this cache (`Timings`), or else what it took on the development machine (`MEASURED`).
+Only the order matters, never the figures themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import tempfile
+from pathlib import Path
+
+from attncore.settings import Settings
+from attncore.trace import AttentionTrace
+
+# Seconds per chapter of the default sentence at -q l on the development machine (2 cores,
+# --jobs 2), by the model's kind; a kind not listed is ordered as the tiny model.
+MEASURED: dict[str, dict[int, float]] = {
+    "tiny": {1: 2.5, 2: 6.9, 3: 3.1, 4: 2.7, 5: 2.8, 6: 3.6, 7: 2.2, 8: 6.2, 10: 3.5, 9: 2.0},
+    "pretrained": {1: 4.9, 2: 8.3, 3: 6.7, 4: 2.8, 5: 3.2, 6: 6.6, 7: 2.5, 10: 14.1, 9: 3.1},
+}
+TIMINGS_FILE = "timings.json"
+
+
+def kind(trace: AttentionTrace, settings: Settings) -> str:
+    """What a chapter's render time depends on, besides the chapter: the model, the
+    number of heads and of words, and the quality."""
+    return f"{trace.source}/{len(trace.heads)}h/{trace.n_q}x{trace.n_k}/{settings.quality}"
+
+
+class Timings:
+    """Seconds each chapter took, by kind of video, kept in the chapter cache's folder."""
+
+    def __init__(self, folder: Path):
+        self.path = Path(folder) / TIMINGS_FILE
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            self.seconds: dict[str, float] = {k: float(v) for k, v in data.items()}
+        except (OSError, ValueError, TypeError, AttributeError):
+            self.seconds = {}  # none yet, or unreadable: the measured figures order them
+        self._changed = False
+
+    def get(self, chapter: int, trace: AttentionTrace, settings: Settings) -> float | None:
+        return self.seconds.get(f"{kind(trace, settings)}/{chapter}")
+
+    def record(self, chapter: int, trace: AttentionTrace, settings: Settings,
+               seconds: float) -> None:
+        self.seconds[f"{kind(trace, settings)}/{chapter}"] = round(seconds, 2)
+        self._changed = True
+
+    def save(self) -> None:
+        """Written whole and renamed into place; a failure to write costs only the order."""
+        if not self._changed:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".timings.", suffix=".part", dir=self.path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(self.seconds, f, indent=0, sort_keys=True)
+            os.replace(tmp, self.path)
+        except OSError:
+            return
+        self._changed = False
+
+
+def expected_seconds(chapter: int, trace: AttentionTrace, settings: Settings,
+                     timings: Timings | None = None) -> float:
+    """How long chapter `chapter` should take, for ordering (larger: sent earlier): the
+    time recorded for it, or the measured figure scaled as the chapters recorded for the
+    same kind of video compare with theirs (the machine, the quality)."""
+    table = MEASURED.get(trace.source, MEASURED["tiny"])
+    static = table.get(chapter, max(table.values()))
+    if timings is None:
+        return static
+    known = timings.get(chapter, trace, settings)
+    if known is not None:
+        return known
+    ratios = [seconds / table[c] for c in table
+              if (seconds := timings.get(c, trace, settings)) is not None]
+    return static * (statistics.median(ratios) if ratios else 1.0)
+
+
+def longest_first(chapters: list[int], trace: AttentionTrace, settings: Settings,
+                  timings: Timings | None = None) -> list[int]:
+    return sorted(chapters, key=lambda c: -expected_seconds(c, trace, settings, timings))
