@@ -109,6 +109,8 @@ class _FastForward:
     def play(self, *args: Any, **kwargs: Any) -> None:
         from manim import Create, FadeIn, FadeOut, Write
 
+        from scenes.fades import Fade
+
         animations = self.compile_animations(*args, **kwargs)
         leaves = list(_leaves(animations))
         if self._caption is not None and any(
@@ -116,7 +118,7 @@ class _FastForward:
             self.caption_ends()  # what the caption explains starts to leave: its still now
         self.add_mobjects_from_animations(animations)
         # Fades, Create and Write end with their object exactly as built: no need to run them.
-        slow = [a for a in leaves if type(a) not in (FadeIn, FadeOut, Create, Write)]
+        slow = [a for a in leaves if type(a) not in (Fade, FadeIn, FadeOut, Create, Write)]
         for a in leaves:
             a._setup_scene(self)  # adds what an introducer brings in
         for a in slow:
@@ -124,7 +126,7 @@ class _FastForward:
         for a in slow:
             a.finish()
         for a in leaves:
-            if type(a) is FadeOut:
+            if type(a) is FadeOut or (type(a) is Fade and not a.fade_in):
                 self.remove(a.mobject)
             elif a in slow:
                 a.clean_up_from_scene(self)

@@ -11,8 +11,6 @@ from manim import (
     LEFT,
     UP,
     UR,
-    FadeIn,
-    FadeOut,
     Rectangle,
     Scene,
     VGroup,
@@ -22,6 +20,7 @@ from manim import (
 from attncore.chapters import chapter as chapter_entry
 from attncore.settings import Settings
 from attncore.trace import AttentionTrace
+from scenes.fades import FadeIn, FadeOut
 from scenes.focus import partner
 from scenes.layout import SAFE_X
 from scenes.text import Translate, fit_width, make_text, short_label

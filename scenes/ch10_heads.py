@@ -17,6 +17,7 @@ from manim import *
 from attncore.pretrained.heads import OFFSET_NAMES, SPECIAL, head_pattern
 from attncore.trace import AttentionTrace
 from scenes.base import ChapterScene
+from scenes.fades import FadeIn
 from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, text_width, widest
 from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import (

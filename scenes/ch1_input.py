@@ -8,6 +8,7 @@ from manim import *  # noqa: F403
 
 from attncore.trace import AttentionTrace
 from scenes.base import ChapterScene
+from scenes.fades import FadeIn
 from scenes.layout import SAFE_BOTTOM, SAFE_X, widest
 from scenes.text import fit_width, make_text
 from scenes.widgets import MatrixView, Recorder, Theme, label_width, make_label, make_matrix

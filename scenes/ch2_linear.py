@@ -8,6 +8,7 @@ from manim import *  # noqa: F403
 
 from attncore.trace import AttentionTrace
 from scenes.base import ChapterScene
+from scenes.fades import FadeIn, FadeOut
 from scenes.layout import SAFE_BOTTOM, SAFE_X, text_width
 from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import (

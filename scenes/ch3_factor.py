@@ -15,6 +15,7 @@ from manim import *
 
 from attncore.trace import AttentionTrace
 from scenes.base import ChapterScene
+from scenes.fades import FadeIn
 from scenes.focus import is_self_pair
 from scenes.layout import (
     CELL_FILL,

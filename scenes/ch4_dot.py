@@ -16,6 +16,7 @@ from manim import *
 
 from attncore.trace import AttentionTrace
 from scenes.base import ChapterScene
+from scenes.fades import FadeIn
 from scenes.focus import is_self_pair
 from scenes.layout import MIN_FONT, PAIR_FILL, SAFE_BOTTOM, SAFE_TOP, SAFE_X, row_for_font, widest
 from scenes.text import fit_width, fmt, make_text

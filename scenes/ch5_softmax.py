@@ -15,6 +15,7 @@ import numpy as np
 from manim import *
 
 from scenes.base import ChapterScene
+from scenes.fades import FadeIn
 from scenes.layout import SAFE_BOTTOM, SAFE_TOP, SAFE_X, TABLE_FILL, font_for_row, widest
 from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import MASKED_TEXT, Recorder, Theme

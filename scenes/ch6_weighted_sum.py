@@ -9,6 +9,7 @@ import numpy as np
 from manim import *
 
 from scenes.base import ChapterScene
+from scenes.fades import FadeIn, FadeOut
 from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X
 from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import (

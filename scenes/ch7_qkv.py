@@ -10,6 +10,7 @@ from manim import *
 
 from attncore.chapters import LEARNING_CHAPTER
 from scenes.base import ChapterScene
+from scenes.fades import FadeIn, FadeOut
 from scenes.layout import LABEL_FILL, MIN_FONT, SAFE_BOTTOM, SAFE_X, font_for_row, widest
 from scenes.text import Translate, fit_width, fmt, make_text, wrap
 from scenes.widgets import Recorder, Theme, make_label

@@ -1,0 +1,104 @@
+"""scenes.fades: a fade that neither shifts nor scales changes opacities alone, exactly as
+Manim's Transform-based FadeIn and FadeOut would, without their copies."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+from manim import UP, Group, ImageMobject, Rectangle, Scene, VGroup, linear
+from manim import FadeIn as ManimFadeIn
+from manim import FadeOut as ManimFadeOut
+
+from scenes import fades
+from scenes.text import make_text
+
+STYLE = ("fill_rgbas", "stroke_rgbas", "background_stroke_rgbas", "stroke_width")
+
+
+def cell() -> VGroup:
+    box = Rectangle(width=2, height=1, stroke_width=1, stroke_color="#333333")
+    return VGroup(box.set_fill("#ff0000", 0.55), make_text("0.53", 24, "#ffffff"))
+
+
+def state(group: VGroup) -> list[np.ndarray]:
+    return [np.array(getattr(p, name)) for p in group.family_members_with_points()
+            for name in STYLE]
+
+
+def points(group: VGroup) -> np.ndarray:
+    return np.concatenate([p.points for p in group.family_members_with_points()])
+
+
+@pytest.mark.parametrize("fade_in", [True, False], ids=["in", "out"])
+@pytest.mark.parametrize("kwargs", [{}, {"rate_func": linear}, {"lag_ratio": 0.3}],
+                         ids=["smooth", "linear", "lagged"])
+def test_every_alpha_gives_manims_opacities_exactly(fade_in, kwargs):
+    """The points stay as built: Manim's own fade moves them by rounding errors only (its
+    faded copy is scaled by 1 about its centre), far below a pixel."""
+    ours, theirs = cell(), cell()
+    built = points(ours)
+    quick = (fades.FadeIn if fade_in else fades.FadeOut)(ours, **kwargs)
+    manim = (ManimFadeIn if fade_in else ManimFadeOut)(theirs, **kwargs)
+    assert isinstance(quick, fades.Fade)
+    quick.begin()
+    manim.begin()
+    for alpha in (0.0, 0.1, 0.37, 0.5, 0.9, 1.0):
+        quick.interpolate(alpha)
+        manim.interpolate(alpha)
+        for a, b in zip(state(ours), state(theirs), strict=True):
+            assert np.array_equal(a, b)
+        assert np.array_equal(points(ours), built)
+        assert np.allclose(points(theirs), built, rtol=0, atol=1e-12)
+
+
+def test_a_fade_in_adds_its_object_and_a_fade_out_removes_it_and_restores_it():
+    scene = Scene()
+    shown = cell()
+    before = state(shown)
+    scene.play(fades.FadeIn(shown), run_time=0.1)
+    assert shown in scene.mobjects and all(
+        np.array_equal(a, b) for a, b in zip(state(shown), before, strict=True))
+    scene.play(fades.FadeOut(shown), run_time=0.1)
+    assert shown not in scene.mobjects
+    assert all(np.array_equal(a, b) for a, b in zip(state(shown), before, strict=True))
+
+
+@pytest.mark.parametrize("make, kwargs", [
+    (cell, {"shift": UP}),
+    (cell, {"scale": 1.5}),
+    (lambda: Group(ImageMobject(np.zeros((4, 4, 3), np.uint8)), cell()), {}),
+], ids=["shift", "scale", "image"])
+def test_anything_but_a_plain_fade_is_left_to_manim(make, kwargs):
+    assert isinstance(fades.FadeIn(make(), **kwargs), ManimFadeIn)
+    assert isinstance(fades.FadeOut(make(), **kwargs), ManimFadeOut)
+    assert isinstance(fades.FadeIn(cell(), cell()), ManimFadeIn)  # several objects
+
+
+@pytest.mark.slow
+def test_a_chapter_draws_the_same_frames_with_either_fade(tmp_path, monkeypatch):
+    """Chapter 4, rendered with Manim's fades and with these: every frame handed to the
+    encoder is the same."""
+    from attncore import Settings, build_trace
+    from pipeline import encoder
+    from pipeline.chapter import ChapterJob, render_chapter
+
+    settings = Settings(sentence="The black cat drank the milk", quality="l")
+    trace = build_trace(settings)
+    seen: list[tuple[str, int]] = []
+    write = encoder.HeldFrameEncoder.write_frame
+
+    def record(self, pixels, *, repeat=1):
+        seen.append((hashlib.sha1(pixels.tobytes()).hexdigest(), repeat))
+        return write(self, pixels, repeat=repeat)
+
+    monkeypatch.setattr(encoder.HeldFrameEncoder, "write_frame", record)
+    frames = {}
+    for name, only_fades in [("manim", lambda *a: False), ("quick", fades._only_fades)]:
+        monkeypatch.setattr(fades, "_only_fades", only_fades)
+        seen.clear()
+        render_chapter(ChapterJob(4, trace, settings, clip=tmp_path / f"{name}.mp4",
+                                  work_dir=tmp_path / name))
+        frames[name] = list(seen)
+    assert len(frames["quick"]) > 100 and frames["quick"] == frames["manim"]
