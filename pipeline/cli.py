@@ -109,7 +109,7 @@ def _say(message: str) -> None:
 @click.option("--list-vocab", is_flag=True, help="Print the tiny model's vocabulary and exit.")
 @click.option("--train-tiny", is_flag=True, help="Retrain the tiny model (--seed, --d-model, --heads) and print its held-out scores.")
 @click.option("--init-config", type=click.Path(path_type=Path), default=None, help="Write a commented starter TOML file and exit.")
-@click.option("--watch", is_flag=True, help="Re-render whenever the --config file is saved.")
+@click.option("--watch", is_flag=True, help="Make the outputs again (the video or --storyboard, with --slides, --format and the exports) whenever the --config file is saved.")
 @click.option("--batch", type=click.Path(path_type=Path), default=None, help="Render every video of a TOML manifest ([defaults] and one [[video]] table each, e.g. examples/course.toml) through one chapter cache, then print a summary; flags given apply to every video.")
 @click.option("--scheduler", callback=scheduler_address, default=None, metavar="tcp://HOST:PORT", help="Render the chapters on this Dask scheduler's workers (same install on each; README) instead of local processes.")
 def cli(sentence: str | None, config: Path | None, chapters: str | None, export_json: Path | None,
@@ -140,14 +140,11 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         write_starter(init_config)
         _say(f"wrote {init_config}")
         return
-    if watch:
-        if config is None:
-            raise click.UsageError("--watch needs --config FILE.toml to watch")
-        from pipeline.watch import watch_config
-
-        watch_config(config, dict(sentence=sentence, chapters=chapters, **flags),
-                     jobs=jobs, use_cache=not no_cache, say=_say)
-        return
+    if watch and config is None:
+        raise click.UsageError("--watch needs --config FILE.toml to watch")
+    if watch and (list_heads or list_vocab or train_tiny):
+        raise click.UsageError("--watch makes outputs again on every save; --list-heads, "
+                               "--list-vocab and --train-tiny run once, without it")
     board = flags.pop("output") if storyboard else None  # -o names the storyboard's PNG
     from pipeline.formats import parse_formats
 
@@ -155,12 +152,18 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         kinds = parse_formats(formats) if formats is not None else ("mp4",)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="'--format'") from None
-    settings = app.make_settings(config, sentence, chapters, flags)
     request = app.Request(export_json=export_json, export_csv=export_csv, dry_run=dry_run,
                           list_heads=list_heads, list_vocab=list_vocab, train_tiny=train_tiny,
                           jobs=jobs, use_cache=not no_cache, slides=slides,
                           storyboard=storyboard, storyboard_output=board, formats=kinds,
                           scheduler=scheduler)
+    if watch:
+        from pipeline.watch import watch_config
+
+        watch_config(config, dict(sentence=sentence, chapters=chapters, **flags),
+                     request=request, say=_say, show=click.echo)
+        return
+    settings = app.make_settings(config, sentence, chapters, flags)
     app.make_outputs(settings, request, say=_say, show=click.echo)
 
 

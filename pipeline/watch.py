@@ -1,4 +1,5 @@
-"""--watch: re-render whenever the config file (or a file it names) is saved.
+"""--watch: make the outputs again (the video, or the storyboard, with the deck, the other
+formats and the exports asked for) whenever the config file (or a file it names) is saved.
 
 Polls modification times (no extra dependency; half a second is quick enough for a
 human save), waits for a burst of saves to settle, and reports a broken config without
@@ -40,15 +41,17 @@ def watched_files(config: Path) -> list[Path]:
     return files
 
 
-def watch_config(config: Path, flags: dict[str, Any], *, jobs: int | None = None,
-                 use_cache: bool = True, poll: float = 0.5, settle: float = 0.6,
-                 max_renders: int | None = None, say: app.Say = app.to_stderr) -> int:
-    """Render now and after every save; returns the number of renders tried. `flags` are
-    the command's flags (None = not given), `chapters` and `sentence` among them."""
+def watch_config(config: Path, flags: dict[str, Any], *, request: app.Request | None = None,
+                 poll: float = 0.5, settle: float = 0.6, max_renders: int | None = None,
+                 say: app.Say = app.to_stderr, show: app.Say = app.to_stdout) -> int:
+    """Make the outputs now and after every save; returns the number of runs tried. `flags`
+    are the command's flags (None = not given), `chapters` and `sentence` among them;
+    `request` is everything else the command asked for (--storyboard, --slides, --format,
+    the exports), made again on every save."""
     flags = dict(flags)
     chapters = flags.pop("chapters", None)
     sentence = flags.pop("sentence", None)
-    request = app.Request(jobs=jobs, use_cache=use_cache)
+    request = request or app.Request()
     renders = 0
     last = None
     say(f"watching {config} (Ctrl-C to stop)")
@@ -66,7 +69,7 @@ def watch_config(config: Path, flags: dict[str, Any], *, jobs: int | None = None
             renders += 1
             try:
                 settings = app.make_settings(config, sentence, chapters, flags)
-                app.make_outputs(settings, request, say=say)
+                app.make_outputs(settings, request, say=say, show=show)
                 say(f"[{time.strftime('%H:%M:%S')}] done; waiting for the next save")
             except (SettingsError, OutputError, ChapterFailed, OSError) as e:
                 say(f"[{time.strftime('%H:%M:%S')}] Error: {e} (fix it and save again)")

@@ -125,3 +125,41 @@ def test_watch_keeps_the_command_line_chapters_and_sentence_on_every_save(tmp_pa
     t.join(timeout=10)
     assert not t.is_alive()
     assert seen == [("a b", (1, 2))] * 2
+
+
+def test_watch_makes_what_the_command_asked_for_on_every_save(tmp_path, monkeypatch):
+    """--watch --storyboard --slides --format gif: each save makes the storyboard (or the
+    video with its deck and GIF) again, not a bare video."""
+    from pipeline import cli as cli_mod
+    from pipeline import watch
+
+    cfg = tmp_path / "lecture.toml"
+    cfg.write_text('sentence = "cats drink milk"\nweights = "random"\n', encoding="utf-8")
+    handed = {}
+    monkeypatch.setattr(watch, "watch_config",
+                        lambda config, flags, **kw: handed.update(config=config, **kw))
+    result = CliRunner().invoke(cli_mod.cli, ["--watch", "--config", str(cfg), "--storyboard",
+                                              "-o", str(tmp_path / "board.png")])
+    assert result.exit_code == 0, result.output
+    request = handed["request"]
+    assert handed["config"] == cfg
+    assert request.storyboard and request.storyboard_output == str(tmp_path / "board.png")
+    result = CliRunner().invoke(cli_mod.cli, ["--watch", "--config", str(cfg), "--slides",
+                                              "--format", "mp4,gif", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    request = handed["request"]
+    assert request.slides and request.formats == ("mp4", "gif") and not request.use_cache
+
+    seen = []
+    monkeypatch.setattr(app, "make_outputs", lambda settings, request, **kw: seen.append(request))
+    watch_config(cfg, {}, request=app.Request(storyboard=True), poll=0.05, settle=0.05,
+                 max_renders=1, say=lambda m: None)
+    assert [r.storyboard for r in seen] == [True]
+
+
+@pytest.mark.parametrize("flag", ["--list-heads", "--list-vocab", "--train-tiny"])
+def test_watch_refuses_what_runs_once(tmp_path, flag):
+    cfg = tmp_path / "lecture.toml"
+    cfg.write_text('sentence = "cats drink milk"\n', encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--watch", "--config", str(cfg), flag])
+    assert result.exit_code == 2 and "run once, without it" in result.output
