@@ -20,7 +20,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, Self
 
 import numpy as np
 
@@ -36,9 +36,43 @@ if TYPE_CHECKING:
 GRID_PARAMS = ("E", "W_Q", "W_K", "W_V", "W_O")  # on the 0.1 grid in a finished model
 
 
+class GridParams:
+    """What every model trained here does with its learned arrays (a frozen dataclass of
+    arrays that subclasses this): GRID names those on the 0.1 grid in a finished model."""
+
+    GRID: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {name: getattr(self, name) for name in self.names()}
+
+    def replace(self, **arrays: np.ndarray) -> Self:
+        return dataclasses.replace(self, **arrays)
+
+    def rounded(self) -> Self:
+        """The GRID arrays on the 0.1 grid; the readout unchanged."""
+        return self.replace(**{name: on_grid(getattr(self, name)) for name in self.GRID})
+
+    def copy(self) -> Self:
+        return type(self)(**{name: np.array(a, dtype=np.float64)
+                             for name, a in self.arrays().items()})
+
+    def frozen(self) -> Self:
+        """Read-only float64 copies."""
+        out = self.copy()
+        for a in out.arrays().values():
+            a.setflags(write=False)
+        return out
+
+
 @dataclass(frozen=True, eq=False)
-class Params:
+class Params(GridParams):
     """The learned arrays. A finished model has E, W_Q, W_K, W_V, W_O on the 0.1 grid."""
+
+    GRID: ClassVar[tuple[str, ...]] = GRID_PARAMS
 
     E: np.ndarray  # (V, d) one row per vocabulary word
     W_Q: np.ndarray  # (H, d, d_k)
@@ -49,30 +83,6 @@ class Params:
     b_1: np.ndarray  # (m,)
     w_2: np.ndarray  # (m,)
     b_2: np.ndarray  # () a 0-d array
-
-    @classmethod
-    def names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in dataclasses.fields(cls))
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        return {name: getattr(self, name) for name in self.names()}
-
-    def replace(self, **arrays: np.ndarray) -> Params:
-        return dataclasses.replace(self, **arrays)
-
-    def rounded(self) -> Params:
-        """E, W_Q, W_K, W_V, W_O on the 0.1 grid; the readout unchanged."""
-        return self.replace(**{name: on_grid(getattr(self, name)) for name in GRID_PARAMS})
-
-    def copy(self) -> Params:
-        return Params(**{name: np.array(a, dtype=np.float64) for name, a in self.arrays().items()})
-
-    def frozen(self) -> Params:
-        """Read-only float64 copies."""
-        out = self.copy()
-        for a in out.arrays().values():
-            a.setflags(write=False)
-        return out
 
 
 def init_params(config: ModelConfig, vocab_size: int, rng: np.random.Generator) -> Params:

@@ -158,9 +158,12 @@ def corpus_of(data: bytes) -> str | None:
 
 
 def save(model: TinyModel, path: str | os.PathLike) -> Path:
-    """Write the model to `path` atomically (a temporary file, then a rename)."""
+    return write_model_file(to_bytes(model), path)
+
+
+def write_model_file(data: bytes, path: str | os.PathLike) -> Path:
+    """Write a model file's bytes to `path` atomically (a temporary file, then a rename)."""
     path = Path(path)
-    data = to_bytes(model)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     try:
         with os.fdopen(fd, "wb") as f:

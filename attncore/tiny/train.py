@@ -37,7 +37,7 @@ from attncore.tiny.config import TrainConfig
 from attncore.tiny.corpus import default_corpus
 from attncore.tiny.evaluate import Encoded, Scores, encode, evaluate
 from attncore.tiny.history import History, Snapshot
-from attncore.tiny.model import GRID_PARAMS, Params, TinyModel, init_params, loss_and_grads
+from attncore.tiny.model import GridParams, Params, TinyModel, init_params, loss_and_grads
 
 
 @dataclass(frozen=True)
@@ -59,14 +59,14 @@ Progress = Callable[[int, int, TrainInfo], None]
 class Adam:
     """Adam with bias correction; decoupled weight decay (AdamW) on the grid arrays."""
 
-    def __init__(self, p: Params, weight_decay: float,
+    def __init__(self, p: GridParams, weight_decay: float,
                  beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8):
         self.m = {k: np.zeros_like(a) for k, a in p.arrays().items()}
         self.v = {k: np.zeros_like(a) for k, a in p.arrays().items()}
         self.beta1, self.beta2, self.eps, self.wd = beta1, beta2, eps, weight_decay
         self.t = 0
 
-    def step(self, p: Params, grads: Params, lr: float) -> None:
+    def step(self, p: GridParams, grads: GridParams, lr: float) -> None:
         """θ ← θ − lr·m̂/(√v̂ + ε) − lr·λ·θ, in place;  m̂, v̂ the bias-corrected moments."""
         self.t += 1
         c1, c2 = 1.0 - self.beta1 ** self.t, 1.0 - self.beta2 ** self.t
@@ -77,7 +77,7 @@ class Adam:
             m += (1.0 - self.beta1) * g
             v *= self.beta2
             v += (1.0 - self.beta2) * g * g
-            if name in GRID_PARAMS:
+            if name in p.GRID:
                 theta -= lr * self.wd * theta
             theta -= lr * (m / c1) / (np.sqrt(v / c2) + self.eps)
 

@@ -24,13 +24,13 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from attncore import attention as att
-from attncore.random_weights import on_grid
 from attncore.tiny.model import (
+    GridParams,
     HeadRun,
     embed,
     embed_backward,
@@ -60,8 +60,10 @@ BOS_ID, EOS_ID = 0, 1  # rows of E_tgt: corpus.BOS, corpus.EOS
 
 
 @dataclass(frozen=True, eq=False)
-class Params:
+class Params(GridParams):
     """The learned arrays. A finished model has the GRID_PARAMS on the 0.1 grid."""
+
+    GRID: ClassVar[tuple[str, ...]] = GRID_PARAMS
 
     E_src: np.ndarray  # (V_s, d)
     E_tgt: np.ndarray  # (V_t, d)
@@ -82,32 +84,9 @@ class Params:
     W_2: np.ndarray  # (m, V_t)
     b_2: np.ndarray  # (V_t,)
 
-    @classmethod
-    def names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in dataclasses.fields(cls))
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        return {name: getattr(self, name) for name in self.names()}
-
-    def replace(self, **arrays: np.ndarray) -> Params:
-        return dataclasses.replace(self, **arrays)
-
-    def rounded(self) -> Params:
-        """The embeddings and attention weights on the 0.1 grid; the readout unchanged."""
-        return self.replace(**{name: on_grid(getattr(self, name)) for name in GRID_PARAMS})
-
     def attention(self, which: str) -> tuple[np.ndarray, ...]:
         """W_Q, W_K, W_V, W_O of "enc", "self" or "cross"."""
         return tuple(getattr(self, f"{which}_{w}") for w in ("W_Q", "W_K", "W_V", "W_O"))
-
-    def copy(self) -> Params:
-        return Params(**{k: np.array(a, dtype=np.float64) for k, a in self.arrays().items()})
-
-    def frozen(self) -> Params:
-        out = self.copy()
-        for a in out.arrays().values():
-            a.setflags(write=False)
-        return out
 
 
 def init_params(c: ModelConfig, n_src: int, n_tgt: int, rng: np.random.Generator) -> Params:

@@ -13,7 +13,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import tempfile
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -22,7 +21,7 @@ import numpy as np
 from safetensors.numpy import load as st_load
 from safetensors.numpy import save as st_save
 
-from attncore.tiny.store import _from_tenths, _metadata, _tenths
+from attncore.tiny.store import _from_tenths, _metadata, _tenths, write_model_file
 from attncore.translate.config import ModelConfig, TrainConfig
 from attncore.translate.corpus import CORPUS_FILE
 from attncore.translate.history import History, Snapshot
@@ -125,19 +124,7 @@ def fingerprint(model: TranslationModel) -> str:
 
 
 def save(model: TranslationModel, path: str | os.PathLike) -> Path:
-    """Write the model to `path` atomically (a temporary file, then a rename)."""
-    path = Path(path)
-    data = to_bytes(model)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_model_file(to_bytes(model), path)
 
 
 def load(path: str | os.PathLike) -> TranslationModel:

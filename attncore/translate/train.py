@@ -23,13 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attncore.tiny.train import learning_rate, one_blas_thread, snapshot_steps
+from attncore.tiny.train import Adam, learning_rate, one_blas_thread, snapshot_steps
 from attncore.translate.config import TrainConfig
 from attncore.translate.corpus import default_corpus
 from attncore.translate.evaluate import Batch, Scores, encode_pairs, evaluate
 from attncore.translate.history import History, Snapshot
 from attncore.translate.model import (
-    GRID_PARAMS,
     READOUT,
     Params,
     TranslationModel,
@@ -49,32 +48,6 @@ class TrainInfo:
 
 
 Progress = Callable[[int, int, TrainInfo], None]
-
-
-class Adam:
-    """Adam with bias correction; decoupled weight decay (AdamW) on the grid arrays."""
-
-    def __init__(self, p: Params, weight_decay: float,
-                 beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8):
-        self.m = {k: np.zeros_like(a) for k, a in p.arrays().items()}
-        self.v = {k: np.zeros_like(a) for k, a in p.arrays().items()}
-        self.beta1, self.beta2, self.eps, self.wd = beta1, beta2, eps, weight_decay
-        self.t = 0
-
-    def step(self, p: Params, grads: Params, lr: float) -> None:
-        """θ ← θ − lr·m̂/(√v̂ + ε) − lr·λ·θ, in place."""
-        self.t += 1
-        c1, c2 = 1.0 - self.beta1 ** self.t, 1.0 - self.beta2 ** self.t
-        for name, theta in p.arrays().items():
-            g = getattr(grads, name)
-            m, v = self.m[name], self.v[name]
-            m *= self.beta1
-            m += (1.0 - self.beta1) * g
-            v *= self.beta2
-            v += (1.0 - self.beta2) * g * g
-            if name in GRID_PARAMS:
-                theta -= lr * self.wd * theta
-            theta -= lr * (m / c1) / (np.sqrt(v / c2) + self.eps)
 
 
 def float32_readout(p: Params) -> Params:
