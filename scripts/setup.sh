@@ -13,8 +13,10 @@ extras=""
 #    Hebrew, Devanagari, Thai, ...), fonts-symbola (monochrome emoji: Manim cannot draw the
 #    bitmap glyphs of fonts-noto-color-emoji, kept for other programs).
 pkgs=(libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk fonts-noto-core fonts-symbola fonts-noto-color-emoji python3-venv python3-dev gcc)
-# --test: headless Chromium for the test that plays the --slides deck in a real browser.
-[ -n "$extras" ] && pkgs+=(chromium poppler-utils)  # poppler-utils: pdftoppm checks the storyboard PDF
+# --test: headless Chromium for the test that plays the --slides deck in a real browser;
+# poppler-utils: pdftoppm checks the storyboard PDF; libVLC with its MP4 demuxer and
+# decoders (vlc-bin, vlc-plugin-base): the test that plays and seeks a video in VLC.
+[ -n "$extras" ] && pkgs+=(chromium poppler-utils vlc-bin vlc-plugin-base)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,6 @@
 """Held frames (pipeline.encoder): a hold is stored as one frame shown for its whole
 length; the clip still has the right timestamps, length and pictures, joins by stream
-copy, seeks into a hold correctly (PyAV and headless Chromium), and converts to GIF and
+copy, seeks into a hold correctly (PyAV, headless Chromium and libVLC), and converts to GIF and
 WebM with the same timing. The real renders compare against Manim's constant-rate way."""
 
 from __future__ import annotations
@@ -266,6 +266,82 @@ def test_chromium_plays_the_video_and_a_seek_into_a_hold_shows_the_held_frame(le
     finally:
         browser.close()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def vlc_frames(path: Path, start: float, seconds: float = 0.6) -> list[np.ndarray]:
+    """The pictures libVLC (VLC's own demuxer and decoders, through python-vlc) shows
+    after it is asked to start `start` seconds in, for about `seconds` of playback, as
+    RGB arrays."""
+    import ctypes
+    import time
+
+    import vlc
+
+    instance = vlc.Instance(["--quiet", "--no-audio", "--no-xlib", "--intf=dummy"])
+    player = instance.media_player_new()
+    media = instance.media_new(str(path))
+    media.add_option(f":start-time={start}")  # the same seek as dragging the slider there
+    player.set_media(media)
+    buffer = (ctypes.c_ubyte * (W * H * 4))()
+    shown: list[np.ndarray] = []
+
+    @vlc.CallbackDecorators.VideoLockCb
+    def lock(opaque, planes):
+        planes[0] = ctypes.cast(buffer, ctypes.c_void_p).value
+
+    @vlc.CallbackDecorators.VideoUnlockCb
+    def unlock(opaque, picture, planes):
+        pass
+
+    @vlc.CallbackDecorators.VideoDisplayCb
+    def display(opaque, picture):  # RV32 is B, G, R, x in memory
+        shown.append(np.frombuffer(buffer, np.uint8).reshape(H, W, 4)[..., 2::-1].copy())
+
+    player.video_set_callbacks(lock, unlock, display, None)
+    player.video_set_format("RV32", W, H, W * 4)
+    try:
+        assert player.play() == 0
+        deadline = time.monotonic() + seconds + 10
+        began = None
+        while time.monotonic() < deadline:
+            if shown and began is None:
+                began = time.monotonic()
+            if began is not None and time.monotonic() - began > seconds:
+                break
+            if player.get_state() in (vlc.State.Ended, vlc.State.Error):
+                break
+            time.sleep(0.02)
+        assert player.get_state() != vlc.State.Error
+    finally:
+        player.stop()
+        player.release()
+        instance.release()
+    return shown
+
+
+@pytest.mark.slow
+def test_vlc_plays_the_video_and_a_seek_into_a_hold_shows_the_held_frame(lecture):
+    """VLC (libVLC 3, its MP4 demuxer and its H.264 decoder) seeks into each hold and
+    shows the held picture, then plays on into the next animation."""
+    import os
+
+    try:
+        import vlc  # noqa: F401
+        vlc.Instance(["--quiet", "--intf=dummy"]).release()
+    except (ImportError, OSError, AttributeError) as e:
+        if os.environ.get("CI"):
+            pytest.fail(f"libVLC is missing in CI ({e}); scripts/setup.sh --test installs it")
+        pytest.skip(f"libVLC is not installed ({e}); bash scripts/setup.sh --test installs it")
+
+    def near(got: np.ndarray, colour: tuple[int, int, int]) -> bool:
+        return bool(np.abs(got[20, 20].astype(int) - colour).max() <= 20)
+
+    for seconds, colour in [(1.5, RED), (4.0, GREEN), (0.6, RED), (0.2, BLUE)]:
+        shown = vlc_frames(lecture, seconds, seconds=0.2)
+        assert shown, f"VLC showed nothing from {seconds} s"
+        assert near(shown[0], colour), f"at {seconds} s: {shown[0][20, 20]}, not {colour}"
+    shown = vlc_frames(lecture, 2.3, seconds=0.8)  # the red hold ends at 2.5 s
+    assert near(shown[0], RED) and near(shown[-1], BLUE), "it does not play on past the hold"
 
 
 @pytest.mark.slow
