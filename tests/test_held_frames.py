@@ -374,3 +374,33 @@ def test_a_moving_object_that_reaches_a_parked_one_is_drawn_under_it_as_before(t
         frames[park] = decoded(out)
     assert len(frames[True]) == len(frames[False]) > 10
     assert all(np.array_equal(x, y) for x, y in zip(frames[False], frames[True]))
+
+
+def test_the_path_camera_draws_exactly_what_manims_camera_draws():
+    """pipeline.encoder.PathCamera hands Cairo the same paths, read faster: a frame of text
+    (glyphs of several subpaths), open and closed shapes, an arc half drawn (as Create
+    leaves it) and a line with its subpaths apart is the same, pixel for pixel."""
+    from manim import UP, Arc, Circle, Line, Rectangle, VGroup, VMobject, tempconfig
+    from manim.camera.camera import Camera
+
+    from pipeline.encoder import PathCamera
+    from scenes.text import make_text
+
+    def shapes() -> VGroup:
+        half = Arc(radius=1.5, angle=4).set_stroke("#ffcc00", 6)
+        half.pointwise_become_partial(Arc(radius=1.5, angle=4), 0.1, 0.55)
+        broken = VMobject().set_stroke("#00ccff", 4)
+        broken.set_points_as_corners([[-3, -2, 0], [-1, -2, 0], [-1, -1, 0]])
+        broken.append_points(Line([1, -1, 0], [3, -2, 0]).points)  # a second subpath
+        return VGroup(make_text("8 & Q·Kᵀ 0.53", 40, "#ffffff").shift(2 * UP),
+                      Rectangle(width=3, height=1).set_fill("#aa3344", 0.6), Circle(), half,
+                      broken)
+
+    frames = []
+    with tempconfig({"pixel_width": 320, "pixel_height": 180}):
+        for camera_class in (Camera, PathCamera):
+            camera = camera_class()
+            camera.capture_mobjects([shapes()])
+            frames.append(np.array(camera.pixel_array))
+    assert frames[0].std() > 10  # something was drawn
+    assert np.array_equal(frames[0], frames[1])
