@@ -159,6 +159,7 @@ def chapter_stills(number: int, trace: AttentionTrace, settings: Settings) -> Ch
     """Build chapter `number` without animating and take one still per caption."""
     from manim import tempconfig
 
+    from pipeline.camera import PathCamera
     from pipeline.chapter import manim_config
     from scenes import scene_class
     from scenes.text import use_text_cache
@@ -172,7 +173,7 @@ def chapter_stills(number: int, trace: AttentionTrace, settings: Settings) -> Ch
     cfg["pixel_width"], cfg["pixel_height"] = STILL_SIZE
     try:
         with tempconfig(cfg):
-            scene = cls(trace, settings, skip_animations=True)
+            scene = cls(trace, settings, skip_animations=True, camera_class=PathCamera)
             scene.render()
     finally:
         shutil.rmtree(text_dir, ignore_errors=True)

@@ -377,13 +377,13 @@ def test_a_moving_object_that_reaches_a_parked_one_is_drawn_under_it_as_before(t
 
 
 def test_the_path_camera_draws_exactly_what_manims_camera_draws():
-    """pipeline.encoder.PathCamera hands Cairo the same paths, read faster: a frame of text
+    """pipeline.camera.PathCamera hands Cairo the same paths, read faster: a frame of text
     (glyphs of several subpaths), open and closed shapes, an arc half drawn (as Create
     leaves it) and a line with its subpaths apart is the same, pixel for pixel."""
     from manim import UP, Arc, Circle, Line, Rectangle, VGroup, VMobject, tempconfig
     from manim.camera.camera import Camera
 
-    from pipeline.encoder import PathCamera
+    from pipeline.camera import PathCamera
     from scenes.text import make_text
 
     def shapes() -> VGroup:
