@@ -63,10 +63,14 @@ class Timings:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".timings.", suffix=".part", dir=self.path.parent)
+        except OSError:
+            return
+        try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(self.seconds, f, indent=0, sort_keys=True)
             os.replace(tmp, self.path)
         except OSError:
+            Path(tmp).unlink(missing_ok=True)
             return
         self._changed = False
 
