@@ -288,18 +288,7 @@ def vlc_frames(path: Path, start: float, seconds: float = 0.6) -> list[np.ndarra
 
     import vlc
 
-    instance = vlc.Instance(
-        # A busy machine (the test suite runs beside it) must not make VLC drop a late
-        # picture: the test is about what it shows, not how punctually.
-        [
-            "--quiet",
-            "--no-audio",
-            "--no-xlib",
-            "--intf=dummy",
-            "--no-drop-late-frames",
-            "--no-skip-frames",
-        ]
-    )
+    instance = vlc.Instance(["--quiet", "--no-audio", "--no-xlib", "--intf=dummy"])
     player = instance.media_player_new()
     media = instance.media_new(str(path))
     media.add_option(f":start-time={start}")  # the same seek as dragging the slider there
