@@ -27,16 +27,15 @@ RED, GREEN, BLUE = (220, 40, 40), (40, 200, 60), (40, 60, 220)
 
 
 def spec(fps: int = FPS) -> VideoEncoderSpec:
-    return VideoEncoderSpec(
-        "mp4", "libx264", "yuv420p", W, H, Fraction(fps), (("crf", "23"), ("preset", "veryfast"))
-    )
+    return VideoEncoderSpec("mp4", "libx264", "yuv420p", W, H, Fraction(fps),
+                            (("crf", "23"), ("preset", "veryfast")))
 
 
 def picture(colour: tuple[int, int, int], shift: int = 0) -> np.ndarray:
     """A flat colour with a moving white bar (so x264 uses B-frames between frames)."""
     a = np.empty((H, W, 4), np.uint8)
     a[..., :3], a[..., 3] = colour, 255
-    a[100:140, (shift * 7) % (W - 30) : (shift * 7) % (W - 30) + 30, :3] = 255
+    a[100:140, (shift * 7) % (W - 30):(shift * 7) % (W - 30) + 30, :3] = 255
     return a
 
 
@@ -95,9 +94,8 @@ def test_timestamps_increase_and_every_frame_starts_on_the_frame_grid(lecture):
     assert gaps.count(60) == 2 and set(gaps) == {1, 60}
 
 
-@pytest.mark.parametrize(
-    "seconds, colour", [(1.5, RED), (0.6, RED), (2.45, RED), (4.0, GREEN), (4.95, GREEN)]
-)
+@pytest.mark.parametrize("seconds, colour", [(1.5, RED), (0.6, RED), (2.45, RED),
+                                             (4.0, GREEN), (4.95, GREEN)])
 def test_a_seek_into_a_hold_shows_the_held_frame(lecture, seconds, colour):
     assert np.abs(colour_at(lecture, seconds) - colour).max() <= 12
 
@@ -113,7 +111,7 @@ def test_a_hold_looks_as_good_as_when_every_frame_was_encoded(tmp_path, monkeypa
 
     def psnr(video: Path) -> float:
         err = ((frame_at(video, 1.0).astype(float) - truth) ** 2).mean()
-        return 10 * np.log10(255**2 / err)
+        return 10 * np.log10(255 ** 2 / err)
 
     once = segment(tmp_path / "once.mp4", [(text, 60)])
     monkeypatch.setattr(HeldFrameEncoder, "holds", "each")
@@ -127,9 +125,8 @@ def test_a_hold_segment_joins_a_moving_one_by_stream_copy(tmp_path):
     hold = segment(tmp_path / "hold.mp4", [(picture(RED), 30)])
     moving = segment(tmp_path / "moving.mp4", [(picture(BLUE, i), 1) for i in range(5)])
     with av.open(str(hold)) as a, av.open(str(moving)) as b:
-        assert (
-            a.streams.video[0].codec_context.extradata == b.streams.video[0].codec_context.extradata
-        )
+        assert a.streams.video[0].codec_context.extradata == \
+            b.streams.video[0].codec_context.extradata
 
 
 def test_decode_times_are_x264s_in_constant_rate_stretches_and_late_after_a_hold():
@@ -161,7 +158,6 @@ def test_webm_of_a_video_with_holds_keeps_its_timing(lecture, tmp_path):
 
 # ---- a real render against Manim's constant-rate way ---------------------------------
 
-
 @pytest.fixture(scope="module")
 def renders(tmp_path_factory):
     """Chapter 9 at 480p15 three ways: Manim's (every held frame converted and encoded,
@@ -177,9 +173,8 @@ def renders(tmp_path_factory):
     try:
         for name, (holds, park) in ways.items():
             encoder.HeldFrameEncoder.holds, encoder.TimedRenderer.park = holds, park
-            out[name] = render_chapter(
-                ChapterJob(9, trace, s, clip=d / f"{name}.mp4", work_dir=d / f"work-{name}")
-            )
+            out[name] = render_chapter(ChapterJob(9, trace, s, clip=d / f"{name}.mp4",
+                                                  work_dir=d / f"work-{name}"))
     finally:
         encoder.HeldFrameEncoder.holds, encoder.TimedRenderer.park = "once", True
     return out
@@ -207,7 +202,7 @@ def test_render_shows_the_same_pictures_at_caption_midpoints(renders):
     for start, end, _ in manim.subtitles:
         t = (start + end) / 2
         x, y = frame_at(manim.clip, t).astype(float), frame_at(once.clip, t).astype(float)
-        psnr = 10 * np.log10(255**2 / max(((x - y) ** 2).mean(), 1e-9))
+        psnr = 10 * np.log10(255 ** 2 / max(((x - y) ** 2).mean(), 1e-9))
         assert psnr >= 38, f"{t:.2f} s: {psnr:.1f} dB"  # two x264 encodings of one frame
         assert np.abs(x - y).mean() < 1.5
 
@@ -217,9 +212,7 @@ def test_every_caption_starts_on_a_keyframe_so_slides_cut_by_stream_copy(renders
     once = renders["parked"]
     with av.open(str(once.clip)) as c:
         s = c.streams.video[0]
-        keys = [
-            float(p.pts * s.time_base) for p in c.demux(s) if p.is_keyframe and p.pts is not None
-        ]
+        keys = [float(p.pts * s.time_base) for p in c.demux(s) if p.is_keyframe and p.pts is not None]
     for start, _, text in once.subtitles:
         assert min(abs(k - start) for k in keys) < 1 / 30, text
 
@@ -233,7 +226,6 @@ def test_parking_static_objects_leaves_every_frame_pixel_identical(renders):
 
 # ---- a real browser --------------------------------------------------------------------
 
-
 @pytest.mark.slow
 def test_chromium_plays_the_video_and_a_seek_into_a_hold_shows_the_held_frame(lecture):
     from PIL import Image
@@ -246,8 +238,7 @@ def test_chromium_plays_the_video_and_a_seek_into_a_hold_shows_the_held_frame(le
         "<body style='margin:0;background:#000'>"
         f"<video id=v muted playsinline src='{lecture.name}' "
         f"style='position:absolute;left:0;top:0;width:{W}px;height:{H}px'></video></body>",
-        encoding="utf-8",
-    )
+        encoding="utf-8")
     profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
     browser = DevTools(profile)
     try:
@@ -260,11 +251,9 @@ def test_chromium_plays_the_video_and_a_seek_into_a_hold_shows_the_held_frame(le
         browser.evaluate(f"{video}.pause(); true")
 
         def shown_at(seconds: float) -> np.ndarray:
-            browser.evaluate(
-                f"window.seekDone = false; {video}.addEventListener('seeked', "
-                f"() => window.seekDone = true, {{once: true}}); "
-                f"{video}.currentTime = {seconds}; true"
-            )
+            browser.evaluate(f"window.seekDone = false; {video}.addEventListener('seeked', "
+                             f"() => window.seekDone = true, {{once: true}}); "
+                             f"{video}.currentTime = {seconds}; true")
             browser.wait_for("window.seekDone")
             browser.wait_for(f"{video}.readyState >= 2")
             shot = browser.send("Page.captureScreenshot", format="png")["data"]
@@ -338,7 +327,6 @@ def test_vlc_plays_the_video_and_a_seek_into_a_hold_shows_the_held_frame(lecture
 
     try:
         import vlc  # noqa: F401
-
         vlc.Instance(["--quiet", "--intf=dummy"]).release()
     except (ImportError, OSError, AttributeError) as e:
         if os.environ.get("CI"):
@@ -369,9 +357,7 @@ def test_vlc_plays_the_video_and_a_seek_into_a_hold_shows_the_held_frame(lecture
         assert colours[:1] == [colour], f"from {start} s VLC showed {colours}, not {colour} first"
     # The red hold ends at 2.5 s, the blue animation after it at 3.0 s.
     colours = watch(1.5, 1.2, lambda c: c[:1] == ["red"] and "blue" in c)
-    assert colours[:1] == ["red"] and "blue" in colours, (
-        f"it does not play on past the hold: {colours}"
-    )
+    assert colours[:1] == ["red"] and "blue" in colours, f"no play on past the hold: {colours}"
 
 
 @pytest.mark.slow
@@ -394,18 +380,10 @@ def test_a_moving_object_that_reaches_a_parked_one_is_drawn_under_it_as_before(t
         encoder.TimedRenderer.park = park
         out = tmp_path / f"{park}.mp4"
         try:
-            with tempconfig(
-                {
-                    "pixel_height": 240,
-                    "pixel_width": 426,
-                    "frame_rate": 15,
-                    "media_dir": str(tmp_path / f"m{park}"),
-                    "output_file": str(out),
-                    "disable_caching": True,
-                    "verbosity": "ERROR",
-                    "progress_bar": "none",
-                }
-            ):
+            with tempconfig({"pixel_height": 240, "pixel_width": 426, "frame_rate": 15,
+                             "media_dir": str(tmp_path / f"m{park}"), "output_file": str(out),
+                             "disable_caching": True, "verbosity": "ERROR",
+                             "progress_bar": "none"}):
                 Slide(renderer=encoder.TimedRenderer()).render()
         finally:
             encoder.TimedRenderer.park = True
@@ -430,13 +408,9 @@ def test_the_path_camera_draws_exactly_what_manims_camera_draws():
         broken = VMobject().set_stroke("#00ccff", 4)
         broken.set_points_as_corners([[-3, -2, 0], [-1, -2, 0], [-1, -1, 0]])
         broken.append_points(Line([1, -1, 0], [3, -2, 0]).points)  # a second subpath
-        return VGroup(
-            make_text("8 & Q·Kᵀ 0.53", 40, "#ffffff").shift(2 * UP),
-            Rectangle(width=3, height=1).set_fill("#aa3344", 0.6),
-            Circle(),
-            half,
-            broken,
-        )
+        return VGroup(make_text("8 & Q·Kᵀ 0.53", 40, "#ffffff").shift(2 * UP),
+                      Rectangle(width=3, height=1).set_fill("#aa3344", 0.6), Circle(), half,
+                      broken)
 
     frames = []
     with tempconfig({"pixel_width": 320, "pixel_height": 180}):
