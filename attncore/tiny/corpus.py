@@ -18,10 +18,12 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from operator import attrgetter
+from typing import TypeVar
 
 import numpy as np
 
@@ -196,17 +198,7 @@ class Corpus:
     def sentences(self, seed: int | list[int], count: int,
                   exclude: frozenset[tuple[str, ...]] = frozenset()) -> tuple[Sentence, ...]:
         """`count` distinct sentences drawn from default_rng(seed), none of them in `exclude`."""
-        rng = np.random.default_rng(seed)
-        seen = set(exclude)
-        out: list[Sentence] = []
-        for _ in range(100 * count + 1000):
-            if len(out) == count:
-                return tuple(out)
-            s = self.sample(rng)
-            if s.words not in seen:
-                seen.add(s.words)
-                out.append(s)
-        raise ValueError(f"the corpus has too few distinct sentences for {count}")
+        return draw_distinct(self.sample, attrgetter("words"), seed, count, exclude)
 
     def splits(self, seed: int, train: int, validation: int, test: int) -> Splits:
         """Disjoint training, validation and test sentences from the seed's three streams."""
@@ -334,3 +326,24 @@ def in_vocabulary(sentence: str, vocab: Iterable[str] | None = None) -> bool:
     except TokenizeError:
         return False
     return True
+
+
+T = TypeVar("T")
+
+
+def draw_distinct(sample: Callable[[np.random.Generator], T], key: Callable[[T], Hashable],
+                  seed: int | list[int], count: int, exclude: frozenset = frozenset()
+                  ) -> tuple[T, ...]:
+    """`count` samples from default_rng(seed) with distinct keys, none of them in
+    `exclude`; a ValueError when the corpus runs short of them."""
+    rng = np.random.default_rng(seed)
+    seen = set(exclude)
+    out: list[T] = []
+    for _ in range(100 * count + 1000):
+        if len(out) == count:
+            return tuple(out)
+        s = sample(rng)
+        if key(s) not in seen:
+            seen.add(key(s))
+            out.append(s)
+    raise ValueError(f"the corpus has too few distinct sentences for {count}")

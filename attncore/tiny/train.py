@@ -24,20 +24,18 @@ np.random.default_rng), on the same numpy build and CPU.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import math
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 
-import numpy as np
-
+from attncore import training
 from attncore.tiny.config import TrainConfig
 from attncore.tiny.corpus import default_corpus
 from attncore.tiny.evaluate import Encoded, Scores, encode, evaluate
 from attncore.tiny.history import History, Snapshot
-from attncore.tiny.model import GridParams, Params, TinyModel, init_params, loss_and_grads
+from attncore.tiny.model import Params, TinyModel, init_params, loss_and_grads
 
 
 @dataclass(frozen=True)
@@ -56,57 +54,6 @@ class TrainInfo:
 Progress = Callable[[int, int, TrainInfo], None]
 
 
-class Adam:
-    """Adam with bias correction; decoupled weight decay (AdamW) on the grid arrays."""
-
-    def __init__(self, p: GridParams, weight_decay: float,
-                 beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8):
-        self.m = {k: np.zeros_like(a) for k, a in p.arrays().items()}
-        self.v = {k: np.zeros_like(a) for k, a in p.arrays().items()}
-        self.beta1, self.beta2, self.eps, self.wd = beta1, beta2, eps, weight_decay
-        self.t = 0
-
-    def step(self, p: GridParams, grads: GridParams, lr: float) -> None:
-        """θ ← θ − lr·m̂/(√v̂ + ε) − lr·λ·θ, in place;  m̂, v̂ the bias-corrected moments."""
-        self.t += 1
-        c1, c2 = 1.0 - self.beta1 ** self.t, 1.0 - self.beta2 ** self.t
-        for name, theta in p.arrays().items():
-            g = getattr(grads, name)
-            m, v = self.m[name], self.v[name]
-            m *= self.beta1
-            m += (1.0 - self.beta1) * g
-            v *= self.beta2
-            v += (1.0 - self.beta2) * g * g
-            if name in p.GRID:
-                theta -= lr * self.wd * theta
-            theta -= lr * (m / c1) / (np.sqrt(v / c2) + self.eps)
-
-
-def learning_rate(step: int, c: TrainConfig) -> float:
-    """Linear warm-up to c.lr, then cosine decay to c.final_lr·c.lr at the last step."""
-    if step < c.warmup:
-        return c.lr * (step + 1) / c.warmup
-    t = (step - c.warmup) / max(1, c.total_steps - c.warmup)
-    return c.lr * (c.final_lr + (1.0 - c.final_lr) * 0.5 * (1.0 + math.cos(math.pi * t)))
-
-
-def snapshot_steps(c: TrainConfig) -> tuple[int, ...]:
-    """Step 0, then `snapshots` steps spaced geometrically up to the end: most of the
-    alignment happens early, so early steps are sampled more densely."""
-    T = c.total_steps
-    ks = [round(T / 2 ** (c.snapshots - 1 - i)) for i in range(c.snapshots)]
-    return tuple(sorted({0, *ks}))
-
-
-def one_blas_thread() -> contextlib.AbstractContextManager:
-    """Products of a few hundred rows are fastest on one thread, and bit-reproducible."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
-
-
 def held_out_score(s: Scores) -> float:
     """What restarts are ranked by: detection accuracy and how often an object its verb
     takes attends most to that verb, equally. Both are needed: the model can also judge
@@ -114,66 +61,23 @@ def held_out_score(s: Scores) -> float:
     return 0.5 * (s.accuracy + s.object_to_verb)
 
 
-class Restart:
-    """One initialisation, trained step by step; stopping and going on changes nothing."""
+class Restart(training.Restart[Params, Scores]):
+    """One initialisation of the tiny model (see attncore.training)."""
 
     def __init__(self, c: TrainConfig, index: int, vocab_size: int):
-        self.c, self.index = c, index
-        self.rng = np.random.default_rng([c.seed, 3, index])
-        self.p = init_params(c.model, vocab_size, self.rng)
-        self.adam = Adam(self.p, c.weight_decay)
-        self.step = 0
-        self.keep = set(snapshot_steps(c))
-        self.snapshots = [Snapshot.of(0, self.p)]
-        self.curve: list[tuple[int, float, float]] = []  # (step, training loss, val accuracy)
-        self.order = np.empty(0, dtype=np.int64)
-        self.losses: list[float] = []
-        self.validation: Scores | None = None
+        super().__init__(c, index, lambda rng: init_params(c.model, vocab_size, rng))
 
-    @property
-    def rounded(self) -> bool:
-        """Past the float phase: the forward pass uses the 0.1-grid weights."""
-        return self.step >= self.c.steps
+    def loss_and_grads(self, p: Params, b: Encoded) -> tuple[float, Params]:
+        loss, grads, _ = loss_and_grads(p, b.ids, b.mask, b.labels)
+        return loss, grads
 
-    def current(self) -> Params:
-        """The weights the forward pass uses now."""
-        return self.p.rounded() if self.rounded else self.p
-
-    def advance(self, until: int, train: Encoded, val: Encoded,
-                report: Callable[[Restart], None] | None = None) -> None:
-        """Train up to step `until`; `report(self)` at every point of the curves."""
-        c = self.c
-        while self.step < until:
-            if len(self.order) < c.batch:  # a new epoch: a fresh permutation
-                self.order = np.concatenate([self.order, self.rng.permutation(len(train))])
-            rows, self.order = self.order[:c.batch], self.order[c.batch:]
-            b = train.take(rows)
-            # in the rounded phase, straight-through: the loss and gradient of the rounded
-            # weights, applied to the unrounded ones
-            loss, grads, _ = loss_and_grads(self.current(), b.ids, b.mask, b.labels)
-            self.adam.step(self.p, grads, learning_rate(self.step, c))
-            self.losses.append(loss)
-            self.step += 1
-            if self.step in self.keep:
-                self.snapshots.append(Snapshot.of(self.step, self.p))
-            if self.step % c.curve_every == 0 or self.step == c.total_steps:
-                self.validation = evaluate(self.current(), val)
-                self.curve.append((self.step, float(np.mean(self.losses)),
-                                   self.validation.accuracy))
-                self.losses = []
-                if report is not None:
-                    report(self)
-        if self.validation is None or self.curve[-1][0] != self.step:
-            self.validation = evaluate(self.current(), val)  # stopped between curve points
-
-    def score(self) -> tuple[float, float]:
-        """Higher is better: the held-out score, then the lower validation loss."""
-        assert self.validation is not None
-        return (held_out_score(self.validation), -self.validation.loss)
+    evaluate = staticmethod(evaluate)
+    curve_accuracy = staticmethod(attrgetter("accuracy"))
+    held_out_score = staticmethod(held_out_score)
+    snapshot = staticmethod(Snapshot.of)
 
     def history(self) -> History:
-        step, loss, acc = (np.array(a) for a in zip(*self.curve))
-        return History(self.index, tuple(self.snapshots), step, loss, acc)
+        return History(self.index, tuple(self.snapshots), *self.curves())
 
 
 def train(config: TrainConfig | None = None, progress: Progress | None = None) -> TinyModel:
@@ -191,9 +95,7 @@ def train(config: TrainConfig | None = None, progress: Progress | None = None) -
     vocab = tuple(corpus.vocabulary())
     splits = corpus.splits(c.seed, c.train_sentences, c.validation_sentences, c.test_sentences)
     train_set, val = encode(splits.train, vocab), encode(splits.validation, vocab)
-    probe = min(c.probe_steps, c.total_steps)
-    finalists = min(c.finalists, c.restarts)
-    total = c.restarts * probe + finalists * (c.total_steps - probe)
+    total = training.total_work(c)
     done, best_acc = [0], [None]
 
     def report(r: Restart) -> None:
@@ -204,15 +106,12 @@ def train(config: TrainConfig | None = None, progress: Progress | None = None) -
                                                "rounded" if r.rounded else "float",
                                                loss, acc, best_acc[0]))
 
-    with one_blas_thread():
+    def finished(r: Restart) -> None:
+        best_acc[0] = max(best_acc[0] or 0.0, r.validation.accuracy)
+
+    with training.one_blas_thread():
         restarts = [Restart(c, i, len(vocab)) for i in range(c.restarts)]
-        for r in restarts:
-            r.advance(probe, train_set, val, report)
-        ranked = sorted(restarts, key=Restart.score, reverse=True)[:finalists]
-        for r in ranked:
-            r.advance(c.total_steps, train_set, val, report)
-            best_acc[0] = max(best_acc[0] or 0.0, r.validation.accuracy)
-        best = max(ranked, key=Restart.score)
+        best = training.train_restarts(c, restarts, train_set, val, report, finished)
         final = best.p.rounded()
         validation = evaluate(final, val)
         test = evaluate(final, encode(splits.test, vocab))

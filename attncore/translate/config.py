@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
+
+from attncore.training import TrainSettings
 
 MAX_D_MODEL = 8  # the numbers on screen must stay checkable by hand
 
@@ -29,7 +30,7 @@ class ModelConfig:
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class TrainConfig(TrainSettings):
     """Everything training depends on: the same TrainConfig gives bit-identical weights."""
 
     seed: int = 0  # corpus split, initialisation and minibatch order
@@ -53,30 +54,6 @@ class TrainConfig:
     snapshots: int = 6  # parameter snapshots after step 0 (chapter 8)
     curve_every: int = 50  # steps between points of the loss/accuracy curves
 
-    def __post_init__(self) -> None:
-        _ = self.model
-        for name in ("train_sentences", "validation_sentences", "test_sentences", "restarts",
-                     "probe_steps", "finalists", "batch", "snapshots", "curve_every"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name}: {getattr(self, name)} must be at least 1")
-        if self.steps < 1 or self.rounded_steps < 0:
-            raise ValueError("steps must be at least 1 and rounded_steps at least 0")
-
     @property
     def model(self) -> ModelConfig:
         return ModelConfig(self.d_model, self.d_k, self.d_hidden, self.init_qk)
-
-    @property
-    def total_steps(self) -> int:
-        return self.steps + self.rounded_steps
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> TrainConfig:
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"unknown training settings: {', '.join(sorted(unknown))}")
-        return cls(**d)

@@ -20,10 +20,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from operator import attrgetter
 
 import numpy as np
 
 from attncore.tiny import corpus as tiny_corpus
+from attncore.tiny.corpus import draw_distinct
 from attncore.tokenize import Token, TokenizeError
 
 CORPUS_FILE = "corpus.toml"
@@ -232,17 +234,7 @@ class Corpus:
               exclude: frozenset[tuple[str, ...]] = frozenset()) -> tuple[Pair, ...]:
         """`count` pairs with distinct English sentences from default_rng(seed), none in
         `exclude`."""
-        rng = np.random.default_rng(seed)
-        seen = set(exclude)
-        out: list[Pair] = []
-        for _ in range(100 * count + 1000):
-            if len(out) == count:
-                return tuple(out)
-            p = self.sample(rng)
-            if p.en not in seen:
-                seen.add(p.en)
-                out.append(p)
-        raise ValueError(f"the corpus has too few distinct sentences for {count}")
+        return draw_distinct(self.sample, attrgetter("en"), seed, count, exclude)
 
     def splits(self, seed: int, train: int, validation: int, test: int) -> Splits:
         """Disjoint splits from the seed's three streams; the `always` pairs lead training."""

@@ -20,10 +20,11 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 
-from attncore.tiny.train import Adam, learning_rate, one_blas_thread, snapshot_steps
+from attncore import training
 from attncore.translate.config import TrainConfig
 from attncore.translate.corpus import default_corpus
 from attncore.translate.evaluate import Batch, Scores, encode_pairs, evaluate
@@ -61,61 +62,23 @@ def held_out_score(s: Scores) -> float:
     return 0.5 * (s.exact_match + s.alignment)
 
 
-class Restart:
-    """One initialisation, trained step by step; stopping and going on changes nothing."""
+class Restart(training.Restart[Params, Scores]):
+    """One initialisation of the translation model (see attncore.training)."""
 
     def __init__(self, c: TrainConfig, index: int, n_src: int, n_tgt: int):
-        self.c, self.index = c, index
-        self.rng = np.random.default_rng([c.seed, 3, index])
-        self.p = init_params(c.model, n_src, n_tgt, self.rng)
-        self.adam = Adam(self.p, c.weight_decay)
-        self.step = 0
-        self.keep = set(snapshot_steps(c))
-        self.snapshots = [Snapshot.of(0, self.p)]
-        self.curve: list[tuple[int, float, float]] = []
-        self.order = np.empty(0, dtype=np.int64)
-        self.losses: list[float] = []
-        self.validation: Scores | None = None
+        super().__init__(c, index, lambda rng: init_params(c.model, n_src, n_tgt, rng))
 
-    @property
-    def rounded(self) -> bool:
-        return self.step >= self.c.steps
+    def loss_and_grads(self, p: Params, b: Batch) -> tuple[float, Params]:
+        loss, grads, _ = loss_and_grads(p, b.src, b.src_mask, b.tgt_in, b.tgt_out, b.tgt_mask)
+        return loss, grads
 
-    def current(self) -> Params:
-        return self.p.rounded() if self.rounded else self.p
-
-    def advance(self, until: int, train: Batch, val: Batch,
-                report: Callable[[Restart], None] | None = None) -> None:
-        c = self.c
-        while self.step < until:
-            if len(self.order) < c.batch:
-                self.order = np.concatenate([self.order, self.rng.permutation(len(train))])
-            rows, self.order = self.order[:c.batch], self.order[c.batch:]
-            b = train.take(rows)
-            loss, grads, _ = loss_and_grads(self.current(), b.src, b.src_mask, b.tgt_in,
-                                            b.tgt_out, b.tgt_mask)
-            self.adam.step(self.p, grads, learning_rate(self.step, c))
-            self.losses.append(loss)
-            self.step += 1
-            if self.step in self.keep:
-                self.snapshots.append(Snapshot.of(self.step, self.p))
-            if self.step % c.curve_every == 0 or self.step == c.total_steps:
-                self.validation = evaluate(self.current(), val)
-                self.curve.append((self.step, float(np.mean(self.losses)),
-                                   self.validation.token_accuracy))
-                self.losses = []
-                if report is not None:
-                    report(self)
-        if self.validation is None or self.curve[-1][0] != self.step:
-            self.validation = evaluate(self.current(), val)
-
-    def score(self) -> tuple[float, float]:
-        assert self.validation is not None
-        return (held_out_score(self.validation), -self.validation.loss)
+    evaluate = staticmethod(evaluate)
+    curve_accuracy = staticmethod(attrgetter("token_accuracy"))
+    held_out_score = staticmethod(held_out_score)
+    snapshot = staticmethod(Snapshot.of)
 
     def history(self) -> History:
-        step, loss, acc = (np.array(a) for a in zip(*self.curve))
-        return History(self.index, tuple(self.snapshots), step.astype(np.int64), loss, acc)
+        return History(self.index, tuple(self.snapshots), *self.curves())
 
 
 def train(config: TrainConfig | None = None, progress: Progress | None = None
@@ -129,9 +92,7 @@ def train(config: TrainConfig | None = None, progress: Progress | None = None
     splits = corpus.splits(c.seed, c.train_sentences, c.validation_sentences, c.test_sentences)
     train_set = encode_pairs(splits.train, src_vocab, tgt_vocab)
     val = encode_pairs(splits.validation, src_vocab, tgt_vocab)
-    probe = min(c.probe_steps, c.total_steps)
-    finalists = min(c.finalists, c.restarts)
-    total = c.restarts * probe + finalists * (c.total_steps - probe)
+    total = training.total_work(c)
     done = [0]
 
     def report(r: Restart) -> None:
@@ -141,14 +102,9 @@ def train(config: TrainConfig | None = None, progress: Progress | None = None
             progress(done[0], total, TrainInfo(r.index, c.restarts, step,
                                                "rounded" if r.rounded else "float", loss, acc))
 
-    with one_blas_thread():
+    with training.one_blas_thread():
         restarts = [Restart(c, i, len(src_vocab), len(tgt_vocab)) for i in range(c.restarts)]
-        for r in restarts:
-            r.advance(probe, train_set, val, report)
-        ranked = sorted(restarts, key=Restart.score, reverse=True)[:finalists]
-        for r in ranked:
-            r.advance(c.total_steps, train_set, val, report)
-        best = max(ranked, key=Restart.score)
+        best = training.train_restarts(c, restarts, train_set, val, report)
         final = float32_readout(best.p.rounded())
         validation = evaluate(final, val)
         test = evaluate(final, encode_pairs(splits.test, src_vocab, tgt_vocab))
