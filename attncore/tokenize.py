@@ -32,6 +32,11 @@ _CJK_RE = re.compile(rf"[{_CJK}]")
 
 DEFAULT_MAX_TOKENS = 32
 
+# Line breaking (captions in the video and on the storyboard): a line never starts with
+# closing punctuation and never ends with opening punctuation.
+CLOSING = frozenset("，。；：、！？）》」』】〉”’,.;:!?)]")
+OPENING = frozenset("（《「『【〈“‘([")
+
 
 class TokenizeError(ValueError):
     """The sentence cannot be tokenized within the limits (empty, too long)."""

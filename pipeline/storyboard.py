@@ -29,6 +29,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from attncore.chapters import chapter
 from attncore.settings import Settings
+from attncore.tokenize import CLOSING, OPENING
 from attncore.trace import AttentionTrace
 from pipeline.files import OutputError, atomic_output, check_writable_folder, slug
 from pipeline.paths import cache_dir
@@ -280,9 +281,15 @@ def _width(text: str, size: int) -> float:
 
 
 def _tokens(text: str) -> list[str]:
-    """Words with their trailing space; every CJK character is a word of its own."""
+    """Words with their trailing space; every CJK character is a word of its own, closing
+    punctuation goes with what it closes and opening punctuation with what it opens."""
     out, word = [], ""
     for ch in text:
+        if ch in CLOSING and not word and out:  # a line never starts with it
+            out[-1] += ch
+            continue
+        if out and not word and out[-1][-1] in OPENING:  # nor ends with it
+            word = out.pop()
         if ch == " " or "\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef":
             out.append(word + ch)
             word = ""

@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 from manim import MarkupText, Text, VMobject
 
+from attncore.tokenize import CLOSING, OPENING
+
 # The font fallback chain, in order (scripts/setup.sh installs every face of it). Pango takes
 # the comma-separated list as one family list: each character comes from the first face of
 # the chain that has it, and only after the chain from fontconfig's own fallback. Naming the
@@ -95,7 +97,6 @@ def short_label(text: str, max_chars: int = 10) -> str:
     return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
-_CLOSING = set("，。；：、！？）》」』,.;:!?)")
 
 
 def _is_wide(ch: str) -> bool:
@@ -120,11 +121,11 @@ def wrap(text: str, width: int) -> list[str]:
             if cols > width:
                 break
             nxt = text[i + 1] if i + 1 < len(text) else ""
-            if nxt in _CLOSING:
-                continue  # never start a line with closing punctuation
+            if nxt in CLOSING or ch in OPENING:
+                continue  # never start a line with closing punctuation, nor end with opening
             if ch == " " or _is_wide(ch) or _is_wide(nxt):
                 cut = i + 1
-            if ch in _CLOSING and (ch == " " or _is_wide(ch) or nxt in (" ", "") or _is_wide(nxt)):
+            if ch in CLOSING and (ch == " " or _is_wide(ch) or nxt in (" ", "") or _is_wide(nxt)):
                 punct = i + 1
         if punct > 0.5 * cut:
             cut = punct

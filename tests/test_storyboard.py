@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from attncore import Settings, build_trace
+from attncore.tokenize import CLOSING, OPENING
 from pipeline import storyboard as sb
 from pipeline.chapter import ChapterJob, render_chapter
 from pipeline.cli import main
@@ -141,6 +142,17 @@ def test_captions_wrap_to_the_cell_and_cjk_breaks_anywhere():
     assert " ".join(lines) == long
     zh = "每一行仍然属于它的词：“milk” 现在有了查询、键和值。" * 2
     assert len(sb.wrap(zh, 20, 200, max_lines=10)) > 1
+
+
+def test_a_caption_line_never_starts_with_closing_nor_ends_with_opening_punctuation():
+    """Under a still, "为负）。" once wrapped to a line "）。". Every width from 60 to 400
+    pixels tries a break at every place."""
+    zh = "每对相乘：4 对中 3 对同号（绿色，为正），1 对异号（红色，为负）。“牛奶”给“喝”的权重最大：1.00。"
+    for width in range(60, 401, 4):
+        lines = sb.wrap(zh, 20, width, max_lines=99)
+        assert "".join(lines).replace(" ", "") == zh.replace(" ", ""), width
+        assert not any(line[0] in CLOSING for line in lines), (width, lines)
+        assert not any(line[-1] in OPENING for line in lines), (width, lines)
 
 
 @pytest.mark.parametrize("args, expect", [

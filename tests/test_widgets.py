@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from attncore.tokenize import CLOSING, OPENING
 from scenes.layout import (
     CELL_FILL,
     DIGIT_HEIGHT,
@@ -75,6 +76,17 @@ def test_wrap_breaks_chinese_between_characters_and_not_before_closing_punctuati
     assert "".join(lines) == text
     assert all(columns(line) <= 20 for line in lines)
     assert not any(line[0] in "，。" for line in lines)
+
+
+def test_wrap_never_starts_a_line_with_closing_nor_ends_one_with_opening_punctuation():
+    """Every width from 8 to 60 columns, so a break is tried at every place of the text."""
+    text = ("每对相乘：4 对中 3 对同号（绿色，为正），1 对异号（红色，为负）。"
+            "“牛奶”给“喝”的权重最大：1.00。")
+    for width in range(8, 61):
+        lines = wrap(text, width)
+        assert "".join(lines).replace(" ", "") == text.replace(" ", ""), width
+        assert not any(line[0] in CLOSING for line in lines), (width, lines)
+        assert not any(line[-1] in OPENING for line in lines), (width, lines)
 
 
 def test_translate_picks_the_caption_language():
