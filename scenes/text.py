@@ -21,6 +21,7 @@ import numpy as np
 from manim import MarkupText, Text, VMobject
 
 from attncore.tokenize import CLOSING, OPENING
+from scenes.glyphs import GlyphText
 
 # The font fallback chain, in order (scripts/setup.sh installs every face of it). Pango takes
 # the comma-separated list as one family list: each character comes from the first face of
@@ -199,11 +200,13 @@ def _draw(text: str, font_size: float, weight: str) -> Text:
 
 
 def _pango_text(text: str, font_size: float, weight: str) -> Text:
+    """Manim's Text, its SVG read a glyph at a time (scenes.glyphs: the same paths)."""
     try:
-        return Text(text, font=FONT, font_size=font_size, weight=weight, disable_ligatures=True,
-                    warn_missing_font=False)
+        return GlyphText(text, font=FONT, font_size=font_size, weight=weight,
+                         disable_ligatures=True, warn_missing_font=False)
     except ValueError:  # a glyph for several characters (a keycap, a mark), or none for one
-        return Text(text, font=FONT, font_size=font_size, weight=weight, warn_missing_font=False)
+        return GlyphText(text, font=FONT, font_size=font_size, weight=weight,
+                         warn_missing_font=False)
 
 
 # ---- emoji ------------------------------------------------------------------------------
