@@ -5,10 +5,10 @@ Manim's Text has Pango write an SVG (each glyph outline once, as a `<symbol>`, t
 again, transformed and turned into a new VMobjectFromSVGPath. That is most of the cost of
 a new text (28 ms for a number, 220 ms for a caption), and a new sentence has hundreds.
 
-`GlyphText` reads the same file, but makes each distinct glyph into a path once per
-process (with Manim's own reader, on a one-glyph SVG) and then, for each `<use>`, copies
-that path and computes its points with the floating-point operations svgelements and
-Manim's path reader perform: `x·1 + y·0 + 1·e` for the use's translation, `(s + s + e)/3`
+`GlyphText` reads the same file, but parses each distinct glyph outline once per process,
+makes one path per style with Manim's own reader (on a one-glyph SVG), and then, for each
+`<use>`, copies that path and computes its points with the floating-point operations
+svgelements and Manim's path reader perform: `x·1 + y·0 + 1·e` for the use's translation, `(s + s + e)/3`
 and `(s + e + e)/3` for a line's handles. Points, styles and order come out as Manim's
 (tests/test_glyphs.py compares them exactly). An SVG that is anything but Pango's plain
 list of glyphs (an image, a rectangle, a transform, an unknown element) is read by
@@ -36,11 +36,9 @@ _DEFS = re.compile(r'\s*(?:<defs>|</defs>|<g>|</g>)')
 
 
 @dataclass(frozen=True)
-class Glyph:
-    """One glyph outline: its path as Manim makes and styles it, and how the points of a
-    use of it are made from the outline's raw points."""
+class Outline:
+    """How the points of a use of one glyph outline are made from its raw points."""
 
-    template: VMobject
     raw: np.ndarray  # (n, 2) the outline's points as written in the file
     points: np.ndarray  # (m,) which raw point each path point is (for "p" rows)
     first: np.ndarray  # (m,) for a handle: the segment's start; else -1
@@ -52,7 +50,8 @@ class _Unreadable(Exception):
     """Not a plain glyph list: Manim's own reader takes it."""
 
 
-_GLYPHS: dict[tuple, Glyph] = {}
+_OUTLINES: dict[str, Outline] = {}
+_STYLED: dict[tuple, VMobject] = {}
 
 
 def _program(d: str) -> tuple[np.ndarray, list[tuple[str, int, int]]]:
@@ -94,42 +93,44 @@ def _program(d: str) -> tuple[np.ndarray, list[tuple[str, int, int]]]:
     return np.array(raw, dtype=float).reshape(-1, 2), rows
 
 
-def _glyph(owner: Text, group: str, style: str, d: str) -> Glyph:
-    """Glyph `d` drawn with path style `style` inside a group styled `group`: Manim's own
-    path and style for it, made once per process from a one-glyph SVG."""
-    key = (group, style, d, tuple(sorted(owner.generate_config_style_dict().items())),
-           tuple(sorted(owner.path_string_config.items())))
-    glyph = _GLYPHS.get(key)
-    if glyph is not None:
-        return glyph
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
-           f' version="1.1"><defs><g><symbol overflow="visible" id="g"><path style="{style}"'
-           f' d="{d}"/></symbol></g></defs><g id="surface1"><g style="{group}">'
-           '<use xlink:href="#g" x="0" y="0"/></g></g></svg>')
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "glyph.svg"
-        path.write_text(svg)
-        owner.modify_xml_tree(ET.parse(path)).write(path)
-        mobs, _ = owner.get_mobjects_from(se.SVG.parse(path))
-    if len(mobs) != 1:
-        raise _Unreadable(f"{len(mobs)} paths for one glyph")
-    template = mobs[0]
-    if hasattr(template, "path_obj"):
-        del template.path_obj  # copies are much cheaper without it (Text drops it too)
-    raw, rows = _program(d)
-    if len(rows) != len(template.points):
-        raise _Unreadable("the outline's points do not match Manim's")
-    kinds = [r[0] for r in rows]
-    glyph = Glyph(template, raw,
-                  points=np.array([r[1] if r[0] == "p" else 0 for r in rows]),
-                  first=np.array([r[1] if r[0] != "p" else -1 for r in rows]),
-                  last=np.array([r[2] for r in rows]),
-                  near_start=np.array([k == "h1" for k in kinds]))
-    _GLYPHS[key] = glyph
-    return glyph
+def _outline(d: str) -> Outline:
+    outline = _OUTLINES.get(d)
+    if outline is None:
+        raw, rows = _program(d)
+        outline = _OUTLINES[d] = Outline(
+            raw, points=np.array([r[1] if r[0] == "p" else 0 for r in rows], dtype=int),
+            first=np.array([r[1] if r[0] != "p" else -1 for r in rows], dtype=int),
+            last=np.array([r[2] for r in rows], dtype=int),
+            near_start=np.array([r[0] == "h1" for r in rows], dtype=bool))
+    return outline
 
 
-def _place(glyph: Glyph, x: float, y: float) -> np.ndarray:
+def _styled(owner: Text, owner_key: tuple, group: str, style: str) -> VMobject:
+    """A path as Manim's reader makes and styles it for a glyph of path style `style` in a
+    group styled `group` (made once per process from a one-glyph SVG); only its points
+    depend on the glyph, and they are replaced."""
+    key = (owner_key, group, style)
+    path = _STYLED.get(key)
+    if path is None:
+        svg = ('<svg xmlns="http://www.w3.org/2000/svg" '
+               'xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1"><defs><g>'
+               f'<symbol overflow="visible" id="g"><path style="{style}" '
+               'd="M 0 0 L 1 0 L 1 -1 Z"/></symbol></g></defs><g id="surface1">'
+               f'<g style="{group}"><use xlink:href="#g" x="0" y="0"/></g></g></svg>')
+        with tempfile.TemporaryDirectory() as folder:
+            file = Path(folder) / "glyph.svg"
+            file.write_text(svg)
+            owner.modify_xml_tree(ET.parse(file)).write(file)
+            mobs, _ = owner.get_mobjects_from(se.SVG.parse(file))
+        if len(mobs) != 1:
+            raise _Unreadable(f"{len(mobs)} paths for one glyph")
+        path = _STYLED[key] = mobs[0]
+        if hasattr(path, "path_obj"):
+            del path.path_obj  # copies are much cheaper without it (Text drops it too)
+    return path
+
+
+def _place(glyph: Outline, x: float, y: float) -> np.ndarray:
     """The glyph's path points for a use at (x, y): svgelements' `x·a + y·c + 1·e` with
     the use's translate(x, y), then Manim's points and line handles."""
     X, Y = glyph.raw[:, 0], glyph.raw[:, 1]
@@ -154,6 +155,8 @@ def glyph_paths(owner: Text, svg_text: str) -> list[VMobject]:
     if _BODY.sub("", body).strip():
         raise _Unreadable("body")
     symbols = {m[1]: (m[2], m[3]) for m in _SYMBOL.finditer(defs)}
+    owner_key = (tuple(sorted(owner.generate_config_style_dict().items())),
+                 tuple(sorted(owner.path_string_config.items())))
     out: list[VMobject] = []
     groups: list[str] = []
     for m in re.finditer(r'<g style="([^"]*)">|</g>|<use [^>]*/>', body):
@@ -170,10 +173,12 @@ def glyph_paths(owner: Text, svg_text: str) -> list[VMobject]:
             style, d = symbols[use[1]]
             if d is None or not d.strip():
                 continue  # an empty glyph (a space): Manim makes no path of it either
-            glyph = _glyph(owner, groups[0], style, d)
-            mob = glyph.template.copy()
-            mob.points = _place(glyph, float(use[2]), float(use[3]))
-            out.append(mob)
+            outline = _outline(d)
+            if not len(outline.points):
+                continue  # Manim drops a path without points
+            path = _styled(owner, owner_key, groups[0], style).copy()
+            path.points = _place(outline, float(use[2]), float(use[3]))
+            out.append(path)
     return out
 
 
