@@ -30,7 +30,7 @@ from manim import RIGHT, Text, VMobject
 _SYMBOL = re.compile(r'<symbol overflow="visible" id="([^"]+)">\s*'
                      r'(?:<path style="([^"]*)" d="([^"]*)"/>\s*)?</symbol>')
 _USE = re.compile(r'<use xlink:href="#([^"]+)" x="([-0-9.e]+)" y="([-0-9.e]+)"/>')
-_GROUP = re.compile(r'<g style="([^"]*)">')
+_TOKEN = re.compile(r'<g style="([^"]*)">|</g>|<use [^>]*/>')
 _BODY = re.compile(r'\s*(?:<use [^>]*/>|<g style="[^"]*">|</g>|<g id="surface\d+">|</svg>)')
 _DEFS = re.compile(r'\s*(?:<defs>|</defs>|<g>|</g>)')
 
@@ -159,7 +159,7 @@ def glyph_paths(owner: Text, svg_text: str) -> list[VMobject]:
                  tuple(sorted(owner.path_string_config.items())))
     out: list[VMobject] = []
     groups: list[str] = []
-    for m in re.finditer(r'<g style="([^"]*)">|</g>|<use [^>]*/>', body):
+    for m in _TOKEN.finditer(body):
         token = m[0]
         if token.startswith("<g"):
             groups.append(m[1])
