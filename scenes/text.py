@@ -7,7 +7,6 @@ Building a Text with Pango costs ~50 ms; a copy of a kept one ~0.6 ms, and copie
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import os
 import pickle
@@ -17,11 +16,10 @@ from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
 
-import numpy as np
 from manim import MarkupText, Text, VMobject
 
 from attncore.tokenize import CLOSING, OPENING
-from scenes.glyphs import GlyphText
+from scenes.glyphs import GlyphText, copy_built
 
 # The font fallback chain, in order (scripts/setup.sh installs every face of it). Pango takes
 # the comma-separated list as one family list: each character comes from the first face of
@@ -397,27 +395,6 @@ def _draws_something(text: str, font_size: float, weight: str) -> bool:
 def is_stand_in(text: str, font_size: float = 28, weight: str = "NORMAL") -> bool:
     """True when nothing of `text` draws and make_text shows its code points instead."""
     return not _draws_something(text, float(round(font_size, 1)), weight)
-
-
-def copy_built(mob: VMobject) -> VMobject:
-    """A copy of a kept text, several times quicker than Manim's generic deepcopy (a third
-    of a scene's build time went there): arrays are copied directly, submobjects
-    recursively, lists and dicts deeply (but not the SVG parser's map of groups); everything
-    else (numbers, strings, colours) is immutable and shared."""
-    cls = mob.__class__
-    new = cls.__new__(cls)
-    for key, value in mob.__dict__.items():
-        if isinstance(value, np.ndarray):
-            value = value.copy()
-        elif key == "submobjects":
-            value = [copy_built(sub) for sub in value]
-        elif key == "id_to_vgroup_dict":  # SVGMobject's map of the groups it parsed, which
-            value = {}  # only Tex reads; deep-copying it copied every glyph once more
-        elif isinstance(value, (list, dict, set)):
-            value = copy.deepcopy(value)
-        setattr(new, key, value)
-    new.original_id = str(id(mob))  # as Manim's own __deepcopy__ sets it
-    return new
 
 
 @lru_cache(maxsize=8192)
