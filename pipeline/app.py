@@ -226,6 +226,33 @@ def chapter_executor(scheduler: str | None, say: Say = to_stderr) -> Iterator[An
         yield executor
 
 
+def read_cache_limit() -> int | None:
+    """$ATTENTION_CACHE_LIMIT in bytes (None: no limit); a SettingsError when unreadable,
+    so a run stops before it renders anything."""
+    from pipeline.cache import cache_limit
+
+    try:
+        return cache_limit()
+    except ValueError as e:
+        raise SettingsError("ATTENTION_CACHE_LIMIT", str(e)) from None
+
+
+def tidy_cache(limit: int | None, say: Say = to_stderr) -> None:
+    """Keep the cache folder under `limit` (see pipeline.cache.prune); says what it removed."""
+    from pipeline.cache import prune
+    from pipeline.formats import human_size
+
+    try:
+        pruned = prune(limit=limit)
+    except OSError as e:  # the outputs are written: a cache that cannot be tidied is no error
+        say(f"cache:     not tidied ({e.strerror or e})")
+        return
+    if pruned.removed:
+        say(f"cache:     removed the {pruned.removed} entries least recently used "
+            f"({human_size(pruned.freed)}) to stay under {human_size(limit)} "
+            f"(ATTENTION_CACHE_LIMIT)")
+
+
 def make_batch(manifest: Path, flags: dict[str, Any], chapters: str | None, *,
                jobs: int | None = None, use_cache: bool = True, scheduler: str | None = None,
                say: Say = to_stderr, show: Say = to_stdout) -> None:

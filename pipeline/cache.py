@@ -5,6 +5,10 @@ for chapters that do not show it), the settings it reads (theme, language, quali
 and the code that draws it: every project file its scene module and the renderer import,
 directly or transitively (pipeline.sources), and the Manim version.
 A clip is served only if its size and SHA-256 match what was recorded when it was made.
+
+The folder is kept under a size (`ATTENTION_CACHE_LIMIT`, 2 GiB unless told): after a run,
+`prune` removes the chapter clips and kept texts least recently used, never one used in
+the last hour. A hit refreshes an entry's time.
 """
 
 from __future__ import annotations
@@ -12,8 +16,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
-from dataclasses import asdict
+import time
+from dataclasses import asdict, dataclass
 from importlib.metadata import version
 from pathlib import Path
 
@@ -26,6 +32,10 @@ from pipeline.chapter import ChapterResult
 from pipeline.paths import cache_dir, ensure_cache_dir
 
 RENDERER = "pipeline.chapter"  # the module that turns a scene into a clip
+LIMIT_ENV = "ATTENTION_CACHE_LIMIT"
+DEFAULT_LIMIT = 2 * 1024 ** 3
+RECENT = 3600.0  # seconds: an entry used this recently is never pruned
+TEXTS = "text-objects"  # scenes.text's kept texts, inside the cache folder
 
 
 def _update_array(h: hashlib._Hash, name: str, a: np.ndarray) -> None:
@@ -123,6 +133,7 @@ class ChapterCache:
             ok = False
         if not ok:
             return None
+        touch(clip)
         r = m["result"]
         return ChapterResult(r["chapter"], r["duration"], [tuple(s) for s in r["subtitles"]],
                              [], [], 0.0, cached=True, clip=clip)
@@ -144,3 +155,92 @@ class ChapterCache:
             Path(tmp).unlink(missing_ok=True)
             raise
         return clip
+
+
+# ---- keeping the folder under its size -------------------------------------------------
+def touch(path: Path) -> None:
+    """Mark a cache entry as just used (what `prune` goes by)."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass  # read-only, or removed meanwhile: it is only a hint
+
+
+def cache_limit() -> int | None:
+    """The cache folder's size limit in bytes from $ATTENTION_CACHE_LIMIT (500M, 2G, 1.5G;
+    a plain number is bytes; 0 means no limit), 2 GiB when unset."""
+    raw = os.environ.get(LIMIT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_LIMIT
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?", raw, re.IGNORECASE)
+    if m is None:
+        raise ValueError(f"{raw!r} is not a size; use for example 500M or 2G (0: no limit)")
+    size = int(float(m[1]) * 1024 ** " kmgt".index(m[2].lower() or " "))
+    return size or None
+
+
+@dataclass(frozen=True)
+class Pruned:
+    removed: int  # entries removed (a chapter's clip and record count as one)
+    freed: int  # bytes
+    size: int  # bytes left
+
+
+@dataclass
+class _Entry:
+    paths: list[Path]
+    size: int
+    used: float  # the latest mtime among its files
+
+
+def _entries(root: Path) -> list[_Entry]:
+    """Every chapter clip (with its record) and every kept text in the cache folder."""
+    out: dict[str, _Entry] = {}
+    with os.scandir(root) as it:
+        for e in it:
+            stem, ext = os.path.splitext(e.name)
+            if ext not in (".mp4", ".json") or e.name.startswith(".") or not e.is_file():
+                continue
+            st = e.stat()
+            entry = out.setdefault(stem, _Entry([], 0, 0.0))
+            entry.paths.insert(0 if ext == ".json" else len(entry.paths), Path(e.path))
+            entry.size += st.st_size  # the record first: without it the clip is not served
+            entry.used = max(entry.used, st.st_mtime)
+    entries = list(out.values())
+    texts = root / TEXTS
+    if texts.is_dir():
+        for folder in os.scandir(texts):
+            if folder.is_dir():
+                for e in os.scandir(folder.path):
+                    if e.name.endswith(".pkl") and e.is_file():
+                        st = e.stat()
+                        entries.append(_Entry([Path(e.path)], st.st_size, st.st_mtime))
+    return entries
+
+
+def prune(root: Path | None = None, limit: int | None = DEFAULT_LIMIT, *,
+          now: float | None = None, recent: float = RECENT) -> Pruned:
+    """Keep the cache folder's clips and kept texts under `limit` bytes: when they are over
+    it, remove the least recently used down to 80% of it (so the next runs need not prune
+    again), never an entry used in the last `recent` seconds. Other files are left alone."""
+    root = Path(root) if root else cache_dir()
+    if limit is None or not root.is_dir():
+        return Pruned(0, 0, 0)
+    entries = _entries(root)
+    size = sum(e.size for e in entries)
+    if size <= limit:
+        return Pruned(0, 0, size)
+    now = time.time() if now is None else now
+    removed = freed = 0
+    for entry in sorted(entries, key=lambda e: e.used):
+        if size <= 0.8 * limit or now - entry.used < recent:
+            break
+        try:  # used since it was listed (another render): keep it
+            if any(now - p.stat().st_mtime < recent for p in entry.paths):
+                continue
+        except OSError:
+            pass
+        for path in entry.paths:
+            path.unlink(missing_ok=True)
+        removed, freed, size = removed + 1, freed + entry.size, size - entry.size
+    return Pruned(removed, freed, size)

@@ -118,6 +118,7 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         storyboard: bool, formats: str | None, batch: Path | None, scheduler: str | None,
         **flags: Any) -> None:
     """Render a video that explains attention on SENTENCE with real computed numbers."""
+    limit = app.read_cache_limit()
     if batch is not None:
         given = dict(sentence=sentence, config=config, watch=watch, dry_run=dry_run,
                      storyboard=storyboard, slides=slides, formats=formats,
@@ -128,8 +129,11 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         if clash:
             raise click.UsageError(f"--batch cannot be combined with {', '.join(clash)}")
         del flags["output"]
-        app.make_batch(batch, flags, chapters, jobs=jobs, use_cache=not no_cache,
-                       scheduler=scheduler, say=_say, show=click.echo)
+        try:
+            app.make_batch(batch, flags, chapters, jobs=jobs, use_cache=not no_cache,
+                           scheduler=scheduler, say=_say, show=click.echo)
+        finally:  # a failed video leaves the others' clips: tidy all the same
+            app.tidy_cache(limit, say=_say)
         return
     if scheduler is not None and (dry_run or storyboard or watch):
         raise click.UsageError("--scheduler renders video chapters; --dry-run, --storyboard "
@@ -165,6 +169,7 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         return
     settings = app.make_settings(config, sentence, chapters, flags)
     app.make_outputs(settings, request, say=_say, show=click.echo)
+    app.tidy_cache(limit, say=_say)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -147,9 +147,15 @@ def built_text(text: str, font_size: float, weight: str = "NORMAL") -> Text:
                                    fonts_digest())).encode()).hexdigest()
         path = _cache_folder / key[:2] / f"{key[2:24]}.pkl"
         try:
-            return pickle.loads(path.read_bytes())
+            kept = pickle.loads(path.read_bytes())
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
             pass
+        else:
+            try:
+                os.utime(path)  # just used: the cache's pruning removes the least recently used
+            except OSError:
+                pass
+            return kept
     t = _build_text(text, font_size, weight)
     if path is not None:
         try:
