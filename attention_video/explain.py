@@ -106,12 +106,13 @@ def explain(sentence: str, *, chapters: Iterable[int] | None = None, quality: st
 
     `embed`: put the video into the notebook (True), link the file (False), or embed only
     in Colab (None)."""
-    from pipeline.app import make_trace
+    from pipeline.app import make_trace, read_cache_limit, tidy_cache
     from pipeline.files import slug
     from pipeline.render_video import _subtitle_cues, render_video
     from pipeline.subtitles import to_vtt
 
     say = progress or (lambda s: None)
+    limit = read_cache_limit()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".explain-", dir=folder) as tmp:
@@ -128,6 +129,7 @@ def explain(sentence: str, *, chapters: Iterable[int] | None = None, quality: st
         shutil.move(result.subtitles, video.with_suffix(".srt"))
     captions = video.with_suffix(".vtt")
     captions.write_text(to_vtt(cues), encoding="utf-8")
+    tidy_cache(limit, say)  # as the command does: the cache stays under its size
     return Explanation(s.replace(output=str(video)), trace, video.resolve(),
                        video.with_suffix(".srt").resolve(), captions.resolve(), cues,
                        result.duration, embed)

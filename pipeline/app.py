@@ -248,7 +248,8 @@ def tidy_cache(limit: int | None, say: Say = to_stderr) -> None:
         say(f"cache:     not tidied ({e.strerror or e})")
         return
     if pruned.removed:
-        say(f"cache:     removed the {pruned.removed} entries least recently used "
+        entries = "entry" if pruned.removed == 1 else "entries"
+        say(f"cache:     removed the {pruned.removed} least recently used {entries} "
             f"({human_size(pruned.freed)}) to stay under {human_size(limit)} "
             f"(ATTENTION_CACHE_LIMIT)")
 

@@ -84,3 +84,31 @@ def test_example_notebook_runs_and_holds_the_video(tmp_path):
              if o.output_type == "execute_result"]
     page = shown[0]["data"]["text/html"]
     assert "<video" in page and "data:video/mp4;base64," in page and "text/vtt" in page
+
+
+def test_a_bad_cache_limit_stops_explain_before_it_renders(tmp_path, monkeypatch):
+    from attncore.settings import SettingsError
+
+    monkeypatch.setenv("ATTENTION_CACHE_LIMIT", "big")
+    with pytest.raises(SettingsError, match="ATTENTION_CACHE_LIMIT: 'big' is not a size"):
+        explain("The black cat drank the milk", chapters=[3], folder=tmp_path)
+    assert not list(tmp_path.glob("*.mp4"))
+
+
+@pytest.mark.slow
+def test_explain_keeps_the_cache_under_its_limit(tmp_path, monkeypatch):
+    """As the command does: an old entry over the limit goes once the video is made."""
+    import os
+
+    cache = tmp_path / "cache"
+    old = cache / "text-objects" / "zz" / "old.pkl"
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"x" * 3_000_000)
+    os.utime(old, (1e9, 1e9))
+    monkeypatch.setenv("ATTENTION_CACHE_DIR", str(cache))
+    monkeypatch.setenv("ATTENTION_CACHE_LIMIT", "2M")
+    said: list[str] = []
+    v = explain("The black cat drank the milk", chapters=[3], folder=tmp_path / "out",
+                progress=said.append)
+    assert v.video.exists() and not old.exists()
+    assert any(line.startswith("cache:     removed the 1 least recently used entry") for line in said), said
