@@ -96,8 +96,6 @@ def short_label(text: str, max_chars: int = 10) -> str:
     return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
-
-
 def _is_wide(ch: str) -> bool:
     return ord(ch) >= 0x2E80
 
