@@ -97,7 +97,7 @@ def _relative(path: Path) -> str:
         return path.as_uri()
 
 
-def explain(sentence: str, *, chapters: Iterable[int] | None = None, quality: str = "l",
+def explain(sentence: str, *, chapters: Iterable[int | str] | None = None, quality: str = "l",
             folder: str | Path = "media", embed: bool | None = None, jobs: int | None = None,
             progress: Callable[[str], None] | None = None, **settings: Any) -> Explanation:
     """Render the video of `sentence` (any of the command's settings as keywords:

@@ -91,7 +91,7 @@ def build_random_trace(s: Settings) -> AttentionTrace:
         normalized=s.softmax, seed=s.seed,
         head_reason="untrained weights have no meaningful head to pick" if s.head == "auto" else None,
         x_label="E + P" if s.positional else "E",
-        settings=s.to_dict(),
+        positional=s.positional,
     )
 
 

@@ -1,6 +1,10 @@
 """The chapters of the video: one table that settings, scenes, the planner, the starter
 config and the cache all read. A chapter not in this table does not exist anywhere.
 
+A chapter is known by its slug (`input`, `linear`, …, `summary`); the story is one
+ordered tuple, and the number on screen is a chapter's place in it, so the titles always
+count up and a subset keeps its numbers.
+
 The story follows the article (DESIGN.md): each chapter is one step of
 Attention(Q, K, V) = softmax(Q·Kᵀ/√d_k)·V, in the order the viewer meets it.
 """
@@ -12,55 +16,79 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Chapter:
-    number: int  # what --chapters and the title show; stable once published
+    slug: str  # its identity: what --chapters, the cache and the scenes call it
     name: str  # short English name for progress lines and errors
     module: str  # the scene module that draws it
     scene: str  # the scene class in that module
     title_en: str  # the on-screen title
     title_zh: str
+    # What its scene reads beyond the trace, for the chapter cache's key (pipeline.cache),
+    # declared here so that a key is made without importing the scene (or Manim), and
+    # enforced by the scene: it can read no other setting and ask of no other chapter.
+    reads_focus: bool = True  # the followed word changes what it draws
+    reads_plan: tuple[str, ...] = ()  # chapters whose presence in the video it states
+
+    @property
+    def number(self) -> int:
+        """Its place in the story, from 1: what the title shows."""
+        return SLUGS.index(self.slug) + 1
 
 
-# The order is the playing order; numbers stay stable, so chapter 10 (added later) plays
-# before the summary.
-CHAPTERS: tuple[Chapter, ...] = (
-    Chapter(1, "input", "scenes.ch1_input", "InputScene",
-            "Input: words become rows of numbers", "输入：词变成一行行数字"),
-    Chapter(2, "linear layers", "scenes.ch2_linear", "LinearScene",
+CHAPTERS: tuple[Chapter, ...] = (  # the story, in playing order
+    Chapter("input", "input", "scenes.chapters.input", "InputScene",
+            "Input: words become rows of numbers", "输入：词变成一行行数字",
+            reads_focus=False),  # the followed word is picked up in the next chapter
+    Chapter("linear", "linear layers", "scenes.chapters.linear", "LinearScene",
             "Linear layers: X becomes Q, K and V", "线性层：X 变成 Q、K、V"),
-    Chapter(3, "factor matrix", "scenes.ch3_factor", "FactorScene",
+    Chapter("factor", "factor matrix", "scenes.chapters.factor", "FactorScene",
             "The factor matrix Q·Kᵀ", "因子矩阵 Q·Kᵀ"),
-    Chapter(4, "dot product", "scenes.ch4_dot", "DotProductScene",
+    Chapter("dot", "dot product", "scenes.chapters.dot", "DotProductScene",
             "One cell: a dot product", "一个格子：点积"),
-    Chapter(5, "scale and softmax", "scenes.ch5_softmax", "SoftmaxScene",
+    Chapter("softmax", "scale and softmax", "scenes.chapters.softmax", "SoftmaxScene",
             "Scale and softmax: scores become weights", "缩放与 softmax：分数变成权重"),
-    Chapter(6, "weighted sum", "scenes.ch6_weighted_sum", "WeightedSumScene",
+    Chapter("weighted_sum", "weighted sum", "scenes.chapters.weighted_sum", "WeightedSumScene",
             "Weighted sum: mixing the values", "加权求和：把值混合起来"),
-    Chapter(7, "query, key, value", "scenes.ch7_qkv", "QKVScene",
-            "Query, key, value: who gets attention?", "查询、键、值：注意力给了谁？"),
-    Chapter(8, "learning", "scenes.ch8_learning", "LearningScene",
+    Chapter("qkv", "query, key, value", "scenes.chapters.qkv", "QKVScene",
+            "Query, key, value: who gets attention?", "查询、键、值：注意力给了谁？",
+            reads_plan=("learning",)),  # "the next chapter replays its training"
+    Chapter("learning", "learning", "scenes.chapters.learning", "LearningScene",
             "Learning: training aligns the vectors", "学习：训练让向量对齐"),
-    Chapter(10, "heads", "scenes.ch10_heads", "HeadsScene",
+    Chapter("heads", "heads", "scenes.chapters.heads", "HeadsScene",
             "Every head: patterns side by side, then joined", "每个头：并排的模式，再拼接起来"),
-    Chapter(9, "summary", "scenes.ch9_summary", "SummaryScene",
-            "Summary: the whole formula", "总结：完整的公式"),
+    Chapter("summary", "summary", "scenes.chapters.summary", "SummaryScene",
+            "Summary: the whole formula", "总结：完整的公式",
+            reads_plan=("linear", "factor", "softmax", "weighted_sum")),  # "ch. 2: Q = X·W_Q"
 )
 
-BY_NUMBER: dict[int, Chapter] = {c.number: c for c in CHAPTERS}
-NUMBERS: tuple[int, ...] = tuple(c.number for c in CHAPTERS)
-SOFTMAX_CHAPTER = 5  # dropped from the plan when softmax is switched off
-LEARNING_CHAPTER = 8  # dropped when the weights have no training history (not the tiny model)
+# The settings every scene reads (the rest reach it through the trace).
+SCENE_SETTINGS: tuple[str, ...] = ("theme", "language")
+
+SLUGS: tuple[str, ...] = tuple(c.slug for c in CHAPTERS)
+BY_SLUG: dict[str, Chapter] = {c.slug: c for c in CHAPTERS}
+SOFTMAX = "softmax"  # dropped from the plan when softmax is switched off
+LEARNING = "learning"  # dropped when the weights have no training history (not the tiny model)
 
 
-def chapter(number: int) -> Chapter:
-    return BY_NUMBER[number]
+def chapter(slug: str) -> Chapter:
+    return BY_SLUG[slug]
 
 
-def describe_numbers() -> str:
-    """The chapter numbers as a user types them, in playing order: '1-8, 10, 9'."""
-    runs: list[list[int]] = []
-    for n in NUMBERS:
-        if runs and n == runs[-1][-1] + 1:
-            runs[-1].append(n)
-        else:
-            runs.append([n])
-    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
+def number(slug: str) -> int:
+    """The chapter's place in the story (1 for `input`): the number its title shows."""
+    return SLUGS.index(slug) + 1
+
+
+def by_number(n: int) -> str | None:
+    """The slug of the chapter at place `n` of the story, or None."""
+    return SLUGS[n - 1] if 1 <= n <= len(SLUGS) else None
+
+
+def in_story_order(slugs) -> tuple[str, ...]:
+    """The given chapters in playing order, each once."""
+    chosen = set(slugs)
+    return tuple(s for s in SLUGS if s in chosen)
+
+
+def describe() -> str:
+    """The chapters as a user may type them: '1-10, or by name: input, linear, …'."""
+    return f"1-{len(SLUGS)}, or by name: {', '.join(SLUGS)}"

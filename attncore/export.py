@@ -17,7 +17,8 @@ from attncore.trace import AttentionTrace, HeadTrace, TrainingHistory
 
 FORMAT = "attention-trace/1"
 _SCALARS = ("focus", "head_index", "source", "model_name", "layer", "causal", "cross",
-            "normalized", "seed", "head_reason", "x_label", "source_reason", "x_label_q")
+            "normalized", "seed", "head_reason", "x_label", "source_reason", "x_label_q",
+            "positional")
 _HISTORY_SCALARS = ("partner", "task_en", "task_zh")
 
 
@@ -25,8 +26,9 @@ def _tokens(ts: tuple[Token, ...]) -> list[dict[str, str]]:
     return [{"text": t.text, "kind": t.kind} for t in ts]
 
 
-def trace_to_dict(trace: AttentionTrace) -> dict[str, Any]:
-    """Tokens, every matrix by its formula name (per head), and the settings."""
+def trace_to_dict(trace: AttentionTrace, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Tokens, every matrix by its formula name (per head), and the settings that made it
+    (for the reader: a trace read back does not need them)."""
     d: dict[str, Any] = {"format": FORMAT}
     d["query_tokens"] = _tokens(trace.query_tokens)
     d["key_tokens"] = _tokens(trace.key_tokens)
@@ -43,7 +45,7 @@ def trace_to_dict(trace: AttentionTrace) -> dict[str, Any]:
     d["query_inputs"] = None if trace.query_inputs is None else _tokens(trace.query_inputs)
     mw = trace.model_weights
     d["model_weights"] = None if mw is None else mw.tolist()
-    d["settings"] = trace.settings
+    d["settings"] = settings or {}
     return d
 
 
@@ -63,7 +65,7 @@ def trace_from_dict(d: dict[str, Any]) -> AttentionTrace:
     return AttentionTrace(
         query_tokens=tuple(Token(**t) for t in d["query_tokens"]),
         key_tokens=tuple(Token(**t) for t in d["key_tokens"]),
-        heads=heads, settings=d.get("settings", {}), history=history,
+        heads=heads, history=history,
         query_inputs=None if d.get("query_inputs") is None else tuple(
             Token(**t) for t in d["query_inputs"]),
         model_weights=None if d.get("model_weights") is None else np.array(
@@ -73,9 +75,10 @@ def trace_from_dict(d: dict[str, Any]) -> AttentionTrace:
     )
 
 
-def to_json(trace: AttentionTrace, indent: int | None = 1) -> str:
+def to_json(trace: AttentionTrace, indent: int | None = 1,
+            settings: dict[str, Any] | None = None) -> str:
     """Full-precision JSON: floats round-trip exactly."""
-    return json.dumps(trace_to_dict(trace), ensure_ascii=False, indent=indent)
+    return json.dumps(trace_to_dict(trace, settings), ensure_ascii=False, indent=indent)
 
 
 def from_json(text: str) -> AttentionTrace:

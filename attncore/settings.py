@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from attncore.chapters import NUMBERS, describe_numbers
+from attncore.chapters import SLUGS, by_number, describe, in_story_order
 
 QUALITIES = {  # flag → (height, width, fps, name)
     "l": (480, 854, 15, "480p15"),
@@ -28,7 +28,7 @@ WEIGHT_SOURCES = ("auto", "tiny", "pretrained", "random")
 VIDEO_EXTENSIONS = (".mp4", ".mov")  # what -o may end in; the container follows it
 TINY_MAX_DIM = 16  # the tiny model's limits (attncore.tiny.config): small enough to check
 TINY_MAX_HEADS = 4
-ALL_CHAPTERS = NUMBERS  # every chapter in attncore.chapters, in playing order
+ALL_CHAPTERS = SLUGS  # every chapter in attncore.chapters, in playing order
 MAX_TOKENS_LIMIT = 64
 MAX_DIM = 64
 MAX_HEADS = 16
@@ -69,7 +69,8 @@ class Settings:
     softmax: bool = True  # scale by √d_k and softmax; False: raw factors, as the article does
     positional: bool = True  # add sinusoidal positional encoding to the embeddings
     max_tokens: int = 32  # longest sentence accepted
-    chapters: tuple[int, ...] = ALL_CHAPTERS  # which chapters the video plays
+    chapters: tuple[str, ...] = ALL_CHAPTERS  # which chapters the video plays, by slug (or
+    # by number: their place in the story), kept in playing order
     theme: str = "dark"  # "dark" or "light"
     language: str = "en"  # caption language: "en" or "zh"
     quality: str = "h"  # l 480p15, m 720p30, h 1080p30, k 2160p60
@@ -78,6 +79,7 @@ class Settings:
     def __post_init__(self) -> None:
         if self.head is None:  # the one place the default head is chosen
             object.__setattr__(self, "head", default_head(self.weights))
+        object.__setattr__(self, "chapters", chapter_slugs(self.chapters))
         validate(self)
 
     @property
@@ -125,7 +127,7 @@ _FIELD_TYPES = {  # for TOML type checking: field → (accepted python types, de
     "softmax": ((bool,), "true or false"),
     "positional": ((bool,), "true or false"),
     "max_tokens": ((int,), "a whole number"),
-    "chapters": ((list, tuple), "a list of chapter numbers such as [1, 3, 6]"),
+    "chapters": ((list, tuple), 'a list of chapters such as ["dot", "softmax"] or [1, 3, 6]'),
     "theme": ((str,), "a string"),
     "language": ((str,), "a string"),
     "quality": ((str,), "a string"),
@@ -204,11 +206,6 @@ def validate(s: Settings) -> None:
                             "(cross-attention) every target word sees the whole source: drop one")
     if s.query_index is not None and s.query_index < 0:
         raise SettingsError("query_index", f"{s.query_index} is out of range; indices count from 0")
-    if not s.chapters:
-        raise SettingsError("chapters", f"no chapter chosen; allowed: {describe_numbers()}")
-    for c in s.chapters:
-        if isinstance(c, bool) or not isinstance(c, int) or c not in ALL_CHAPTERS:
-            raise _not_a_chapter(c)
     if s.output is not None:
         _check_output(s.output)
 
@@ -282,49 +279,63 @@ def _check_tiny(s: Settings) -> None:
 
 
 def _not_a_chapter(value: Any) -> SettingsError:
-    return SettingsError("chapters", f"{value!r} is not a chapter; allowed: {describe_numbers()}")
+    return SettingsError("chapters", f"{value!r} is not a chapter; allowed: {describe()}")
 
 
-def parse_chapters(text: str) -> tuple[int, ...]:
-    """'1,3,6' or '2-5' → (1, 3, 6) / (2, 3, 4, 5); in playing order, without repeats.
+def chapter_slugs(chapters: Any) -> tuple[str, ...]:
+    """Chapters given by slug or by number (their place in the story) → their slugs, in
+    playing order, each once. A string is not a list of chapters: parse it first."""
+    if isinstance(chapters, str) or not isinstance(chapters, (list, tuple)):
+        raise SettingsError("chapters", f"{chapters!r} is not a list of chapters; give a list "
+                            f"such as ['dot', 'softmax'] or [1, 3, 6]; allowed: {describe()}")
+    out = []
+    for c in chapters:
+        if isinstance(c, str) and c in ALL_CHAPTERS:
+            out.append(c)
+        elif isinstance(c, int) and not isinstance(c, bool) and by_number(c) is not None:
+            out.append(by_number(c))
+        else:
+            raise _not_a_chapter(c)
+    if not out:
+        raise SettingsError("chapters", f"no chapter chosen; allowed: {describe()}")
+    return in_story_order(out)
 
-    A range means the chapters that exist in it ('7-9' is 7 and 9 while there is no
-    chapter 8); a number on its own must be a chapter."""
-    out: set[int] = set()
+
+def parse_chapters(text: str) -> tuple[str, ...]:
+    """The --chapters text → slugs in playing order, without repeats: 'dot,softmax',
+    '1,3,6', '2-5' or 'linear-dot' (a range is every chapter of the story between the
+    two, both included; numbers are places in the story)."""
+    out: list[str] = []
     for part in text.replace(" ", "").split(","):
         if not part:
             continue
         first, dash, last = part.partition("-")
-        a = _chapter_number(first, part)
+        a = _chapter_place(first, part)
         if not dash:
-            if a not in ALL_CHAPTERS:
-                raise _not_a_chapter(a)
-            out.add(a)
+            out.append(ALL_CHAPTERS[a - 1])
             continue
-        b = _chapter_number(last, part)
+        b = _chapter_place(last, part)
         if a > b:
             raise SettingsError("chapters", f"the range {part!r} is reversed; write it "
-                                f"smallest first, as {b}-{a}; allowed: {describe_numbers()}")
-        for c in (a, b):
-            if not min(ALL_CHAPTERS) <= c <= max(ALL_CHAPTERS):
-                raise _not_a_chapter(c)
-        in_range = [c for c in ALL_CHAPTERS if a <= c <= b]
-        if not in_range:
-            raise SettingsError("chapters", f"no chapter chosen by {part!r}; allowed: "
-                                f"{describe_numbers()}")
-        out.update(in_range)
+                                f"in story order, as {last}-{first}; allowed: {describe()}")
+        out.extend(ALL_CHAPTERS[a - 1:b])
     if not out:
-        raise SettingsError("chapters", f"no chapter chosen; allowed: {describe_numbers()}")
-    return tuple(c for c in ALL_CHAPTERS if c in out)  # in playing order
+        raise SettingsError("chapters", f"no chapter chosen; allowed: {describe()}")
+    return in_story_order(out)
 
 
-def _chapter_number(text: str, part: str) -> int:
+def _chapter_place(text: str, part: str) -> int:
+    """A chapter's place in the story from its number or its slug."""
+    if text in ALL_CHAPTERS:
+        return ALL_CHAPTERS.index(text) + 1
     try:
-        return int(text)
+        n = int(text)
     except ValueError:
-        raise SettingsError("chapters", f"{part!r} is not a chapter number; allowed: "
-                            f"{describe_numbers()}, as a list such as 1,3,6 or a range such "
-                            "as 2-5") from None
+        raise SettingsError("chapters", f"{part!r} is not a chapter; allowed: {describe()}, "
+                            "as a list such as dot,softmax or 1,3,6 or a range such as 2-5") from None
+    if by_number(n) is None:
+        raise _not_a_chapter(n)
+    return n
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
@@ -371,6 +382,4 @@ def build_settings(toml_path: str | Path | None = None, **flags: Any) -> Setting
     values: dict[str, Any] = read_toml(toml_path) if toml_path else {}
     values.update({k: v for k, v in flags.items() if v is not None})
     check_types(values)
-    if "chapters" in values:
-        values["chapters"] = tuple(values["chapters"])
     return Settings(**values)

@@ -5,7 +5,7 @@ Scenes read only this (and the settings). Arrays are read-only copies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -113,7 +113,7 @@ class AttentionTrace:
     seed: int = 0
     head_reason: str | None = None  # why this head was chosen (head "auto")
     x_label: str = "E + P"  # how X was made, for captions
-    settings: dict = field(default_factory=dict)  # the settings that made it
+    positional: bool = True  # X = E + P; False: X = E (random weights only)
     history: TrainingHistory | None = None  # the tiny model's training, replayed (chapter 8)
     source_reason: str | None = None  # why this weight source ("--weights auto")
     # A decoder (the translation model): query row i WRITES query_tokens[i] and reads

@@ -128,7 +128,7 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
     """Make what `request` asks for (default: the video); progress and paths go to `say`,
     the table of heads to `show`."""
     from pipeline.exports import write_csv, write_json
-    from pipeline.render_video import dry_run, render_video
+    from pipeline.render_video import dry_run, named, render_video
 
     request = request or Request()
     if request.list_vocab:
@@ -167,7 +167,7 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
         check_writable_folder(png, create=request.storyboard_output is None)
     trace = make_trace(settings, say)
     if request.export_json:
-        write_json(request.export_json, trace)
+        write_json(request.export_json, trace, settings)
         say(f"trace:     {request.export_json}")
     if request.export_csv:
         write_csv(request.export_csv, trace)
@@ -186,7 +186,7 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
         bad = [(r.chapter, r.off_frame[0]) for r in results if r.off_frame]
         total = sum(r.duration for r in results)
         say(f"dry run: {len(results)} chapters build, {total:.0f} s of video"
-            + (f"; WARNING objects off frame in chapter {bad[0][0]}" if bad else ""))
+            + (f"; WARNING objects off frame in {named(bad[0][0])}" if bad else ""))
         return
     started = time.perf_counter()
     with chapter_executor(request.scheduler, say) as executor:

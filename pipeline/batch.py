@@ -89,8 +89,8 @@ class BatchRow:
     seconds: float = 0.0  # render time of its rendered chapters, plus joining
     output: Path | None = None  # the video, once written
     error: str | None = None  # why it was not made
-    chapters: dict[int, ChapterResult] = field(default_factory=dict)
-    plan: list[int] = field(default_factory=list)
+    chapters: dict[str, ChapterResult] = field(default_factory=dict)
+    plan: list[str] = field(default_factory=list)
 
 
 def _fail(where: str, message: str) -> SettingsError:

@@ -1,9 +1,12 @@
 """The chapter cache: a clip is stored under a key made of exactly what it depends on.
 
 Key = the chapter, the parts of the trace it draws (all of it, less the followed word
-for chapters that do not show it), the settings it reads (theme, language, quality),
-and the code that draws it: every project file its scene module and the renderer import,
-directly or transitively (pipeline.sources), and the Manim version.
+for chapters that do not show it), the settings its scene may read
+(attncore.chapters.SCENE_SETTINGS) and the quality, the chapters of the plan whose
+presence it states (its `reads_plan`), and the code that draws it: every project file
+its scene module and the renderer import, directly or transitively (pipeline.sources),
+and the Manim version. All of it is read from the chapter table, so a key is made
+without importing a scene (or Manim).
 A clip is served only if its size and SHA-256 match what was recorded when it was made.
 
 The folder is kept under a size (`ATTENTION_CACHE_LIMIT`, 2 GiB unless told): after a run,
@@ -25,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from attncore.chapters import SCENE_SETTINGS
 from attncore.chapters import chapter as chapter_entry
 from attncore.trace import AttentionTrace, HeadTrace, TrainingHistory
 from pipeline import sources
@@ -45,7 +49,7 @@ def _update_array(h: hashlib._Hash, name: str, a: np.ndarray) -> None:
 
 
 def trace_digest(trace: AttentionTrace, with_focus: bool) -> str:
-    """Hash of everything in the trace a scene can draw (never the settings dict)."""
+    """Hash of everything in the trace a scene can draw."""
     h = hashlib.sha256()
     for side in (trace.query_tokens, trace.key_tokens):
         h.update(json.dumps([(t.text, t.kind) for t in side], ensure_ascii=False).encode())
@@ -66,13 +70,13 @@ def trace_digest(trace: AttentionTrace, with_focus: bool) -> str:
         h.update(json.dumps([(t.text, t.kind) for t in trace.query_inputs],
                             ensure_ascii=False).encode())
     scalars = ["head_index", "source", "model_name", "layer", "causal", "cross", "normalized",
-               "seed", "head_reason", "x_label", "source_reason", "x_label_q"] + (["focus"] if with_focus else [])
+               "seed", "head_reason", "x_label", "source_reason", "x_label_q",
+               "positional"] + (["focus"] if with_focus else [])
     h.update(json.dumps({k: getattr(trace, k) for k in scalars}, sort_keys=True).encode())
-    h.update(json.dumps({"positional": trace.settings.get("positional", True)}).encode())
     return h.hexdigest()
 
 
-def code_digest(chapter: int, root: Path | None = None) -> str:
+def code_digest(chapter: str, root: Path | None = None) -> str:
     """Hash of the code that draws this chapter: every project file its scene module and
     the renderer run (found from their imports), and the Manim version."""
     root = root or sources.PROJECT_ROOT
@@ -83,16 +87,15 @@ def code_digest(chapter: int, root: Path | None = None) -> str:
     return h.hexdigest()
 
 
-def chapter_key(chapter: int, trace: AttentionTrace, settings) -> str:
-    from scenes import scene_class
-
-    cls = scene_class(chapter)
-    reads = {f: getattr(settings, f) for f in cls.reads_settings}
+def chapter_key(chapter: str, trace: AttentionTrace, settings, plan: tuple[str, ...]) -> str:
+    """The key of chapter `chapter`'s clip in a video that plays `plan`."""
+    entry = chapter_entry(chapter)
     parts = {
         "chapter": chapter,
-        "trace": trace_digest(trace, with_focus=cls.reads_focus),
-        "settings": reads,
+        "trace": trace_digest(trace, with_focus=entry.reads_focus),
+        "settings": {f: getattr(settings, f) for f in SCENE_SETTINGS},
         "quality": settings.quality,
+        "plan": {c: c in plan for c in entry.reads_plan},
         "code": code_digest(chapter),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]

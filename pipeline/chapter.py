@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from attncore.chapters import SLUGS
 from attncore.settings import QUALITIES, Settings
 from attncore.trace import AttentionTrace
 from pipeline.paths import cache_dir
@@ -15,16 +16,17 @@ from pipeline.paths import cache_dir
 
 @dataclass(frozen=True)
 class ChapterJob:
-    chapter: int
+    chapter: str  # its slug (attncore.chapters)
     trace: AttentionTrace
     settings: Settings
     clip: Path | None  # where the finished clip goes; None: dry run (no frames written)
     work_dir: Path | None = None  # Manim's scratch folder, removed afterwards
+    plan: tuple[str, ...] = SLUGS  # every chapter the video plays (a scene may state some)
 
 
 @dataclass
 class ChapterResult:
-    chapter: int
+    chapter: str
     duration: float  # seconds of video
     subtitles: list[tuple[float, float, str]]  # (start, end, text), chapter-relative
     drawn: list[tuple[str, tuple, str]] = field(default_factory=list)
@@ -75,7 +77,7 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
         with tempconfig(manim_config(job.settings, job.work_dir, job.clip, text_dir)):
             # Held frames are encoded once (pipeline.encoder); dry run skips every frame.
             skip = job.clip is None
-            scene = cls(job.trace, job.settings, renderer=TimedRenderer(skip_animations=skip),
+            scene = cls(job.trace, job.settings, job.plan, renderer=TimedRenderer(skip_animations=skip),
                         skip_animations=skip)
             scene.render()
             duration = float(scene.renderer.time)

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from attncore.chapters import describe_numbers
+from attncore.chapters import SOFTMAX, describe, number
 from attncore.settings import LANGUAGES, QUALITIES, THEMES, WEIGHT_SOURCES, SettingsError
 from pipeline import app
 
@@ -22,6 +22,7 @@ Examples:
   render.py "The black cat drank the milk" --query cat -q l
   render.py "The ball is blue" --target "La bola es azul" --weights random
   render.py --config examples/default.toml --chapters 3-6
+  render.py "The black cat drank the milk" --chapters dot,softmax
   render.py --batch examples/course.toml -q l
   render.py --batch examples/course.toml --scheduler tcp://10.0.0.5:8786
 """
@@ -79,7 +80,7 @@ def _say(message: str) -> None:
 @click.option("--target", default=None, help="Second sentence: cross-attention, queries from it.")
 @click.option("--translate", is_flag=True, default=None, help="Translate the sentence into Spanish with the trained translation model and show its cross-attention.")
 @click.option("--chapters", default=None,
-              help=f"Chapters to render ({describe_numbers()}), e.g. 1,3,6 or 2-5.")
+              help=f"Chapters to render ({describe()}), e.g. dot,softmax or 1,3,6 or 2-5.")
 @click.option("--weights", type=click.Choice(WEIGHT_SOURCES), default=None,
               help="auto (default): tiny if every word is in its vocabulary, else pretrained; "
                    "tiny: trained here, hand-checkable; pretrained: a real BERT; random: untrained.")
@@ -92,7 +93,7 @@ def _say(message: str) -> None:
 @click.option("--d-k", "d_k", type=int, default=None, help="Query/key/value width (random).")
 @click.option("--heads", type=int, default=None, help="Number of heads (random, tiny).")
 @click.option("--causal/--no-causal", default=None, help="Decoder masking: no word sees a later one.")
-@click.option("--softmax/--no-softmax", default=None, help="--no-softmax skips chapter 5, as the article does.")
+@click.option("--softmax/--no-softmax", default=None, help=f"--no-softmax skips chapter {number(SOFTMAX)} ({SOFTMAX}), as the article does.")
 @click.option("--positional/--no-positional", default=None, help="Add positional encoding.")
 @click.option("--max-tokens", type=int, default=None, help="Longest sentence accepted (default 32).")
 @click.option("--theme", type=click.Choice(THEMES), default=None)

@@ -57,7 +57,7 @@ def render_shipped(job: ChapterJob, render: Callable[[ChapterJob], ChapterResult
     renders them one at a time (Manim's config is global to the process)."""
     work = Path(tempfile.mkdtemp(prefix="attention-chapter-"))
     try:
-        clip = work / (job.clip.name if job.clip else f"chapter{job.chapter}.mp4")
+        clip = work / (job.clip.name if job.clip else f"chapter-{job.chapter}.mp4")
         with _render_lock:
             result = render(replace(job, clip=clip, work_dir=work / "manim"))
         data = clip.read_bytes()

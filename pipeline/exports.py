@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from attncore.export import csv_tables, to_json
+from attncore.settings import Settings
 from attncore.trace import AttentionTrace
 from pipeline.files import check_writable_folder, write_text_atomic
 
 
-def write_json(path: Path, trace: AttentionTrace) -> None:
+def write_json(path: Path, trace: AttentionTrace, settings: Settings | None = None) -> None:
     check_writable_folder(Path(path))
-    write_text_atomic(Path(path), to_json(trace))
+    write_text_atomic(Path(path), to_json(trace, settings=settings and settings.to_dict()))
 
 
 def write_csv(folder: Path, trace: AttentionTrace) -> list[Path]:

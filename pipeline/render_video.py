@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attncore import AttentionTrace, build_trace
-from attncore.chapters import LEARNING_CHAPTER, SOFTMAX_CHAPTER, chapter
+from attncore.chapters import LEARNING, SOFTMAX, chapter, number
 from attncore.settings import Settings, SettingsError
 from pipeline.cache import ChapterCache, chapter_key
 from pipeline.chapter import ChapterJob, ChapterResult, render_chapter
@@ -28,17 +28,17 @@ from pipeline.workers import LocalPool, sigterm_as_interrupt
 Progress = Callable[[str], None]
 
 
-def named(number: int) -> str:
+def named(slug: str) -> str:
     """'chapter 3 (factor matrix)', for progress lines and errors."""
-    return f"chapter {number} ({chapter(number).name})"
+    return f"chapter {number(slug)} ({chapter(slug).name})"
 
 
 class ChapterFailed(RuntimeError):
     """A chapter's render raised: says which chapter and why."""
 
-    def __init__(self, number: int, reason: str):
-        super().__init__(f"{named(number)} failed: {reason}")
-        self.chapter = number
+    def __init__(self, slug: str, reason: str):
+        super().__init__(f"{named(slug)} failed: {reason}")
+        self.chapter = slug
 
 
 @dataclass
@@ -52,23 +52,23 @@ class VideoResult:
 
 
 def plan_chapters(settings: Settings, trace: AttentionTrace | None = None,
-                  progress: Progress = lambda s: None) -> list[int]:
+                  progress: Progress = lambda s: None) -> list[str]:
     """The chapters to play, in order. The softmax chapter drops out without softmax; the
     learning chapter drops out when the weights have no training history to show (only
     the tiny model is trained here), and `progress` is told why, never silently."""
-    plan = [c for c in settings.chapters if not (c == SOFTMAX_CHAPTER and not settings.softmax)]
+    plan = [c for c in settings.chapters if not (c == SOFTMAX and not settings.softmax)]
     if not plan:
-        raise SettingsError("chapters", f"only chapter {SOFTMAX_CHAPTER} was chosen, and "
+        raise SettingsError("chapters", f"only {named(SOFTMAX)} was chosen, and "
                             "--no-softmax skips it")
-    if LEARNING_CHAPTER in plan and trace is not None and trace.history is None:
+    if LEARNING in plan and trace is not None and trace.history is None:
         why = ("the pretrained model was trained elsewhere: there is no training history to show"
                if trace.source == "pretrained" else
                "untrained random weights have no training to show")
-        plan.remove(LEARNING_CHAPTER)
+        plan.remove(LEARNING)
         if not plan:
-            raise SettingsError("chapters", f"{named(LEARNING_CHAPTER)} needs the tiny model's "
+            raise SettingsError("chapters", f"{named(LEARNING)} needs the tiny model's "
                                 f"training history, and {why}; use --weights tiny")
-        progress(f"{named(LEARNING_CHAPTER)} left out: {why} (--weights tiny shows it)")
+        progress(f"{named(LEARNING)} left out: {why} (--weights tiny shows it)")
     return plan
 
 
@@ -81,8 +81,9 @@ def dry_run(settings: Settings, trace: AttentionTrace | None = None,
     """Build every planned chapter without writing frames (a fast check of a sentence)."""
     trace = trace or build_trace(settings)
     results = []
-    for ch in plan_chapters(settings, trace, progress):
-        r = render_chapter(ChapterJob(ch, trace, settings, clip=None))
+    plan = plan_chapters(settings, trace, progress)
+    for ch in plan:
+        r = render_chapter(ChapterJob(ch, trace, settings, clip=None, plan=tuple(plan)))
         progress(f"{named(ch)}: builds, {r.duration:.1f} s of video, "
                  f"{len(r.drawn)} numbers drawn")
         results.append(r)
@@ -124,27 +125,28 @@ class ChapterTodo:
     """A chapter to render: its cache key and what draws it. `label` names the video in
     progress lines when several are rendered at once."""
 
-    chapter: int
+    chapter: str
     key: str
     trace: AttentionTrace
     settings: Settings
     label: str = ""
+    plan: tuple[str, ...] = ()  # every chapter of its video
 
 
-def look_up(plan: list[int], trace: AttentionTrace, settings: Settings, cache: ChapterCache,
+def look_up(plan: list[str], trace: AttentionTrace, settings: Settings, cache: ChapterCache,
             use_cache: bool, progress: Progress = lambda s: None,
-            label: str = "") -> tuple[dict[int, ChapterResult], list[ChapterTodo]]:
+            label: str = "") -> tuple[dict[str, ChapterResult], list[ChapterTodo]]:
     """The planned chapters the cache already has, and those left to render."""
-    results: dict[int, ChapterResult] = {}
+    results: dict[str, ChapterResult] = {}
     todo: list[ChapterTodo] = []
     for ch in plan:
-        key = chapter_key(ch, trace, settings)
+        key = chapter_key(ch, trace, settings, tuple(plan))
         hit = cache.get(key) if use_cache else None
         if hit is not None:
             results[ch] = hit
             progress(f"{label}{named(ch)}: cached")
         else:
-            todo.append(ChapterTodo(ch, key, trace, settings, label))
+            todo.append(ChapterTodo(ch, key, trace, settings, label, tuple(plan)))
     return results, todo
 
 
@@ -213,12 +215,13 @@ def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor
                                                                timings)):
             work = cache.scratch()
             scratch.append(work)
-            clip = work / f"chapter{t.chapter}.mp4"
-            job = ChapterJob(t.chapter, t.trace, t.settings, clip=clip, work_dir=work / "manim")
+            clip = work / f"chapter-{t.chapter}.mp4"
+            job = ChapterJob(t.chapter, t.trace, t.settings, clip=clip, work_dir=work / "manim",
+                             plan=t.plan)
             fut = (pool.submit(render_shipped, job, render_chapter) if shipped
                    else pool.submit(render_chapter, job))
             futures[fut] = (t, clip)
-        order = [t.chapter for t, _ in futures.values()]
+        order = [number(t.chapter) for t, _ in futures.values()]
         remote = getattr(pool, "workers", None)  # a Dask executor knows its cluster's size
         where = (f" with {workers} worker{'s' if workers > 1 else ''}" if workers
                  else f" on {remote} remote worker{'s' if remote != 1 else ''}" if remote
@@ -228,7 +231,7 @@ def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor
             progress(f"rendering {len(todo)} chapters of {videos} videos{where}")
         else:
             progress(f"rendering chapter{'s' if len(todo) > 1 else ''} "
-                     f"{', '.join(str(t.chapter) for t in todo)}{where} "
+                     f"{', '.join(str(number(t.chapter)) for t in todo)}{where} "
                      f"(longest first: {', '.join(map(str, order[:workers or len(order)]))})")
         pending = set(futures)
         while pending:

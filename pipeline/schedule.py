@@ -23,9 +23,11 @@ from attncore.trace import AttentionTrace
 
 # Seconds per chapter of the default sentence at -q l on the development machine (2 cores,
 # --jobs 2), by the model's kind; a kind not listed is ordered as the tiny model.
-MEASURED: dict[str, dict[int, float]] = {
-    "tiny": {1: 2.5, 2: 6.9, 3: 3.1, 4: 2.7, 5: 2.8, 6: 3.6, 7: 2.2, 8: 6.2, 10: 3.5, 9: 2.0},
-    "pretrained": {1: 4.9, 2: 8.3, 3: 6.7, 4: 2.8, 5: 3.2, 6: 6.6, 7: 2.5, 10: 14.1, 9: 3.1},
+MEASURED: dict[str, dict[str, float]] = {
+    "tiny": {"input": 2.5, "linear": 6.9, "factor": 3.1, "dot": 2.7, "softmax": 2.8,
+             "weighted_sum": 3.6, "qkv": 2.2, "learning": 6.2, "heads": 3.5, "summary": 2.0},
+    "pretrained": {"input": 4.9, "linear": 8.3, "factor": 6.7, "dot": 2.8, "softmax": 3.2,
+                   "weighted_sum": 6.6, "qkv": 2.5, "heads": 14.1, "summary": 3.1},
 }
 TIMINGS_FILE = "timings.json"
 
@@ -48,10 +50,10 @@ class Timings:
             self.seconds = {}  # none yet, or unreadable: the measured figures order them
         self._changed = False
 
-    def get(self, chapter: int, trace: AttentionTrace, settings: Settings) -> float | None:
+    def get(self, chapter: str, trace: AttentionTrace, settings: Settings) -> float | None:
         return self.seconds.get(f"{kind(trace, settings)}/{chapter}")
 
-    def record(self, chapter: int, trace: AttentionTrace, settings: Settings,
+    def record(self, chapter: str, trace: AttentionTrace, settings: Settings,
                seconds: float) -> None:
         self.seconds[f"{kind(trace, settings)}/{chapter}"] = round(seconds, 2)
         self._changed = True
@@ -75,7 +77,7 @@ class Timings:
         self._changed = False
 
 
-def expected_seconds(chapter: int, trace: AttentionTrace, settings: Settings,
+def expected_seconds(chapter: str, trace: AttentionTrace, settings: Settings,
                      timings: Timings | None = None) -> float:
     """How long chapter `chapter` should take, for ordering (larger: sent earlier): the
     time recorded for it, or the measured figure scaled as the chapters recorded for the
@@ -92,6 +94,6 @@ def expected_seconds(chapter: int, trace: AttentionTrace, settings: Settings,
     return static * (statistics.median(ratios) if ratios else 1.0)
 
 
-def longest_first(chapters: list[int], trace: AttentionTrace, settings: Settings,
+def longest_first(chapters: list[str], trace: AttentionTrace, settings: Settings,
                   timings: Timings | None = None) -> list[int]:
     return sorted(chapters, key=lambda c: -expected_seconds(c, trace, settings, timings))

@@ -34,7 +34,7 @@ _STYLE = ".reveal-viewport { background: %s; } .reveal { font-family: sans-serif
 class Step:
     """One press of →: a clip that plays once and holds on its last frame."""
 
-    chapter: int
+    chapter: str  # its slug
     start: float  # seconds into the chapter's clip
     end: float
     notes: str  # the caption shown during the step

@@ -7,7 +7,7 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
-from attncore.chapters import CHAPTERS, SOFTMAX_CHAPTER
+from attncore.chapters import CHAPTERS, SOFTMAX, number
 from attncore.settings import (
     FIELD_NAMES,
     LANGUAGES,
@@ -46,10 +46,11 @@ HELP = {
     "d_k": f"random weights: width of a query/key/value row (1 to {MAX_DIM}); unset: d_model / heads",
     "heads": f"random and tiny weights: number of heads (random 1 to {MAX_HEADS}, tiny 1 to 4; must divide d_model)",
     "causal": "decoder masking: no word attends to a later one (self-attention only)",
-    "softmax": f"false skips chapter {SOFTMAX_CHAPTER} and lets the raw factors weigh V, as the article does",
+    "softmax": f"false skips chapter {number(SOFTMAX)} ({SOFTMAX}) and lets the raw factors weigh V, as the article does",
     "positional": "add sinusoidal positional encoding to the embeddings (random weights)",
     "max_tokens": f"longest sentence accepted (1 to {MAX_TOKENS_LIMIT})",
-    "chapters": "chapters to play, from: " + "; ".join(f"{c.number} {c.name}" for c in CHAPTERS),
+    "chapters": "chapters to play, by name or number, from: "
+                + "; ".join(f"{c.number} {c.slug}" for c in CHAPTERS),
     "theme": _quoted(THEMES),
     "language": f"caption language: {_quoted(LANGUAGES)}",
     "quality": " | ".join(f'"{k}" {v[3]}' for k, v in QUALITIES.items()),
@@ -67,7 +68,7 @@ def _toml_value(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (tuple, list)):
-        return "[" + ", ".join(str(x) for x in v) + "]"
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     if isinstance(v, str):
         return json.dumps(v, ensure_ascii=False)
     return str(v)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from attncore.chapters import chapter
+from attncore.chapters import chapter, number
 from attncore.settings import Settings
 from attncore.tokenize import CLOSING, OPENING
 from attncore.trace import AttentionTrace
@@ -50,7 +50,7 @@ PRINT_FONTS = ("Noto Sans CJK SC", "Noto Sans Arabic", "Noto Sans Hebrew",
 
 @dataclass(frozen=True)
 class Still:
-    chapter: int
+    chapter: str
     caption: str  # the caption on screen, as the subtitles have it
     image: np.ndarray  # (H, W, 3) uint8, the frame when the caption was about to leave
     # (width, height) → the image resized for a sheet, made by the worker that drew it
@@ -71,7 +71,7 @@ def shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 
 @dataclass
 class ChapterStills:
-    chapter: int
+    chapter: str
     stills: list[Still]
     subtitles: list[tuple[float, float, str]]  # as the dry run records them
     seconds: float = 0.0  # wall time spent
@@ -156,8 +156,10 @@ def _leaves(animations) -> Iterator[Any]:
             yield a
 
 
-def chapter_stills(number: int, trace: AttentionTrace, settings: Settings) -> ChapterStills:
-    """Build chapter `number` without animating and take one still per caption."""
+def chapter_stills(slug: str, trace: AttentionTrace, settings: Settings,
+                   plan: tuple[str, ...]) -> ChapterStills:
+    """Build chapter `slug` of a video that plays `plan` without animating and take one
+    still per caption."""
     from manim import tempconfig
 
     from pipeline.camera import PathCamera
@@ -167,26 +169,26 @@ def chapter_stills(number: int, trace: AttentionTrace, settings: Settings) -> Ch
 
     use_text_cache(cache_dir() / "text-objects")
     start = time.perf_counter()
-    base = scene_class(number)
+    base = scene_class(slug)
     cls = type(base.__name__, (_FastForward, base), {})
     text_dir = Path(tempfile.mkdtemp(prefix="manim-texts-"))
     cfg = manim_config(settings, None, None, text_dir)
     cfg["pixel_width"], cfg["pixel_height"] = STILL_SIZE
     try:
         with tempconfig(cfg):
-            scene = cls(trace, settings, skip_animations=True, camera_class=PathCamera)
+            scene = cls(trace, settings, plan, skip_animations=True, camera_class=PathCamera)
             scene.render()
     finally:
         shutil.rmtree(text_dir, ignore_errors=True)
     # Drawn at the contact sheet's size (Cairo's cost here is per path, not per pixel),
     # so only the handout's smaller copy is resized.
     size = thumb_size(HANDOUT)
-    stills = [Still(number, text, image, {size: shrink(image, size)})
+    stills = [Still(slug, text, image, {size: shrink(image, size)})
               for text, image in scene.stills]
-    return ChapterStills(number, stills, scene.subtitles, time.perf_counter() - start)
+    return ChapterStills(slug, stills, scene.subtitles, time.perf_counter() - start)
 
 
-def take_stills(plan: list[int], trace: AttentionTrace, settings: Settings, *,
+def take_stills(plan: list[str], trace: AttentionTrace, settings: Settings, *,
                 jobs: int | None = None, progress: Progress = lambda s: None,
                 executor=None,
                 on_chapter: Callable[[ChapterStills], None] = lambda c: None
@@ -197,10 +199,11 @@ def take_stills(plan: list[int], trace: AttentionTrace, settings: Settings, *,
     from pipeline.workers import WorkerContext, light_imports
 
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(plan)))
-    results: dict[int, ChapterStills] = {}
+    results: dict[str, ChapterStills] = {}
+    whole = tuple(plan)
     if jobs == 1 and executor is None:
         for ch in plan:
-            results[ch] = chapter_stills(ch, trace, settings)
+            results[ch] = chapter_stills(ch, trace, settings, whole)
             on_chapter(results[ch])
     else:
         context = WorkerContext()
@@ -208,7 +211,7 @@ def take_stills(plan: list[int], trace: AttentionTrace, settings: Settings, *,
                                                initializer=light_imports)
         try:
             order = longest_first(plan, trace, settings)
-            futures = [pool.submit(chapter_stills, ch, trace, settings) for ch in order]
+            futures = [pool.submit(chapter_stills, ch, trace, settings, whole) for ch in order]
             for done in as_completed(futures):
                 got = done.result()
                 results[got.chapter] = got
@@ -221,7 +224,7 @@ def take_stills(plan: list[int], trace: AttentionTrace, settings: Settings, *,
         # the sheets are finished, not before.
         pool.shutdown(wait=False)
     for ch in plan:
-        progress(f"chapter {ch} ({chapter(ch).name}): {len(results[ch].stills)} stills")
+        progress(f"chapter {number(ch)} ({chapter(ch).name}): {len(results[ch].stills)} stills")
     return [results[ch] for ch in plan]
 
 
@@ -368,7 +371,7 @@ def draw_blocks(stills: list[Still], sheet: Sheet, language: str = "en") -> list
     blocks: list[Block] = []
     for ch in dict.fromkeys(s.chapter for s in stills):
         entry = chapter(ch)
-        title = f"{ch} · {entry.title_zh if language == 'zh' else entry.title_en}"
+        title = f"{entry.number} · {entry.title_zh if language == 'zh' else entry.title_en}"
         image = Image.new("RGB", (sheet.width, round(sheet.heading * 1.8)), PAPER)
         draw = ImageDraw.Draw(image)
         _print(draw, (sheet.margin, sheet.heading * 0.3), title, sheet.heading, INK)
@@ -471,7 +474,7 @@ class Composer:
     and the sheet's rows are compressed in chapter order as soon as they are ready. Once
     the last chapter is in, little is left to do."""
 
-    def __init__(self, chapters: list[int], language: str = "en"):
+    def __init__(self, chapters: list[str], language: str = "en"):
         self.chapters, self.language = chapters, language
         self._thread = ThreadPoolExecutor(max_workers=1)
         self._sheet: dict[int, list[Block]] = {}

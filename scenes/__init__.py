@@ -11,7 +11,7 @@ import importlib
 from attncore.chapters import chapter
 
 
-def scene_class(number: int):
-    """The scene class that draws chapter `number`."""
-    entry = chapter(number)
+def scene_class(slug: str):
+    """The scene class that draws chapter `slug`."""
+    entry = chapter(slug)
     return getattr(importlib.import_module(entry.module), entry.scene)

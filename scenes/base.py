@@ -17,6 +17,7 @@ from manim import (
     config,
 )
 
+from attncore.chapters import SCENE_SETTINGS, SLUGS, Chapter, number
 from attncore.chapters import chapter as chapter_entry
 from attncore.settings import Settings
 from attncore.trace import AttentionTrace
@@ -27,18 +28,34 @@ from scenes.text import Translate, fit_width, make_text, short_label
 from scenes.widgets import THEMES, Recorder, family_colors, make_caption, make_title, word_color
 
 
+class SceneSettings:
+    """The settings a scene may read: attncore.chapters.SCENE_SETTINGS and nothing else,
+    since those are what the chapter cache keys a clip on. Anything else a scene needs
+    comes through the trace (keyed whole) or the plan (keyed as the chapter declares)."""
+
+    __slots__ = ("_settings",)
+
+    def __init__(self, settings: Settings):
+        self._settings = settings
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in SCENE_SETTINGS:
+            raise AttributeError(f"a scene may not read the setting {name!r}: the chapter "
+                                 f"cache does not key on it (attncore.chapters.SCENE_SETTINGS)")
+        return getattr(self._settings, name)
+
+
 class ChapterScene(Scene):
-    """One chapter of the video, drawn only from the trace and the settings."""
+    """One chapter of the video, drawn only from the trace, the settings it may read and
+    the chapters of the plan it declares (attncore.chapters)."""
 
-    chapter: ClassVar[int] = 0  # its number in attncore.chapters, which holds its titles
-    # For the chapter cache: the settings the scene reads (the whole trace is always part
-    # of the key), and whether the followed word changes what it draws.
-    reads_settings: ClassVar[tuple[str, ...]] = ("theme", "language")
-    reads_focus: ClassVar[bool] = True
+    slug: ClassVar[str] = ""  # its identity in attncore.chapters, which holds its titles
 
-    def __init__(self, trace: AttentionTrace, settings: Settings, **kwargs: Any):
+    def __init__(self, trace: AttentionTrace, settings: Settings,
+                 plan: tuple[str, ...] = SLUGS, **kwargs: Any):
         self.trace = trace
-        self.settings = settings
+        self.settings = SceneSettings(settings)
+        self._plan = tuple(plan)
         self.theme = THEMES[settings.theme]
         self.tr = Translate(settings.language)
         self.drawn = Recorder()
@@ -56,6 +73,23 @@ class ChapterScene(Scene):
         self.q_labels = [short_label(t.text) for t in trace.query_tokens]
         self.partner = partner(trace)  # the key the chapters feature beside the followed word
         super().__init__(**kwargs)
+
+    # ---- the plan ---------------------------------------------------------------------
+    @property
+    def entry(self) -> Chapter:
+        return chapter_entry(self.slug)
+
+    def in_plan(self, slug: str) -> bool:
+        """Whether the video plays chapter `slug`: only for a chapter the table says this
+        one reads (attncore.chapters reads_plan), since that is what its clip is keyed on."""
+        if slug not in self.entry.reads_plan:
+            raise KeyError(f"chapter {self.slug!r} does not declare that it reads whether "
+                           f"{slug!r} is in the plan (attncore.chapters reads_plan)")
+        return slug in self._plan
+
+    def chapter_ref(self, slug: str) -> int | None:
+        """The number of chapter `slug` if the video plays it, for "ch. 5"; else None."""
+        return number(slug) if self.in_plan(slug) else None
 
     # ---- the words ----------------------------------------------------------------------
     @property
@@ -122,8 +156,8 @@ class ChapterScene(Scene):
         return make_text(text, 18, self.theme.muted).to_corner(UR, buff=0.25)
 
     def show_title(self) -> None:
-        entry = chapter_entry(self.chapter)
-        title = make_title(f"{self.chapter} · " + self.tr(entry.title_en, entry.title_zh), self.theme)
+        entry = self.entry
+        title = make_title(f"{entry.number} · " + self.tr(entry.title_en, entry.title_zh), self.theme)
         badge = self.make_badge()
         self.badge = badge
         fit_width(title, 2 * SAFE_X - badge.width - 0.6)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from test_cli import run_main as run  # (exit code, stdout, stderr) of the command
 
+from attncore.chapters import number
 from pipeline import render_video as render_mod
 from pipeline.batch import read_manifest, render_batch, summary_table
 from pipeline.cache import ChapterCache
@@ -49,16 +50,16 @@ def test_each_video_inherits_the_defaults_and_overrides_them(tmp_path):
     manifest = write(tmp_path / "course.toml", COURSE.format(out=tmp_path))
     first, second = read_manifest(manifest)
     assert (first.settings.weights, first.settings.quality) == ("random", "l")
-    assert first.settings.chapters == (1, 2) and first.settings.query is None
+    assert first.settings.chapters == ("input", "linear") and first.settings.query is None
     assert second.settings.query == "cats" and second.settings.weights == "random"
-    assert second.settings.chapters == (2, 1) and second.output == tmp_path / "cats-query.mp4"
+    assert second.settings.chapters == ("input", "linear") and second.output == tmp_path / "cats-query.mp4"
 
 
 def test_flags_win_over_the_manifest(tmp_path):
     manifest = write(tmp_path / "course.toml", COURSE.format(out=tmp_path))
     videos = read_manifest(manifest, {"quality": "m", "chapters": (3,), "query": None})
     assert [v.settings.quality for v in videos] == ["m", "m"]
-    assert [v.settings.chapters for v in videos] == [(3,), (3,)]
+    assert [v.settings.chapters for v in videos] == [("factor",), ("factor",)]
     assert [v.settings.query for v in videos] == [None, "cats"]  # None: not given
 
 
@@ -151,13 +152,14 @@ def test_a_scheduler_nobody_listens_on_is_one_line(tmp_path, capsys, monkeypatch
 rendered: list[tuple[str, int]] = []
 
 
-def fake_render(fail: int | None = None):
+def fake_render(fail: str | None = None):
     def render_chapter(job: ChapterJob) -> ChapterResult:
         if job.chapter == fail:
             raise RuntimeError("boom in the scene")
-        rendered.append((job.trace.query_tokens[job.trace.focus].text, job.chapter))
-        Path(job.clip).write_bytes(f"[{job.settings.sentence} ch{job.chapter}]".encode())
-        return ChapterResult(job.chapter, 2.0, [(0.0, 2.0, f"caption {job.chapter}")],
+        n = number(job.chapter)
+        rendered.append((job.trace.query_tokens[job.trace.focus].text, n))
+        Path(job.clip).write_bytes(f"[{job.settings.sentence} ch{n}]".encode())
+        return ChapterResult(job.chapter, 2.0, [(0.0, 2.0, f"caption {n}")],
                              seconds=0.5, clip=job.clip)
     return render_chapter
 
@@ -217,7 +219,7 @@ output = "{tmp_path}/birds.mp4"
 
 
 def test_a_failing_chapter_fails_only_the_videos_that_need_it(stubbed, tmp_path):
-    stubbed.setattr(render_mod, "render_chapter", fake_render(fail=2))
+    stubbed.setattr(render_mod, "render_chapter", fake_render(fail="linear"))
     manifest = write(tmp_path / "c.toml", COURSE.format(out=tmp_path) + f"""
 [[video]]
 sentence = "birds sing songs"
@@ -260,7 +262,7 @@ class ElsewhereExecutor:
 
 def test_an_executor_elsewhere_sends_the_clip_back_as_bytes(stubbed, tmp_path):
     assert shares_files(InlineExecutor()) and not shares_files(ElsewhereExecutor())
-    shipped = render_shipped(ChapterJob(1, *_job_parts(), clip=Path("/nowhere/chapter1.mp4")),
+    shipped = render_shipped(ChapterJob("input", *_job_parts(), clip=Path("/nowhere/chapter1.mp4")),
                              fake_render())
     assert isinstance(shipped, ShippedChapter) and shipped.clip == b"[cats drink milk ch1]"
     assert shipped.result.clip is None  # the worker's own folder is gone
@@ -284,7 +286,7 @@ def test_an_interrupted_batch_keeps_earlier_videos_and_leaves_no_scratch(stubbed
     """Ctrl-C while a chapter renders: the command stops with one line and exit 130, a video
     from an earlier run at an output path is untouched and no partial file is left."""
     def interrupted(job: ChapterJob) -> ChapterResult:
-        if job.chapter == 2:
+        if job.chapter == "linear":
             raise KeyboardInterrupt
         return fake_render()(job)
 

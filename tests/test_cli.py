@@ -8,12 +8,12 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from attncore.chapters import NUMBERS, describe_numbers
+from attncore.chapters import SLUGS, describe
 from attncore.settings import LANGUAGES, QUALITIES, THEMES, WEIGHT_SOURCES, Settings
 from pipeline import app
 from pipeline.cli import cli, main
 
-BEYOND = max(NUMBERS) + 1  # the first number that is not a chapter
+BEYOND = len(SLUGS) + 1  # the first number that is not a chapter
 
 
 def run_main(args: list[str], capsys) -> tuple[int, str, str]:
@@ -44,9 +44,11 @@ def captured(monkeypatch):
     (["--query", "cat"], "query", "cat"),
     (["--query-index", "4"], "query_index", 4),
     (["--target", "La bola es azul"], "target", "La bola es azul"),
-    (["--chapters", "1,3,6"], "chapters", (1, 3, 6)),
-    (["--chapters", "2-4"], "chapters", (2, 3, 4)),
-    (["--chapters", "7-9"], "chapters", (7, 8, 9)),
+    (["--chapters", "1,3,6"], "chapters", ("input", "factor", "weighted_sum")),
+    (["--chapters", "2-4"], "chapters", ("linear", "factor", "dot")),
+    (["--chapters", "dot,softmax"], "chapters", ("dot", "softmax")),
+    (["--chapters", "summary,heads"], "chapters", ("heads", "summary")),
+    (["--chapters", "8-10"], "chapters", ("learning", "heads", "summary")),
     (["--seed", "7"], "seed", 7),
     (["--d-model", "6"], "d_model", 6),
     (["--d-k", "3"], "d_k", 3),
@@ -104,8 +106,8 @@ def test_flags_override_the_config_file(captured, tmp_path):
 @pytest.mark.parametrize("args, expect", [
     (["   "], "sentence: the sentence is empty"),
     (["-q", "x", "a b"], "'x' is not one of"),
-    (["a b", "--chapters", "12"], f"12 is not a chapter; allowed: {describe_numbers()}"),
-    (["a b", "--chapters", f"{BEYOND}"], f"chapters: {BEYOND} is not a chapter; allowed: {describe_numbers()}"),
+    (["a b", "--chapters", "12"], f"12 is not a chapter; allowed: {describe()}"),
+    (["a b", "--chapters", f"{BEYOND}"], f"chapters: {BEYOND} is not a chapter; allowed: {describe()}"),
     (["a b", "--chapters", f"1,{BEYOND}"], f"{BEYOND} is not a chapter"),
     (["a b", "--list-heads", "--weights", "random"], "--list-heads needs --weights pretrained"),
     (["a b", "--theme", "neon"], "'neon' is not one of"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import tomllib
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from attncore.chapters import CHAPTERS, NUMBERS
+from attncore.chapters import CHAPTERS, SLUGS
 from attncore.settings import FIELD_NAMES, Settings, build_settings
 from pipeline import app
 from pipeline.cli import cli
@@ -35,21 +36,21 @@ def test_starter_names_every_setting_with_help_and_loads_as_the_defaults(tmp_pat
 
 def test_starter_lists_exactly_the_chapters_of_the_table():
     text = starter_text()
-    assert f"chapters = [{', '.join(map(str, NUMBERS))}]" in text
+    assert f"chapters = {json.dumps(list(SLUGS))}" in text
     for c in CHAPTERS:
-        assert f"{c.number} {c.name}" in text
+        assert f"{c.number} {c.slug}" in text
 
 
-@pytest.mark.parametrize("removed", NUMBERS)
+@pytest.mark.parametrize("removed", SLUGS)
 def test_a_starter_config_with_a_chapter_removed_works(tmp_path, removed):
     path = tmp_path / "lecture.toml"
     result = CliRunner().invoke(cli, ["--init-config", str(path)])
     assert result.exit_code == 0, result.output
-    kept = [n for n in NUMBERS if n != removed]
+    kept = [n for n in SLUGS if n != removed]
     text = path.read_text(encoding="utf-8")
-    line = f"chapters = [{', '.join(map(str, NUMBERS))}]"
-    path.write_text(text.replace(line, f"chapters = [{', '.join(map(str, kept))}]"),
-                    encoding="utf-8")
+    line = f"chapters = {json.dumps(list(SLUGS))}"
+    assert line in text
+    path.write_text(text.replace(line, f"chapters = {json.dumps(kept)}"), encoding="utf-8")
     assert app.make_settings(path, None, None, {}).chapters == tuple(kept)
 
 
@@ -124,7 +125,7 @@ def test_watch_keeps_the_command_line_chapters_and_sentence_on_every_save(tmp_pa
     cfg.write_text('weights = "random"\ntheme = "light"\n', encoding="utf-8")
     t.join(timeout=10)
     assert not t.is_alive()
-    assert seen == [("a b", (1, 2))] * 2
+    assert seen == [("a b", ("input", "linear"))] * 2
 
 
 def test_watch_makes_what_the_command_asked_for_on_every_save(tmp_path, monkeypatch):

@@ -44,7 +44,7 @@ def assert_same_trace(a: AttentionTrace, b: AttentionTrace) -> None:
             assert x.dtype == y.dtype and x.shape == y.shape, name
             assert x.tobytes() == y.tobytes(), name
     for name in ("focus", "head_index", "source", "model_name", "layer", "causal", "cross",
-                 "normalized", "seed", "head_reason", "x_label", "settings"):
+                 "normalized", "seed", "head_reason", "x_label", "positional"):
         assert getattr(a, name) == getattr(b, name), name
 
 
@@ -80,7 +80,7 @@ def test_json_keeps_awkward_floats_exactly():
 
 def test_json_names_every_matrix_by_its_formula_name_per_head():
     t = build_trace(random_settings(heads=2, d_model=4))
-    d = json.loads(to_json(t))
+    d = json.loads(to_json(t, settings=random_settings(heads=2, d_model=4).to_dict()))
     assert d["format"] == FORMAT
     for name in ("E", "P", "X", "E_q", "P_q", "X_q", "W_O", "output"):
         assert np.array(d[name]).shape == getattr(t, name).shape
@@ -99,7 +99,7 @@ def test_json_keeps_unicode_readable():
 
 def test_json_settings_rebuild_the_same_trace():
     s = random_settings(**CASES[2])
-    d = json.loads(to_json(build_trace(s)))
+    d = json.loads(to_json(build_trace(s), settings=s.to_dict()))
     settings = {**d["settings"], "chapters": tuple(d["settings"]["chapters"])}
     assert random_settings(**settings) == s
     assert to_json(build_trace(random_settings(**settings))) == to_json(build_trace(s))

@@ -98,7 +98,7 @@ def test_a_chapter_draws_the_same_frames_with_either_fade(tmp_path, monkeypatch)
     for name, only_fades in [("manim", lambda *a: False), ("quick", fades._only_fades)]:
         monkeypatch.setattr(fades, "_only_fades", only_fades)
         seen.clear()
-        render_chapter(ChapterJob(4, trace, settings, clip=tmp_path / f"{name}.mp4",
+        render_chapter(ChapterJob("dot", trace, settings, clip=tmp_path / f"{name}.mp4",
                                   work_dir=tmp_path / name))
         frames[name] = list(seen)
     assert len(frames["quick"]) > 100 and frames["quick"] == frames["manim"]

@@ -117,7 +117,7 @@ def test_a_real_render_gives_gif_and_webm_in_one_run(tmp_path, capsys):
     from pipeline.cli import main
 
     out = tmp_path / "talk.mp4"
-    main(["The black cat drank the milk", "-q", "l", "--chapters", "9", "-o", str(out),
+    main(["The black cat drank the milk", "-q", "l", "--chapters", "summary", "-o", str(out),
           "--format", "gif,webm"])
     err = capsys.readouterr().err
     assert f"gif:       {out.with_suffix('.gif')}" in err and "webm:" in err

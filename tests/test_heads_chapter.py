@@ -11,16 +11,16 @@ from manim import color_to_rgb
 from scene_truth import check_drawn
 
 from attncore import Settings, build_trace
-from attncore.chapters import NUMBERS, chapter
+from attncore.chapters import SLUGS, chapter, number
 from attncore.pretrained import INSTALL_LINE
 from attncore.settings import parse_chapters
 from pipeline.chapter import ChapterJob, render_chapter
-from scenes.ch10_heads import heat_image, make_overview
+from scenes.chapters.heads import heat_image, make_overview
 from scenes.layout import SAFE_X
 from scenes.text import Translate
 from scenes.widgets import THEMES
 
-HEADS = 10
+HEADS = "heads"
 CASES = {
     "tiny": dict(),
     "random-2-heads": dict(weights="random", heads=2, d_model=8),
@@ -53,11 +53,12 @@ def check(case: str):
     return t, r
 
 
-def test_the_chapter_plays_before_the_summary_and_ranges_reach_it():
+def test_the_chapter_plays_before_the_summary_and_the_titles_count_up():
     assert chapter(HEADS).scene == "HeadsScene"
-    assert NUMBERS.index(HEADS) == NUMBERS.index(9) - 1
-    assert parse_chapters(f"1-{max(NUMBERS)}") == NUMBERS
-    assert parse_chapters("9-10") == (10, 9)
+    assert SLUGS.index(HEADS) == SLUGS.index("summary") - 1
+    assert (number(HEADS), number("summary")) == (9, 10)
+    assert parse_chapters(f"1-{len(SLUGS)}") == SLUGS
+    assert parse_chapters("9-10") == (HEADS, "summary")
 
 
 def test_one_head_says_so_and_still_joins():

@@ -166,14 +166,14 @@ def renders(tmp_path_factory):
     from pipeline.chapter import ChapterJob, render_chapter
 
     d = tmp_path_factory.mktemp("renders")
-    s = Settings(sentence="The cat drank milk", weights="random", quality="l", chapters=(9,))
+    s = Settings(sentence="The cat drank milk", weights="random", quality="l", chapters=("summary",))
     trace = build_trace(s)
     out = {}
     ways = {"manim": ("each", False), "once": ("once", False), "parked": ("once", True)}
     try:
         for name, (holds, park) in ways.items():
             encoder.HeldFrameEncoder.holds, encoder.TimedRenderer.park = holds, park
-            out[name] = render_chapter(ChapterJob(9, trace, s, clip=d / f"{name}.mp4",
+            out[name] = render_chapter(ChapterJob("summary", trace, s, clip=d / f"{name}.mp4",
                                                   work_dir=d / f"work-{name}"))
     finally:
         encoder.HeldFrameEncoder.holds, encoder.TimedRenderer.park = "once", True

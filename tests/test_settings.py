@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from attncore.chapters import NUMBERS, describe_numbers
+from attncore.chapters import SLUGS, describe
 from attncore.settings import (
     ALL_CHAPTERS,
     FIELD_NAMES,
@@ -20,10 +20,10 @@ from attncore.settings import (
     read_toml,
 )
 
-BEYOND = max(NUMBERS) + 1  # the first number that is not a chapter
+BEYOND = len(SLUGS) + 1  # the first number that is not a chapter
 
 R = dict(weights="random")  # the small untrained model, whose sizes the settings choose
-CHAPTER_LIST = describe_numbers()  # '1-7, 9': what the errors say is allowed
+CHAPTER_LIST = describe()  # '1-10, or by name: input, …': what the errors say is allowed
 
 
 def error(**values) -> SettingsError:
@@ -42,7 +42,7 @@ def test_defaults_are_valid_and_make_the_readme_video():
     s = Settings()
     assert s.sentence == "The black cat drank the milk"
     assert (s.weights, s.head, s.layer, s.quality) == ("auto", "auto", 0, "h")
-    assert s.chapters == ALL_CHAPTERS == NUMBERS
+    assert s.chapters == ALL_CHAPTERS == SLUGS
 
 
 def test_random_weights_default_to_a_small_model_and_head_0():
@@ -139,17 +139,23 @@ def test_head_must_be_below_heads_and_auto_is_allowed():
     assert "allowed: 0 to 1" in str(error(**R, d_model=4, heads=2, head=2))
 
 
-@pytest.mark.parametrize("chapters", [(), (0,), (BEYOND,), (1, BEYOND), (True,), ("3",)])
+@pytest.mark.parametrize("chapters", [(), (0,), (BEYOND,), (1, BEYOND), (True,), ("3",),
+                                      ("Dot",), ("dot", "nine")])
 def test_chapters_out_of_range(chapters):
     e = error(chapters=chapters)
     assert e.field == "chapters" and f"allowed: {CHAPTER_LIST}" in str(e)
 
 
-def test_a_chapter_missing_from_the_table_is_refused_saying_which_exist():
-    missing = [n for n in range(min(NUMBERS), max(NUMBERS) + 1) if n not in NUMBERS]
-    for n in missing:
-        assert str(error(chapters=(1, n))) == f"chapters: {n} is not a chapter; allowed: {CHAPTER_LIST}"
-    assert Settings(chapters=NUMBERS[1:]).chapters == NUMBERS[1:]
+def test_chapters_are_slugs_in_story_order_and_numbers_are_places_in_it():
+    assert Settings(chapters=(1, "dot", 3)).chapters == ("input", "factor", "dot")
+    assert Settings(chapters=(10, 9)).chapters == ("heads", "summary")  # 9 heads, 10 summary
+    assert Settings(chapters=["summary", "input", "summary"]).chapters == ("input", "summary")
+    assert Settings(chapters=SLUGS[1:]).chapters == SLUGS[1:]
+
+
+def test_a_string_of_chapters_in_a_settings_object_says_a_list_belongs_there():
+    e = error(chapters="1")
+    assert e.field == "chapters" and "is not a list of chapters" in str(e)
 
 
 @pytest.mark.parametrize("name, value, desc", [
@@ -160,7 +166,7 @@ def test_a_chapter_missing_from_the_table_is_refused_saying_which_exist():
     ("causal", 1, "true or false"),
     ("causal", "yes", "true or false"),
     ("sentence", 3, "a string"),
-    ("chapters", "1,3", "a list of chapter numbers"),
+    ("chapters", "1,3", "a list of chapters"),
 ])
 def test_wrong_types_are_rejected_naming_the_expected_type(name, value, desc):
     e = error(**{name: value})
@@ -176,40 +182,45 @@ def test_settings_error_is_a_value_error_with_field_and_message():
 # ---------------------------------------------------------------- chapters flag
 
 @pytest.mark.parametrize("text, want", [
-    ("1,3,6", (1, 3, 6)),
-    ("2-5", (2, 3, 4, 5)),
-    ("6,1,3,3", (1, 3, 6)),
-    ("1-3, 9", (1, 2, 3, 9)),
-    ("9", (9,)),
-    ("7-9", (7, 8, 9)),
-    (f"1-{max(NUMBERS)}", ALL_CHAPTERS),
-    ("9-10", (10, 9)),  # playing order: chapter 10 plays before the summary
+    ("1,3,6", ("input", "factor", "weighted_sum")),
+    ("2-5", ("linear", "factor", "dot", "softmax")),
+    ("6,1,3,3", ("input", "factor", "weighted_sum")),
+    ("1-3, 10", ("input", "linear", "factor", "summary")),
+    ("10", ("summary",)),
+    ("8-10", ("learning", "heads", "summary")),
+    (f"1-{len(SLUGS)}", ALL_CHAPTERS),
+    ("9-10", ("heads", "summary")),  # the titles count up: heads 9, summary 10
+    ("dot,softmax", ("dot", "softmax")),
+    ("summary,input", ("input", "summary")),
+    ("linear-dot", ("linear", "factor", "dot")),
+    ("qkv-10", ("qkv", "learning", "heads", "summary")),
 ])
 def test_parse_chapters(text, want):
     assert parse_chapters(text) == want
 
 
 def test_parse_chapters_reads_the_chapter_table():
-    first, last = min(NUMBERS), max(NUMBERS)  # the table is in playing order, not by number
-    assert parse_chapters(f"{first}-{last}") == NUMBERS
-    for n in NUMBERS:
-        assert parse_chapters(str(n)) == (n,)
+    assert parse_chapters(f"1-{len(SLUGS)}") == SLUGS
+    for n, slug in enumerate(SLUGS, start=1):
+        assert parse_chapters(str(n)) == (slug,) == parse_chapters(slug)
 
 
 @pytest.mark.parametrize("text, match", [
     ("", "no chapter chosen"),
     (",", "no chapter chosen"),
-    ("5-2", "the range .5-2. is reversed; write it smallest first, as 2-5"),
+    ("5-2", "the range .5-2. is reversed; write it in story order, as 2-5"),
+    ("softmax-dot", "the range .softmax-dot. is reversed; write it in story order, as dot-softmax"),
     ("0", "0 is not a chapter"),
     (f"1,{BEYOND}", f"{BEYOND} is not a chapter"),
     (f"{BEYOND}", f"{BEYOND} is not a chapter"),
     (f"1-3,{BEYOND}", f"{BEYOND} is not a chapter"),
     (f"{BEYOND}-{BEYOND}", f"{BEYOND} is not a chapter"),
     (f"1-{BEYOND}", f"{BEYOND} is not a chapter"),
-    ("a", "'a' is not a chapter number"),
-    ("1-", "'1-' is not a chapter number"),
-    ("-1", "'-1' is not a chapter number"),
-    ("1.5", "'1.5' is not a chapter number"),
+    ("a", "'a' is not a chapter"),
+    ("1-", "'1-' is not a chapter"),
+    ("-1", "'-1' is not a chapter"),
+    ("1.5", "'1.5' is not a chapter"),
+    ("dots", "'dots' is not a chapter"),
 ])
 def test_parse_chapters_errors(text, match):
     with pytest.raises(SettingsError, match=match) as info:
@@ -288,7 +299,7 @@ def test_unknown_flag_is_rejected_too():
     ("d_model = 4.0", "d_model", "a whole number"),
     ('causal = "true"', "causal", "true or false"),
     ("sentence = 5", "sentence", "a string"),
-    ('chapters = "1,3"', "chapters", "a list of chapter numbers"),
+    ('chapters = "1,3"', "chapters", "a list of chapters"),
     ("seed = true", "seed", "a whole number"),
 ])
 def test_wrong_toml_types_name_the_field_and_the_expected_type(tmp_path, line, field, desc):
@@ -353,5 +364,5 @@ def test_to_dict_round_trips_through_the_constructor():
     s = Settings(**FULL)
     d = s.to_dict()
     assert set(d) == set(FIELD_NAMES)
-    assert d["chapters"] == [1, 3, 6]
+    assert d["chapters"] == ["input", "factor", "weighted_sum"]
     assert build_settings(**d) == s

@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from attncore import Settings, build_trace
+from attncore.chapters import SLUGS
 from attncore.tokenize import CLOSING, OPENING
 from pipeline import storyboard as sb
 from pipeline.chapter import ChapterJob, render_chapter
@@ -32,7 +33,7 @@ def trace():
 def stills(trace):
     """Chapters 1 and 4, built here (the cheapest pair that covers a ReplacementTransform,
     a TransformFromCopy and LaggedStart)."""
-    return {ch: sb.chapter_stills(ch, trace, S) for ch in (1, 4)}
+    return {ch: sb.chapter_stills(ch, trace, S, SLUGS) for ch in ("input", "dot")}
 
 
 def pdf_pages(path: Path) -> int:
@@ -59,7 +60,7 @@ def test_stills_are_drawn_at_the_small_size_and_are_not_blank(stills):
 
 def test_a_still_shows_the_final_state_of_its_animations(stills):
     """Chapter 1's last still has E, P and X (three tables); the first has only words."""
-    first, last = stills[1].stills[0].image, stills[1].stills[-1].image
+    first, last = stills["input"].stills[0].image, stills["input"].stills[-1].image
 
     def drawn(im: np.ndarray) -> float:  # share of pixels unlike the background
         return (np.abs(im.astype(int) - im[0, 0].astype(int)).sum(axis=2) > 60).mean()
@@ -68,7 +69,7 @@ def test_a_still_shows_the_final_state_of_its_animations(stills):
 
 
 def test_png_and_pdf_are_written_beside_each_other(stills, tmp_path):
-    all_stills = [s for ch in (1, 4) for s in stills[ch].stills]
+    all_stills = [s for ch in ("input", "dot") for s in stills[ch].stills]
     pdf, pages = sb.write_storyboard(all_stills, tmp_path / "board.png")
     assert pdf == tmp_path / "board.pdf"
     sheet = Image.open(tmp_path / "board.png")
@@ -88,10 +89,10 @@ def test_the_sheet_compressed_chapter_by_chapter_is_the_sheet_drawn_whole(stills
     """The composer compresses the PNG's rows in chapter order, with its own encoder, as
     chapters come in (in any order): Pillow reads back exactly the page draw_pages lays
     out in one go."""
-    all_stills = [s for ch in (4, 1) for s in stills[ch].stills]
-    composer = sb.Composer([4, 1])
-    composer.add(stills[1])  # back first, as a worker may finish it first
-    composer.add(stills[4])
+    all_stills = [s for ch in ("dot", "input") for s in stills[ch].stills]
+    composer = sb.Composer(["dot", "input"])
+    composer.add(stills["input"])  # back first, as a worker may finish it first
+    composer.add(stills["dot"])
     composer.write(tmp_path / "board.png")
     whole = sb.draw_pages(all_stills, sb.CONTACT_SHEET)
     assert len(whole) == 1
@@ -102,7 +103,7 @@ def test_the_sheet_compressed_chapter_by_chapter_is_the_sheet_drawn_whole(stills
 
 
 def test_handout_pages_are_a4_with_at_most_six_stills(stills):
-    all_stills = [s for ch in (1, 4) for s in stills[ch].stills] * 3
+    all_stills = [s for ch in ("input", "dot") for s in stills[ch].stills] * 3
     pages = sb.draw_pages(all_stills, sb.HANDOUT)
     assert all(p.size == sb.A4_PAGE for p in pages)
     assert len(pages) >= len(all_stills) / 6
@@ -112,7 +113,7 @@ def test_no_handout_page_ends_with_a_chapter_heading(stills):
     """A page full of rows (tall enough that only the row count limits it): the next
     chapter's heading starts the next page rather than closing this one."""
     tall = dataclasses.replace(sb.HANDOUT, height=4 * sb.HANDOUT.height)
-    blocks = sb.draw_blocks(stills[1].stills[:3] * 2 + stills[4].stills[:1] * 6, tall)
+    blocks = sb.draw_blocks(stills["input"].stills[:3] * 2 + stills["dot"].stills[:1] * 6, tall)
     pages = sb.paginate(blocks, tall)
     assert len(pages) > 1 and all(page[-1].kind == "row" for page in pages)
     assert all(sum(b.kind == "row" for b in page) <= tall.rows for page in pages)
@@ -123,7 +124,7 @@ def test_a_failed_storyboard_leaves_the_earlier_one(stills, tmp_path, monkeypatc
     png.write_bytes(b"earlier")
     monkeypatch.setattr(sb, "draw_blocks", lambda *a, **k: 1 / 0)
     with pytest.raises(ZeroDivisionError):
-        sb.write_storyboard(stills[1].stills, png)
+        sb.write_storyboard(stills["input"].stills, png)
     assert png.read_bytes() == b"earlier" and not png.with_suffix(".pdf").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
 

@@ -57,7 +57,7 @@ def build_pretrained_trace(s: Settings) -> AttentionTrace:
         heads=heads, W_O=W_O, output=output, focus=r.focus, head_index=head,
         source="pretrained", model_name=r.ref.name, layer=layer, causal=False, cross=False,
         normalized=s.softmax, seed=s.seed, head_reason=reason, x_label=x_label(layer),
-        settings=s.to_dict(), model_weights=fw.attention,
+        model_weights=fw.attention,
     )
 
 

@@ -106,5 +106,5 @@ def build_tiny_trace(s: Settings, model: TinyModel, resolve_focus,
         E_q=run.E, P_q=run.P, X_q=run.X, heads=tuple(heads), W_O=run.W_O, output=output,
         focus=focus, head_index=head_index, source="tiny", model_name=model.name, layer=0,
         causal=False, cross=False, normalized=s.softmax, seed=s.seed, head_reason=head_reason,
-        x_label="E + P", settings=s.to_dict(),
+        x_label="E + P",
         history=replay_history(model, tokens, focus, head_index), source_reason=reason)

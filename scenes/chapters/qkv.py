@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import numpy as np
 from manim import *
 
-from attncore.chapters import LEARNING_CHAPTER
 from scenes.base import ChapterScene
 from scenes.fades import FadeIn, FadeOut
 from scenes.layout import LABEL_FILL, MIN_FONT, SAFE_BOTTOM, SAFE_X, font_for_row, widest
@@ -177,7 +176,7 @@ def make_head_reason(reason: str, theme: Theme, beside: VGroup) -> VGroup:
 
 
 class QKVScene(ChapterScene):
-    chapter = 7
+    slug = "qkv"
 
     def construct(self) -> None:
         self.show_title()
@@ -295,7 +294,7 @@ class QKVScene(ChapterScene):
         if t.trained_here:
             en = f"These weights were learned here, by the {t.model_name}: small enough to check by hand."
             zh = "这些权重是在这里训练出来的小模型，小到可以手算验证。"
-            if LEARNING_CHAPTER in t.settings.get("chapters", ()):
+            if self.in_plan("learning"):
                 en += " The next chapter replays its training."
                 zh += "下一章重放它的训练过程。"
         elif t.trained:

@@ -1,5 +1,6 @@
-"""Chapter 9 · Summary: Attention(Q, K, V) = softmax(Q·Kᵀ/√d_k)·V, each term in its colour
-and tied back to the chapter that showed it, with the followed word's real rows below."""
+"""The summary: Attention(Q, K, V) = softmax(Q·Kᵀ/√d_k)·V, each term in its colour and
+tied back to the chapter that showed it (when the video played it), with the followed
+word's real rows below."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from manim import *  # noqa: F403
 
+from attncore.chapters import number
 from scenes.base import ChapterScene
 from scenes.fades import FadeIn
 from scenes.layout import LABEL_FILL, SAFE_BOTTOM, SAFE_X, font_for_row
@@ -60,10 +62,21 @@ def spans(text: str, parts: list[str]) -> list[tuple[int, int]]:
     return out
 
 
-def make_formula(theme: Theme, tr: Translate, normalized: bool, has_bias: bool,
+Refs = dict[str, "int | None"]  # a chapter's slug → its number, None when the video skips it
+
+
+def chapter_label(ref: int | None, tr: Translate, en: str, zh: str | None = None) -> str:
+    """'ch. 2: what' when the video played the chapter, else just 'what'."""
+    zh = en if zh is None else zh
+    if ref is None:
+        return tr(en, zh)
+    return tr(f"ch. {ref}: {en}", f"第{ref}章：{zh}")
+
+
+def make_formula(theme: Theme, tr: Translate, normalized: bool, has_bias: bool, refs: Refs,
                  size: float = FORMULA_FONT) -> Formula:
     """The formula as one Text (one baseline), its terms coloured, each linked to the
-    chapter that computed it."""
+    chapter that computed it (`refs`: the chapters the video plays)."""
     q, k, v, w = theme.q, theme.k, theme.v, theme.w
     if normalized:  # (substring, colour, the term it is, if it gets a chapter label)
         text = "Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V"
@@ -79,13 +92,16 @@ def make_formula(theme: Theme, tr: Translate, normalized: bool, has_bias: bool,
         if term:
             glyphs[term] = part
     q_def = "Q = X·W_Q" + (" + b_Q" if has_bias else "")
-    terms = [FormulaTerm(glyphs["Q"], tr(f"ch. 2: {q_def}", f"第2章：{q_def}"), q),
-             FormulaTerm(glyphs["K"], tr("ch. 3: factor matrix", "第3章：因子矩阵"), k)]
+    terms = [FormulaTerm(glyphs["Q"], chapter_label(refs["linear"], tr, q_def), q),
+             FormulaTerm(glyphs["K"], chapter_label(refs["factor"], tr, "factor matrix",
+                                                    "因子矩阵"), k)]
     if normalized:  # softmax( … / √d_k) is one step: linked at its "/ √d_k)" end
         terms.append(FormulaTerm(glyphs["softmax"],
-                                 tr("ch. 5: scale, softmax", "第5章：缩放、softmax"), w,
+                                 chapter_label(refs["softmax"], tr, "scale, softmax",
+                                               "缩放、softmax"), w,
                                  also=glyphs["softmax("]))
-    terms.append(FormulaTerm(glyphs["V"], tr("ch. 6: weighted sum", "第6章：加权求和"), v))
+    terms.append(FormulaTerm(glyphs["V"], chapter_label(refs["weighted_sum"], tr,
+                                                        "weighted sum", "加权求和"), v))
     return Formula(line, terms)
 
 
@@ -141,8 +157,9 @@ def make_chapter_links(formula: Formula, theme: Theme, tr: Translate,
     whole = VGroup(labels, lines, underlines)
     note = None
     if not normalized:
-        note = make_text(tr("as in the article: no √d_k, no softmax (ch. 5 skipped)",
-                            "与文章相同：不除以 √d_k，不做 softmax（跳过第5章）"),
+        skipped = number("softmax")
+        note = make_text(tr(f"as in the article: no √d_k, no softmax (ch. {skipped} skipped)",
+                            f"与文章相同：不除以 √d_k，不做 softmax（跳过第{skipped}章）"),
                          LINK_FONT, theme.muted)
         fit_width(note, 2 * SAFE_X).next_to(labels, DOWN, buff=0.2).set_x(0)
         whole.add(note)
@@ -210,8 +227,7 @@ class RowSpec:
 
 
 class SummaryScene(ChapterScene):
-    chapter = 9
-    reads_focus = True
+    slug = "summary"
 
     def construct(self) -> None:
         self.show_title()
@@ -222,9 +238,15 @@ class SummaryScene(ChapterScene):
         self.finish(2.0)
 
     # ---- the formula ---------------------------------------------------------------------
+    @property
+    def refs(self) -> Refs:
+        """The chapters the formula's terms come from, numbered when the video plays them."""
+        return {slug: self.chapter_ref(slug)
+                for slug in ("linear", "factor", "softmax", "weighted_sum")}
+
     def show_formula(self) -> Formula:
         t = self.trace
-        formula = make_formula(self.theme, self.tr, t.normalized, t.head.has_bias)
+        formula = make_formula(self.theme, self.tr, t.normalized, t.head.has_bias, self.refs)
         fit_width(formula.line, 2 * SAFE_X)
         formula.line.next_to(self.title_mob, DOWN, buff=0.45).set_x(0)
         if t.normalized:
@@ -243,19 +265,29 @@ class SummaryScene(ChapterScene):
     def show_chapter_links(self, formula: Formula) -> None:
         links = make_chapter_links(formula, self.theme, self.tr, self.trace.normalized)
         self.links = links.whole
-        if self.trace.normalized:
-            self.say(self.tr(
-                "Each term is a step we took: Q from the linear layer (ch. 2), Q·Kᵀ the factor "
-                "matrix (ch. 3), scaling and softmax (ch. 5), the weighted sum of V (ch. 6).",
-                "每一项都是我们走过的一步：Q 来自线性层（第2章），Q·Kᵀ 是因子矩阵（第3章），缩放和 softmax（第5章），V 的加权求和（第6章）。"))
-        else:
-            self.say(self.tr(
-                "Each term is a step we took: Q from the linear layer (ch. 2), Q·Kᵀ the factor "
-                "matrix (ch. 3), the weighted sum of V (ch. 6); ch. 5 was skipped.",
-                "每一项都是我们走过的一步：Q 来自线性层（第2章），Q·Kᵀ 是因子矩阵（第3章），V 的加权求和（第6章）；跳过了第5章。"))
+        self.say(self.steps_caption())
         self.play(Create(links.underlines), Create(links.lines), FadeIn(links.labels),
                   *([FadeIn(links.note)] if links.note is not None else []), run_time=1.0)
         self.wait(1.6)
+
+    def steps_caption(self) -> str:
+        """Each term named with the chapter that showed it, where the video played it."""
+        refs, normalized = self.refs, self.trace.normalized
+        steps = [("linear", "Q from the linear layer", "Q 来自线性层"),
+                 ("factor", "Q·Kᵀ the factor matrix", "Q·Kᵀ 是因子矩阵")]
+        if normalized:
+            steps.append(("softmax", "scaling and softmax", "缩放和 softmax"))
+        steps.append(("weighted_sum", "the weighted sum of V", "V 的加权求和"))
+        en = [f"{what} (ch. {refs[slug]})" if refs[slug] else what for slug, what, _ in steps]
+        zh = [f"{what}（第{refs[slug]}章）" if refs[slug] else what for slug, _, what in steps]
+        played = any(refs[slug] for slug, _, _ in steps)
+        head_en = "Each term is a step we took: " if played else "Each term is one step: "
+        head_zh = "每一项都是我们走过的一步：" if played else "每一项都是一步："
+        if normalized:
+            return self.tr(head_en + ", ".join(en) + ".", head_zh + "，".join(zh) + "。")
+        skipped = number("softmax")
+        return self.tr(head_en + ", ".join(en) + f"; ch. {skipped} was skipped.",
+                       head_zh + "，".join(zh) + f"；跳过了第{skipped}章。")
 
     # ---- the followed word's rows ---------------------------------------------------------
     def key_order(self) -> list[int]:
@@ -269,9 +301,12 @@ class SummaryScene(ChapterScene):
     def row_tags(self, reordered: bool) -> list[str]:
         """The note right of each row: the chapter that computed it."""
         t = self.trace
-        tags = [self.tr("ch. 2", "第2章"),
-                self.tr("ch. 5", "第5章") if t.normalized else self.tr("ch. 3", "第3章"),
-                self.tr("ch. 6", "第6章")]
+        refs = self.refs
+        steps = [("linear", "linear layer", "线性层"),
+                 ("softmax", "softmax", "softmax") if t.normalized else ("factor", "Q·Kᵀ", "Q·Kᵀ"),
+                 ("weighted_sum", "weighted sum", "加权求和")]
+        tags = [self.tr(f"ch. {refs[slug]}", f"第{refs[slug]}章") if refs[slug] else self.tr(en, zh)
+                for slug, en, zh in steps]
         if reordered:
             tags[1] += "\n" + self.tr("largest first", "从大到小")
         if len(t.heads) > 1:

@@ -173,8 +173,7 @@ def make_sum_line(value: str, name: str, note: str | None, theme: Theme) -> SumL
 
 
 class DotProductScene(ChapterScene):
-    chapter = 4
-    reads_focus = True
+    slug = "dot"
 
     def construct(self) -> None:
         self.show_title()

@@ -134,8 +134,7 @@ class ShownLayer:
 
 
 class LinearScene(ChapterScene):
-    chapter = 2
-    reads_focus = True
+    slug = "linear"
 
     def construct(self) -> None:
         self.show_title()

@@ -187,7 +187,7 @@ def make_weighted_table(trace, plan: RowPlan, theme: Theme, k_labels: list[str],
 
 
 class WeightedSumScene(ChapterScene):
-    chapter = 6
+    slug = "weighted_sum"
 
     def construct(self) -> None:
         self.show_title()

@@ -107,8 +107,7 @@ def make_embedding_sum(trace: AttentionTrace, theme: Theme, labels: list[str],
 
 
 class InputScene(ChapterScene):
-    chapter = 1
-    reads_focus = False  # the followed word is picked up in chapter 2
+    slug = "input"
 
     def construct(self) -> None:
         self.show_title()
@@ -138,7 +137,7 @@ class InputScene(ChapterScene):
     def show_embeddings(self, chips: VGroup) -> None:
         labels, colors = self.tokens_and_colors()
         t = self.trace
-        positional = bool(t.settings.get("positional", True)) or t.source != "random"
+        positional = t.positional
         s = make_embedding_sum(t, self.theme, labels, colors, self.drawn,
                                top=self.title_mob.get_bottom()[1] - 0.3, positional=positional)
         E = s.E.view

@@ -213,7 +213,7 @@ def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], them
 
 
 class SoftmaxScene(ChapterScene):
-    chapter = 5
+    slug = "softmax"
 
     def construct(self) -> None:
         self.show_title()

@@ -181,7 +181,7 @@ def make_curve(x: np.ndarray, y: np.ndarray, marks_at: np.ndarray, name: str, ke
 
 
 class LearningScene(ChapterScene):
-    chapter = 8
+    slug = "learning"
 
     def construct(self) -> None:
         self.show_title()

@@ -283,8 +283,7 @@ def keep_in_frame(mob: Mobject) -> Mobject:
 
 
 class FactorScene(ChapterScene):
-    chapter = 3
-    reads_focus = True
+    slug = "factor"
 
     def construct(self) -> None:
         self.show_title()

@@ -364,7 +364,7 @@ def make_segments(joined: MatrixView, t: AttentionTrace, theme: Theme, tr: Trans
 
 
 class HeadsScene(ChapterScene):
-    chapter = 10
+    slug = "heads"
 
     def construct(self) -> None:
         self.show_title()

@@ -1,0 +1,1 @@
+"""One scene module per chapter of the video, named by its slug (attncore.chapters)."""

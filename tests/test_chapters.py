@@ -1,0 +1,76 @@
+"""attncore.chapters: a chapter is a slug, its number its place in the story; what a scene
+states about the plan comes from the plan it is given, and it reads only what its clip is
+keyed on."""
+
+from __future__ import annotations
+
+import pytest
+
+from attncore import Settings, build_trace
+from attncore.chapters import BY_SLUG, CHAPTERS, SCENE_SETTINGS, SLUGS, number
+from attncore.settings import FIELD_NAMES
+from pipeline.chapter import ChapterJob, render_chapter
+from pipeline.render_video import plan_chapters
+from scenes import scene_class
+from scenes.base import SceneSettings
+
+S = Settings(sentence="The black cat drank the milk", weights="tiny")
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return build_trace(S)
+
+
+def said(result) -> str:
+    return " ".join(text for _, _, text in result.subtitles)
+
+
+def test_the_numbers_on_screen_count_up_in_playing_order():
+    assert [c.number for c in CHAPTERS] == list(range(1, len(CHAPTERS) + 1))
+    assert (number("heads"), number("summary")) == (9, 10)  # heads plays before the summary
+    assert set(BY_SLUG) == set(SLUGS)
+    for c in CHAPTERS:  # files named by slug, scene classes with no number in them
+        assert c.module == f"scenes.chapters.{c.slug}"
+        assert not any(ch.isdigit() for ch in c.scene)
+        assert scene_class(c.slug).slug == c.slug
+
+
+def test_a_subset_keeps_its_numbers_and_plays_in_story_order():
+    s = Settings(chapters=("summary", "heads"))
+    assert plan_chapters(s) == ["heads", "summary"]
+    assert [number(c) for c in plan_chapters(s)] == [9, 10]
+
+
+def test_the_summary_cites_only_the_chapters_the_video_plays(trace):
+    """It hard-coded "ch. 2/3/5/6" and cited them even when --chapters 1-4,10 left out
+    chapters 5 and 6."""
+    whole = render_chapter(ChapterJob("summary", trace, S, clip=None, plan=SLUGS))
+    for ref in ("ch. 2", "ch. 3", "ch. 5", "ch. 6"):
+        assert ref in said(whole)
+    plan = ("input", "linear", "factor", "dot", "summary")
+    cut = render_chapter(ChapterJob("summary", trace, S, clip=None, plan=plan))
+    assert "ch. 2" in said(cut) and "ch. 3" in said(cut)
+    assert "ch. 5" not in said(cut) and "ch. 6" not in said(cut)
+    alone = render_chapter(ChapterJob("summary", trace, S, clip=None, plan=("summary",)))
+    assert "ch. " not in said(alone) and "a step we took" not in said(alone)
+
+
+def test_a_scene_may_read_only_the_settings_its_clip_is_keyed_on():
+    view = SceneSettings(S)
+    for name in SCENE_SETTINGS:
+        assert getattr(view, name) == getattr(S, name)
+    for name in set(FIELD_NAMES) - set(SCENE_SETTINGS):
+        with pytest.raises(AttributeError, match="may not read the setting"):
+            getattr(view, name)
+
+
+def test_a_scene_may_ask_only_about_the_chapters_it_declares(trace):
+    from manim import tempconfig
+
+    cls = scene_class("qkv")
+    with tempconfig({"dry_run": True, "verbosity": "ERROR"}):
+        scene = cls(trace, S, SLUGS)
+        assert scene.in_plan("learning") is True
+        with pytest.raises(KeyError, match="does not declare"):
+            scene.in_plan("softmax")
