@@ -88,6 +88,32 @@ def softmax(S: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     return softmax_parts(S, mask).weights
 
 
+def pair_products(q: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The pairs of a dot product before their sum: q·k = Σ_m q_m·k_m."""
+    return q * k  # (d_k,)
+
+
+def agreement(products: np.ndarray) -> np.ndarray:
+    """Whether each pair's signs agree: +1 where q_m·k_m > 0 (the pair adds to the dot
+    product), −1 where it is < 0 (it subtracts), 0 where one of the two is 0 (neither).
+    The one definition of "the signs agree" every caption and colour uses."""
+    return np.sign(products).astype(np.int8)  # same shape as products
+
+
+def weighted_rows(weights: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """One query's weighted V rows before their sum: row j = weights_j·V_j, and Σ_j of
+    them is Z for that query."""
+    return weights[:, None] * V  # (n_k, d_k)
+
+
+def ranking(row: np.ndarray, allowed: np.ndarray, by_size: bool = False) -> tuple[int, ...]:
+    """The allowed keys of one row, largest first (by |value| when by_size: the raw factors
+    can be negative), equal values in sentence order."""
+    size = np.abs(row) if by_size else row  # (n_k,)
+    keys = [j for j in range(len(row)) if allowed[j]]
+    return tuple(sorted(keys, key=lambda j: (-size[j], j)))
+
+
 def weighted_sum(weights: np.ndarray, V: np.ndarray) -> np.ndarray:
     """Z = weights·V: row i mixes the V rows, each scaled by how much word i attends to it."""
     return weights @ V  # (n_q, d_k)

@@ -21,7 +21,7 @@ from attncore.settings import (
     ignored_options,
 )
 from attncore.tokenize import Token, TokenizeError, tokenize
-from attncore.trace import AttentionTrace, compute_head
+from attncore.trace import AttentionTrace, HeadChoice, compute_head
 
 
 def resolve_focus(tokens: tuple[Token, ...], s: Settings) -> int:
@@ -89,7 +89,7 @@ def build_random_trace(s: Settings) -> AttentionTrace:
         heads=heads, W_O=W_O, output=output, focus=focus, head_index=head_index,
         source="random", model_name=None, layer=0, causal=s.causal, cross=bool(s.target),
         normalized=s.softmax, seed=s.seed,
-        head_reason="untrained weights have no meaningful head to pick" if s.head == "auto" else None,
+        head_choice=HeadChoice(HeadChoice.UNTRAINED, 0, 0) if s.head == "auto" else None,
         x_label="E + P" if s.positional else "E",
         positional=s.positional,
     )

@@ -6,6 +6,7 @@ Returns text; writing files is the pipeline's job.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 from typing import Any
@@ -13,11 +14,11 @@ from typing import Any
 import numpy as np
 
 from attncore.tokenize import Token
-from attncore.trace import AttentionTrace, HeadTrace, TrainingHistory
+from attncore.trace import AttentionTrace, HeadChoice, HeadTrace, TrainingHistory
 
 FORMAT = "attention-trace/1"
 _SCALARS = ("focus", "head_index", "source", "model_name", "layer", "causal", "cross",
-            "normalized", "seed", "head_reason", "x_label", "source_reason", "x_label_q",
+            "normalized", "seed", "x_label", "source_reason", "x_label_q",
             "positional")
 _HISTORY_SCALARS = ("partner", "task_en", "task_zh")
 
@@ -35,9 +36,12 @@ def trace_to_dict(trace: AttentionTrace, settings: dict[str, Any] | None = None)
     d.update({k: getattr(trace, k) for k in _SCALARS})
     d.update({k: getattr(trace, k).tolist() for k in AttentionTrace.ARRAYS})
     d["heads"] = [
-        {"layer": h.layer, "head": h.head, **{k: getattr(h, k).tolist() for k in HeadTrace.ARRAYS}}
+        {"layer": h.layer, "head": h.head, "pattern": h.pattern,
+         **{k: getattr(h, k).tolist() for k in HeadTrace.ARRAYS}}
         for h in trace.heads
     ]
+    d["head_choice"] = choice_to_dict(trace.head_choice)
+    d["head_reason"] = trace.head_reason  # the same, as the sentence the command prints
     hist = trace.history
     d["history"] = None if hist is None else {
         **{k: getattr(hist, k) for k in _HISTORY_SCALARS},
@@ -49,11 +53,22 @@ def trace_to_dict(trace: AttentionTrace, settings: dict[str, Any] | None = None)
     return d
 
 
+def choice_to_dict(c: HeadChoice | None) -> dict[str, Any] | None:
+    return None if c is None else dataclasses.asdict(c)
+
+
+def choice_from_dict(d: dict[str, Any] | None) -> HeadChoice | None:
+    if d is None:
+        return None
+    return HeadChoice(**{**d, "skipped": tuple(tuple(p) for p in d["skipped"]),
+                         "skipped_sides": tuple(d["skipped_sides"])})
+
+
 def trace_from_dict(d: dict[str, Any]) -> AttentionTrace:
     if d.get("format") != FORMAT:
         raise ValueError(f"not an attention trace (format {d.get('format')!r}, expected {FORMAT!r})")
     heads = tuple(
-        HeadTrace(layer=h["layer"], head=h["head"],
+        HeadTrace(layer=h["layer"], head=h["head"], pattern=h.get("pattern"),
                   **{k: np.array(h[k], dtype=bool if k == "mask" else np.float64)
                      for k in HeadTrace.ARRAYS})
         for h in d["heads"]
@@ -65,7 +80,7 @@ def trace_from_dict(d: dict[str, Any]) -> AttentionTrace:
     return AttentionTrace(
         query_tokens=tuple(Token(**t) for t in d["query_tokens"]),
         key_tokens=tuple(Token(**t) for t in d["key_tokens"]),
-        heads=heads, history=history,
+        heads=heads, history=history, head_choice=choice_from_dict(d.get("head_choice")),
         query_inputs=None if d.get("query_inputs") is None else tuple(
             Token(**t) for t in d["query_inputs"]),
         model_weights=None if d.get("model_weights") is None else np.array(

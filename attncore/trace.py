@@ -45,6 +45,10 @@ class HeadTrace:
     exp_sum: np.ndarray  # (n_q,)  Σ of each row of exp_shifted
     weights: np.ndarray  # (n_q, n_k)  softmax rows (or the raw factors without softmax)
     Z: np.ndarray  # (n_q, d_k)  weights·V
+    # What the head does whatever the words ("previous token", "next token", "[CLS]/[SEP]"),
+    # found from its weights (attncore.pretrained.heads); None: it depends on the words, or
+    # the model was not checked for it (only the pretrained model is).
+    pattern: str | None = None
 
     ARRAYS = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "Q", "K", "V",
               "scores", "scaled", "mask", "row_max", "exp_shifted", "exp_sum", "weights", "Z")
@@ -56,6 +60,86 @@ class HeadTrace:
     @property
     def has_bias(self) -> bool:
         return bool(np.any(self.b_Q) or np.any(self.b_K) or np.any(self.b_V))
+
+    # ---- readings: what the chapters state about these numbers, each defined once --------
+    def products(self, i: int, j: int) -> np.ndarray:
+        """Cell (i, j) of Q·Kᵀ before its sum: Q_i,m · K_j,m for each m."""
+        return att.pair_products(self.Q[i], self.K[j])  # (d_k,)
+
+    def agreement(self, i: int, j: int) -> np.ndarray:
+        """+1 / −1 / 0 per pair of cell (i, j): the signs agree, differ, or one is 0."""
+        return att.agreement(self.products(i, j))  # (d_k,)
+
+    def weighted_rows(self, i: int) -> np.ndarray:
+        """Query i's weighted V rows, weights[i, j]·V_j; they sum to Z_i."""
+        return att.weighted_rows(self.weights[i], self.V)  # (n_k, d_k)
+
+    def ranking(self, i: int, by_size: bool = False) -> tuple[int, ...]:
+        """Query i's allowed keys by weight, largest first (by |weight| when by_size)."""
+        return att.ranking(self.weights[i], self.mask[i], by_size)
+
+    def best_key(self, i: int, others: bool = False) -> int:
+        """The allowed key query i scores highest (the first of equals). `others`: not the
+        query's own word in self-attention, unless it is the only key allowed."""
+        allowed = self.mask[i].copy()  # (n_k,)
+        if others and i < len(allowed) and allowed.sum() > 1:
+            allowed[i] = False
+        if not allowed.any():
+            return i if i < len(allowed) else 0
+        return int(np.argmax(np.where(allowed, self.scores[i], -np.inf)))
+
+
+@dataclass(frozen=True)
+class HeadChoice:
+    """Why --head auto follows this head, as data: each caption phrases it in its language
+    (`reason` is the English sentence the command line prints)."""
+
+    rule: str  # one of the rules below
+    layer: int
+    head: int
+    focus_name: str = ""  # the followed token as named in the reason: "'milk'", or
+    #                       "'dr' (part of 'drank')" for a piece of a longer word
+    word: int | None = None  # STRONGEST_LINK: the key the followed word weighs most here
+    word_name: str | None = None
+    weight: float | None = None  # … and that weight
+    offset: int | None = None  # −1 / +1: that key is the token just before / after it
+    skipped: tuple[tuple[int, int], ...] = ()  # positional heads left out, (layer, head)
+    skipped_sides: tuple[int, ...] = ()  # which sides they look at: −1 before, +1 after
+    rate: float | None = None  # VERB_HEAD: share of held-out objects attending to their verb
+
+    STRONGEST_LINK = "strongest link"  # the largest weight to another word of any head
+    VERB_HEAD = "verb head"  # the tiny model's head where objects find their verbs
+    NO_OTHER_WORD = "no other word"  # nothing else to attend to: layer's head 0
+    UNTRAINED = "untrained"  # random weights: head 0, no head means more than another
+
+    @property
+    def reason(self) -> str:
+        """The reason in English, generated from the fields."""
+        return self.describe()
+
+    def describe(self, brief: bool = False) -> str:
+        """The reason in English; `brief` leaves out the heads that were skipped."""
+        if self.rule == self.UNTRAINED:
+            return "untrained weights have no meaningful head to pick"
+        if self.rule == self.NO_OTHER_WORD:
+            return (f"layer {self.layer}, head {self.head}: the sentence has no other word for "
+                    f"{self.focus_name} to attend to")
+        if self.rule == self.VERB_HEAD:
+            why = (f" ({self.rate:.0%} of held-out objects attend most to their verb there)"
+                   if self.rate else "")
+            return f"head {self.head}: the head where objects find their verbs{why}"
+        where = {-1: ", the token just before it", 1: ", the token just after it"}.get(
+            self.offset, "")
+        text = (f"layer {self.layer}, head {self.head}: {self.focus_name} gives "
+                f"{self.weight:.2f} of its attention to {self.word_name}{where}"
+                ", the highest to another word of any head")
+        if self.skipped and not brief:
+            names = ", ".join(f"{layer}.{head}" for layer, head in self.skipped)
+            kinds = ("previous or next token" if len(self.skipped_sides) == 2 else
+                     {-1: "previous token", 1: "next token"}[self.skipped_sides[0]])
+            text += (f"; positional heads (layer.head {names}) that mostly look at the {kinds} "
+                     "are left out")
+        return text
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,6 +170,15 @@ class TrainingHistory:
         for name in self.ARRAYS:
             object.__setattr__(self, name, frozen(getattr(self, name)))
 
+    @property
+    def agreement(self) -> np.ndarray:
+        """+1 / −1 / 0 per pair at each snapshot (attention.agreement)."""
+        return att.agreement(self.products)  # (s, d_k)
+
+    def agreeing(self, s: int) -> int:
+        """How many pairs agree in sign at snapshot s."""
+        return int((self.agreement[s] > 0).sum())
+
 
 @dataclass(frozen=True, eq=False)
 class AttentionTrace:
@@ -111,7 +204,7 @@ class AttentionTrace:
     cross: bool = False
     normalized: bool = True  # True: scaled + softmax; False: the raw factors weigh V
     seed: int = 0
-    head_reason: str | None = None  # why this head was chosen (head "auto")
+    head_choice: HeadChoice | None = None  # why this head was chosen (head "auto")
     x_label: str = "E + P"  # how X was made, for captions
     positional: bool = True  # X = E + P; False: X = E (random weights only)
     history: TrainingHistory | None = None  # the tiny model's training, replayed (chapter 8)
@@ -136,6 +229,21 @@ class AttentionTrace:
     def head(self) -> HeadTrace:
         """The head the video follows."""
         return self.heads[self.head_index]
+
+    @property
+    def partner(self) -> int:
+        """The key the followed word scores highest other than itself (itself if there is
+        none; in cross-attention every key is another word): the key chapters 2-4 feature."""
+        return self.head.best_key(self.focus, others=not self.cross)
+
+    @property
+    def head_reason(self) -> str | None:
+        """Why this head, in English (head "auto"), or None when it was given."""
+        return self.head_choice.reason if self.head_choice is not None else None
+
+    def is_self_pair(self, j: int) -> bool:
+        """The followed word paired with itself (no other key to pair with)."""
+        return not self.cross and j == self.focus
 
     @property
     def n_q(self) -> int:

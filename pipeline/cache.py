@@ -56,7 +56,7 @@ def trace_digest(trace: AttentionTrace, with_focus: bool) -> str:
     for name in AttentionTrace.ARRAYS:
         _update_array(h, name, getattr(trace, name))
     for head in trace.heads:
-        h.update(f"head {head.layer} {head.head}".encode())
+        h.update(f"head {head.layer} {head.head} {head.pattern}".encode())
         for name in HeadTrace.ARRAYS:
             _update_array(h, name, getattr(head, name))
     if trace.history is not None:
@@ -70,9 +70,11 @@ def trace_digest(trace: AttentionTrace, with_focus: bool) -> str:
         h.update(json.dumps([(t.text, t.kind) for t in trace.query_inputs],
                             ensure_ascii=False).encode())
     scalars = ["head_index", "source", "model_name", "layer", "causal", "cross", "normalized",
-               "seed", "head_reason", "x_label", "source_reason", "x_label_q",
+               "seed", "x_label", "source_reason", "x_label_q",
                "positional"] + (["focus"] if with_focus else [])
     h.update(json.dumps({k: getattr(trace, k) for k in scalars}, sort_keys=True).encode())
+    choice = trace.head_choice
+    h.update(json.dumps(None if choice is None else asdict(choice)).encode())
     return h.hexdigest()
 
 

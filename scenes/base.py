@@ -22,9 +22,8 @@ from attncore.chapters import chapter as chapter_entry
 from attncore.settings import Settings
 from attncore.trace import AttentionTrace
 from scenes.fades import FadeIn, FadeOut
-from scenes.focus import partner
 from scenes.layout import SAFE_X
-from scenes.text import Translate, fit_width, make_text, short_label
+from scenes.text import Translate, fit_width, fmt, make_text, short_label
 from scenes.widgets import THEMES, Recorder, family_colors, make_caption, make_title, word_color
 
 
@@ -71,7 +70,7 @@ class ChapterScene(Scene):
             self.q_colors = self.k_colors
         self.k_labels = [short_label(t.text) for t in trace.key_tokens]
         self.q_labels = [short_label(t.text) for t in trace.query_tokens]
-        self.partner = partner(trace)  # the key the chapters feature beside the followed word
+        self.partner = trace.partner  # the key the chapters feature beside the followed word
         super().__init__(**kwargs)
 
     # ---- the plan ---------------------------------------------------------------------
@@ -109,6 +108,42 @@ class ChapterScene(Scene):
 
     def k_word(self, j: int) -> str:
         return self.trace.key_tokens[j].text
+
+    def key_name(self, j: int) -> str:
+        """A key word in a caption: "itself" when it is the query word in self-attention."""
+        if self.trace.is_self_pair(j):
+            return self.tr("itself", "它自己")
+        return self.quoted(self.k_word(j))
+
+    def head_reason(self, brief: bool = False) -> str | None:
+        """Why --head auto followed this head, in the caption language, generated from the
+        core's HeadChoice (None when the head was given); `brief`: without the heads skipped."""
+        c = self.trace.head_choice
+        if c is None:
+            return None
+        if self.settings.language != "zh":
+            return c.describe(brief)
+        if c.rule == c.UNTRAINED:
+            return "未训练的权重没有哪个头更有意义"
+        if c.rule == c.NO_OTHER_WORD:
+            return f"第 {c.layer} 层，头 {c.head}：句子里没有别的词可让 {c.focus_name} 关注"
+        if c.rule == c.VERB_HEAD:
+            rate = f"（{c.rate:.0%} 的留出宾语在这里最关注自己的动词）" if c.rate else ""
+            return f"头 {c.head}：宾语在这个头里找到自己的动词{rate}"
+        where = {-1: "，也就是它前面的那个词元", 1: "，也就是它后面的那个词元"}.get(c.offset, "")
+        text = (f"第 {c.layer} 层，头 {c.head}：{c.focus_name} 把 {c.weight:.2f} 的注意力给了 "
+                f"{c.word_name}{where}，是所有头里给另一个词的最大值")
+        if c.skipped and not brief:
+            names = "、".join(f"{layer}.{head}" for layer, head in c.skipped)
+            text += f"；只按位置关注前后词元的头（层.头 {names}）不参与挑选"
+        return text
+
+    def weight_text(self, j: int, decimals: int = 2) -> str:
+        """The followed word's weight (or raw factor) for key j as a caption shows it,
+        recorded like every drawn number."""
+        text = fmt(self.trace.head.weights[self.focus, j], decimals)
+        self.drawn("weights", (self.focus, j), text)
+        return text
 
     # ---- checks every test relies on ------------------------------------------------
     def play(self, *args: Any, **kwargs: Any) -> None:

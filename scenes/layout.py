@@ -55,3 +55,14 @@ def font_for_width(text: str, width: float, fill: float = WIDTH_FILL, lo: float 
     if w <= 0:
         return hi
     return max(lo, min(hi, width * fill * _REFERENCE_SIZE / w))
+
+
+# ---- the pairs of a dot product (chapters 4 and 8) -------------------------------------------
+MAX_PAIRS = 8  # more pairs than this: the first MAX_PAIRS − 1, then "…"
+
+
+def shown_pairs(d_k: int) -> list[int | None]:
+    """The pair indices drawn of a d_k-wide dot product; None marks the "…" column."""
+    if d_k <= MAX_PAIRS:
+        return list(range(d_k))
+    return list(range(MAX_PAIRS - 1)) + [None]

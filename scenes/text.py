@@ -425,3 +425,11 @@ def fit_width(mob: VMobject, max_width: float) -> VMobject:
     if mob.width > max_width > 0:
         mob.scale_to_fit_width(max_width)
     return mob
+
+
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def subscript(n: int | str) -> str:
+    """A number as subscript digits: 12 → "₁₂" (for Z₁ and q₁k₁)."""
+    return str(n).translate(_SUBSCRIPTS)

@@ -131,6 +131,12 @@ def fit_cells(rows: int, cols: int, max_w: float, max_h: float, decimals: int = 
     return CellLayout(cell_w, cell_h, font, font >= MIN_FONT)
 
 
+def sign_color(sign: int, theme: Theme) -> str:
+    """The colour of a pair of a dot product by its agreement (attncore.attention.agreement):
+    green where the signs agree (+1), red where they differ (−1), muted for a 0 in it."""
+    return theme.positive if sign > 0 else theme.negative if sign < 0 else theme.muted
+
+
 def value_fill(value: float, scale: float, theme: Theme) -> tuple[str, float]:
     """Heat-map colour of a cell: hue by sign, opacity by size."""
     a = 0.0 if scale == 0 else min(1.0, abs(value) / scale)

@@ -4,6 +4,9 @@ keyed on."""
 
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
 import pytest
 
 from attncore import Settings, build_trace
@@ -74,3 +77,44 @@ def test_a_scene_may_ask_only_about_the_chapters_it_declares(trace):
         assert scene.in_plan("learning") is True
         with pytest.raises(KeyError, match="does not declare"):
             scene.in_plan("softmax")
+
+
+# ---- "the signs agree": one definition, for the caption and the colours ---------------------
+def test_agreement_is_strict_and_a_zero_agrees_with_nothing():
+    from attncore.attention import agreement
+
+    products = np.array([0.0, -0.0, 0.5, -0.2, 1e-300])
+    assert agreement(products).tolist() == [0, 0, 1, -1, 1]
+
+
+def test_the_learning_table_colours_exactly_the_pairs_its_caption_counts(trace):
+    """The default video's step-0 row had products 0.00 and −0.00 drawn green while the
+    caption said "0 of 4 pairs agree" (colours used ≥ 0, the caption > 0)."""
+    from scenes.chapters.learning import make_pairs_table
+    from scenes.text import Translate
+    from scenes.widgets import THEMES, Recorder
+
+    theme, h = THEMES["dark"], trace.history
+    table = make_pairs_table(h, "milk", "drank", theme, Recorder(), Translate("en"), 10, 4)
+    for s in range(len(h.steps)):
+        colours = [table.view.numbers[(s, c)].get_color().to_hex().lower()
+                   for c in range(h.products.shape[1])]
+        assert colours.count(theme.positive.lower()) == h.agreeing(s), s
+        assert colours.count(theme.negative.lower()) == int((h.products[s] < 0).sum()), s
+    assert np.any(h.products[0] == 0)  # the case that was wrong: zeros at step 0
+
+
+def test_the_dot_chapter_counts_agreeing_pairs_as_it_colours_them():
+    from scenes.chapters.dot import make_pair_table
+    from scenes.widgets import THEMES, Recorder
+
+    s = Settings(sentence="a b c", weights="random", seed=3)
+    t = build_trace(s)
+    h, theme = t.head, THEMES["dark"]
+    q = np.array(h.Q)
+    q[0, 0] = 0.0  # one pair with a zero in it
+    zeroed = dataclasses.replace(h, Q=q)
+    table = make_pair_table(zeroed, 0, 1, "a", "b", "#fff", "#fff", theme, 4, Recorder(), 10)
+    colours = [p.get_color().to_hex().lower() for p in table.p_row]
+    assert table.zero >= 1 and colours[0] == theme.muted.lower()
+    assert colours.count(theme.positive.lower()) == table.agree == zeroed.agreement(0, 1).tolist().count(1)

@@ -44,7 +44,7 @@ def assert_same_trace(a: AttentionTrace, b: AttentionTrace) -> None:
             assert x.dtype == y.dtype and x.shape == y.shape, name
             assert x.tobytes() == y.tobytes(), name
     for name in ("focus", "head_index", "source", "model_name", "layer", "causal", "cross",
-                 "normalized", "seed", "head_reason", "x_label", "positional"):
+                 "normalized", "seed", "head_choice", "x_label", "positional"):
         assert getattr(a, name) == getattr(b, name), name
 
 

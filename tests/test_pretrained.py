@@ -165,8 +165,10 @@ def test_auto_head_is_the_largest_weight_to_another_word(ck):
 
 
 def test_auto_head_can_keep_positional_heads():
-    layer, head, reason = choose_head(run(pretrained(head="auto")), skip_positional=False)
+    choice = choose_head(run(pretrained(head="auto")), skip_positional=False)
+    layer, head, reason = choice.layer, choice.head, choice.reason
     assert (layer, head) == (0, 2)
+    assert (choice.rule, choice.offset, choice.skipped) == (choice.STRONGEST_LINK, -1, ())
     assert "'milk' gives 1.00 of its attention to 'the', the token just before it" in reason
     assert "positional" not in reason
 
@@ -210,8 +212,9 @@ def test_cls_sep_heads_are_those_whose_words_look_at_the_ends():
 def test_auto_head_skips_pieces_of_the_same_word():
     r = run(pretrained(sentence="the unbelievableness", query="unbelievableness", head="auto"))
     assert [t.text for t in r.tokens] == ["[CLS]", "the", "unbelievable", "##ness", "[SEP]"]
-    _layer, _head, reason = choose_head(r)
-    assert "'the'" in reason and "##ness" not in reason
+    choice = choose_head(r)
+    assert "'the'" in choice.reason and "##ness" not in choice.reason
+    assert r.tokens[choice.word].text == "the"
 
 
 def test_list_heads_covers_every_head_and_formats_a_table():

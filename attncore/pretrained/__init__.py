@@ -35,4 +35,5 @@ __all__ = [
 def head_table(settings: Settings) -> str:
     """The text table of every head for the settings' sentence and followed word."""
     r = run(settings.replace(head="auto", layer=0))
-    return format_heads(summaries(r), r.tokens[r.focus].text, choose_head(r)[:2])
+    choice = choose_head(r)
+    return format_heads(summaries(r), r.tokens[r.focus].text, (choice.layer, choice.head))

@@ -3,11 +3,13 @@ heads, with the real learned weights and biases."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from attncore import attention as att
 from attncore.pretrained.forward import one_blas_thread
-from attncore.pretrained.heads import HeadSummary, choose_head, summaries
+from attncore.pretrained.heads import HeadSummary, choose_head, head_pattern, summaries
 from attncore.pretrained.run import Run, run
 from attncore.settings import Settings
 from attncore.trace import AttentionTrace, HeadTrace, compute_head
@@ -42,12 +44,11 @@ def build_pretrained_trace(s: Settings) -> AttentionTrace:
     """
     auto = s.head == "auto"
     r = run(s)  # every layer: the model overview (chapter 10) shows them all
-    if auto:
-        layer, head, reason = choose_head(r, s.layer)
-    else:
-        layer, head, reason = s.layer, int(s.head), None
+    choice = choose_head(r, s.layer) if auto else None
+    layer, head = (choice.layer, choice.head) if choice else (s.layer, int(s.head))
     with one_blas_thread():
-        heads = layer_heads(r, layer, s.softmax)
+        heads = tuple(dataclasses.replace(h, pattern=head_pattern(h.weights))
+                      for h in layer_heads(r, layer, s.softmax))
     W_O = r.checkpoint.layers[layer].W_O  # (heads·d_k, d_model)
     output = att.multi_head([h.Z for h in heads], W_O)  # (n, d_model)
     fw = r.forward
@@ -56,7 +57,7 @@ def build_pretrained_trace(s: Settings) -> AttentionTrace:
         E=fw.E, P=fw.P, X=fw.hidden[layer], E_q=fw.E, P_q=fw.P, X_q=fw.hidden[layer],
         heads=heads, W_O=W_O, output=output, focus=r.focus, head_index=head,
         source="pretrained", model_name=r.ref.name, layer=layer, causal=False, cross=False,
-        normalized=s.softmax, seed=s.seed, head_reason=reason, x_label=x_label(layer),
+        normalized=s.softmax, seed=s.seed, head_choice=choice, x_label=x_label(layer),
         model_weights=fw.attention,
     )
 

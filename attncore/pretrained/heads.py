@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attncore.pretrained.run import Run, is_real_word
+from attncore.trace import HeadChoice
 
 POSITIONAL_SHARE = 0.5  # a head is positional when the tokens give it this much, on average,
 #                         to their neighbour at one fixed side
@@ -119,35 +120,24 @@ def describe(r: Run, j: int) -> str:
     return text
 
 
-def _skipped(rows: list[HeadSummary]) -> str:
-    """'; positional heads (layer.head 0.2, 1.8) that mostly look at the previous or next
-    token are left out'."""
-    names = ", ".join(f"{h.layer}.{h.head}" for h in rows)
-    sides = sorted({h.offset for h in rows})
-    kinds = "previous or next token" if len(sides) == 2 else OFFSET_NAMES[sides[0]]
-    return f"; positional heads (layer.head {names}) that mostly look at the {kinds} are left out"
-
-
-def choose_head(r: Run, fallback_layer: int = 0, skip_positional: bool = True
-                ) -> tuple[int, int, str]:
-    """(layer, head, reason): the head where the followed word gives the largest weight to one
-    other real word, positional heads left out (unless every head is one, or skip_positional
-    is False). Ties go to the lowest layer, then the lowest head."""
+def choose_head(r: Run, fallback_layer: int = 0, skip_positional: bool = True) -> HeadChoice:
+    """The head where the followed word gives the largest weight to one other real word,
+    positional heads left out (unless every head is one, or skip_positional is False), and
+    why, as data. Ties go to the lowest layer, then the lowest head."""
     rows = summaries(r)
     skipped = [h for h in rows if h.positional] if skip_positional else []
     pool = [h for h in rows if not h.positional] if skipped and len(skipped) < len(rows) else rows
     skipped = skipped if pool is not rows else []
     best = max(pool, key=lambda h: h.word_weight) if pool else None
     if best is None or best.word_index is None:
-        reason = (f"layer {fallback_layer}, head 0: the sentence has no other word for "
-                  f"{describe(r, r.focus)} to attend to")
-        return fallback_layer, 0, reason
-    where = {-1: ", the token just before it", 1: ", the token just after it"}.get(
-        best.word_index - r.focus, "")
-    reason = (f"layer {best.layer}, head {best.head}: {describe(r, r.focus)} gives "
-              f"{best.word_weight:.2f} of its attention to {describe(r, best.word_index)}{where}"
-              ", the highest to another word of any head" + (_skipped(skipped) if skipped else ""))
-    return best.layer, best.head, reason
+        return HeadChoice(HeadChoice.NO_OTHER_WORD, fallback_layer, 0, describe(r, r.focus))
+    offset = best.word_index - r.focus
+    return HeadChoice(
+        HeadChoice.STRONGEST_LINK, best.layer, best.head, describe(r, r.focus),
+        word=best.word_index, word_name=describe(r, best.word_index), weight=best.word_weight,
+        offset=offset if offset in (-1, 1) else None,
+        skipped=tuple((h.layer, h.head) for h in skipped),
+        skipped_sides=tuple(sorted({h.offset for h in skipped})))
 
 
 def format_heads(rows: list[HeadSummary], focus: str, chosen: tuple[int, int] | None = None) -> str:

@@ -16,7 +16,7 @@ from attncore.tiny.corpus import UnknownWordError
 from attncore.tiny.history import history_rows
 from attncore.tiny.model import TinyModel
 from attncore.tokenize import Token
-from attncore.trace import AttentionTrace, TrainingHistory, compute_head
+from attncore.trace import AttentionTrace, HeadChoice, TrainingHistory, compute_head
 
 
 def task_lines() -> tuple[str, str]:
@@ -51,7 +51,7 @@ def tiny_tokens(model: TinyModel, text: str, s: Settings, name: str) -> tuple[To
     return tokens
 
 
-def choose_head(model: TinyModel, s: Settings) -> tuple[int, str | None]:
+def choose_head(model: TinyModel, s: Settings) -> tuple[int, HeadChoice | None]:
     """The followed head: the given one, or for "auto" the head that learned verb → object."""
     if s.head != "auto":
         if int(s.head) >= model.config.heads:
@@ -61,8 +61,7 @@ def choose_head(model: TinyModel, s: Settings) -> tuple[int, str | None]:
     if model.config.heads == 1:
         return 0, None
     rate = model.scores.get("test_object_to_verb")
-    why = f" ({rate:.0%} of held-out objects attend most to their verb there)" if rate else ""
-    return model.verb_head, f"head {model.verb_head}: the head where objects find their verbs{why}"
+    return model.verb_head, HeadChoice(HeadChoice.VERB_HEAD, 0, model.verb_head, rate=rate)
 
 
 def replay_history(model: TinyModel, tokens: tuple[Token, ...], focus: int,
@@ -91,7 +90,7 @@ def build_tiny_trace(s: Settings, model: TinyModel, resolve_focus,
     """One attention layer of the tiny model, step by step, on the sentence."""
     tokens = tiny_tokens(model, s.sentence, s, "sentence")
     focus = resolve_focus(tokens, s)
-    head_index, head_reason = choose_head(model, s)
+    head_index, head_choice = choose_head(model, s)
     run = model.run(tokens)
     n = len(tokens)
     mask = np.ones((n, n), dtype=bool)
@@ -105,6 +104,6 @@ def build_tiny_trace(s: Settings, model: TinyModel, resolve_focus,
         query_tokens=tokens, key_tokens=tokens, E=run.E, P=run.P, X=run.X,
         E_q=run.E, P_q=run.P, X_q=run.X, heads=tuple(heads), W_O=run.W_O, output=output,
         focus=focus, head_index=head_index, source="tiny", model_name=model.name, layer=0,
-        causal=False, cross=False, normalized=s.softmax, seed=s.seed, head_reason=head_reason,
+        causal=False, cross=False, normalized=s.softmax, seed=s.seed, head_choice=head_choice,
         x_label="E + P",
         history=replay_history(model, tokens, focus, head_index), source_reason=reason)

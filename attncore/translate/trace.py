@@ -81,7 +81,7 @@ def build_translation_trace(s: Settings, model: TranslationModel, resolve_focus,
         heads=(head,), W_O=run.cross_W_O, output=output, focus=focus, head_index=0,
         source="translation", model_name=model.name, layer=0, causal=False, cross=True,
         normalized=s.softmax, seed=s.seed,
-        head_reason=None, x_label=X_LABEL,
+        head_choice=None, x_label=X_LABEL,
         history=replay_history(model, run.source_tokens, run.target_tokens, focus),
         source_reason=(f"{reason}; the translation was {how}" if reason else
                        f"the translation was {how}"),

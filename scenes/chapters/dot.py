@@ -14,25 +14,26 @@ from dataclasses import dataclass
 import numpy as np
 from manim import *
 
-from attncore.trace import AttentionTrace
+from attncore.trace import AttentionTrace, HeadTrace
 from scenes.base import ChapterScene
 from scenes.fades import FadeIn
-from scenes.focus import is_self_pair
-from scenes.layout import MIN_FONT, PAIR_FILL, SAFE_BOTTOM, SAFE_TOP, SAFE_X, row_for_font, widest
+from scenes.layout import (
+    MAX_PAIRS,
+    MIN_FONT,
+    PAIR_FILL,
+    SAFE_BOTTOM,
+    SAFE_TOP,
+    SAFE_X,
+    row_for_font,
+    shown_pairs,
+    widest,
+)
 from scenes.text import fit_width, fmt, make_text
-from scenes.widgets import CellLayout, MatrixView, Recorder, Theme
+from scenes.widgets import CellLayout, MatrixView, Recorder, Theme, sign_color
 
-MAX_PAIRS = 8  # more pairs than this: the first MAX_PAIRS − 1, then "…"
 PAIR_FONT = (18, 30)  # the pair table's font, from the largest down while it is too wide
 PAIR_PAD = 0.3  # air beside a pair's numbers in its column, and beside the row names
 THUMB_W, THUMB_H = 2.6, 1.9  # the box the factor-matrix thumbnail fits in
-
-
-def shown_pairs(d_k: int) -> list[int | None]:
-    """The pair indices drawn; None marks the ellipsis column."""
-    if d_k <= MAX_PAIRS:
-        return list(range(d_k))
-    return list(range(MAX_PAIRS - 1)) + [None]
 
 
 def product_decimals(trace: AttentionTrace) -> int:
@@ -52,7 +53,22 @@ class PairTable:
     frames: VGroup  # one coloured frame per pair column (empty for the "…" column)
     labels: VGroup  # "Q[word]", "K[word]", "×"
     cols: list[int | None]
-    agree: int  # pairs (of all d_k, shown or not) whose signs agree: their product is ≥ 0
+    signs: np.ndarray  # (d_k,) +1 / −1 / 0 for every pair, shown or not (HeadTrace.agreement)
+
+    @property
+    def agree(self) -> int:
+        """Pairs whose signs agree: their product is > 0 and adds to the sum."""
+        return int((self.signs > 0).sum())
+
+    @property
+    def differ(self) -> int:
+        """Pairs of opposite signs: their product is < 0 and subtracts."""
+        return int((self.signs < 0).sum())
+
+    @property
+    def zero(self) -> int:
+        """Pairs with a 0 in them: their product is 0 and changes nothing."""
+        return int((self.signs == 0).sum())
 
     @property
     def group(self) -> VGroup:
@@ -77,12 +93,13 @@ def pair_font(numbers: list[str], products: list[str], names: list[str], n_cols:
     return font
 
 
-def make_pair_table(q: np.ndarray, k: np.ndarray, i: int, j: int, q_label: str, k_label: str,
+def make_pair_table(h: HeadTrace, i: int, j: int, q_label: str, k_label: str,
                     q_color: str, k_color: str, theme: Theme, dec: int, record: Recorder,
                     max_w: float) -> PairTable:
     """Q_i over K_j over Q_i·K_j (products coloured by sign agreement), fitted to max_w."""
+    q, k = h.Q[i], h.K[j]  # (d_k,) each
+    products, signs = h.products(i, j), h.agreement(i, j)  # (d_k,) each
     cols = shown_pairs(len(q))
-    products = q * k  # (d_k,)
     shown = [m for m in cols if m is not None]
     numbers = [fmt(v, 2) for m in shown for v in (q[m], k[m])]
     product_texts = [fmt(products[m], dec) for m in shown]
@@ -98,7 +115,7 @@ def make_pair_table(q: np.ndarray, k: np.ndarray, i: int, j: int, q_label: str, 
                 row.add(make_text("…", font, theme.muted).move_to(x + DOWN * y * cell_h))
             frames.add(VGroup())
             continue
-        color = theme.positive if products[m] >= 0 else theme.negative
+        color = sign_color(signs[m], theme)
         for row, y, v, key, idx in ((q_row, 0, q[m], "Q", (i, m)), (k_row, 1, k[m], "K", (j, m))):
             s = fmt(v, 2)
             record(key, idx, s)
@@ -114,7 +131,7 @@ def make_pair_table(q: np.ndarray, k: np.ndarray, i: int, j: int, q_label: str, 
                     make_text(names[2], font, theme.muted))
     for y, lab in enumerate(labels):
         lab.next_to(LEFT * (cell_w / 2) + DOWN * y * cell_h, LEFT, buff=0.25)
-    return PairTable(q_row, k_row, p_row, frames, labels, cols, int((products >= 0).sum()))
+    return PairTable(q_row, k_row, p_row, frames, labels, cols, signs)
 
 
 # ---- the thumbnail ---------------------------------------------------------------------------
@@ -197,7 +214,7 @@ class DotProductScene(ChapterScene):
                             self.theme.text)
         fit_width(formula, thumb.group.get_left()[0] + SAFE_X - 0.4)
         formula.next_to(LEFT * SAFE_X + UP * (SAFE_TOP - 0.3), RIGHT, buff=0)
-        if is_self_pair(t, j):
+        if t.is_self_pair(j):
             en = (f"Open one cell: {self.quoted(self.focus_word)} has no other word to look at, "
                   "so we open its cell with itself.")
             zh = f"打开一个格子：“{self.focus_word}”没有别的词可看，所以打开它和自己的格子。"
@@ -215,7 +232,7 @@ class DotProductScene(ChapterScene):
     def show_pairs(self, below: float) -> PairTable:
         t, i, j = self.trace, self.focus, self.partner
         h = t.head
-        table = make_pair_table(h.Q[i], h.K[j], i, j, self.q_labels[i], self.k_labels[j],
+        table = make_pair_table(h, i, j, self.q_labels[i], self.k_labels[j],
                                 self.q_colors[i], self.k_colors[j], self.theme, self.decimals,
                                 self.drawn, 2 * SAFE_X)
         fit_width(table.group, 2 * SAFE_X)
@@ -234,11 +251,14 @@ class DotProductScene(ChapterScene):
         return table
 
     def show_products(self, table: PairTable) -> None:
-        t, agree = self.trace, table.agree
+        t = self.trace
+        zero_en = f", {table.zero} a zero (grey, adds nothing)" if table.zero else ""
+        zero_zh = f"，{table.zero} 对含 0（灰色，不增不减）" if table.zero else ""
         self.say(self.tr(
-            f"Multiply each pair: {agree} of {t.d_k} pairs have the same sign (green, "
-            f"positive), {t.d_k - agree} opposite signs (red, negative).",
-            f"每对相乘：{t.d_k} 对中 {agree} 对同号（绿色，为正），{t.d_k - agree} 对异号（红色，为负）。"))
+            f"Multiply each pair: {table.agree} of {t.d_k} pairs have the same sign (green, "
+            f"positive), {table.differ} opposite signs (red, negative){zero_en}.",
+            f"每对相乘：{t.d_k} 对中 {table.agree} 对同号（绿色，为正），{table.differ} 对异号"
+            f"（红色，为负）{zero_zh}。"))
         pairs = [VGroup(f, p) for f, p in zip(table.frames, table.p_row)]
         self.play(FadeIn(table.labels[2]),
                   LaggedStart(*[FadeIn(p) for p in pairs], lag_ratio=0.3),
@@ -256,12 +276,11 @@ class DotProductScene(ChapterScene):
         line.group.next_to(table.group, DOWN, buff=0.45)
         if line.group.get_bottom()[1] < SAFE_BOTTOM + 0.05:
             line.group.shift(UP * (SAFE_BOTTOM + 0.05 - line.group.get_bottom()[1]))
-        n_pos = table.agree
         self.say(self.tr(
             f"Same signs add, opposite signs subtract: the {t.d_k} products sum to {s}, "
-            f"the value in the cell ({n_pos} adding, {t.d_k - n_pos} subtracting).",
+            f"the value in the cell ({table.agree} adding, {table.differ} subtracting).",
             f"同号相加，异号相减：{t.d_k} 个乘积之和为 {s}，正是这个格子的值"
-            f"（{n_pos} 个加，{t.d_k - n_pos} 个减）。"))
+            f"（{table.agree} 个加，{table.differ} 个减）。"))
         self.play(FadeIn(VGroup(line.lhs, line.rest)),
                   TransformFromCopy(thumb.box, line.cell), FadeIn(line.value), run_time=1.0)
         self.wait(1.5)

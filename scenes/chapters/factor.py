@@ -16,7 +16,6 @@ from manim import *
 from attncore.trace import AttentionTrace
 from scenes.base import ChapterScene
 from scenes.fades import FadeIn
-from scenes.focus import is_self_pair
 from scenes.layout import (
     CELL_FILL,
     LABEL_FILL,
@@ -359,7 +358,7 @@ class FactorScene(ChapterScene):
             name.next_to(mats.k_names, UP, buff=0.06).match_x(mats.kt.col_rect_of(j))
             anims.append(FadeIn(keep_in_frame(name)))
         kw, qw = self.k_word(j), self.focus_word
-        if is_self_pair(t, j):
+        if t.is_self_pair(j):
             en = (f"Column {j + 1}: every query against the key of {self.quoted(kw)}. "
                   f"{self.quoted(qw)} has no other key to look at, so we take itself: {value}.")
             zh = (f"第 {j + 1} 列：每个查询与“{kw}”的键。“{qw}”没有别的键可看，"
@@ -377,8 +376,7 @@ class FactorScene(ChapterScene):
         """A trained translation: each target row's highest-scoring source word, outlined;
         the caption says whether the alignment keeps the word order or crosses it."""
         t = self.trace
-        best = [int(np.argmax(np.where(t.head.mask[i], t.head.scores[i], -np.inf)))
-                for i in range(t.n_q)]
+        best = [t.head.best_key(i) for i in range(t.n_q)]
         pairs = ", ".join(f"{self.q_word(i)} → {self.k_word(j)}" for i, j in enumerate(best))
         crossing = [(a, b) for a in range(t.n_q) for b in range(a + 1, t.n_q)
                     if best[a] > best[b]]

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from manim import *
 
-from attncore.pretrained.heads import OFFSET_NAMES, SPECIAL, head_pattern
+from attncore.attention import ranking
+from attncore.pretrained.heads import OFFSET_NAMES, SPECIAL
 from attncore.trace import AttentionTrace
 from scenes.base import ChapterScene
 from scenes.fades import FadeIn
@@ -60,7 +61,7 @@ class HeadLink:
 
 def top_key(row: np.ndarray, allowed: np.ndarray) -> int:
     """The allowed key with the largest value in `row` (the first of equals)."""
-    return int(np.argmax(np.where(allowed, row, -np.inf)))
+    return ranking(row, allowed)[0]
 
 
 def head_links(t: AttentionTrace) -> list[HeadLink]:
@@ -68,7 +69,7 @@ def head_links(t: AttentionTrace) -> list[HeadLink]:
     for the pretrained model, whose sentences start with [CLS] and end with [SEP]."""
     tag = t.source == "pretrained" and not t.cross
     return [HeadLink(h, top_key(head.weights[t.focus], head.mask[t.focus]),
-                     head_pattern(head.weights) if tag else None)
+                     head.pattern if tag else None)
             for h, head in enumerate(t.heads)]
 
 
@@ -388,11 +389,6 @@ class HeadsScene(ChapterScene):
         self.drawn("head_weights", (link.head, self.focus, link.key), text)
         return text
 
-    def key_name(self, j: int) -> str:
-        if not self.trace.cross and j == self.focus:
-            return self.tr("itself", "它自己")
-        return self.quoted(self.k_word(j))
-
     def room(self) -> tuple[float, float]:
         return self.title_mob.get_bottom()[1] - 0.35, SAFE_BOTTOM + 0.1
 
@@ -418,23 +414,18 @@ class HeadsScene(ChapterScene):
             f"We follow layer {t.layer}, head {t.head_index} (outlined; the ticks mark the row "
             f"of {self.quoted(self.focus_word)}). {self.why_this_head()}",
             f"我们跟随第 {t.layer} 层的头 {t.head_index}（加框；小横线标出"
-            f"{self.quoted(self.focus_word)}的那一行）。{self.why_this_head_zh()}"))
+            f"{self.quoted(self.focus_word)}的那一行）。{self.why_this_head()}"))
         self.play(Create(view.outline), Create(view.row_marks), run_time=0.6)
         self.wait(3.5)
         self.clear_stage()
 
     def why_this_head(self) -> str:
-        """The reason --head auto gave (made from the numbers by the core), or the options."""
-        reason = self.trace.head_reason
+        """The reason --head auto gave (the core's HeadChoice, phrased), or the options."""
+        reason = self.head_reason(brief=True)
         if reason is None:
-            return "It was chosen with --layer and --head."
-        why = reason.split(": ", 1)[-1].split("; ")[0]
-        return f"--head auto chose it: {why}."
-
-    def why_this_head_zh(self) -> str:
-        if self.trace.head_reason is None:
-            return "它是用 --layer 和 --head 选定的。"
-        return "--head auto 选了它：在不按位置关注的头里，它让这个词给另一个词的权重最大。"
+            return self.tr("It was chosen with --layer and --head.", "它是用 --layer 和 --head 选定的。")
+        why = reason.split("：" if self.settings.language == "zh" else ": ", 1)[-1]
+        return self.tr(f"--head auto chose it: {why}.", f"--head auto 选了它：{why}。")
 
     def show_patterns(self, links: list[HeadLink]) -> HeadGrid:
         t, h = self.trace, self.n_heads

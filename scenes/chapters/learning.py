@@ -14,10 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 from manim import *
 
+from attncore.attention import ranking
 from scenes.base import ChapterScene
 from scenes.fades import FadeIn
-from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, widest
-from scenes.text import Translate, fit_width, fmt, make_text
+from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, shown_pairs, widest
+from scenes.text import Translate, fit_width, fmt, make_text, subscript
 from scenes.widgets import (
     CellLayout,
     MatrixView,
@@ -25,11 +26,10 @@ from scenes.widgets import (
     Theme,
     fit_cells,
     make_sub,
+    sign_color,
 )
 
 MAX_KEYS = 8  # more keys than this: the ones that ever get much weight (see keys_to_show)
-MAX_PAIRS = 8  # more pairs than this: the first MAX_PAIRS − 1, then "…"
-SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 PLOT_H = 2.8  # height of each curve's box
 
 
@@ -40,12 +40,12 @@ def keys_to_show(weights: np.ndarray, partner: int, focus: int) -> list[int]:
     if n <= MAX_KEYS:
         return list(range(n))
     peak = weights.max(axis=0)  # (n,)
-    ranked = [j for j in np.argsort(-peak, kind="stable") if j not in (partner, focus)]
-    return sorted({partner, focus, *map(int, ranked[: MAX_KEYS - 2])})
+    ranked = [j for j in ranking(peak, np.ones(n, dtype=bool)) if j not in (partner, focus)]
+    return sorted({partner, focus, *ranked[: MAX_KEYS - 2]})
 
 
 def pairs_to_show(d_k: int) -> list[int]:
-    return list(range(d_k)) if d_k <= MAX_PAIRS else list(range(MAX_PAIRS - 1))
+    return [m for m in shown_pairs(d_k) if m is not None]
 
 
 @dataclass
@@ -107,12 +107,12 @@ def make_pairs_table(history, q_label: str, k_label: str, theme: Theme, record: 
                         True)
     view = MatrixView(history.products[:, pairs], key="history_products", theme=theme,
                       layout=layout, heat=False, record=record, max_cols=64,
-                      col_labels=[f"q{m + 1}k{m + 1}".translate(SUBSCRIPTS) for m in pairs],
+                      col_labels=[f"q{subscript(m + 1)}k{subscript(m + 1)}" for m in pairs],
                       index_map=lambda s, c: (s, pairs[c]))
     for (s, c), number in view.numbers.items():  # agreeing signs add, opposite subtract
-        agree = history.products[s, pairs[c]] >= 0
-        number.set_color(theme.positive if agree else theme.negative)
-        view.cell_at[(s, c)].set_fill(theme.positive if agree else theme.negative, 0.12)
+        color = sign_color(history.agreement[s, pairs[c]], theme)
+        number.set_color(color)
+        view.cell_at[(s, c)].set_fill(color, 0.12)
     extra = VGroup()
     right = view.cells.get_right()[0]
     if folded:
@@ -197,7 +197,7 @@ class LearningScene(ChapterScene):
         return self.trace.history
 
     def k_name(self, j: int) -> str:
-        return self.quoted(self.k_word(j))
+        return self.quoted(self.k_word(j))  # "itself" is not said here: it is a row of weights
 
     def w_text(self, s: int, j: int) -> str:
         text = fmt(self.history.weights[s, j], 2)
@@ -239,7 +239,7 @@ class LearningScene(ChapterScene):
                 f"第 {self.step_text(first)} 步时，{w}的注意力是分散的："
                 f"给{p}的是 {self.w_text(first, h.partner)}。"))
         else:
-            top = int(h.weights[first].argmax())
+            top = ranking(h.weights[first], np.ones(len(h.weights[first]), dtype=bool))[0]
             self.say(self.tr(
                 f"At step {self.step_text(first)}, {w} already gives "
                 f"{self.w_text(first, top)} to {self.k_name(top)}.",
@@ -273,7 +273,7 @@ class LearningScene(ChapterScene):
         fit_width(whole, 2 * SAFE_X)
         whole.move_to(ORIGIN).align_to(UP * top, UP)
         d_k, last = h.products.shape[1], len(h.steps) - 1
-        agree = [int((h.products[s] > 0).sum()) for s in (0, last)]
+        agree = [h.agreeing(s) for s in (0, last)]
         s0, s1 = fmt(h.scores[0], 2), fmt(h.scores[last], 2)
         self.drawn("history_scores", (0,), s0)
         self.drawn("history_scores", (last,), s1)

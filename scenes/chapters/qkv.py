@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from manim import *
 
+from attncore.attention import ranking
 from scenes.base import ChapterScene
 from scenes.fades import FadeIn, FadeOut
 from scenes.layout import LABEL_FILL, MIN_FONT, SAFE_BOTTOM, SAFE_X, font_for_row, widest
@@ -38,9 +39,8 @@ class BarPlan:
 def plan_bars(row: np.ndarray, mask_row: np.ndarray) -> BarPlan:
     """Rank the allowed keys by their value (largest first; raw factors too, by value).
     More than MAX_BARS: the first TOP_BARS get bars, the others are summed."""
-    allowed = [j for j in range(len(row)) if mask_row[j]]
     masked = [j for j in range(len(row)) if not mask_row[j]]
-    ranked = sorted(allowed, key=lambda j: (-row[j], j))
+    ranked = list(ranking(row, mask_row))
     if len(ranked) > MAX_BARS:
         return BarPlan(ranked[:TOP_BARS], ranked[TOP_BARS:], masked)
     return BarPlan(ranked, [], masked)
@@ -195,15 +195,7 @@ class QKVScene(ChapterScene):
         return plan_bars(self.row, self.trace.head.mask[self.focus])
 
     def w_text(self, j: int) -> str:
-        text = fmt(self.row[j], DECIMALS)
-        self.drawn("weights", (self.focus, j), text)
-        return text
-
-    def key_name(self, j: int) -> str:
-        """A key word in a caption: "itself" when it is the query word in self-attention."""
-        if not self.trace.cross and j == self.focus:
-            return self.tr("itself", "它自己")
-        return self.quoted(self.k_word(j))
+        return self.weight_text(j, DECIMALS)
 
     # ---- steps ---------------------------------------------------------------------------
     def show_roles(self) -> VGroup:
@@ -212,8 +204,9 @@ class QKVScene(ChapterScene):
         tag = make_text(self.tr("query: the word that asks", "查询：提问的词"), 22, self.theme.q)
         roles = VGroup(chip, tag).arrange(RIGHT, buff=0.25)
         roles.next_to(self.title_mob, DOWN, buff=0.3).to_edge(LEFT, buff=0.6)
-        if self.trace.head_reason:
-            roles.add(make_head_reason(self.trace.head_reason, self.theme, roles))
+        reason = self.head_reason()
+        if reason:
+            roles.add(make_head_reason(reason, self.theme, roles))
         w = self.quoted(self.focus_word)
         if self.trace.cross:
             en = (f"{w} is the query: it comes from the target sentence. The keys, and the values "
@@ -301,7 +294,7 @@ class QKVScene(ChapterScene):
             en = (f"These are learned weights: {t.model_name}, layer {t.layer}, head {t.head_index}."
                   " Each head learns its own pattern.")
             zh = f"这些是训练得到的权重：{t.model_name}，第 {t.layer} 层，第 {t.head_index} 个头。每个头学到自己的模式。"
-            if t.head_reason:
+            if t.head_choice is not None:
                 en += " Why this head: see the note at the top."
                 zh += "为什么选这个头：见上方的说明。"
         else:

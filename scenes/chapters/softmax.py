@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from manim import *
 
+from attncore.attention import ranking
 from scenes.base import ChapterScene
 from scenes.fades import FadeIn
 from scenes.layout import SAFE_BOTTOM, SAFE_TOP, SAFE_X, TABLE_FILL, font_for_row, widest
@@ -31,8 +32,8 @@ def rows_to_show(weights: np.ndarray, max_rows: int) -> list[int]:
     n = len(weights)
     if n <= max_rows:
         return list(range(n))
-    top = np.argsort(-weights, kind="stable")[: max_rows - 1]
-    return sorted(int(j) for j in top)
+    top = ranking(weights, np.ones(n, dtype=bool))[: max_rows - 1]
+    return sorted(top)
 
 
 @dataclass(frozen=True)
@@ -286,7 +287,7 @@ class SoftmaxScene(ChapterScene):
     def show_total(self) -> None:
         t, i = self.trace, self.focus
         w = t.head.weights[i]
-        j = int(np.argmax(w))
+        j = t.head.ranking(i)[0]
         tb = self.table
         itself = self.tr(" (itself)", "（它自己）") if (not t.cross and j == i) else ""
         n = int(t.head.mask[i].sum())

@@ -9,16 +9,16 @@ from dataclasses import dataclass
 import numpy as np
 from manim import *  # noqa: F403
 
+from attncore.attention import ranking
 from attncore.chapters import number
 from scenes.base import ChapterScene
 from scenes.fades import FadeIn
 from scenes.layout import LABEL_FILL, SAFE_BOTTOM, SAFE_X, font_for_row
-from scenes.text import Translate, fit_width, fmt, make_text
+from scenes.text import Translate, fit_width, fmt, make_text, subscript
 from scenes.widgets import MatrixView, Recorder, Theme, fit_cells, make_sub
 
 MAX_COLS = 8  # long vectors: first ones, "…", last one
 DECIMALS = 2
-SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 FORMULA_FONT = 44
 LINK_FONT = 20  # the chapter labels under the formula
 LINK_MAX_W = 3.4
@@ -296,7 +296,7 @@ class SummaryScene(ChapterScene):
         t, i = self.trace, self.focus
         if t.n_k <= MAX_COLS:
             return list(range(t.n_k))
-        return sorted(range(t.n_k), key=lambda j: (-t.head.weights[i, j], j))
+        return list(ranking(t.head.weights[i], np.ones(t.n_k, dtype=bool)))
 
     def row_tags(self, reordered: bool) -> list[str]:
         """The note right of each row: the chapter that computed it."""
@@ -369,7 +369,7 @@ class SummaryScene(ChapterScene):
         return rows
 
     def show_followed_rows(self) -> None:
-        t, h, i = self.trace, self.trace.head, self.focus
+        h, i = self.trace.head, self.focus
         room = self.links.get_bottom()[1] - ROWS_DROP - (SAFE_BOTTOM + 0.15)
         trial = self.make_rows(Recorder())  # measure first; numbers are recorded once, below
         shrink = max(0.0, (trial.height - room) / len(trial))
@@ -380,8 +380,7 @@ class SummaryScene(ChapterScene):
         rows.next_to(self.links, DOWN, buff=ROWS_DROP).set_x(0)
         self.rows = rows
         # Z as the sum its weights make: the largest terms, generated from the numbers
-        allowed = [j for j in range(t.n_k) if h.mask[i, j]]
-        ranked = sorted(allowed, key=lambda j: (-abs(h.weights[i, j]), j))
+        ranked = h.ranking(i, by_size=True)
         terms = []
         for j in ranked[:SUM_TERMS]:
             w = fmt(h.weights[i, j], DECIMALS)
@@ -398,8 +397,8 @@ class SummaryScene(ChapterScene):
     # ---- several heads --------------------------------------------------------------------
     def multi_head_text(self) -> str:
         h = len(self.trace.heads)
-        zs = (", ".join(f"Z{str(k + 1).translate(SUBSCRIPTS)}" for k in range(h)) if h <= 4
-              else f"Z₁, …, Z{str(h).translate(SUBSCRIPTS)}")
+        zs = (", ".join(f"Z{subscript(k + 1)}" for k in range(h)) if h <= 4
+              else f"Z₁, …, Z{subscript(h)}")
         return f"Concat({zs})·W_O"
 
     def show_multi_head(self) -> None:
@@ -407,7 +406,7 @@ class SummaryScene(ChapterScene):
         h = len(t.heads)
         if h <= 1:
             return
-        last = str(h).translate(SUBSCRIPTS)
+        last = subscript(h)
         self.say(self.tr(
             f"This layer has {h} heads; we followed head {t.head_index}. Each head computes its "
             f"own Z; MultiHead = Concat(Z₁…Z{last})·W_O joins them into the output row.",

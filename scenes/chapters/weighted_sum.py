@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from manim import *
 
+from attncore.attention import ranking
 from scenes.base import ChapterScene
 from scenes.fades import FadeIn, FadeOut
 from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X
@@ -46,8 +47,7 @@ def plan_rows(weights_row: np.ndarray, mask_row: np.ndarray, normalized: bool) -
     masked = [j for j in range(len(weights_row)) if not mask_row[j]]
     if len(allowed) <= MAX_ROWS:
         return RowPlan(allowed, 0, masked)
-    size = weights_row if normalized else np.abs(weights_row)
-    ranked = sorted(allowed, key=lambda j: (-size[j], j))
+    ranked = ranking(weights_row, mask_row, by_size=not normalized)
     return RowPlan(ranked[:TOP_ROWS], len(allowed) - TOP_ROWS, masked)
 
 
@@ -204,10 +204,7 @@ class WeightedSumScene(ChapterScene):
         return plan_rows(h.weights[self.focus], h.mask[self.focus], self.trace.normalized)
 
     def w_text(self, j: int) -> str:
-        """A weight as drawn in a caption (recorded like every drawn number)."""
-        text = fmt(self.trace.head.weights[self.focus, j], W_DECIMALS)
-        self.drawn("weights", (self.focus, j), text)
-        return text
+        return self.weight_text(j, W_DECIMALS)
 
     def show_weights_and_values(self) -> WeightedTable:
         t, i, plan = self.trace, self.focus, self.plan
@@ -240,7 +237,7 @@ class WeightedSumScene(ChapterScene):
         h, i = self.trace.head, self.focus
         shown = plan.rows
         first = max(range(len(shown)), key=lambda a: (abs(h.weights[i, shown[a]]), -a))
-        ranked = sorted(shown, key=lambda k: -abs(h.weights[i, k]))[:2]
+        ranked = [k for k in h.ranking(i, by_size=True) if k in shown][:2]
         terms = [f"{self.w_text(k)} × V({self.k_labels[k]})" for k in ranked]
         if len(shown) > 2 or plan.folded:
             terms.append("…")
