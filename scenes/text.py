@@ -39,7 +39,20 @@ EMOJI_FONT = "Symbola"
 FONT = ", ".join(FONT_CHAIN)
 _MANIM = version("manim")
 _cache_folder: Path | None = None  # where built texts are kept across runs
-BUILD_VERSION = 5  # part of every kept text's key: raise it when _build_text changes
+# The files whose code builds a text (this module's _build_text and scenes.glyphs'
+# GlyphText): their bytes are part of every kept text's key, as a chapter clip's key holds
+# its scene's code, so an edit to either is never served a text built before it.
+BUILD_FILES = (Path(__file__), Path(__file__).with_name("glyphs.py"))
+
+
+def code_digest(files: tuple[Path, ...] = BUILD_FILES) -> str:
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+BUILD_CODE = code_digest()
 
 
 @lru_cache(maxsize=1)
@@ -141,7 +154,7 @@ def built_text(text: str, font_size: float, weight: str = "NORMAL") -> Text:
     with Pango and kept. Never modify it: copy it (make_text) or only measure it."""
     path = None
     if _cache_folder is not None:
-        key = hashlib.sha256(repr((text, font_size, weight, FONT, _MANIM, BUILD_VERSION,
+        key = hashlib.sha256(repr((text, font_size, weight, FONT, _MANIM, BUILD_CODE,
                                    fonts_digest())).encode()).hexdigest()
         path = _cache_folder / key[:2] / f"{key[2:24]}.pkl"
         try:

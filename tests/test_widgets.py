@@ -167,3 +167,24 @@ def test_a_long_caption_takes_two_lines_never_three():
     lines = caption_lines(text)
     assert len(lines) <= CAPTION_LINES and " ".join(lines).split() == text.split()
     assert caption_lines("short") == ["short"]
+
+
+def test_the_kept_texts_are_keyed_on_the_code_that_builds_them(tmp_path):
+    """A hand-bumped BUILD_VERSION could be forgotten: the key holds the bytes of
+    scenes/text.py and scenes/glyphs.py, so editing either builds texts anew."""
+    import shutil
+
+    from scenes import text as text_mod
+
+    files = []
+    for f in text_mod.BUILD_FILES:
+        files.append(tmp_path / f.name)
+        shutil.copy(f, files[-1])
+    assert {f.name for f in files} == {"text.py", "glyphs.py"}
+    before = text_mod.code_digest(tuple(files))
+    assert before == text_mod.BUILD_CODE
+    for f in files:
+        f.write_text(f.read_text(encoding="utf-8") + "\n# edit\n", encoding="utf-8")
+        after = text_mod.code_digest(tuple(files))
+        assert after != before, f.name
+        before = after

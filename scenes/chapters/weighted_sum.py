@@ -90,7 +90,7 @@ def make_grids(trace, plan: RowPlan, layout: CellLayout, theme: Theme, k_labels:
         weights.numbers[(a, 0)].set_color(k_colors[j])
         weights.cell_at[(a, 0)].set_fill(k_colors[j], 0.14)
     V = MatrixView(V_vals, key="V", max_cols=MAX_COLS, index_map=lambda a, m: (rows[a], m), **kw)
-    weighted = MatrixView(w_vals * V_vals, key="weighted_V", max_cols=MAX_COLS,  # (r, d_k)
+    weighted = MatrixView(h.weighted_rows(i)[rows], key="weighted_V", max_cols=MAX_COLS,  # (r, d_k)
                           index_map=lambda a, m: (i, rows[a], m), **kw)
     Z = MatrixView(h.Z[i:i + 1], key="Z", max_cols=MAX_COLS, index_map=lambda a, m: (i, m),
                    **{**kw, "numbers_in_rows": {0}})
