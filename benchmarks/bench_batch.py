@@ -1,6 +1,6 @@
 """Batch benchmark: a 6-video batch rendered three ways, figures side by side (not a test).
 
-    .venv/bin/python benchmarks/bench_batch.py                  # -q l, chapters 1 and 9
+    .venv/bin/python benchmarks/bench_batch.py                  # -q l, chapters 1 and 10 (summary)
     .venv/bin/python benchmarks/bench_batch.py --chapters 1-3   # longer
 
 Figures (every run starts from an empty chapter cache, so every chapter is rendered):
@@ -32,7 +32,7 @@ SENTENCES = ["The black cat drank the milk", "A dog ate the bone", "The ball is 
              "Birds sing in the morning", "She reads a long book", "We walked to the old bridge"]
 
 
-def videos(out: Path, quality: str, chapters: tuple[int, ...]) -> list[BatchVideo]:
+def videos(out: Path, quality: str, chapters: tuple[str, ...]) -> list[BatchVideo]:
     from attncore import Settings
 
     return [BatchVideo(i + 1, Settings(sentence=s, weights="random", quality=quality,
@@ -55,7 +55,7 @@ def timed(label: str, fn) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("-q", "--quality", default="l", choices=["l", "m", "h", "k"])
-    ap.add_argument("--chapters", default="1,9")
+    ap.add_argument("--chapters", default="input,summary")
     args = ap.parse_args()
     chapters = parse_chapters(args.chapters)
     warnings.filterwarnings("ignore", "'audioop' is deprecated", DeprecationWarning)

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_render.py            # 1080p30, the issue's settings
     .venv/bin/python benchmarks/bench_render.py -q l       # quicker, 480p15
     .venv/bin/python benchmarks/bench_render.py --held     # issue 14: held frames (~5 min)
-    .venv/bin/python benchmarks/bench_render.py --holds 9  # how holds are written, one chapter
+    .venv/bin/python benchmarks/bench_render.py --holds summary  # how holds are written, one chapter
 
 --held prints, in one run: the default 1080p30 cold render against Manim's static floor
 of the same length (target ≤ 0.7), the `-q l` preview of the default sentence (target
@@ -32,7 +32,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from attncore import Settings  # noqa: E402
-from attncore.settings import QUALITIES  # noqa: E402
+from attncore.settings import (
+    QUALITIES,  # noqa: E402
+    parse_chapters,  # noqa: E402
+)
 from pipeline.cache import ChapterCache  # noqa: E402
 from pipeline.render_video import render_video  # noqa: E402
 
@@ -148,11 +151,12 @@ def holds(args: argparse.Namespace, root: Path) -> None:
     s = Settings(sentence=DEFAULT, quality=args.quality, weights=args.weights,
                  head="auto" if args.weights == "pretrained" else 0)
     trace = build_trace(s)
-    render_chapter(ChapterJob(args.holds, trace, s, clip=None))  # imports, kept texts
+    chapter = parse_chapters(args.holds)[0]
+    render_chapter(ChapterJob(chapter, trace, s, clip=None))  # imports, kept texts
     for mode, park in [("each", False), ("reuse", False), ("once", False), ("once", True)]:
         encoder.HeldFrameEncoder.holds, encoder.TimedRenderer.park = mode, park
         clip = root / f"{mode}-{park}.mp4"
-        r = render_chapter(ChapterJob(args.holds, trace, s, clip=clip, work_dir=root / "w"))
+        r = render_chapter(ChapterJob(chapter, trace, s, clip=clip, work_dir=root / "w"))
         st = r.stages
         print(f"  holds={mode:<5} park={park!s:<5} wall {st['wall']:5.1f} s  CPU {st['cpu']:5.1f} s  "
               + " ".join(f"{k} {st[k]:.2f}" for k in encoder.STAGES)
@@ -165,7 +169,7 @@ def main() -> None:
     ap.add_argument("-q", "--quality", default="h", choices=list(QUALITIES))
     ap.add_argument("--weights", default="pretrained", choices=["pretrained", "random"])
     ap.add_argument("--held", action="store_true", help="issue 14's figures only")
-    ap.add_argument("--holds", type=int, metavar="CHAPTER",
+    ap.add_argument("--holds", metavar="CHAPTER",
                     help="compare ways of writing held frames on one chapter")
     args = ap.parse_args()
     if args.held or args.holds:

@@ -47,7 +47,7 @@ def plan_rows(weights_row: np.ndarray, mask_row: np.ndarray, normalized: bool) -
     masked = [j for j in range(len(weights_row)) if not mask_row[j]]
     if len(allowed) <= MAX_ROWS:
         return RowPlan(allowed, 0, masked)
-    ranked = ranking(weights_row, mask_row, by_size=not normalized)
+    ranked = list(ranking(weights_row, mask_row, by_size=not normalized))
     return RowPlan(ranked[:TOP_ROWS], len(allowed) - TOP_ROWS, masked)
 
 
