@@ -38,11 +38,11 @@ from attncore.tiny.model import (
     forward,
     init_params,
     loss_and_grads,
-    positions,
 )
 from attncore.tiny.store import corpus_sha256, default_bytes
 from attncore.tiny.train import train
 from attncore.tokenize import TokenizeError
+from attncore.trained.layers import positions
 
 ROOT = Path(__file__).resolve().parents[1]
 EN, ZH = "The black cat drank the milk", "黑猫喝了牛奶"

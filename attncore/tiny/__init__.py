@@ -30,9 +30,10 @@ from attncore.tiny.corpus import (
     vocabulary,
 )
 from attncore.tiny.evaluate import Scores, encode, evaluate
-from attncore.tiny.history import History, HistoryRow, HistoryRows, Snapshot, history_rows
+from attncore.tiny.history import HistoryRow, HistoryRows, Snapshot, history_rows
 from attncore.tiny.model import Forward, HeadRun, Params, Run, TinyModel, forward
 from attncore.tiny.store import fingerprint, from_bytes, load, load_default, save, to_bytes
+from attncore.trained.history import History
 
 __all__ = [
     "Corpus", "Forward", "HeadRun", "History", "HistoryRow", "HistoryRows", "ModelConfig",

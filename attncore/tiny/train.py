@@ -30,12 +30,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
 
-from attncore import training
 from attncore.tiny.config import TrainConfig
 from attncore.tiny.corpus import default_corpus
 from attncore.tiny.evaluate import Encoded, Scores, encode, evaluate
-from attncore.tiny.history import History, Snapshot
+from attncore.tiny.history import Snapshot
 from attncore.tiny.model import Params, TinyModel, init_params, loss_and_grads
+from attncore.trained import training
+from attncore.trained.history import History
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def held_out_score(s: Scores) -> float:
 
 
 class Restart(training.Restart[Params, Scores]):
-    """One initialisation of the tiny model (see attncore.training)."""
+    """One initialisation of the tiny model (see attncore.trained.training)."""
 
     def __init__(self, c: TrainConfig, index: int, vocab_size: int):
         super().__init__(c, index, lambda rng: init_params(c.model, vocab_size, rng))

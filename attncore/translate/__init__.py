@@ -20,6 +20,7 @@ attncore/translate/default.safetensors` made the shipped file), storage (store.p
 
 from __future__ import annotations
 
+from attncore.trained.history import History
 from attncore.translate.config import ModelConfig, TrainConfig
 from attncore.translate.corpus import (
     BOS,
@@ -33,7 +34,7 @@ from attncore.translate.corpus import (
     vocabulary,
 )
 from attncore.translate.evaluate import Scores, encode_pairs, evaluate
-from attncore.translate.history import AlignmentHistory, History, Snapshot, alignment_history
+from attncore.translate.history import AlignmentHistory, Snapshot, alignment_history
 from attncore.translate.model import Params, TranslationModel, TranslationRun
 from attncore.translate.store import fingerprint, from_bytes, load, load_default, save, to_bytes
 

@@ -24,11 +24,12 @@ from operator import attrgetter
 
 import numpy as np
 
-from attncore import training
+from attncore.trained import training
+from attncore.trained.history import History
 from attncore.translate.config import TrainConfig
 from attncore.translate.corpus import default_corpus
 from attncore.translate.evaluate import Batch, Scores, encode_pairs, evaluate
-from attncore.translate.history import History, Snapshot
+from attncore.translate.history import Snapshot
 from attncore.translate.model import (
     READOUT,
     Params,
@@ -63,7 +64,7 @@ def held_out_score(s: Scores) -> float:
 
 
 class Restart(training.Restart[Params, Scores]):
-    """One initialisation of the translation model (see attncore.training)."""
+    """One initialisation of the translation model (see attncore.trained.training)."""
 
     def __init__(self, c: TrainConfig, index: int, n_src: int, n_tgt: int):
         super().__init__(c, index, lambda rng: init_params(c.model, n_src, n_tgt, rng))

@@ -1,0 +1,164 @@
+"""attncore.trained, what the two trained models share: the tiny model and the translation
+model are siblings that never import each other; no attncore module is part of an import
+cycle (type-checking and function-level imports included); each imports first in a fresh
+interpreter; the store's integer tenths are exact and refuse values off the grid."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+
+from attncore.trained.store import from_tenths, metadata, pack, tenths
+
+ROOT = Path(__file__).resolve().parents[1]
+ATTNCORE = ROOT / "attncore"
+
+
+def module_files() -> dict[str, Path]:
+    """attncore's module names → their files (a package is its __init__.py)."""
+    out = {}
+    for f in sorted(ATTNCORE.rglob("*.py")):
+        parts = list(f.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = f
+    return out
+
+
+def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
+    """Every attncore module `path` imports, anywhere in it: at the top, under
+    TYPE_CHECKING, inside functions. `from a.b import c` counts as a.b.c when that is a
+    module, else as a.b; relative imports are resolved."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name in known}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            for a in node.names:
+                full = f"{base}.{a.name}"
+                if full in known:
+                    out.add(full)
+                elif base in known:
+                    out.add(base)
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    files = module_files()
+    return {m: imported_modules(m, f, set(files)) for m, f in files.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the graph as a path (its first module repeated at the end), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(u: str, path: list[str]) -> list[str] | None:
+        state[u] = 1
+        path.append(u)
+        for v in sorted(graph[u]):
+            if state.get(v) == 1:
+                return path[path.index(v):] + [v]
+            if v not in state:
+                found = visit(v, path)
+                if found:
+                    return found
+        path.pop()
+        state[u] = 2
+        return None
+
+    for m in sorted(graph):
+        if m not in state:
+            found = visit(m, [])
+            if found:
+                return found
+    return None
+
+
+def test_the_cycle_finder_finds_a_cycle_and_accepts_a_tree():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_the_import_reader_sees_type_checking_function_and_relative_imports(tmp_path):
+    f = tmp_path / "mod.py"
+    f.write_text("from typing import TYPE_CHECKING\n"
+                 "if TYPE_CHECKING:\n    from attncore.tiny.model import TinyModel\n"
+                 "def f():\n    import attncore.translate.store\n"
+                 "from . import corpus\nfrom .history import Snapshot\n")
+    known = {"attncore.tiny.model", "attncore.translate.store", "attncore.trained.corpus",
+             "attncore.trained.history"}
+    assert imported_modules("attncore.trained.mod", f, known) == known
+
+
+@pytest.mark.parametrize("package, sibling", [("tiny", "translate"), ("translate", "tiny"),
+                                              ("trained", "tiny"), ("trained", "translate")])
+def test_the_trained_models_never_import_each_other(package, sibling):
+    graph = import_graph()
+    inside = [m for m in graph if m == f"attncore.{package}" or
+              m.startswith(f"attncore.{package}.")]
+    assert inside
+    wrong = {m: sorted(v for v in graph[m] if v == f"attncore.{sibling}" or
+                       v.startswith(f"attncore.{sibling}."))
+             for m in inside}
+    assert not {m: v for m, v in wrong.items() if v}
+
+
+def test_no_attncore_module_is_part_of_an_import_cycle():
+    graph = import_graph()
+    assert "attncore.trained.training" in graph["attncore.tiny.config"]  # the graph is read
+    assert find_cycle(graph) is None
+
+
+def test_every_attncore_module_imports_first_in_a_fresh_interpreter():
+    """Each module imported with no attncore module loaded before it: an import cycle
+    shows up as an ImportError for whichever module it starts from."""
+    names = sorted(module_files())
+    code = (
+        "import importlib, sys\n"
+        f"names = {names!r}\n"
+        "failed = []\n"
+        "for name in names:\n"
+        "    for loaded in [m for m in sys.modules if m.split('.')[0] == 'attncore']:\n"
+        "        del sys.modules[loaded]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except Exception as e:\n"
+        "        failed.append(f'{name}: {type(e).__name__}: {e}')\n"
+        "print('\\n'.join(failed) or 'ok')\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'manim', 'click'}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True, timeout=120)
+    assert out.stdout.splitlines() == ["ok", "[]"], out.stdout + out.stderr
+
+
+# ---------------------------------------------------------------- the store
+
+def test_tenths_are_exact_and_widen_only_when_needed():
+    small = np.array([[-12.8, 0.1], [12.7, -0.0]])
+    t = tenths(small)
+    assert t.dtype == np.int8 and t.tolist() == [[-128, 1], [127, 0]]
+    assert_array_equal(from_tenths(t), small)
+    wide = tenths(np.array([12.8, -300.0]))
+    assert wide.dtype == np.int16 and wide.tolist() == [128, -3000]
+    with pytest.raises(ValueError, match="off"):
+        tenths(np.array([0.15]))
+
+
+def test_metadata_reads_its_own_key_and_refuses_what_is_not_safetensors():
+    data = pack({"x": np.zeros(2)}, {"b": 1, "a": [2]}, "attncore.test")
+    assert metadata(data, "attncore.test") == {"a": [2], "b": 1}
+    assert metadata(data, "another key") == {}
+    for bad in (b"short", (10**6).to_bytes(8, "little") + b"{}", b"\x02" + bytes(7) + b"{]"):
+        with pytest.raises(ValueError, match="not a safetensors file"):
+            metadata(bad, "attncore.test")
