@@ -1,11 +1,14 @@
 """attncore.trained, what the two trained models share: the tiny model and the translation
 model are siblings that never import each other; no attncore module is part of an import
 cycle (type-checking and function-level imports included); each imports first in a fresh
-interpreter; the store's integer tenths are exact and refuse values off the grid."""
+interpreter; the store's integer tenths are exact and refuse values off the grid; a model's
+platform record, and when a retraining is expected to give the same bytes."""
 
 from __future__ import annotations
 
 import ast
+import dataclasses
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +17,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
+from attncore.trained.provenance import Platform, Provenance, bit_identical_here
 from attncore.trained.store import from_tenths, metadata, pack, tenths
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -162,3 +166,45 @@ def test_metadata_reads_its_own_key_and_refuses_what_is_not_safetensors():
     for bad in (b"short", (10**6).to_bytes(8, "little") + b"{}", b"\x02" + bytes(7) + b"{]"):
         with pytest.raises(ValueError, match="not a safetensors file"):
             metadata(bad, "attncore.test")
+
+
+# ---------------------------------------------------------------- provenance
+
+
+def test_the_platform_round_trips_through_json_and_names_what_differs():
+    here = Platform.current()
+    assert here.numpy == np.__version__ and here.blas and here.cpu
+    meta = json.loads(json.dumps(Provenance("python -m x", here).to_meta()))
+    assert Provenance.from_meta(meta) == Provenance("python -m x", here)
+    assert Provenance.from_meta({}) == Provenance() and Provenance().to_meta() == {}
+    other = dataclasses.replace(here, numpy="1.26.0", blas=("openblas 0.3.20 Haswell",))
+    assert other.differences(here) == [f"numpy 1.26.0 (here {here.numpy})",
+                                       f"BLAS openblas 0.3.20 Haswell (here {', '.join(here.blas)})"]
+    assert here.differences(here) == []
+
+
+def test_bit_identical_retraining_is_expected_only_on_the_recorded_platform():
+    here = Platform.current()
+    assert bit_identical_here(Provenance(platform=here)) == (
+        True, "trained on this platform (numpy, BLAS kernel, CPU): the same bytes expected")
+    same, why = bit_identical_here(Provenance("python -m x"))
+    assert not same and "records no platform" in why
+    same, why = bit_identical_here(Provenance(platform=dataclasses.replace(here, cpu="arm64")))
+    assert not same and f"CPU arm64 (here {here.cpu})" in why
+
+
+def test_the_platform_is_numpys_own_blas_whatever_else_is_loaded():
+    """SciPy (imported by Manim) loads an OpenBLAS of its own: it must not change the
+    record, or a model trained in the render process would not match one trained in a test."""
+    code = ("from attncore.trained.provenance import Platform\n"
+            "before = Platform.current()\n"
+            "import scipy.linalg\n"
+            "from threadpoolctl import threadpool_info\n"
+            "print(len([i for i in threadpool_info() if i['user_api'] == 'blas']))\n"
+            "print(Platform.current() == before)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True, timeout=60)
+    blas_loaded, same = out.stdout.split()
+    assert same == "True"
+    if int(blas_loaded) < 2:
+        pytest.skip("SciPy shares numpy's BLAS on this machine: there was no other to ignore")

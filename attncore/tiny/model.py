@@ -49,6 +49,7 @@ from attncore.trained.layers import (
     weighted_sum_backward,
 )
 from attncore.trained.params import GridParams
+from attncore.trained.provenance import Provenance
 from attncore.trained.run import HeadRun, read_only
 
 GRID_PARAMS = ("E", "W_Q", "W_K", "W_V", "W_O")  # on the 0.1 grid in a finished model
@@ -236,7 +237,8 @@ def run_params(p: Params, tokens: Sequence[Token], ids: Sequence[int]) -> Run:
 @dataclass(frozen=True, eq=False)
 class TinyModel:
     """A trained tiny model: its vocabulary, weights (E, W_Q, W_K, W_V, W_O on the 0.1 grid),
-    the settings that trained it, its held-out scores and its training history."""
+    the settings that trained it, its held-out scores, its training history and how it was
+    made (the command that trains it again, the platform that trained it)."""
 
     config: ModelConfig
     vocab: tuple[str, ...]  # row w of E is vocab[w]
@@ -244,6 +246,7 @@ class TinyModel:
     train_config: TrainConfig | None = None
     history: History | None = None
     scores: dict[str, float] = dataclasses.field(default_factory=dict)  # held-out figures
+    provenance: Provenance = Provenance()
 
     @property
     def name(self) -> str:

@@ -24,6 +24,7 @@ from attncore.tiny.config import ModelConfig, TrainConfig
 from attncore.tiny.corpus import CORPUS_FILE
 from attncore.tiny.history import Snapshot
 from attncore.tiny.model import GRID_PARAMS, Params, TinyModel
+from attncore.trained.provenance import Provenance
 from attncore.trained.store import (
     from_tenths,
     history_parts,
@@ -68,7 +69,7 @@ def to_bytes(model: TinyModel) -> bytes:
     }
     if model.train_config is not None:
         meta["train"] = model.train_config.to_dict()
-        meta["command"] = command(model.train_config)
+    meta |= model.provenance.to_meta()  # the command that trains it again, its platform
     if model.history is not None:
         history, history_meta = history_parts(model.history, GRID_PARAMS, _arrays)
         tensors |= history
@@ -110,7 +111,8 @@ def from_bytes(data: bytes) -> TinyModel:
     if params.E.shape != (len(vocab), config.d_model):
         raise ValueError(f"E has shape {params.E.shape}; the vocabulary and d_model say "
                          f"{(len(vocab), config.d_model)}")
-    return TinyModel(config, vocab, params, train_config, history, meta["scores"])
+    return TinyModel(config, vocab, params, train_config, history, meta["scores"],
+                     Provenance.from_meta(meta))
 
 
 def fingerprint(model: TinyModel) -> str:

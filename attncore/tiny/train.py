@@ -35,8 +35,10 @@ from attncore.tiny.corpus import default_corpus
 from attncore.tiny.evaluate import Encoded, Scores, encode, evaluate
 from attncore.tiny.history import Snapshot
 from attncore.tiny.model import Params, TinyModel, init_params, loss_and_grads
+from attncore.tiny.store import command
 from attncore.trained import training
 from attncore.trained.history import History
+from attncore.trained.provenance import Platform, Provenance
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,8 @@ def train(config: TrainConfig | None = None, progress: Progress | None = None) -
         test = evaluate(final, encode(splits.test, vocab))
     scores = {f"validation_{k}": v for k, v in validation.to_dict().items()}
     scores |= {f"test_{k}": v for k, v in test.to_dict().items()}
-    return TinyModel(c.model, vocab, final.frozen(), c, best.history(), scores)
+    return TinyModel(c.model, vocab, final.frozen(), c, best.history(), scores,
+                     Provenance(command(c), Platform.current()))
 
 
 # ---------------------------------------------------------------- command line

@@ -46,6 +46,7 @@ from attncore.trained.layers import (
     weighted_sum_backward,
 )
 from attncore.trained.params import GridParams
+from attncore.trained.provenance import Provenance
 from attncore.trained.run import HeadRun, read_only
 from attncore.translate import corpus
 from attncore.translate.config import ModelConfig, TrainConfig
@@ -343,7 +344,8 @@ class TranslationRun:
 @dataclass(frozen=True, eq=False)
 class TranslationModel:
     """A trained English → Spanish model: vocabularies, weights (GRID_PARAMS on the 0.1
-    grid), the settings that trained it, its held-out scores and its training history."""
+    grid), the settings that trained it, its held-out scores, its training history and how
+    it was made (the command that trains it again, the platform that trained it)."""
 
     config: ModelConfig
     src_vocab: tuple[str, ...]  # row w of E_src is src_vocab[w]
@@ -352,6 +354,7 @@ class TranslationModel:
     train_config: TrainConfig | None = None
     history: History | None = None
     scores: dict[str, float] = dataclasses.field(default_factory=dict)
+    provenance: Provenance = Provenance()
 
     @property
     def name(self) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import load as st_load
 
+from attncore.trained.provenance import Provenance
 from attncore.trained.store import (
     from_tenths,
     history_parts,
@@ -68,7 +69,7 @@ def to_bytes(model: TranslationModel) -> bytes:
                     "are int tenths; the readout is float32"}
     if model.train_config is not None:
         meta["train"] = model.train_config.to_dict()
-        meta["command"] = command(model.train_config)
+    meta |= model.provenance.to_meta()  # the command that trains it again, its platform
     if model.history is not None:
         history, history_meta = history_parts(model.history, GRID_PARAMS, attrgetter("arrays"))
         tensors |= history
@@ -94,7 +95,7 @@ def from_bytes(data: bytes) -> TranslationModel:
             params.E_tgt.shape != (len(tgt_vocab), config.d_model):
         raise ValueError("the embeddings do not match the vocabularies and d_model")
     return TranslationModel(config, src_vocab, tgt_vocab, params, train_config, history,
-                            meta["scores"])
+                            meta["scores"], Provenance.from_meta(meta))
 
 
 def corpus_of(data: bytes) -> str | None:

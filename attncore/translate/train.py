@@ -26,6 +26,7 @@ import numpy as np
 
 from attncore.trained import training
 from attncore.trained.history import History
+from attncore.trained.provenance import Platform, Provenance
 from attncore.translate.config import TrainConfig
 from attncore.translate.corpus import default_corpus
 from attncore.translate.evaluate import Batch, Scores, encode_pairs, evaluate
@@ -37,6 +38,7 @@ from attncore.translate.model import (
     init_params,
     loss_and_grads,
 )
+from attncore.translate.store import command
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,7 @@ def train(config: TrainConfig | None = None, progress: Progress | None = None
     scores = {f"validation_{k}": v for k, v in validation.to_dict().items()}
     scores |= {f"test_{k}": v for k, v in test.to_dict().items()}
     return TranslationModel(c.model, src_vocab, tgt_vocab, final.frozen(), c, best.history(),
-                            scores)
+                            scores, Provenance(command(c), Platform.current()))
 
 
 # ---------------------------------------------------------------- command line
