@@ -1,9 +1,11 @@
-"""The byte-for-byte retraining check both trained models use: it runs only where the
-model file says it was trained on this platform, and is skipped elsewhere with the reason."""
+"""Checks both trained models' tests use: a model file's stored held-out scores against
+what its weights score, and the byte-for-byte retraining check, which runs only where the
+file says it was trained on this platform and is skipped elsewhere with the reason."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -21,3 +23,20 @@ def assert_retrains_bit_for_bit(data: bytes, from_bytes: Callable[[bytes], Any],
     if not same_platform:
         pytest.skip(why)
     assert to_bytes(train(model.train_config)) == data
+
+
+def assert_stored_scores_reproduced(stored: Mapping[str, float],
+                                    scored: Mapping[str, Mapping[str, float]]) -> None:
+    """`stored` ("validation_accuracy": ...) is exactly what evaluating the weights gave
+    for each split (`scored`: split → Scores.to_dict()), nothing more and nothing less."""
+    seen = set()
+    for split, scores in scored.items():
+        for name, value in scores.items():
+            key = f"{split}_{name}"
+            seen.add(key)
+            if name == "loss":  # a float sum: its last bits follow numpy's SIMD log/exp and
+                # the BLAS kernel, which another CPU may round an ulp apart (equal here)
+                assert math.isclose(value, stored[key], rel_tol=1e-9), key
+            else:  # counts over the split: exactly
+                assert value == stored[key], key
+    assert seen == set(stored)

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
-from retraining import assert_retrains_bit_for_bit
+from retraining import assert_retrains_bit_for_bit, assert_stored_scores_reproduced
 
 from attncore import attention as att
 from attncore.tiny import (
@@ -35,7 +35,6 @@ from attncore.tiny import (
     tokenize,
     vocabulary,
 )
-from attncore.tiny import train as train_module
 from attncore.tiny.model import (
     GRID_PARAMS,
     Params,
@@ -364,17 +363,9 @@ def test_quality_bar_of_the_rounded_shipped_weights():
 def test_the_shipped_files_held_out_scores_are_what_its_weights_score():
     model = load_default()
     sp = splits_of(model)
-    seen = set()
-    for split, sentences in (("validation", sp.validation), ("test", sp.test)):
-        for name, value in evaluate(model.params, encode(sentences, model.vocab)).to_dict().items():
-            stored = model.scores[f"{split}_{name}"]
-            seen.add(f"{split}_{name}")
-            if name == "loss":  # a float sum: its last bits follow numpy's SIMD log/exp and
-                # the BLAS kernel, which another CPU may round an ulp apart (equal here)
-                assert math.isclose(value, stored, rel_tol=1e-9), name
-            else:  # counts over the split: exactly
-                assert value == stored, name
-    assert seen == set(model.scores)
+    assert_stored_scores_reproduced(model.scores, {
+        split: evaluate(model.params, encode(sentences, model.vocab)).to_dict()
+        for split, sentences in (("validation", sp.validation), ("test", sp.test))})
 
 
 def test_the_readout_judges_the_article_sentence_and_its_swap():
@@ -459,18 +450,6 @@ def test_progress_is_reported_up_to_the_total():
 def test_bad_sizes_are_refused_with_the_field_named(kw, field):
     with pytest.raises(ValueError, match=field):
         TrainConfig(**kw)
-
-
-def test_the_command_line_trains_and_writes_a_loadable_file(tmp_path, monkeypatch, capsys):
-    fast = functools.partial(TrainConfig, **{k: v for k, v in SHORT.to_dict().items()
-                                             if k not in ("seed", "d_model", "heads", "restarts")})
-    monkeypatch.setattr(train_module, "TrainConfig", fast)
-    out = tmp_path / "tiny.safetensors"
-    assert train_module.main(["--seed", "5", "--restarts", "3", "--out", str(out)]) == 0
-    assert to_bytes(from_bytes(out.read_bytes())) == to_bytes(short_model())
-    printed = capsys.readouterr().out
-    assert "replaced-object accuracy" in printed and "milk" in printed
-    assert [p.name for p in tmp_path.iterdir()] == ["tiny.safetensors"]  # no temporary left
 
 
 def test_attncore_tiny_imports_neither_manim_nor_click():

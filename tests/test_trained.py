@@ -24,6 +24,12 @@ ROOT = Path(__file__).resolve().parents[1]
 ATTNCORE = ROOT / "attncore"
 
 
+def python(code: str) -> str:
+    """What `code` prints, run in a fresh interpreter at the project's root."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, check=True, timeout=120).stdout
+
+
 def module_files() -> dict[str, Path]:
     """attncore's module names → their files (a package is its __init__.py)."""
     out = {}
@@ -124,6 +130,22 @@ def test_no_attncore_module_is_part_of_an_import_cycle():
     assert find_cycle(graph) is None
 
 
+def test_no_attncore_module_is_a_command():
+    """The training commands live in pipeline/train_models.py: attncore parses no command
+    line and runs nothing as __main__ (it writes no file unless a caller asks)."""
+    commands = []
+    for name, path in module_files().items():
+        tree = ast.parse(path.read_text("utf-8"))
+        parses = any(isinstance(n, ast.Import | ast.ImportFrom) and "argparse" in
+                     ([a.name for a in n.names] if isinstance(n, ast.Import) else [n.module])
+                     for n in ast.walk(tree))
+        runs = any(isinstance(n, ast.Compare) and isinstance(n.left, ast.Name) and
+                   n.left.id == "__name__" for n in ast.walk(tree))
+        if parses or runs:
+            commands.append(name)
+    assert commands == []
+
+
 def test_every_attncore_module_imports_first_in_a_fresh_interpreter():
     """Each module imported with no attncore module loaded before it: an import cycle
     shows up as an ImportError for whichever module it starts from."""
@@ -141,9 +163,7 @@ def test_every_attncore_module_imports_first_in_a_fresh_interpreter():
         "        failed.append(f'{name}: {type(e).__name__}: {e}')\n"
         "print('\\n'.join(failed) or 'ok')\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'manim', 'click'}))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, check=True, timeout=120)
-    assert out.stdout.splitlines() == ["ok", "[]"], out.stdout + out.stderr
+    assert python(code).splitlines() == ["ok", "[]"]
 
 
 # ---------------------------------------------------------------- the store
@@ -202,9 +222,7 @@ def test_the_platform_is_numpys_own_blas_whatever_else_is_loaded():
             "from threadpoolctl import threadpool_info\n"
             "print(len([i for i in threadpool_info() if i['user_api'] == 'blas']))\n"
             "print(Platform.current() == before)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, check=True, timeout=60)
-    blas_loaded, same = out.stdout.split()
+    blas_loaded, same = python(code).split()
     assert same == "True"
     if int(blas_loaded) < 2:
         pytest.skip("SciPy shares numpy's BLAS on this machine: there was no other to ignore")

@@ -10,7 +10,6 @@ to the same quality bar, the same alignment and held-out scores within a stated 
 from __future__ import annotations
 
 import functools
-import math
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
-from retraining import assert_retrains_bit_for_bit
+from retraining import assert_retrains_bit_for_bit, assert_stored_scores_reproduced
 
 from attncore.random_weights import on_grid
 from attncore.tokenize import TokenizeError
@@ -234,18 +233,10 @@ def test_quality_bar_of_the_rounded_shipped_weights():
 def test_the_shipped_files_held_out_scores_are_what_its_weights_score():
     model = load_default()
     sp = splits_of(model)
-    seen = set()
-    for split, pairs in (("validation", sp.validation), ("test", sp.test)):
-        scores = evaluate(model.params, encode_pairs(pairs, model.src_vocab, model.tgt_vocab))
-        for name, value in scores.to_dict().items():
-            stored = model.scores[f"{split}_{name}"]
-            seen.add(f"{split}_{name}")
-            if name == "loss":  # a float sum: its last bits follow numpy's SIMD log/exp and
-                # the BLAS kernel, which another CPU may round an ulp apart (equal here)
-                assert math.isclose(value, stored, rel_tol=1e-9), name
-            else:  # counts over the split: exactly
-                assert value == stored, name
-    assert seen == set(model.scores)
+    assert_stored_scores_reproduced(model.scores, {
+        split: evaluate(model.params, encode_pairs(pairs, model.src_vocab,
+                                                   model.tgt_vocab)).to_dict()
+        for split, pairs in (("validation", sp.validation), ("test", sp.test))})
 
 
 def test_the_articles_pair_aligns_azul_with_blue_and_bola_with_ball():
@@ -299,15 +290,6 @@ def test_training_is_deterministic_and_the_seed_matters():
     m = from_bytes(a)
     for name in GRID_PARAMS:
         assert_array_equal(getattr(m.params, name), on_grid(getattr(m.params, name)))
-
-
-def test_the_command_line_trains_and_writes_a_loadable_file(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(train_module, "TrainConfig", lambda **kw: SHORT)
-    out = tmp_path / "m.safetensors"
-    assert train_module.main(["--seed", "5", "--out", str(out)]) == 0
-    printed = capsys.readouterr()
-    assert "exact match" in printed.out and "wrote" in printed.out and "/" in printed.err
-    assert to_bytes(from_bytes(out.read_bytes())) == to_bytes(short_model())
 
 
 def test_bad_sizes_are_refused_with_the_field_named():

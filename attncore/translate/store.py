@@ -4,7 +4,8 @@ The GRID_PARAMS (embeddings, attention weights, and every snapshot of them) are 
 integer tenths (attncore.trained.store), so they load back exactly; the readout is float32
 (training ends by casting it, so it too loads back exactly). The one metadata key
 "attncore.translate" holds JSON with sorted keys: the vocabularies, the architecture, the
-full TrainConfig, the retrain command and the corpus file's SHA-256.
+full TrainConfig, the retrain command, the platform that trained it and the corpus file's
+SHA-256.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def command(c: TrainConfig) -> str:
     if TrainConfig(seed=c.seed, restarts=c.restarts) != c:
         return "attncore.translate.train.train(TrainConfig(**metadata['train']))"
     extra = "" if c.restarts == TrainConfig.restarts else f" --restarts {c.restarts}"
-    return f"python -m attncore.translate.train --seed {c.seed}{extra} --out PATH"
+    return f"python -m pipeline.train_models translate --seed {c.seed}{extra} --out PATH"
 
 
 def to_bytes(model: TranslationModel) -> bytes:
