@@ -4,6 +4,7 @@ The click layer (pipeline.cli) and watch mode (pipeline.watch) both hand over to
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -107,6 +108,7 @@ def retrain(settings: Settings, say: Say = to_stderr, show: Say = to_stdout) -> 
     it replaces the kept one of the same settings (the shipped file is never touched)."""
     from attncore.tiny.store import fingerprint, load_default
     from attncore.tiny.trace import train_config
+    from attncore.trained.provenance import bit_identical_here
     from pipeline.tiny_models import model_path, train_and_keep
 
     config = train_config(settings)
@@ -117,10 +119,13 @@ def retrain(settings: Settings, say: Say = to_stderr, show: Say = to_stdout) -> 
              f"{s[f'{split}_accuracy']:.3f}, object attends most to its verb "
              f"{s[f'{split}_object_to_verb']:.3f} (head {s[f'{split}_head']})")
     shipped = load_default()
-    if shipped.train_config == config:
-        same = fingerprint(shipped) == fingerprint(model)
+    if shipped.train_config == config:  # the same weights, history and scores: same bytes but
+        # for how each says it was made (this one records the platform that trained it)
+        same = fingerprint(shipped) == fingerprint(
+            dataclasses.replace(model, provenance=shipped.provenance))
+        expected, why = bit_identical_here(shipped.provenance)
         show("identical to the shipped weights" if same else
-             "differs from the shipped weights (another numpy or CPU?)")
+             "differs from the shipped weights" + ("" if expected else f": {why}"))
 
 
 def make_outputs(settings: Settings, request: Request | None = None, *, say: Say = to_stderr,

@@ -1,6 +1,10 @@
 """The tiny model (attncore.tiny): corpus and tokenizer, hand-written gradients against finite
 differences, the forward pass against naive loops and against attncore.attention, storage,
-determinism, the training history, and the quality bar of the shipped (rounded) weights."""
+determinism, the training history, and the quality bar of the shipped (rounded) weights.
+
+Retraining gives the shipped file bit for bit only on the platform that trained it (numpy,
+BLAS kernel, CPU), which the shipped file does not record: elsewhere a retraining is held
+to the same quality bar, the same story and held-out scores within a stated tolerance."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from retraining import assert_retrains_bit_for_bit, assert_stored_scores_reproduced
 
 from attncore import attention as att
 from attncore.tiny import (
@@ -30,7 +35,6 @@ from attncore.tiny import (
     tokenize,
     vocabulary,
 )
-from attncore.tiny import train as train_module
 from attncore.tiny.model import (
     GRID_PARAMS,
     Params,
@@ -38,11 +42,12 @@ from attncore.tiny.model import (
     forward,
     init_params,
     loss_and_grads,
-    positions,
 )
 from attncore.tiny.store import corpus_sha256, default_bytes
 from attncore.tiny.train import train
 from attncore.tokenize import TokenizeError
+from attncore.trained.layers import positions
+from attncore.trained.provenance import Platform, bit_identical_here
 
 ROOT = Path(__file__).resolve().parents[1]
 EN, ZH = "The black cat drank the milk", "黑猫喝了牛奶"
@@ -56,6 +61,12 @@ SHORT = TrainConfig(seed=5, train_sentences=300, validation_sentences=100, test_
 @functools.cache
 def short_model() -> TinyModel:
     return train(SHORT)
+
+
+@functools.cache
+def retrained_default() -> TinyModel:
+    """The shipped file's settings trained again here (13 s)."""
+    return train(load_default().train_config)
 
 
 def keys(tokens) -> list[str]:
@@ -325,19 +336,36 @@ def largest_other(run, focus: int, head: int = 0) -> tuple[str, float]:
     return run.tokens[j].key, float(row[j])
 
 
-def test_quality_bar_of_the_rounded_shipped_weights():
-    model = load_default()
+def splits_of(model: TinyModel):
     c = model.train_config
-    sp = default_corpus().splits(c.seed, c.train_sentences, c.validation_sentences,
-                                 c.test_sentences)
-    assert len(sp.test) == 1000
-    s = evaluate(model.params, encode(sp.test, model.vocab))
+    return default_corpus().splits(c.seed, c.train_sentences, c.validation_sentences,
+                                   c.test_sentences)
+
+
+def assert_meets_the_bar_and_tells_the_story(model: TinyModel) -> None:
+    """The quality bar on the held-out test sentences, and the article's story: "milk"
+    attends most (after itself) to "drank", 牛奶 to 喝, with at least half its attention."""
+    s = evaluate(model.params, encode(splits_of(model).test, model.vocab))
     assert s.accuracy >= 0.95
     assert s.object_to_verb >= 0.90
-    word, weight = largest_other(model.run(EN), 5)
+    word, weight = largest_other(model.run(EN), 5, model.verb_head)
     assert word == "drank" and weight >= 0.5
-    word, weight = largest_other(model.run(ZH), 4)
+    word, weight = largest_other(model.run(ZH), 4, model.verb_head)
     assert word == "喝" and weight >= 0.5
+
+
+def test_quality_bar_of_the_rounded_shipped_weights():
+    model = load_default()
+    assert len(splits_of(model).test) == 1000
+    assert_meets_the_bar_and_tells_the_story(model)
+
+
+def test_the_shipped_files_held_out_scores_are_what_its_weights_score():
+    model = load_default()
+    sp = splits_of(model)
+    assert_stored_scores_reproduced(model.scores, {
+        split: evaluate(model.params, encode(sentences, model.vocab)).to_dict()
+        for split, sentences in (("validation", sp.validation), ("test", sp.test))})
 
 
 def test_the_readout_judges_the_article_sentence_and_its_swap():
@@ -355,6 +383,8 @@ def test_shipped_file_matches_the_current_corpus_and_round_trips():
     from attncore.tiny.store import corpus_of
     assert corpus_of(data) == corpus_sha256()  # corpus.toml changed: retrain the default
     assert to_bytes(model) == data
+    c = model.train_config
+    assert TrainConfig.from_dict(c.to_dict()) == c and c.model == model.config
     with pytest.raises(ValueError):
         from_bytes(b"not a model")
 
@@ -422,18 +452,6 @@ def test_bad_sizes_are_refused_with_the_field_named(kw, field):
         TrainConfig(**kw)
 
 
-def test_the_command_line_trains_and_writes_a_loadable_file(tmp_path, monkeypatch, capsys):
-    fast = functools.partial(TrainConfig, **{k: v for k, v in SHORT.to_dict().items()
-                                             if k not in ("seed", "d_model", "heads", "restarts")})
-    monkeypatch.setattr(train_module, "TrainConfig", fast)
-    out = tmp_path / "tiny.safetensors"
-    assert train_module.main(["--seed", "5", "--restarts", "3", "--out", str(out)]) == 0
-    assert to_bytes(from_bytes(out.read_bytes())) == to_bytes(short_model())
-    printed = capsys.readouterr().out
-    assert "replaced-object accuracy" in printed and "milk" in printed
-    assert [p.name for p in tmp_path.iterdir()] == ["tiny.safetensors"]  # no temporary left
-
-
 def test_attncore_tiny_imports_neither_manim_nor_click():
     code = ("import sys, attncore.tiny, attncore.tiny.train; "
             "print(any(m.split('.')[0] in ('manim', 'click') for m in sys.modules))")
@@ -442,19 +460,42 @@ def test_attncore_tiny_imports_neither_manim_nor_click():
     assert out.stdout.strip() == "False"
 
 
+# Retraining elsewhere may land on another restart. Measured here: one ulp nudged into every
+# restart's initial weights (what a BLAS kernel that rounds a product differently does)
+# made restart 0 win instead of 4 (E moved by up to 15.1; 11.7 on the machine of issue 21);
+# held-out object -> verb went from 0.969 to 0.979-0.991 (test) and from 0.974 to
+# 0.981-0.993 (validation), accuracy from 0.995 to 0.992-0.996 and from 0.998 to 0.994-1.0
+# (6 nudges; a nudge to one array or to one step's gradient changed no score). 0.03 holds that
+# spread with a margin; a model that learned another pattern (milk -> itself) is far
+# outside it, and the quality bar stays the floor.
+SCORE_TOLERANCE = 0.03
+
+
 @pytest.mark.slow
-def test_shipped_weights_are_what_training_produces():
-    """Retrain with the settings stored in the file: every array must come out identical."""
-    shipped = load_default()
-    again = train(shipped.train_config)
-    for name in Params.names():
-        assert_array_equal(getattr(again.params, name), getattr(shipped.params, name), name)
-    assert again.history.steps == shipped.history.steps
-    for a, b in zip(again.history.snapshots, shipped.history.snapshots):
-        for name in GRID_PARAMS:
-            assert_array_equal(getattr(a, name), getattr(b, name))
-    assert again.scores == shipped.scores
-    assert to_bytes(again) == default_bytes()
+def test_retraining_the_shipped_settings_meets_the_bar_and_tells_the_same_story():
+    shipped, again = load_default(), retrained_default()
+    assert_meets_the_bar_and_tells_the_story(again)
+    for split in ("validation", "test"):
+        for name in ("accuracy", "object_to_verb"):
+            key = f"{split}_{name}"
+            assert abs(again.scores[key] - shipped.scores[key]) <= SCORE_TOLERANCE, key
+
+
+@pytest.mark.slow
+def test_shipped_weights_are_what_training_produces_on_their_platform():
+    """Bit for bit only where the file records this platform; the shipped file records
+    none (it was trained before files did), so here this skips, saying so."""
+    assert_retrains_bit_for_bit(default_bytes(), from_bytes, to_bytes, train)
+
+
+def test_a_model_trained_here_records_its_platform_and_retrains_bit_for_bit():
+    other_size = TrainConfig(**{**SHORT.to_dict(), "d_model": 6, "heads": 2})
+    data = to_bytes(train(other_size))
+    model = from_bytes(data)
+    assert model.train_config == other_size
+    assert model.provenance.platform == Platform.current()
+    assert bit_identical_here(model.provenance)[0]  # so the check below runs, not skips
+    assert_retrains_bit_for_bit(data, from_bytes, to_bytes, train)
 
 
 def test_the_model_names_itself_and_its_verb_head():

@@ -75,6 +75,51 @@ def test_only_chapter_eight_without_a_history_is_one_clear_error():
         plan_chapters(s, build_trace(s))
 
 
+def test_a_model_trained_on_first_use_records_the_platform_that_trained_it(tmp_path):
+    from attncore.tiny.config import TrainConfig
+    from attncore.tiny.store import load
+    from attncore.trained.provenance import Platform
+    from pipeline.tiny_models import model_path, train_and_keep
+
+    quick = TrainConfig(seed=3, d_model=6, heads=2, train_sentences=200,
+                        validation_sentences=50, test_sentences=50, restarts=2, probe_steps=10,
+                        finalists=1, steps=20, rounded_steps=10, batch=16, warmup=5,
+                        snapshots=2, curve_every=10)
+    said: list[str] = []
+    path = model_path(quick, tmp_path)
+    path.parent.mkdir(parents=True)
+    trained = train_and_keep(quick, path, said.append)
+    kept = load(path)
+    assert trained.provenance.platform == kept.provenance.platform == Platform.current()
+    assert kept.train_config == quick and any("on first use" in line for line in said)
+
+
+@pytest.mark.parametrize("nudge, expected", [
+    (False, "identical to the shipped weights"),
+    (True, "differs from the shipped weights: the file records no platform"),
+])
+def test_train_tiny_compares_with_the_shipped_weights_whatever_it_records(
+        monkeypatch, nudge, expected):
+    """A retraining here records its platform and the shipped file none: the weights,
+    history and scores are compared, and a difference says why it may be expected."""
+    import dataclasses
+
+    import pipeline.tiny_models
+    from attncore.tiny.store import load_default
+    from attncore.trained.provenance import Platform, Provenance
+    from pipeline.app import retrain
+
+    shipped = load_default()
+    again = dataclasses.replace(shipped, provenance=Provenance("python -m x", Platform.current()))
+    if nudge:
+        again = dataclasses.replace(again, params=again.params.replace(
+            b_2=again.params.b_2 + 1e-9))
+    monkeypatch.setattr(pipeline.tiny_models, "train_and_keep", lambda *a: again)
+    shown: list[str] = []
+    retrain(Settings(), say=lambda s: None, show=shown.append)
+    assert shown[-1].startswith(expected)
+
+
 @pytest.mark.slow
 def test_other_sizes_train_on_first_use_and_are_kept(tmp_path):
     from attncore.tiny.trace import train_config
@@ -88,6 +133,7 @@ def test_other_sizes_train_on_first_use_and_are_kept(tmp_path):
     again = tiny_model(s, said.append, root=tmp_path)  # from disk, no training
     assert sum("training the tiny model" in line for line in said) == 1
     assert (again.params.W_Q == first.params.W_Q).all()
+    assert again.provenance == first.provenance and first.provenance.platform is not None
     trace = build_trace(s, tiny_model=again)
     assert trace.source == "tiny" and len(trace.heads) == 2 and trace.history is not None
 

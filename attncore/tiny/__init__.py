@@ -12,9 +12,10 @@ by hand, trained so its attention means something.
     model = train(TrainConfig(d_model=8, heads=2), progress=callback)
 
 Corpus (corpus.toml), model and hand-written gradients (model.py), training (train.py:
-`python -m attncore.tiny.train --seed 0 --out attncore/tiny/default.safetensors` made the
-shipped file), history (history.py), safetensors storage (store.py). The package does not
-import train.py itself, so `python -m attncore.tiny.train` runs it cleanly.
+`python -m pipeline.train_models tiny --seed 0 --out attncore/tiny/default.safetensors`
+made the shipped file), history (history.py), safetensors storage (store.py). What it
+shares with attncore.translate is in attncore.trained. The package does not import train.py
+itself: only what trains pays for its import.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ from attncore.tiny.corpus import (
     vocabulary,
 )
 from attncore.tiny.evaluate import Scores, encode, evaluate
-from attncore.tiny.history import History, HistoryRow, HistoryRows, Snapshot, history_rows
+from attncore.tiny.history import HistoryRow, HistoryRows, Snapshot, history_rows
 from attncore.tiny.model import Forward, HeadRun, Params, Run, TinyModel, forward
 from attncore.tiny.store import fingerprint, from_bytes, load, load_default, save, to_bytes
+from attncore.trained.history import History
 
 __all__ = [
     "Corpus", "Forward", "HeadRun", "History", "HistoryRow", "HistoryRows", "ModelConfig",

@@ -15,46 +15,36 @@ Chinese by longest match, so 牛奶 is one token).
 
 from __future__ import annotations
 
-import difflib
 import re
 import tomllib
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from operator import attrgetter
-from typing import TypeVar
 
 import numpy as np
 
-from attncore.tokenize import Token, TokenizeError, clean
+from attncore.tokenize import Token, TokenizeError
+from attncore.trained import corpus as shared
+from attncore.trained.corpus import draw_distinct, split_words
 
 CORPUS_FILE = "corpus.toml"
 
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"  # Chinese characters
-_PIECE = re.compile(
-    rf"(?P<han>[{_HAN}]+)"  # a run of Chinese characters: split by longest match
-    rf"|(?P<word>(?:(?![{_HAN}])[^\W_])+(?:['’\-](?:(?![{_HAN}])[^\W_])+)*)"  # a word
-    r"|(?P<mark>[^\w\s])"  # one punctuation mark
-)
 _SLOT = re.compile(r"\{(?P<name>\w+)(?P<optional>\??)\}")
 
 
-class UnknownWordError(TokenizeError):
+class UnknownWordError(shared.UnknownWordError):
     """Words the tiny model has no embedding for; `.unknown` lists them in sentence order."""
 
     def __init__(self, unknown: tuple[str, ...], known: Iterable[str]):
-        self.unknown = unknown
         known = list(known)
-        named = []
-        for word in unknown:
-            close = difflib.get_close_matches(word.casefold(), known, n=2, cutoff=0.6)
-            hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
-            named.append(f"{word!r}{hint}")
         super().__init__(
-            f"not in the tiny model's vocabulary: {', '.join(named)}. The tiny model knows only "
-            f"the {len(known)} words of its corpus (attncore/tiny/corpus.toml), for example "
-            f"'The black cat drank the milk' or '黑猫喝了牛奶'")
+            unknown,
+            f"not in the tiny model's vocabulary: {shared.name_unknown(unknown, known)}. The "
+            f"tiny model knows only the {len(known)} words of its corpus "
+            f"(attncore/tiny/corpus.toml), for example 'The black cat drank the milk' or "
+            f"'黑猫喝了牛奶'")
 
 
 @dataclass(frozen=True)
@@ -273,50 +263,10 @@ def tokenize(sentence: str, vocab: Iterable[str] | None = None) -> tuple[Token, 
     punctuation mark is one token. Raises UnknownWordError naming every unknown word.
     """
     known = list(vocabulary() if vocab is None else vocab)
-    lookup = set(known)
-    longest = max((len(w) for w in lookup), default=1)
-    text = clean(sentence)
-    if not text.strip():
-        raise TokenizeError("the sentence is empty: type at least one word")
-    tokens: list[Token] = []
-    unknown: list[str] = []
-    for m in _PIECE.finditer(text):
-        piece = m.group(0)
-        if m["han"]:
-            pieces, missing = _longest_match(piece, lookup, longest)
-            tokens.extend(Token(p, "word") for p in pieces)
-            unknown.extend(missing)
-            continue
-        token = Token(piece, "word" if m["word"] else "punct")
-        if token.key not in lookup:
-            unknown.append(piece)
-        tokens.append(token)
+    tokens, unknown = split_words(sentence, known)
     if unknown:
-        raise UnknownWordError(tuple(dict.fromkeys(unknown)), known)
-    return tuple(tokens)
-
-
-def _longest_match(run: str, lookup: set[str], longest: int) -> tuple[list[str], list[str]]:
-    """Greedy longest match from the left; characters no word starts with are gathered into
-    unknown pieces (consecutive ones together, so 可乐 is reported as one word)."""
-    pieces, unknown, pending = [], [], ""
-    i = 0
-    while i < len(run):
-        for size in range(min(longest, len(run) - i), 0, -1):
-            if run[i:i + size] in lookup:
-                break
-        else:
-            pending += run[i]
-            i += 1
-            continue
-        if pending:
-            unknown.append(pending)
-            pending = ""
-        pieces.append(run[i:i + size])
-        i += size
-    if pending:
-        unknown.append(pending)
-    return pieces, unknown
+        raise UnknownWordError(unknown, known)
+    return tokens
 
 
 def in_vocabulary(sentence: str, vocab: Iterable[str] | None = None) -> bool:
@@ -326,24 +276,3 @@ def in_vocabulary(sentence: str, vocab: Iterable[str] | None = None) -> bool:
     except TokenizeError:
         return False
     return True
-
-
-T = TypeVar("T")
-
-
-def draw_distinct(sample: Callable[[np.random.Generator], T], key: Callable[[T], Hashable],
-                  seed: int | list[int], count: int, exclude: frozenset = frozenset()
-                  ) -> tuple[T, ...]:
-    """`count` samples from default_rng(seed) with distinct keys, none of them in
-    `exclude`; a ValueError when the corpus runs short of them."""
-    rng = np.random.default_rng(seed)
-    seen = set(exclude)
-    out: list[T] = []
-    for _ in range(100 * count + 1000):
-        if len(out) == count:
-            return tuple(out)
-        s = sample(rng)
-        if key(s) not in seen:
-            seen.add(key(s))
-            out.append(s)
-    raise ValueError(f"the corpus has too few distinct sentences for {count}")

@@ -2,8 +2,9 @@
 
 The kept restart's attention weights (E, W_Q, W_K, W_V, W_O, on the 0.1 grid like the
 final ones) are stored at step 0 and at a few steps through training, with the training
-loss and held-out accuracy curves. Parameters, not one sentence's attention, are stored,
-so any in-vocabulary sentence can be replayed at every snapshot (`history_rows`).
+loss and held-out detection accuracy curves (attncore.trained.history.History holds them).
+Parameters, not one sentence's attention, are stored, so any in-vocabulary sentence can be
+replayed at every snapshot (`history_rows`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 
 from attncore.tiny.model import GRID_PARAMS, Params, TinyModel, forward
 from attncore.tokenize import Token
+from attncore.trained.run import read_only
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,21 +38,6 @@ class Snapshot:
     def params(self, readout: Params) -> Params:
         """These attention weights with another model's readout (which attention ignores)."""
         return readout.replace(**{name: getattr(self, name) for name in GRID_PARAMS})
-
-
-@dataclass(frozen=True, eq=False)
-class History:
-    """Snapshots of the kept restart and its curves."""
-
-    restart: int  # which restart was kept
-    snapshots: tuple[Snapshot, ...]  # step 0 first, the final weights last
-    curve_step: np.ndarray  # (k,) steps at which the curves were sampled
-    curve_loss: np.ndarray  # (k,) mean training loss over the steps since the last point
-    curve_accuracy: np.ndarray  # (k,) held-out (validation) detection accuracy
-
-    @property
-    def steps(self) -> tuple[int, ...]:
-        return tuple(s.step for s in self.snapshots)
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,13 +90,8 @@ def history_rows(model: TinyModel, tokens: Sequence[Token], focus: int,
         q, k = f.Q[0, head, focus], f.K[0, head, partner]  # (d_k,) each
         products = q * k  # (d_k,)
         rows.append(HistoryRow(
-            snap.step, _ro(f.weights[0, head, focus]), _ro(q), _ro(k), _ro(products),
+            snap.step, read_only(f.weights[0, head, focus]), read_only(q), read_only(k),
+            read_only(products),
             float(f.scores[0, head, focus, partner]), float(f.scaled[0, head, focus, partner]),
             int((products > 0).sum())))
     return HistoryRows(tokens, focus, partner, head, tuple(rows))
-
-
-def _ro(a: np.ndarray) -> np.ndarray:
-    out = np.array(a, dtype=np.float64)
-    out.setflags(write=False)
-    return out

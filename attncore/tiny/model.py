@@ -9,8 +9,9 @@
     p = σ(ReLU(R·W_1 + b_1)·w_2 + b_2)                 per word: was it swapped?
 
 Every step is a small function; the gradient of each is the `*_backward` function written
-right below it. `forward` returns every intermediate (a Forward); `backward` walks the same
-steps in reverse. Shapes: B sentences, n tokens (padded), d = d_model, H heads, d_k head
+right below it (the steps both trained models use are in attncore.trained.layers, the
+readout and the loss here). `forward` returns every intermediate (a Forward); `backward`
+walks the same steps in reverse. Shapes: B sentences, n tokens (padded), d = d_model, H heads, d_k head
 width, m = d_hidden, V = vocabulary size.
 """
 
@@ -20,52 +21,38 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Self
+from typing import ClassVar
 
 import numpy as np
 
 from attncore import attention as att
-from attncore.random_weights import on_grid
 from attncore.tiny import corpus
 from attncore.tiny.config import ModelConfig, TrainConfig
 from attncore.tokenize import Token
-
-if TYPE_CHECKING:
-    from attncore.tiny.history import History
+from attncore.trained.history import History
+from attncore.trained.layers import (
+    concat_heads,
+    concat_heads_backward,
+    embed,
+    embed_backward,
+    linear,
+    linear_backward,
+    positions,
+    project,
+    project_backward,
+    relu,
+    relu_backward,
+    scale_backward,
+    scores,
+    scores_backward,
+    softmax_backward,
+    weighted_sum_backward,
+)
+from attncore.trained.params import GridParams
+from attncore.trained.provenance import Provenance
+from attncore.trained.run import HeadRun, read_only
 
 GRID_PARAMS = ("E", "W_Q", "W_K", "W_V", "W_O")  # on the 0.1 grid in a finished model
-
-
-class GridParams:
-    """What every model trained here does with its learned arrays (a frozen dataclass of
-    arrays that subclasses this): GRID names those on the 0.1 grid in a finished model."""
-
-    GRID: ClassVar[tuple[str, ...]] = ()
-
-    @classmethod
-    def names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in dataclasses.fields(cls))
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        return {name: getattr(self, name) for name in self.names()}
-
-    def replace(self, **arrays: np.ndarray) -> Self:
-        return dataclasses.replace(self, **arrays)
-
-    def rounded(self) -> Self:
-        """The GRID arrays on the 0.1 grid; the readout unchanged."""
-        return self.replace(**{name: on_grid(getattr(self, name)) for name in self.GRID})
-
-    def copy(self) -> Self:
-        return type(self)(**{name: np.array(a, dtype=np.float64)
-                             for name, a in self.arrays().items()})
-
-    def frozen(self) -> Self:
-        """Read-only float64 copies."""
-        out = self.copy()
-        for a in out.arrays().values():
-            a.setflags(write=False)
-        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,103 +86,6 @@ def init_params(config: ModelConfig, vocab_size: int, rng: np.random.Generator) 
         w_2=rng.normal(0.0, 1.0 / math.sqrt(m), (m,)),
         b_2=np.zeros(()),
     )
-
-
-def positions(n: int, d_model: int) -> np.ndarray:
-    """P: the sinusoidal positional encoding on the 0.1 grid, fixed (not learned)."""
-    return on_grid(att.positional_encoding(n, d_model))  # (n, d)
-
-
-# ---------------------------------------------------------------- steps and their gradients
-
-def embed(E: np.ndarray, ids: np.ndarray, P: np.ndarray) -> np.ndarray:
-    """X = E[tokens] + P: each word's learned row plus its position's fixed row."""
-    return E[ids] + P  # (B, n, d)
-
-
-def embed_backward(dX: np.ndarray, ids: np.ndarray, vocab_size: int) -> np.ndarray:
-    """∂L/∂E[w] = Σ of ∂L/∂X over the positions that hold word w (P is fixed)."""
-    dE = np.zeros((vocab_size, dX.shape[-1]))  # (V, d)
-    np.add.at(dE, ids.ravel(), dX.reshape(-1, dX.shape[-1]))
-    return dE
-
-
-def project(X: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Q_h = X·W_Q,h for every head at once (likewise K and V)."""
-    return X[:, None] @ W  # (B, H, n, d_k)
-
-
-def project_backward(dY: np.ndarray, X: np.ndarray, W: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """∂L/∂X = Σ_h ∂L/∂Y_h·W_hᵀ,  ∂L/∂W_h = Σ_b X_bᵀ·∂L/∂Y_b,h."""
-    dX = (dY @ W.transpose(0, 2, 1)).sum(axis=1)  # (B, n, d)
-    dW = (X[:, None].transpose(0, 1, 3, 2) @ dY).sum(axis=0)  # (H, d, d_k)
-    return dX, dW
-
-
-def scores(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
-    """S = Q·Kᵀ: cell (i, j) is query i against key j."""
-    return Q @ K.swapaxes(-1, -2)  # (B, H, n, n)
-
-
-def scores_backward(dS: np.ndarray, Q: np.ndarray, K: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """∂L/∂Q = ∂L/∂S·K,  ∂L/∂K = (∂L/∂S)ᵀ·Q."""
-    return dS @ K, dS.swapaxes(-1, -2) @ Q  # (B, H, n, d_k) each
-
-
-def scale_backward(dS_scaled: np.ndarray, d_k: int) -> np.ndarray:
-    """S/√d_k (attncore.attention.scale): ∂L/∂S = ∂L/∂(S/√d_k) / √d_k."""
-    return dS_scaled / math.sqrt(d_k)  # (B, H, n, n)
-
-
-def softmax_backward(dA: np.ndarray, A: np.ndarray) -> np.ndarray:
-    """A = softmax(S) row by row (attncore.attention.softmax):
-    ∂L/∂s_j = a_j·(∂L/∂a_j − Σ_k a_k·∂L/∂a_k); masked cells (a = 0) get 0."""
-    return A * (dA - (A * dA).sum(axis=-1, keepdims=True))  # (B, H, n, n)
-
-
-def weighted_sum_backward(dZ: np.ndarray, A: np.ndarray, V: np.ndarray
-                          ) -> tuple[np.ndarray, np.ndarray]:
-    """Z = A·V (attncore.attention.weighted_sum): ∂L/∂A = ∂L/∂Z·Vᵀ,  ∂L/∂V = Aᵀ·∂L/∂Z."""
-    return dZ @ V.swapaxes(-1, -2), A.swapaxes(-1, -2) @ dZ  # (B,H,n,n), (B,H,n,d_k)
-
-
-def concat_heads(Z: np.ndarray) -> np.ndarray:
-    """Concat(Z_1, …, Z_H): head h owns columns h·d_k … (h+1)·d_k − 1."""
-    B, H, n, d_k = Z.shape
-    return Z.transpose(0, 2, 1, 3).reshape(B, n, H * d_k)  # (B, n, H·d_k)
-
-
-def concat_heads_backward(dC: np.ndarray, heads: int) -> np.ndarray:
-    """The columns go back to their heads."""
-    B, n, Hd = dC.shape
-    return dC.reshape(B, n, heads, Hd // heads).transpose(0, 2, 1, 3)  # (B, H, n, d_k)
-
-
-def linear(X: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
-    """Y = X·W (+ b): Concat(Z)·W_O, and the readout's hidden layer."""
-    Y = X @ W  # (B, n, out)
-    return Y if b is None else Y + b
-
-
-def linear_backward(dY: np.ndarray, X: np.ndarray, W: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """∂L/∂X = ∂L/∂Y·Wᵀ,  ∂L/∂W = Σ Xᵀ·∂L/∂Y,  ∂L/∂b = Σ ∂L/∂Y."""
-    dX = dY @ W.T  # (B, n, in)
-    dW = X.reshape(-1, X.shape[-1]).T @ dY.reshape(-1, dY.shape[-1])  # (in, out)
-    db = dY.reshape(-1, dY.shape[-1]).sum(axis=0)  # (out,)
-    return dX, dW, db
-
-
-def relu(U: np.ndarray) -> np.ndarray:
-    """ReLU(u) = max(u, 0)."""
-    return np.maximum(U, 0.0)  # (B, n, m)
-
-
-def relu_backward(dH: np.ndarray, U: np.ndarray) -> np.ndarray:
-    """The gradient passes where u > 0."""
-    return dH * (U > 0)  # (B, n, m)
 
 
 def readout(Hd: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -315,29 +205,6 @@ def loss_and_grads(p: Params, ids: np.ndarray, mask: np.ndarray, y: np.ndarray
 
 # ---------------------------------------------------------------- one sentence, for the video
 
-def _frozen(a: np.ndarray) -> np.ndarray:
-    out = np.array(a, dtype=np.float64)
-    out.setflags(write=False)
-    return out
-
-
-@dataclass(frozen=True, eq=False)
-class HeadRun:
-    """One head on one sentence: the same fields as attncore.trace.HeadTrace (no biases)."""
-
-    head: int
-    W_Q: np.ndarray  # (d, d_k)
-    W_K: np.ndarray  # (d, d_k)
-    W_V: np.ndarray  # (d, d_k)
-    Q: np.ndarray  # (n, d_k)
-    K: np.ndarray  # (n, d_k)
-    V: np.ndarray  # (n, d_k)
-    scores: np.ndarray  # (n, n)  Q·Kᵀ
-    scaled: np.ndarray  # (n, n)  Q·Kᵀ/√d_k
-    weights: np.ndarray  # (n, n)  softmax rows
-    Z: np.ndarray  # (n, d_k)  weights·V
-
-
 @dataclass(frozen=True, eq=False)
 class Run:
     """One sentence through the tiny model: every number the video shows. Arrays read-only."""
@@ -358,19 +225,20 @@ def run_params(p: Params, tokens: Sequence[Token], ids: Sequence[int]) -> Run:
     """`forward` on one sentence, unbatched into per-head arrays."""
     f = forward(p, np.asarray([ids]))
     heads = tuple(
-        HeadRun(h, *(_frozen(a) for a in (
+        HeadRun(h, *(read_only(a) for a in (
             p.W_Q[h], p.W_K[h], p.W_V[h], f.Q[0, h], f.K[0, h], f.V[0, h],
             f.scores[0, h], f.scaled[0, h], f.weights[0, h], f.Z[0, h])))
         for h in range(p.W_Q.shape[0]))
-    return Run(tuple(tokens), tuple(int(i) for i in ids), _frozen(p.E[list(ids)]),
-               _frozen(f.P), _frozen(f.X[0]), heads, _frozen(p.W_O), _frozen(f.concat[0]),
-               _frozen(f.output[0]), _frozen(f.p_replaced[0]))
+    return Run(tuple(tokens), tuple(int(i) for i in ids), read_only(p.E[list(ids)]),
+               read_only(f.P), read_only(f.X[0]), heads, read_only(p.W_O),
+               read_only(f.concat[0]), read_only(f.output[0]), read_only(f.p_replaced[0]))
 
 
 @dataclass(frozen=True, eq=False)
 class TinyModel:
     """A trained tiny model: its vocabulary, weights (E, W_Q, W_K, W_V, W_O on the 0.1 grid),
-    the settings that trained it, its held-out scores and its training history."""
+    the settings that trained it, its held-out scores, its training history and how it was
+    made (the command that trains it again, the platform that trained it)."""
 
     config: ModelConfig
     vocab: tuple[str, ...]  # row w of E is vocab[w]
@@ -378,6 +246,7 @@ class TinyModel:
     train_config: TrainConfig | None = None
     history: History | None = None
     scores: dict[str, float] = dataclasses.field(default_factory=dict)  # held-out figures
+    provenance: Provenance = Provenance()
 
     @property
     def name(self) -> str:

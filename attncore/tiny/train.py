@@ -1,8 +1,9 @@
 """Training the tiny model on replaced-object detection, in numpy, deterministically.
 
-    python -m attncore.tiny.train --seed 0 --out attncore/tiny/default.safetensors
+    model = train(TrainConfig(seed=0))     # the shipped default (d_model 4, one head)
 
-made the shipped default (d_model 4, one head). Objective (ELECTRA-style): an object is
+`python -m pipeline.train_models tiny --seed 0 --out attncore/tiny/default.safetensors`
+writes it to a file (it made the shipped one). Objective (ELECTRA-style): an object is
 sometimes swapped for one its verb does not take and every word says whether it was
 swapped; the object can only tell by looking at its verb, so its query learns to find the
 verb's key. Adam on minibatches, warm-up then cosine decay, then a rounding-aware phase
@@ -18,24 +19,25 @@ detection accuracy and the share of objects (of verbs that choose them) whose la
 attention weight is on their verb. The test split is never used for choosing.
 
 Same TrainConfig → bit-identical weights (one BLAS thread, every draw from a seeded
-np.random.default_rng), on the same numpy build and CPU.
+np.random.default_rng), on the same numpy build, BLAS kernel and CPU: the model records
+them (attncore.trained.provenance).
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
 
-from attncore import training
 from attncore.tiny.config import TrainConfig
 from attncore.tiny.corpus import default_corpus
 from attncore.tiny.evaluate import Encoded, Scores, encode, evaluate
-from attncore.tiny.history import History, Snapshot
+from attncore.tiny.history import Snapshot
 from attncore.tiny.model import Params, TinyModel, init_params, loss_and_grads
+from attncore.tiny.store import command
+from attncore.trained import training
+from attncore.trained.history import History
+from attncore.trained.provenance import Platform, Provenance
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ def held_out_score(s: Scores) -> float:
 
 
 class Restart(training.Restart[Params, Scores]):
-    """One initialisation of the tiny model (see attncore.training)."""
+    """One initialisation of the tiny model (see attncore.trained.training)."""
 
     def __init__(self, c: TrainConfig, index: int, vocab_size: int):
         super().__init__(c, index, lambda rng: init_params(c.model, vocab_size, rng))
@@ -117,74 +119,5 @@ def train(config: TrainConfig | None = None, progress: Progress | None = None) -
         test = evaluate(final, encode(splits.test, vocab))
     scores = {f"validation_{k}": v for k, v in validation.to_dict().items()}
     scores |= {f"test_{k}": v for k, v in test.to_dict().items()}
-    return TinyModel(c.model, vocab, final.frozen(), c, best.history(), scores)
-
-
-# ---------------------------------------------------------------- command line
-
-def _bar(step: int, total: int, info: TrainInfo, started: float) -> str:
-    width = 30
-    filled = round(width * step / total)
-    return (f"\r[{'#' * filled}{'.' * (width - filled)}] {step}/{total}  restart "
-            f"{info.restart + 1}/{info.restarts} {info.phase:7s} loss {info.loss:.3f}  "
-            f"held-out accuracy {info.accuracy:.3f}  {time.perf_counter() - started:5.1f} s")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m attncore.tiny.train",
-        description="Train the tiny attention model and save it as safetensors.")
-    defaults = TrainConfig()
-    parser.add_argument("--seed", type=int, default=defaults.seed,
-                        help="corpus split, initialisation and minibatch order")
-    parser.add_argument("--d-model", type=int, default=defaults.d_model,
-                        help=f"width of E, P, X (2 to 16; default {defaults.d_model})")
-    parser.add_argument("--heads", type=int, default=defaults.heads,
-                        help=f"attention heads (1 to 4; default {defaults.heads})")
-    parser.add_argument("--restarts", type=int, default=defaults.restarts,
-                        help=f"initialisations to try (default {defaults.restarts})")
-    parser.add_argument("--out", required=True, help="the .safetensors file to write")
-    args = parser.parse_args(argv)
-    from attncore.tiny.store import save
-
-    try:
-        config = TrainConfig(seed=args.seed, d_model=args.d_model, heads=args.heads,
-                             restarts=args.restarts)
-    except ValueError as e:
-        parser.error(str(e))
-    started = time.perf_counter()
-    interactive = sys.stderr.isatty()
-    last = [-1]
-
-    def progress(step: int, total: int, info: TrainInfo) -> None:
-        if interactive:
-            print(_bar(step, total, info, started), end="", file=sys.stderr, flush=True)
-        elif step * 10 // total != last[0]:  # a line every 10% in logs
-            last[0] = step * 10 // total
-            print(_bar(step, total, info, started).lstrip("\r"), file=sys.stderr, flush=True)
-
-    model = train(config, progress)
-    if interactive:
-        print(file=sys.stderr)
-    save(model, args.out)
-    s = model.scores
-    print(f"trained in {time.perf_counter() - started:.1f} s; kept restart "
-          f"{model.history.restart + 1} of {config.restarts}")
-    for split in ("validation", "test"):
-        print(f"{split:10s} ({s[f'{split}_sentences']} sentences): replaced-object accuracy "
-              f"{s[f'{split}_accuracy']:.3f}, object attends most to its verb "
-              f"{s[f'{split}_object_to_verb']:.3f} (head {s[f'{split}_head']}), "
-              f"loss {s[f'{split}_loss']:.4f}")
-    for sentence in ("The black cat drank the milk", "黑猫喝了牛奶"):
-        r = model.run(sentence)
-        focus = len(r.tokens) - 1
-        row = r.heads[s["test_head"]].weights[focus]
-        ranked = sorted(range(len(row)), key=lambda j: -row[j])
-        print(f"{sentence}: {r.tokens[focus].text} → " + ", ".join(
-            f"{r.tokens[j].text} {row[j]:.2f}" for j in ranked[:3]))
-    print(f"wrote {args.out}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return TinyModel(c.model, vocab, final.frozen(), c, best.history(), scores,
+                     Provenance(command(c), Platform.current()))

@@ -8,12 +8,12 @@ both languages: Spanish articles and adjectives agree with the noun in gender an
 and the adjective follows the noun, so the alignment crosses. Every Spanish word knows the
 English word it translates (`Pair.alignment`), by slot name.
 
-Tokenizing reuses the tiny model's tokenizer (case-folded lookup, spelling kept).
+Tokenizing is shared with the tiny model (attncore.trained.corpus: case-folded lookup,
+spelling kept).
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -24,30 +24,26 @@ from operator import attrgetter
 
 import numpy as np
 
-from attncore.tiny import corpus as tiny_corpus
-from attncore.tiny.corpus import draw_distinct
 from attncore.tokenize import Token, TokenizeError
+from attncore.trained import corpus as shared
+from attncore.trained.corpus import draw_distinct, split_words
 
 CORPUS_FILE = "corpus.toml"
 BOS, EOS = "<s>", "</s>"  # the decoder's start and end tokens (target vocabulary rows 0, 1)
 _SLOT = re.compile(r"\{(?P<name>\w+)(?P<optional>\??)\}")
 
 
-class UnknownWordError(TokenizeError):
+class UnknownWordError(shared.UnknownWordError):
     """Words the translation model has no embedding for; `.unknown` lists them in order."""
 
     def __init__(self, unknown: tuple[str, ...], known: Iterable[str], language: str = "English"):
-        self.unknown = unknown
         known = list(known)
-        named = []
-        for word in unknown:
-            close = difflib.get_close_matches(word.casefold(), known, n=2, cutoff=0.6)
-            hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
-            named.append(f"{word!r}{hint}")
         super().__init__(
-            f"not in the translation model's {language} vocabulary: {', '.join(named)}. It "
-            f"knows only the {len(known)} words of its corpus (attncore/translate/corpus.toml), "
-            f"for example 'The ball is blue' or 'the blue ball'")
+            unknown,
+            f"not in the translation model's {language} vocabulary: "
+            f"{shared.name_unknown(unknown, known)}. It knows only the {len(known)} words of "
+            f"its corpus (attncore/translate/corpus.toml), for example 'The ball is blue' or "
+            f"'the blue ball'")
 
 
 @dataclass(frozen=True)
@@ -287,11 +283,10 @@ def tokenize(sentence: str, vocab: Iterable[str] | None = None,
     Raises UnknownWordError (a ValueError) naming every unknown word, TokenizeError if empty.
     """
     known = [w for w in (vocabulary(language) if vocab is None else vocab) if w not in (BOS, EOS)]
-    try:
-        return tiny_corpus.tokenize(sentence, known)
-    except tiny_corpus.UnknownWordError as e:
-        name = "English" if language == "en" else "Spanish"
-        raise UnknownWordError(e.unknown, known, name) from None
+    tokens, unknown = split_words(sentence, known)
+    if unknown:
+        raise UnknownWordError(unknown, known, "English" if language == "en" else "Spanish")
+    return tokens
 
 
 def in_vocabulary(sentence: str, language: str = "en") -> bool:

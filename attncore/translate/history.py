@@ -2,8 +2,9 @@
 
 The kept restart's GRID_PARAMS (embeddings and attention weights, on the 0.1 grid) are
 stored at step 0 and at a few steps through training, with the training loss and the
-held-out accuracy curves. Any pair in the vocabulary can be replayed at every snapshot
-(`alignment_history`): attention does not depend on the readout.
+held-out teacher-forced word accuracy curves (attncore.trained.history.History holds
+them). Any pair in the vocabulary can be replayed at every snapshot (`alignment_history`):
+attention does not depend on the readout.
 """
 
 from __future__ import annotations
@@ -32,19 +33,6 @@ class Snapshot:
     def params(self, readout: Params) -> Params:
         """These weights with another model's readout (which attention ignores)."""
         return readout.replace(**self.arrays)
-
-
-@dataclass(frozen=True, eq=False)
-class History:
-    restart: int  # which restart was kept
-    snapshots: tuple[Snapshot, ...]  # step 0 first, the final weights last
-    curve_step: np.ndarray  # (k,)
-    curve_loss: np.ndarray  # (k,) mean training loss since the previous point
-    curve_accuracy: np.ndarray  # (k,) held-out teacher-forced word accuracy
-
-    @property
-    def steps(self) -> tuple[int, ...]:
-        return tuple(s.step for s in self.snapshots)
 
 
 @dataclass(frozen=True, eq=False)

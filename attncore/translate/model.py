@@ -13,8 +13,8 @@ Row convention: decoder row t is the row that WRITES target word t; its input is
 before it (<s> for row 0). So in "the ball is blue" → "la bola es azul" the cross-attention
 row writing "azul" is row 3 (its input is "es"). The last row writes </s>.
 
-Every step's gradient is the `*_backward` function next to it (most steps are those of the
-tiny model, imported from attncore.tiny.model). Shapes: B pairs, s source tokens, t target
+Every step's gradient is the `*_backward` function next to it (most steps are shared with
+the tiny model: attncore.trained.layers). Shapes: B pairs, s source tokens, t target
 rows (padded), d = d_model, d_k head width, m = d_hidden, V_s, V_t vocabulary sizes.
 """
 
@@ -24,14 +24,14 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
 from attncore import attention as att
-from attncore.tiny.model import (
-    GridParams,
-    HeadRun,
+from attncore.tokenize import Token
+from attncore.trained.history import History
+from attncore.trained.layers import (
     embed,
     embed_backward,
     linear,
@@ -45,12 +45,11 @@ from attncore.tiny.model import (
     softmax_backward,
     weighted_sum_backward,
 )
-from attncore.tokenize import Token
+from attncore.trained.params import GridParams
+from attncore.trained.provenance import Provenance
+from attncore.trained.run import HeadRun, read_only
 from attncore.translate import corpus
 from attncore.translate.config import ModelConfig, TrainConfig
-
-if TYPE_CHECKING:
-    from attncore.translate.history import History
 
 ATTENTIONS = ("enc", "self", "cross")  # encoder self-, decoder causal self-, cross-attention
 GRID_PARAMS = ("E_src", "E_tgt", *(f"{a}_{w}" for a in ATTENTIONS
@@ -279,15 +278,10 @@ def greedy(p: Params, src: np.ndarray, src_mask: np.ndarray, max_len: int) -> np
 
 # ---------------------------------------------------------------- one pair, for the video
 
-def _ro(a: np.ndarray) -> np.ndarray:
-    out = np.array(a, dtype=np.float64)
-    out.setflags(write=False)
-    return out
-
-
 def _head(W: tuple[np.ndarray, ...], a: Attention) -> HeadRun:
-    return HeadRun(0, *(_ro(x) for x in (W[0], W[1], W[2], a.Q[0], a.K[0], a.V[0],
-                                           a.scores[0], a.scaled[0], a.weights[0], a.Z[0])))
+    return HeadRun(0, *(read_only(x) for x in (W[0], W[1], W[2], a.Q[0], a.K[0], a.V[0],
+                                                a.scores[0], a.scaled[0], a.weights[0],
+                                                a.Z[0])))
 
 
 @dataclass(frozen=True, eq=False)
@@ -350,7 +344,8 @@ class TranslationRun:
 @dataclass(frozen=True, eq=False)
 class TranslationModel:
     """A trained English → Spanish model: vocabularies, weights (GRID_PARAMS on the 0.1
-    grid), the settings that trained it, its held-out scores and its training history."""
+    grid), the settings that trained it, its held-out scores, its training history and how
+    it was made (the command that trains it again, the platform that trained it)."""
 
     config: ModelConfig
     src_vocab: tuple[str, ...]  # row w of E_src is src_vocab[w]
@@ -359,6 +354,7 @@ class TranslationModel:
     train_config: TrainConfig | None = None
     history: History | None = None
     scores: dict[str, float] = dataclasses.field(default_factory=dict)
+    provenance: Provenance = Provenance()
 
     @property
     def name(self) -> str:
@@ -425,11 +421,12 @@ class TranslationModel:
         probs = np.exp(log_softmax(dec.logits[0]))  # (t, V_t)
         return TranslationRun(
             src, tuple(written), input_tokens, forced,
-            _ro(p.E_src[src_ids[0]]), _ro(enc.P), _ro(enc.X[0]),
-            _head(p.attention("enc"), enc.attn), _ro(p.enc_W_O), _ro(enc.attn.output[0]),
-            _ro(enc.memory[0]),
-            _ro(p.E_tgt[in_ids[0]]), _ro(dec.P), _ro(dec.Y[0]),
-            _head(p.attention("self"), dec.self_attn), _ro(p.self_W_O), _ro(dec.Y1[0]),
-            _head(p.attention("cross"), dec.cross), _ro(p.cross_W_O),
-            _ro(dec.cross.output[0]), _ro(dec.Y2[0]), _ro(probs),
+            read_only(p.E_src[src_ids[0]]), read_only(enc.P), read_only(enc.X[0]),
+            _head(p.attention("enc"), enc.attn), read_only(p.enc_W_O),
+            read_only(enc.attn.output[0]), read_only(enc.memory[0]),
+            read_only(p.E_tgt[in_ids[0]]), read_only(dec.P), read_only(dec.Y[0]),
+            _head(p.attention("self"), dec.self_attn), read_only(p.self_W_O),
+            read_only(dec.Y1[0]),
+            _head(p.attention("cross"), dec.cross), read_only(p.cross_W_O),
+            read_only(dec.cross.output[0]), read_only(dec.Y2[0]), read_only(probs),
             tuple(self.tgt_vocab[1 + int(i)] for i in probs[:, 1:].argmax(axis=-1)))

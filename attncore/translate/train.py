@@ -1,8 +1,9 @@
 """Training the translation model in numpy, deterministically: teacher forcing, cross-entropy.
 
-    python -m attncore.translate.train --seed 0 --out attncore/translate/default.safetensors
+    model = train(TrainConfig(seed=0))     # the shipped default
 
-made the shipped default. Adam on minibatches, warm-up then cosine decay (the tiny model's
+`python -m pipeline.train_models translate --seed 0 --out
+attncore/translate/default.safetensors` writes it to a file (it made the shipped one). Adam on minibatches, warm-up then cosine decay (the tiny model's
 schedule), then a rounding-aware phase: the forward pass uses the embeddings and attention
 weights rounded to 0.1, the gradient updates the unrounded copy (straight-through), so the
 model still translates with the weights the video shows.
@@ -15,20 +16,19 @@ they translate). The test split is never used for choosing.
 
 from __future__ import annotations
 
-import argparse
-import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
 
 import numpy as np
 
-from attncore import training
+from attncore.trained import training
+from attncore.trained.history import History
+from attncore.trained.provenance import Platform, Provenance
 from attncore.translate.config import TrainConfig
 from attncore.translate.corpus import default_corpus
 from attncore.translate.evaluate import Batch, Scores, encode_pairs, evaluate
-from attncore.translate.history import History, Snapshot
+from attncore.translate.history import Snapshot
 from attncore.translate.model import (
     READOUT,
     Params,
@@ -36,6 +36,7 @@ from attncore.translate.model import (
     init_params,
     loss_and_grads,
 )
+from attncore.translate.store import command
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def held_out_score(s: Scores) -> float:
 
 
 class Restart(training.Restart[Params, Scores]):
-    """One initialisation of the translation model (see attncore.training)."""
+    """One initialisation of the translation model (see attncore.trained.training)."""
 
     def __init__(self, c: TrainConfig, index: int, n_src: int, n_tgt: int):
         super().__init__(c, index, lambda rng: init_params(c.model, n_src, n_tgt, rng))
@@ -111,59 +112,4 @@ def train(config: TrainConfig | None = None, progress: Progress | None = None
     scores = {f"validation_{k}": v for k, v in validation.to_dict().items()}
     scores |= {f"test_{k}": v for k, v in test.to_dict().items()}
     return TranslationModel(c.model, src_vocab, tgt_vocab, final.frozen(), c, best.history(),
-                            scores)
-
-
-# ---------------------------------------------------------------- command line
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m attncore.translate.train",
-        description="Train the English → Spanish translation model and save it as safetensors.")
-    defaults = TrainConfig()
-    parser.add_argument("--seed", type=int, default=defaults.seed,
-                        help="corpus split, initialisation and minibatch order")
-    parser.add_argument("--restarts", type=int, default=defaults.restarts,
-                        help=f"initialisations to try (default {defaults.restarts})")
-    parser.add_argument("--out", required=True, help="the .safetensors file to write")
-    args = parser.parse_args(argv)
-    from attncore.translate.store import save
-
-    try:
-        config = TrainConfig(seed=args.seed, restarts=args.restarts)
-    except ValueError as e:
-        parser.error(str(e))
-    started = time.perf_counter()
-    last = [-1]
-
-    def progress(step: int, total: int, info: TrainInfo) -> None:
-        if step * 10 // total != last[0]:  # a line every 10%
-            last[0] = step * 10 // total
-            print(f"{step}/{total}  restart {info.restart + 1}/{info.restarts} "
-                  f"{info.phase:7s} loss {info.loss:.3f}  held-out word accuracy "
-                  f"{info.accuracy:.3f}  {time.perf_counter() - started:5.1f} s",
-                  file=sys.stderr, flush=True)
-
-    model = train(config, progress)
-    save(model, args.out)
-    s = model.scores
-    print(f"trained in {time.perf_counter() - started:.1f} s; kept restart "
-          f"{model.history.restart + 1} of {config.restarts}")
-    for split in ("validation", "test"):
-        print(f"{split:10s} ({s[f'{split}_sentences']} pairs, rounded weights): exact match "
-              f"{s[f'{split}_exact_match']:.3f}, word accuracy {s[f'{split}_token_accuracy']:.3f}"
-              f", alignment {s[f'{split}_alignment']:.3f}, crossing {s[f'{split}_crossing']:.3f}"
-              f", loss {s[f'{split}_loss']:.4f}")
-    for sentence in ("The ball is blue", "the blue ball"):
-        r = model.run(sentence, eos_row=True)
-        rows = []
-        for i, t in enumerate(r.target_tokens):
-            j = int(r.cross.weights[i].argmax())
-            rows.append(f"{t.text}→{r.source_tokens[j].text} {r.cross.weights[i, j]:.2f}")
-        print(f"{sentence} → {model.translate(sentence)}   ({', '.join(rows)})")
-    print(f"wrote {args.out}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+                            scores, Provenance(command(c), Platform.current()))

@@ -23,12 +23,11 @@ import contextlib
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
-if TYPE_CHECKING:  # the configs import this module, and the models import the configs
-    from attncore.tiny.model import GridParams
+from attncore.trained.params import GridParams
 
 P = TypeVar("P", bound="GridParams")
 S = TypeVar("S")  # a model's held-out scores
