@@ -9,6 +9,7 @@ what is on screen with the trace.
 from __future__ import annotations
 
 import colorsys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -143,6 +144,9 @@ def value_fill(value: float, scale: float, theme: Theme) -> tuple[str, float]:
     return (theme.positive if value >= 0 else theme.negative), 0.12 + 0.7 * a
 
 
+CellStyle = Callable[[int, int], "tuple[str, float] | None"]  # (i, j) → (colour, fill opacity)
+
+
 class MatrixView(VGroup):
     """A grid of numbers (or coloured cells) with optional row and column labels.
 
@@ -153,6 +157,8 @@ class MatrixView(VGroup):
     them); `mask_marks` holds a "−∞" for each one tall enough, for the caller to show.
     With `masked_numbers` they show their value in a muted colour instead (a weight of a
     masked key is a real 0.00), recorded like every other number.
+    `cell_style(i, j)` may give a cell its own (colour, fill opacity): its number in that
+    colour on a fill of it, as Manim's Matrix takes element_to_mobject (None: the default).
     """
 
     def __init__(self, values: np.ndarray, *, key: str, theme: Theme, layout: CellLayout,
@@ -161,7 +167,8 @@ class MatrixView(VGroup):
                  col_colors: list[str] | None = None, max_cols: int = 8, max_rows: int = 64,
                  record: Recorder | None = None, heat: bool | None = None,
                  numbers_in_rows: set[int] | frozenset = frozenset(), index_map=None,
-                 mask: np.ndarray | None = None, masked_numbers: bool = False):
+                 mask: np.ndarray | None = None, masked_numbers: bool = False,
+                 cell_style: CellStyle | None = None):
         super().__init__()
         values = np.atleast_2d(np.asarray(values, dtype=float))
         self.values, self.key, self.theme, self.layout = values, key, theme, layout
@@ -172,7 +179,7 @@ class MatrixView(VGroup):
         self.numbers: dict[tuple[int, int], VGroup] = {}
         self.mask_marks = VGroup()
         self._make_cells(decimals, record, heat, numbers_in_rows, index_map, mask,
-                         masked_numbers)
+                         masked_numbers, cell_style)
         self.number_group = VGroup(*self.numbers.values())
         self.add(self.cells, self.number_group)
         self.row_labels = self._make_row_labels(row_labels, row_colors)
@@ -181,7 +188,7 @@ class MatrixView(VGroup):
 
     # ---- building ---------------------------------------------------------------------
     def _make_cells(self, decimals, record, heat, numbers_in_rows, index_map, mask,
-                    masked_numbers) -> None:
+                    masked_numbers, cell_style) -> None:
         layout, theme, values = self.layout, self.theme, self.values
         # Heat-map scale: a high percentile, so one outlier does not wash out the rest.
         scale = float(np.percentile(np.abs(values), 95)) if values.size else 1.0
@@ -208,10 +215,13 @@ class MatrixView(VGroup):
                         continue
                 elif heat:
                     rect.set_fill(*value_fill(values[i, j], scale, theme))
+                style = cell_style(i, j) if cell_style is not None and not masked else None
+                if style is not None:
+                    rect.set_fill(*style)
                 if (layout.numbers and not heat) or i in numbers_in_rows:
                     text = fmt(values[i, j], decimals)
                     size = max(MIN_FONT, layout.font_size)
-                    color = theme.muted if masked else theme.text
+                    color = theme.muted if masked else style[0] if style else theme.text
                     self.numbers[(i, j)] = fit_width(make_text(text, size, color),
                                                      w * 0.92).move_to(rect)
                     if record is not None:

@@ -135,8 +135,26 @@ class FactorMatrices:
                       self.tag_q, self.tag_k, self.tag_s)
 
 
+@dataclass
+class Grids:
+    """Q (left), Kᵀ (above) and the factor matrix Q·Kᵀ, aligned for row-times-column."""
+
+    q: MatrixView
+    kt: MatrixView
+    s: MatrixView
+
+
+@dataclass
+class Tags:
+    """"Q" above Q, "Kᵀ" left of Kᵀ, "Q·Kᵀ" right of the factor matrix."""
+
+    q: Mobject
+    k: Mobject
+    s: Mobject
+
+
 def make_grids(trace: AttentionTrace, theme: Theme, lay: FactorLayout,
-               record: Recorder) -> tuple[MatrixView, MatrixView, MatrixView]:
+               record: Recorder) -> Grids:
     """Q (left), Kᵀ (above) and the factor matrix, aligned for row-times-column.
     Masked cells of the factor matrix are greyed, without a number."""
     h = trace.head
@@ -153,7 +171,7 @@ def make_grids(trace: AttentionTrace, theme: Theme, lay: FactorLayout,
     kt.next_to(s.grid_only(), UP, buff=0.12)
     q.next_to(s.grid_only(), LEFT, buff=0.3)
     q.align_to(s.grid_only(), UP)
-    return q, kt, s
+    return Grids(q, kt, s)
 
 
 def make_row_names(q: MatrixView, lay: FactorLayout, labels: list[str],
@@ -178,8 +196,7 @@ def make_col_names(kt: MatrixView, lay: FactorLayout, labels: list[str],
                     .next_to(cols[j], UP, buff=0.08) for j in cols])
 
 
-def make_tags(q: MatrixView, kt: MatrixView, s: MatrixView,
-              theme: Theme) -> tuple[Mobject, Mobject, Mobject]:
+def make_tags(q: MatrixView, kt: MatrixView, s: MatrixView, theme: Theme) -> Tags:
     """The tags: "Q" above Q, "Kᵀ" left of Kᵀ (raised if it would hit "Q"), "Q·Kᵀ" right
     of the factor matrix."""
     tag_q = make_text("Q", 30, theme.q, weight="BOLD").next_to(q.grid_only(), UP, buff=0.15)
@@ -190,7 +207,7 @@ def make_tags(q: MatrixView, kt: MatrixView, s: MatrixView,
         tag_k.align_to(kt.grid_only(), UP)
     tag_s = make_text("Q·Kᵀ", 26, theme.accent, weight="BOLD")
     tag_s.next_to(s.grid_only(), RIGHT, buff=0.2).align_to(s.grid_only(), UP)
-    return tag_q, tag_k, tag_s
+    return Tags(tag_q, tag_k, tag_s)
 
 
 def place(mats: FactorMatrices, focus_label: str) -> None:
@@ -221,9 +238,10 @@ def make_factor_matrices(trace: AttentionTrace, theme: Theme, q_labels: list[str
     """Q, Kᵀ and the factor matrix laid out for this trace: grids, then names, then tags,
     then the whole block placed."""
     lay = plan_for(trace, q_labels, k_labels)
-    q, kt, s = make_grids(trace, theme, lay, record)
-    mats = FactorMatrices(lay, q, kt, s, make_row_names(q, lay, q_labels, q_colors),
-                          make_col_names(kt, lay, k_labels, k_colors), *make_tags(q, kt, s, theme))
+    g = make_grids(trace, theme, lay, record)
+    tags = make_tags(g.q, g.kt, g.s, theme)
+    mats = FactorMatrices(lay, g.q, g.kt, g.s, make_row_names(g.q, lay, q_labels, q_colors),
+                          make_col_names(g.kt, lay, k_labels, k_colors), tags.q, tags.k, tags.s)
     place(mats, q_labels[trace.focus])
     return mats
 

@@ -108,11 +108,8 @@ def make_pairs_table(history, q_label: str, k_label: str, theme: Theme, record: 
     view = MatrixView(history.products[:, pairs], key="history_products", theme=theme,
                       layout=layout, heat=False, record=record, max_cols=64,
                       col_labels=[f"q{subscript(m + 1)}k{subscript(m + 1)}" for m in pairs],
-                      index_map=lambda s, c: (s, pairs[c]))
-    for (s, c), number in view.numbers.items():  # agreeing signs add, opposite subtract
-        color = sign_color(history.agreement[s, pairs[c]], theme)
-        number.set_color(color)
-        view.cell_at[(s, c)].set_fill(color, 0.12)
+                      index_map=lambda s, c: (s, pairs[c]),  # agreeing signs add, opposite subtract
+                      cell_style=lambda s, c: (sign_color(history.agreement[s, pairs[c]], theme), 0.12))
     extra = VGroup()
     right = view.cells.get_right()[0]
     if folded:

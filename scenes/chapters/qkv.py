@@ -88,9 +88,19 @@ def plan_chart(row: np.ndarray, plan: BarPlan, labels: list[str], top: float,
     return ChartGeometry(row_h, font, label_w, unit, neg * unit)
 
 
+@dataclass
+class Bars:
+    """One line per ranked key: its label, its bar from the zero line, its value."""
+
+    labels: VGroup
+    bars: VGroup
+    grow_from: list[np.ndarray]  # the side each bar grows from (LEFT for a positive value)
+    values: VGroup
+
+
 def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[str],
               colors: list[str], theme: Theme, record: Recorder,
-              focus: int, itself: int | None) -> tuple[VGroup, VGroup, list[np.ndarray], VGroup]:
+              focus: int, itself: int | None) -> Bars:
     """One line per ranked key: its label, its bar from the zero line, its value."""
     label_col, bars, grow_from, values = VGroup(), VGroup(), [], VGroup()
     for r, j in enumerate(plan.ranked):
@@ -107,7 +117,7 @@ def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[s
         record("weights", (focus, j), text)
         anchor = bar.get_right() if v >= 0 else np.array([geo.x0, y, 0])
         values.add(make_text(text, geo.font, theme.text).next_to(anchor, RIGHT, buff=0.12))
-    return label_col, bars, grow_from, values
+    return Bars(label_col, bars, grow_from, values)
 
 
 def make_notes(row: np.ndarray, plan: BarPlan, size: float, theme: Theme, record: Recorder,
@@ -140,8 +150,8 @@ def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: li
     Fitted between `top` and `bottom`, centred. `focus` is the query row of `row`;
     `itself` the key that is the query word (in bold), None in cross-attention."""
     geo = plan_chart(row, plan, labels, top, bottom)
-    label_col, bars, grow_from, values = make_bars(row, plan, geo, labels, colors, theme,
-                                                   record, focus, itself)
+    parts = make_bars(row, plan, geo, labels, colors, theme, record, focus, itself)
+    label_col, bars = parts.labels, parts.bars
     n = len(plan.ranked)
     axis = Line([geo.x0, geo.row_h * 0.5, 0], [geo.x0, -(n - 0.5) * geo.row_h, 0],
                 stroke_color=theme.muted, stroke_width=2)
@@ -154,7 +164,8 @@ def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: li
     head_w.set_y(head_k.get_y())
     notes = make_notes(row, plan, note_size, theme, record, focus, normalized, tr)
     notes.next_to(VGroup(bars, axis), DOWN, buff=0.25).align_to(bars, LEFT)
-    chart = BarChart(label_col, bars, grow_from, values, axis, VGroup(head_k, head_w), notes)
+    chart = BarChart(label_col, bars, parts.grow_from, parts.values, axis, VGroup(head_k, head_w),
+                     notes)
     whole = chart.group
     fit_width(whole, 2 * SAFE_X)
     if whole.height > top - bottom:  # a last resort; the sizes above normally fit

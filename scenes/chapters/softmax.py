@@ -9,7 +9,7 @@ part (the max, each exp, Σ) is the core's, read from the trace.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from manim import *
@@ -88,62 +88,110 @@ def plan_table(weights: np.ndarray, max_h: float) -> TableGeometry:
     return TableGeometry(shown, hidden, row_h, font, min(24, font))
 
 
+@dataclass
+class Column:
+    """One column of the table before it is laid out: its header and a cell per shown key."""
+
+    header: str
+    cells: list[Mobject] = field(default_factory=list)
+
+
+@dataclass
+class Columns:
+    """The table's columns, left to right (COLUMNS names them in that order)."""
+
+    word: Column
+    scores: Column
+    scaled: Column
+    exp: Column
+    weights: Column
+
+    def __iter__(self):
+        return iter((name, getattr(self, name)) for name in COLUMNS)
+
+
+@dataclass
+class PlacedColumn:
+    """A column laid out: header and cells in one group, and the x of its right edge."""
+
+    group: VGroup
+    right: float
+
+
+@dataclass
+class PlacedColumns:
+    """The columns laid out, left to right."""
+
+    word: PlacedColumn
+    scores: PlacedColumn
+    scaled: PlacedColumn
+    exp: PlacedColumn
+    weights: PlacedColumn
+
+
 def make_cells(trace, i: int, geo: TableGeometry, labels: list[str], colors: list[str],
-               theme: Theme, record: Recorder, tr: Translate) -> dict[str, list[Mobject]]:
+               theme: Theme, record: Recorder, tr: Translate, headers: dict[str, str]) -> Columns:
     """The cells of each column, one per shown key (plus the "… more" line)."""
     h = trace.head
     f = geo.font
-    cells: dict[str, list[Mobject]] = {c: [] for c in COLUMNS}
+    cols = Columns(*[Column(headers[c]) for c in COLUMNS])
     for j in geo.shown:
-        cells["word"].append(fit_width(make_text(labels[j], f, colors[j]), 1.9))
+        cols.word.cells.append(fit_width(make_text(labels[j], f, colors[j]), 1.9))
         if h.mask[i, j]:
-            for column in ("scores", "scaled"):
-                s = fmt(getattr(h, column)[i, j], 2)
-                record(column, (i, j), s)
-                cells[column].append(make_text(s, f, theme.text))
+            for column in (cols.scores, cols.scaled):
+                name = "scores" if column is cols.scores else "scaled"
+                s = fmt(getattr(h, name)[i, j], 2)
+                record(name, (i, j), s)
+                column.cells.append(make_text(s, f, theme.text))
         else:
-            cells["scores"].append(make_text(MASKED_TEXT, f, theme.muted))
-            cells["scaled"].append(make_text("−∞", f, theme.muted))
+            cols.scores.cells.append(make_text(MASKED_TEXT, f, theme.muted))
+            cols.scaled.cells.append(make_text("−∞", f, theme.muted))
         color = theme.text if h.mask[i, j] else theme.muted
         s = fmt(h.exp_shifted[i, j], 3)
         record("exp_shifted", (i, j), s)
-        cells["exp"].append(make_text(s, f, color))
+        cols.exp.cells.append(make_text(s, f, color))
         s = fmt(h.weights[i, j], 2)
         record("weights", (i, j), s)
-        cells["weights"].append(make_text(s, f, color, weight="BOLD"))
+        cols.weights.cells.append(make_text(s, f, color, weight="BOLD"))
     if geo.hidden:
         more = tr(f"… {geo.hidden} more words (in Σ)", f"……另外 {geo.hidden} 个词（计入 Σ）")
-        cells["word"].append(make_text(more, f * 0.85, theme.muted))
-    return cells
+        cols.word.cells.append(make_text(more, f * 0.85, theme.muted))
+    return cols
 
 
-def make_columns(cells: dict[str, list[Mobject]], headers: dict[str, str], geo: TableGeometry,
-                 theme: Theme) -> tuple[dict[str, VGroup], dict[str, float]]:
-    """Each column as header + cells, numbers right-aligned; returns the columns and the
-    x of each column's right edge."""
-    widths = {c: max(widest([headers[c]], geo.head_font), *(m.width for m in cells[c])) + 0.45
-              for c in COLUMNS}
-    widths["word"] = max(m.width for m in cells["word"][: len(geo.shown)]) + 0.3
-    columns, right_of, x = {}, {}, 0.0
-    for c in COLUMNS:
-        head = make_text(headers[c], geo.head_font, theme.accent if c == "weights" else theme.muted)
+def make_columns(columns: Columns, geo: TableGeometry, theme: Theme) -> PlacedColumns:
+    """Each column as header + cells, numbers right-aligned, left to right."""
+    widths = {c: max(widest([col.header], geo.head_font), *(m.width for m in col.cells)) + 0.45
+              for c, col in columns}
+    widths["word"] = max(m.width for m in columns.word.cells[: len(geo.shown)]) + 0.3
+    placed, x = {}, 0.0
+    for c, column in columns:
+        head = make_text(column.header, geo.head_font,
+                         theme.accent if c == "weights" else theme.muted)
         col = VGroup(head.move_to(RIGHT * (x + widths[c] / 2) + UP * HEADER_H))
         inset = 0.15 if c == "word" else 0.2
-        for r, m in enumerate(cells[c]):
+        for r, m in enumerate(column.cells):
             y = DOWN * (r * geo.row_h)
             if c == "word" and r == len(geo.shown):  # the "… more" line, left-aligned
                 m.move_to(RIGHT * x + y, aligned_edge=LEFT)
             else:
                 m.move_to(RIGHT * (x + widths[c] - inset) + y, aligned_edge=RIGHT)
             col.add(m)
-        columns[c] = col
         x += widths[c]
-        right_of[c] = x - 0.2
-    return columns, right_of
+        placed[c] = PlacedColumn(col, x - 0.2)
+    return PlacedColumns(**placed)
+
+
+@dataclass
+class Bars:
+    """One bar per shown key, and the ruler above them that marks a weight of 1."""
+
+    bars: VGroup
+    scale: VGroup
 
 
 def make_bars(weights: np.ndarray, geo: TableGeometry, colors: list[str], theme: Theme,
-              bar_x: float) -> tuple[VGroup, VGroup]:
+              bar_x: float) -> Bars:
     """One bar per shown key (a weight of 1 is BAR_LEN long) and the ruler above them."""
     bars = VGroup()
     for r, j in enumerate(geo.shown):
@@ -156,11 +204,19 @@ def make_bars(weights: np.ndarray, geo: TableGeometry, colors: list[str], theme:
                      .move_to(ruler.get_start() + RIGHT * k * BAR_LEN) for k in (0, 1)])
     scale_mark = VGroup(ruler, ticks).move_to(RIGHT * bar_x + UP * HEADER_H, aligned_edge=LEFT)
     one = make_text("1", geo.head_font, theme.muted).next_to(scale_mark, RIGHT, buff=0.1)
-    return bars, VGroup(one, scale_mark)
+    return Bars(bars, VGroup(one, scale_mark))
+
+
+@dataclass
+class StackedBar:
+    """Every weight laid end to end inside a frame of length 1."""
+
+    segments: VGroup
+    outline: Rectangle
 
 
 def make_stacked_bar(weights: np.ndarray, geo: TableGeometry, colors: list[str], theme: Theme,
-                     bar_x: float, y: float) -> tuple[VGroup, Rectangle]:
+                     bar_x: float, y: float) -> StackedBar:
     """Every weight (shown or not) laid end to end inside a frame of length BAR_LEN = 1."""
     segments, x = VGroup(), bar_x
     for j in range(len(weights)):
@@ -173,7 +229,7 @@ def make_stacked_bar(weights: np.ndarray, geo: TableGeometry, colors: list[str],
         x += w
     outline = Rectangle(width=BAR_LEN, height=geo.row_h * 0.6, stroke_color=theme.text,
                         stroke_width=2).move_to(RIGHT * bar_x + UP * y, aligned_edge=LEFT)
-    return segments, outline
+    return StackedBar(segments, outline)
 
 
 def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], theme: Theme,
@@ -186,10 +242,11 @@ def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], them
     headers = {"word": "", "scores": "Q·Kᵀ", "scaled": f"÷ √{trace.d_k} = {sq}",
                "exp": tr("exp(x − max)", "exp(x − 最大值)"),
                "weights": tr("÷ Σ = weight", "÷ Σ = 权重")}
-    cells = make_cells(trace, i, geo, labels, colors, theme, record, tr)
-    columns, right_of = make_columns(cells, headers, geo, theme)
+    columns = make_columns(make_cells(trace, i, geo, labels, colors, theme, record, tr, headers),
+                           geo, theme)
+    right_of = {c: getattr(columns, c).right for c in COLUMNS}
     bar_x = right_of["weights"] + 0.4
-    bars, bar_scale = make_bars(h.weights[i], geo, colors, theme, bar_x)
+    bars = make_bars(h.weights[i], geo, colors, theme, bar_x)
     # Footer: max under the scaled column, Σ under exp and weights, the stacked bar.
     foot_y = -(geo.n_rows * geo.row_h + 0.15)
     rule = Line(ORIGIN, RIGHT * (right_of["weights"] + 0.2), stroke_color=theme.grid,
@@ -203,14 +260,15 @@ def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], them
         return make_text(text, geo.font, color, weight=weight).move_to(
             RIGHT * right_of[column] + UP * foot_y, aligned_edge=RIGHT)
 
-    segments, outline = make_stacked_bar(h.weights[i], geo, colors, theme, bar_x, foot_y)
+    stacked = make_stacked_bar(h.weights[i], geo, colors, theme, bar_x, foot_y)
     return SoftmaxTable(
-        word=columns["word"], scores=columns["scores"], scaled=columns["scaled"],
-        exp=columns["exp"], weights=columns["weights"], bar_scale=bar_scale, bars=bars,
+        word=columns.word.group, scores=columns.scores.group, scaled=columns.scaled.group,
+        exp=columns.exp.group, weights=columns.weights.group, bar_scale=bars.scale,
+        bars=bars.bars,
         row_max=under("scaled", tr(f"max = {s_max}", f"最大值 = {s_max}"), theme.muted),
         exp_sum=under("exp", f"Σ = {s_sum}", theme.text),
         weight_sum=under("weights", f"Σ = {s_w}", theme.accent, "BOLD"),
-        rule=rule, segments=segments, outline=outline, shown=geo.shown)
+        rule=rule, segments=stacked.segments, outline=stacked.outline, shown=geo.shown)
 
 
 class SoftmaxScene(ChapterScene):

@@ -74,8 +74,18 @@ class WeightedTable:
                       self.headers, self.folded, self.rule, self.Z, self.z_label, self.z_box)
 
 
+@dataclass
+class Grids:
+    """The four grids of weights × V = weighted rows → Z."""
+
+    weights: MatrixView  # the followed word's weight per shown key, a column
+    V: MatrixView  # the shown keys' V rows
+    weighted: MatrixView  # weights[i, j]·V[j]
+    Z: MatrixView  # Z_i, their column sums
+
+
 def make_grids(trace, plan: RowPlan, layout: CellLayout, theme: Theme, k_labels: list[str],
-               k_colors: list[str], record: Recorder) -> tuple[MatrixView, ...]:
+               k_colors: list[str], record: Recorder) -> Grids:
     """The weight column, V's shown rows, the weighted rows and Z_i, every number drawn."""
     h, i, rows = trace.head, trace.focus, plan.rows
     kw = {"theme": theme, "layout": layout, "decimals": DECIMALS, "record": record,
@@ -85,16 +95,14 @@ def make_grids(trace, plan: RowPlan, layout: CellLayout, theme: Theme, k_labels:
     weights = MatrixView(w_vals, key="weights", max_cols=1, **{**kw, "decimals": W_DECIMALS},
                          row_labels=[k_labels[j] for j in rows],
                          row_colors=[k_colors[j] for j in rows],
-                         index_map=lambda a, b: (i, rows[a]))
-    for a, j in enumerate(rows):
-        weights.numbers[(a, 0)].set_color(k_colors[j])
-        weights.cell_at[(a, 0)].set_fill(k_colors[j], 0.14)
+                         index_map=lambda a, b: (i, rows[a]),
+                         cell_style=lambda a, b: (k_colors[rows[a]], 0.14))
     V = MatrixView(V_vals, key="V", max_cols=MAX_COLS, index_map=lambda a, m: (rows[a], m), **kw)
     weighted = MatrixView(h.weighted_rows(i)[rows], key="weighted_V", max_cols=MAX_COLS,  # (r, d_k)
                           index_map=lambda a, m: (i, rows[a], m), **kw)
     Z = MatrixView(h.Z[i:i + 1], key="Z", max_cols=MAX_COLS, index_map=lambda a, m: (i, m),
                    **{**kw, "numbers_in_rows": {0}})
-    return weights, V, weighted, Z
+    return Grids(weights, V, weighted, Z)
 
 
 def tint_rows(view: MatrixView, colors: list[str]) -> list[Rectangle]:
@@ -153,7 +161,8 @@ def make_weighted_table(trace, plan: RowPlan, theme: Theme, k_labels: list[str],
     base = fit_cells(r + (1 if plan.folded else 0) + 1, 2 * c + 1, avail_w, avail_h, DECIMALS,
                      max_font=28)
     layout = CellLayout(min(base.cell_w, 1.25), base.cell_h, base.font_size, True)
-    weights, V, weighted, Z = make_grids(trace, plan, layout, theme, k_labels, k_colors, record)
+    grids = make_grids(trace, plan, layout, theme, k_labels, k_colors, record)
+    weights, V, weighted, Z = grids.weights, grids.V, grids.weighted, grids.Z
     colors = [k_colors[j] for j in plan.rows]
     tint_rows(V, colors)
     tints = tint_rows(weighted, colors)
