@@ -5,7 +5,24 @@
 A thin entry point over pipeline.cli; `attention-video` is the same command.
 """
 
-from pipeline.cli import main
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+
+def _stopped_early(signum: int, frame: object) -> None:
+    """Ctrl-C or SIGTERM while pipeline.cli is imported (before it takes the signals
+    over): nothing has been made yet."""
+    sys.stderr.write("Interrupted: stopped before anything was made.\n")
+    sys.stderr.flush()
+    os._exit(128 + signum)
+
 
 if __name__ == "__main__":
+    for _signal in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(_signal, _stopped_early)
+    from pipeline.cli import main
+
     main()

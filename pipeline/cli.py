@@ -173,26 +173,59 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
     app.tidy_cache(limit, say=_say)
 
 
+INTERRUPTED = "Interrupted: stopped, temporary files removed, earlier output left as it was."
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: one clear line for every error, never a traceback."""
+    """Entry point: one clear line for every error, never a traceback. Ctrl-C or SIGTERM
+    at any moment: the workers stop, one line, exit 130 or 143 within seconds."""
+    from pipeline.workers import Terminated, exit_status, stop_on_signals
+
+    global _interrupted_said
+    _interrupted_said = False
+    with stop_on_signals(_give_up):
+        try:
+            _main(argv)
+        except (click.Abort, KeyboardInterrupt, Terminated) as e:  # imports and handlers too
+            _say_interrupted()
+            sys.exit(exit_status(e))
+
+
+_interrupted_said = False  # this run's INTERRUPTED line is out (main() starts a run)
+
+
+def _say_interrupted() -> None:
+    global _interrupted_said
+    if not _interrupted_said:
+        _interrupted_said = True
+        _say(INTERRUPTED)
+
+
+def _give_up(status: int) -> None:
+    """A clean-up or exit handler still runs seconds after Ctrl-C/SIGTERM: end now (the
+    workers are stopped first; a worker also dies with this process, pipeline.workers)."""
+    _say_interrupted()
+    sys.stderr.flush()
+    os._exit(status)
+
+
+def _main(argv: list[str] | None) -> None:
     from pipeline.batch import BatchFailed
     from pipeline.files import OutputError
     from pipeline.render_video import ChapterFailed
-    from pipeline.workers import Terminated
 
     try:
         cli.main(args=argv, prog_name="render.py", standalone_mode=False)
     except click.exceptions.Exit as e:
         sys.exit(e.exit_code)
+    except click.Abort:  # Ctrl-C, as click passes it on: main() says so
+        raise
     except click.UsageError as e:
         _say(f"Error: {e.format_message()} (see --help)")
         sys.exit(2)
     except click.ClickException as e:
         _say(f"Error: {e.format_message()}")
         sys.exit(e.exit_code)
-    except (click.Abort, KeyboardInterrupt, Terminated):
-        _say("Interrupted: stopped, temporary files removed, earlier output left as it was.")
-        sys.exit(130)
     except SettingsError as e:
         _say(f"Error: {e}")
         sys.exit(2)

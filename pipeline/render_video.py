@@ -257,9 +257,10 @@ def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor
                          f"({r.duration:.1f} s of video){f'; {left} to go' if left else ''}")
                 on_done(t, r)
     except BaseException:
-        cancel(list(futures))
         if isinstance(pool, LocalPool):
             pool.stop()  # before the scratch goes: a running worker would write into it
+        else:
+            cancel(list(futures))
         raise
     finally:
         for d in scratch:

@@ -18,7 +18,7 @@ import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
@@ -196,7 +196,7 @@ def take_stills(plan: list[str], trace: AttentionTrace, settings: Settings, *,
     """Every planned chapter's stills, built by `jobs` worker processes (1: here).
     `on_chapter` is called with each chapter's stills as soon as they are back."""
     from pipeline.schedule import longest_first
-    from pipeline.workers import WorkerContext, light_imports
+    from pipeline.workers import LocalPool
 
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(plan)))
     results: dict[str, ChapterStills] = {}
@@ -206,9 +206,7 @@ def take_stills(plan: list[str], trace: AttentionTrace, settings: Settings, *,
             results[ch] = chapter_stills(ch, trace, settings, whole)
             on_chapter(results[ch])
     else:
-        context = WorkerContext()
-        pool = executor or ProcessPoolExecutor(max_workers=jobs, mp_context=context,
-                                               initializer=light_imports)
+        pool = executor or LocalPool(jobs)
         try:
             order = longest_first(plan, trace, settings)
             futures = [pool.submit(chapter_stills, ch, trace, settings, whole) for ch in order]
@@ -217,8 +215,10 @@ def take_stills(plan: list[str], trace: AttentionTrace, settings: Settings, *,
                 results[got.chapter] = got
                 on_chapter(got)
         except BaseException:
-            context.stop()
-            pool.shutdown(wait=False, cancel_futures=True)
+            if isinstance(pool, LocalPool):
+                pool.stop()
+            else:
+                pool.shutdown(wait=False, cancel_futures=True)
             raise
         # Every result is in: the workers tear down (~0.3 s of Python's clean-up) while
         # the sheets are finished, not before.

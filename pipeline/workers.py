@@ -1,22 +1,36 @@
-"""Worker processes for chapter renders, and stopping them cleanly on Ctrl-C or SIGTERM."""
+"""Worker processes for chapter renders, and stopping them cleanly on Ctrl-C or SIGTERM.
+
+Workers never see those signals (they are started with both blocked): the command
+receives them, even when they are sent to its whole process group, and stops its workers
+itself, with SIGKILL, before it removes their scratch folders."""
 
 from __future__ import annotations
 
 import importlib.util
 import multiprocessing
+import os
 import signal
 import sys
 import threading
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # what stops a command: Ctrl-C, `kill`
+GRACE_SECONDS = 3.0  # after the first of them, the process ends within this, whatever hangs
+
 
 class Terminated(BaseException):
     """SIGTERM, turned into an exception so the same clean-up as Ctrl-C runs."""
+
+
+def exit_status(interruption: BaseException) -> int:
+    """The shell's status for a command stopped by a signal: 128 + its number (130 for
+    Ctrl-C, 143 for SIGTERM)."""
+    return 128 + (signal.SIGTERM if isinstance(interruption, Terminated) else signal.SIGINT)
 
 
 def _on_sigterm(signum, frame):  # pragma: no cover - exercised by a subprocess test
@@ -26,8 +40,10 @@ def _on_sigterm(signum, frame):  # pragma: no cover - exercised by a subprocess 
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """Within the block, SIGTERM raises Terminated (main thread only: elsewhere Python
-    cannot receive signals, and the block runs unchanged)."""
-    if threading.current_thread() is not threading.main_thread():
+    cannot receive signals, and the block runs unchanged; under stop_on_signals, which
+    already does, it runs unchanged too)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or isinstance(signal.getsignal(signal.SIGTERM), _StopHandler)):
         yield
         return
     old = signal.signal(signal.SIGTERM, _on_sigterm)
@@ -35,6 +51,54 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
+
+
+class _StopHandler:
+    """The handler stop_on_signals installs for SIGINT and SIGTERM (see there)."""
+
+    def __init__(self, on_deadline: Callable[[int], None], grace: float) -> None:
+        self.on_deadline, self.grace = on_deadline, grace
+        self.received: int | None = None  # the first signal's number
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        if self.received is not None:
+            return  # the clean-up of the first one is under way: let it finish
+        self.received = signum
+        status = 128 + signum
+        signal.signal(signal.SIGALRM, lambda *_: self.on_deadline(status))
+        signal.setitimer(signal.ITIMER_REAL, self.grace)
+        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated()
+
+
+@contextmanager
+def stop_on_signals(on_deadline: Callable[[int], None],
+                    grace: float = GRACE_SECONDS) -> Iterator[None]:
+    """For a command's whole run (main thread): the first SIGINT raises KeyboardInterrupt,
+    the first SIGTERM Terminated, so the usual clean-up runs; any later one is ignored
+    while it does. If the process has not ended `grace` seconds after that first signal
+    (a clean-up or an exit handler that hangs), `on_deadline(status)` is called, which
+    must end the process (os._exit). Once a signal came the handlers stay until the end,
+    interpreter exit included; else the old ones come back."""
+    handler = _StopHandler(on_deadline, grace)
+    old = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        if handler.received is None:
+            for s, h in old.items():
+                signal.signal(s, h)
+
+
+@contextmanager
+def signals_blocked(signals: tuple[int, ...] = STOP_SIGNALS) -> Iterator[None]:
+    """Within the block this thread does not receive `signals` (they wait until it ends);
+    a process started in it inherits the block (as multiprocessing's resource tracker
+    is started)."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def quiet_resource_tracker() -> None:
@@ -92,6 +156,16 @@ def _package_without_init(name: str) -> None:
         setattr(sys.modules[parent], name.rpartition(".")[2], module)
 
 
+class _WorkerProcess(multiprocessing.context.SpawnProcess):
+    """A spawned worker that never receives SIGINT or SIGTERM (blocked from its start:
+    sent to the process group, they would make it print a traceback or take the next
+    job). The command stops it with SIGKILL."""
+
+    def start(self) -> None:
+        with signals_blocked():
+            super().start()
+
+
 class WorkerContext:
     """The "spawn" start method, keeping a list of the processes it starts, so that an
     interrupted render stops exactly its own workers (ProcessPoolExecutor has no public
@@ -103,21 +177,43 @@ class WorkerContext:
         self.processes: list[BaseProcess] = []
 
     def Process(self, *args: Any, **kwargs: Any) -> BaseProcess:  # noqa: N802 - context API
-        process = self._context.Process(*args, **kwargs)
+        process = _WorkerProcess(*args, **kwargs)
         self.processes.append(process)
         return process
 
     def __getattr__(self, name: str) -> Any:  # queues, locks, start method: as "spawn"
         return getattr(self._context, name)
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Terminate every worker still running (an unfinished chapter is thrown away) and
+    def stop(self, timeout: float = 2.0) -> None:
+        """Kill every worker still running (an unfinished chapter is thrown away) and
         wait until they have ended, so none writes into scratch folders removed next."""
         for process in self.processes:
             if process.is_alive():
-                process.terminate()
+                process.kill()
         for process in self.processes:
             process.join(timeout)  # returns once the process has ended (its sentinel)
+
+
+def start_worker() -> None:
+    """A worker's initializer: it dies with the command even when the command is killed
+    (Linux), and imports Manim lighter (light_imports)."""
+    _die_with_parent()
+    light_imports()
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent ends (prctl PR_SET_PDEATHSIG);
+    elsewhere nothing happens."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent ended before that: end now
+        os._exit(1)
 
 
 class LocalPool(ProcessPoolExecutor):
@@ -125,12 +221,19 @@ class LocalPool(ProcessPoolExecutor):
 
     def __init__(self, workers: int) -> None:
         self.context = WorkerContext()
-        super().__init__(max_workers=workers, mp_context=self.context, initializer=light_imports)
+        super().__init__(max_workers=workers, mp_context=self.context, initializer=start_worker)
 
-    def stop(self) -> None:
-        """Terminate the workers and wait for them to end; drop the jobs not started."""
-        self.context.stop()
-        self.shutdown(wait=False, cancel_futures=True)
+    def stop(self, timeout: float = 2.0) -> None:
+        """Kill the workers and wait for them to end; the jobs not done fail with
+        BrokenProcessPool. They are not cancelled first: the pool's manager thread marks
+        every job it still holds as failed, and on a cancelled one (Python 3.11) it dies
+        before it closes its queues, and the exit then waits for ever on a pipe to the
+        dead workers. Waits (at most `timeout` s) until that thread has closed them."""
+        self.context.stop(timeout)
+        manager = getattr(self, "_executor_manager_thread", None)
+        if manager is not None and manager is not threading.current_thread():
+            manager.join(timeout)
+        self.shutdown(wait=False)
 
 
 class InlineExecutor:

@@ -302,7 +302,7 @@ def test_an_interrupted_batch_keeps_earlier_videos_and_leaves_no_scratch(stubbed
 
 @pytest.mark.slow
 def test_sigterm_stops_a_real_batch_and_its_workers(tmp_path):
-    """A real batch in its own process, SIGTERM while chapters render: one line, exit 130,
+    """A real batch in its own process, SIGTERM while chapters render: one line, exit 143,
     the worker processes end, an earlier video stays, no scratch or partial file is left."""
     import os
     import signal
@@ -331,7 +331,7 @@ def test_sigterm_stops_a_real_batch_and_its_workers(tmp_path):
     except subprocess.TimeoutExpired:
         p.kill()
         pytest.fail("the batch did not stop within 20 s of SIGTERM")
-    assert p.returncode == 130 and err.splitlines()[-1].startswith("Interrupted: stopped"), err
+    assert p.returncode == 143 and err.splitlines()[-1].startswith("Interrupted: stopped"), err
     _, alive = psutil.wait_procs(workers, timeout=10)
     assert alive == []
     assert (tmp_path / "cats.mp4").read_bytes() == b"earlier video"

@@ -170,7 +170,7 @@ def test_the_cluster_demo_script_renders_the_course_and_stops_what_it_started(tm
 
 def test_sigterm_mid_batch_leaves_no_work_on_the_cluster(cluster, tmp_path):
     """render.py --batch --scheduler in its own process, SIGTERM while the cluster renders:
-    exit 130, and the scheduler forgets the batch's chapters (cancelled with the client)."""
+    exit 143, and the scheduler forgets the batch's chapters (cancelled with the client)."""
     course = manifest(tmp_path, ["owls hunt mice", "cows eat grass"])
     env = dict(os.environ, ATTENTION_CACHE_DIR=str(tmp_path / "cache"))
     p = subprocess.Popen([sys.executable, str(ROOT / "render.py"), "--batch", str(course),
@@ -187,7 +187,7 @@ def test_sigterm_mid_batch_leaves_no_work_on_the_cluster(cluster, tmp_path):
     except subprocess.TimeoutExpired:
         p.kill()
         pytest.fail("the batch did not stop within 30 s of SIGTERM")
-    assert p.returncode == 130 and err.splitlines()[-1].startswith("Interrupted: stopped"), err
+    assert p.returncode == 143 and err.splitlines()[-1].startswith("Interrupted: stopped"), err
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and cluster.scheduler.tasks:
         time.sleep(0.2)

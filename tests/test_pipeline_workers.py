@@ -12,7 +12,15 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from pipeline.workers import InlineExecutor, Terminated, WorkerContext, sigterm_as_interrupt
+from pipeline.workers import (
+    InlineExecutor,
+    LocalPool,
+    Terminated,
+    WorkerContext,
+    exit_status,
+    sigterm_as_interrupt,
+    stop_on_signals,
+)
 
 
 def gone(p, seconds: float = 10) -> bool:
@@ -112,3 +120,107 @@ def test_light_imports_skip_what_a_worker_does_not_use_and_lose_nothing():
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "True"]
+
+
+INTERRUPTED_WITH_CHAPTERS_QUEUED = """
+import signal, sys, tempfile, time
+from pathlib import Path
+from attncore import Settings, build_trace
+from pipeline.cache import ChapterCache, chapter_key
+from pipeline.render_video import ChapterTodo, chapter_pool, render_chapters
+
+def interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+s = Settings(sentence="cats drink milk", weights="random", quality="l", chapters=(1, 2, 3))
+trace = build_trace(s)
+cache = ChapterCache(Path(tempfile.mkdtemp()))
+plan = tuple(s.chapters)
+todo = [ChapterTodo(c, chapter_key(c, trace, s, plan), trace, s, plan=plan) for c in plan]
+signal.signal(signal.SIGALRM, interrupt)
+signal.setitimer(signal.ITIMER_REAL, 1.5)  # Ctrl-C while the first of three renders
+try:
+    with chapter_pool(None, 1) as pool:
+        render_chapters(todo, cache, pool)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_a_render_interrupted_with_chapters_queued_lets_the_process_exit():
+    """Before, the queued chapters were cancelled before the workers were stopped: the
+    pool's manager thread died on them (InvalidStateError: CANCELLED, printed), and with
+    bigger jobs the interpreter's exit then waited for ever on the pipe to the dead worker.
+    Now they fail as broken, nothing is printed and the process ends."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", INTERRUPTED_WITH_CHAPTERS_QUEUED],
+                         capture_output=True, text=True, timeout=120)
+    assert (out.returncode, out.stdout, out.stderr) == (0, "interrupted\n", "")
+
+
+def test_stopping_a_pool_marks_its_jobs_broken_and_ends_its_thread():
+    pool = LocalPool(1)
+    futures = [pool.submit(time.sleep, 30) for _ in range(4)]  # one runs, three wait
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(p.is_alive() for p in pool.context.processes):
+        time.sleep(0.05)
+    manager = pool._executor_manager_thread
+    pool.stop()
+    assert {type(f.exception(timeout=5)).__name__ for f in futures} == {"BrokenProcessPool"}
+    assert not manager.is_alive() and all(gone(p, 1) for p in pool.context.processes)
+
+
+def _blocked_signals() -> set[int]:
+    return set(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+
+def test_workers_never_receive_ctrl_c_or_sigterm():
+    """A signal sent to the process group reaches the command alone, which stops them."""
+    pool = LocalPool(1)
+    try:
+        blocked = pool.submit(_blocked_signals).result(timeout=120)
+    finally:
+        pool.stop()
+    assert {signal.SIGINT, signal.SIGTERM} <= blocked
+    assert signal.SIGINT not in _blocked_signals()  # and here nothing changed
+
+
+class DeadlineReached(Exception):
+    pass
+
+
+def test_the_first_signal_interrupts_a_second_waits_and_a_hung_clean_up_ends_on_time():
+    statuses: list[int] = []
+
+    def give_up(status: int) -> None:
+        statuses.append(status)
+        raise DeadlineReached()
+
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(Terminated), stop_on_signals(give_up, grace=0.5):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # interrupted at once
+        os.kill(os.getpid(), signal.SIGINT)  # during the clean-up: ignored
+        started = time.monotonic()
+        with pytest.raises(DeadlineReached):
+            time.sleep(5)  # a clean-up that hangs
+        assert time.monotonic() - started < 2 and statuses == [143]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGTERM, before[1])
+
+
+def test_without_a_signal_the_handlers_come_back():
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    with stop_on_signals(lambda status: None):
+        assert signal.getsignal(signal.SIGINT) is not before[0]
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+def test_the_exit_status_is_the_shells_for_the_signal():
+    assert exit_status(KeyboardInterrupt()) == 130 and exit_status(Terminated()) == 143
