@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import socket
+import struct
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -98,6 +101,7 @@ class DaskExecutor:
         from distributed import Client
 
         self.address = address
+        probe_scheduler(address)
         try:
             self.client = Client(address, timeout=f"{CONNECT_SECONDS}s",
                                  set_as_default=False)
@@ -146,6 +150,67 @@ class DaskExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+MAX_HANDSHAKE = 1 << 20  # bytes: a scheduler's first message is a few hundred
+
+
+def probe_scheduler(address: str, timeout: float | None = None) -> None:
+    """A SchedulerError unless a Dask scheduler answers at `address` within `timeout` s
+    (CONNECT_SECONDS). A Dask server speaks first: on a TCP connection it sends its
+    handshake, an 8-byte length then that many bytes of frames, itself a frame count and
+    the frames' lengths. Checked before Dask's client is made, whose own wait for that
+    handshake has no time limit (a port that accepts and never answers held it 120 s),
+    and which, fed another protocol (an HTTP server), ends in tracebacks. Addresses of
+    other protocols (tls://, ...) are only checked to accept connections."""
+    timeout = CONNECT_SECONDS if timeout is None else timeout
+    scheme, _, rest = address.rpartition("://")
+    host, _, port = rest.rpartition(":")
+    host = host.strip("[]")
+    deadline = time.monotonic() + timeout
+    try:
+        sock = socket.create_connection((host, int(port)), timeout=timeout)
+    except (OSError, ValueError) as e:
+        reason = (f"no answer within {timeout:g} s" if isinstance(e, TimeoutError)
+                  else getattr(e, "strerror", None) or _reason(e))
+        raise SchedulerError(f"--scheduler {address}: cannot connect to a Dask scheduler "
+                             f"there ({reason})") from None
+    with sock:
+        if scheme not in ("", "tcp"):
+            return
+        try:
+            size = struct.unpack("<Q", _read(sock, 8, deadline))[0]
+            if not 16 <= size <= MAX_HANDSHAKE:
+                raise ValueError(f"a message of {size} bytes")
+            frames = _read(sock, size, deadline)
+            count = struct.unpack("<Q", frames[:8])[0]
+            if not 1 <= count <= (size - 8) // 8:
+                raise ValueError(f"{count} frames")
+        except TimeoutError:
+            raise SchedulerError(
+                f"--scheduler {address}: something accepts connections there but did not "
+                f"answer as a Dask scheduler within {timeout:g} s; give the address "
+                "`dask scheduler` prints") from None
+        except (OSError, ValueError, EOFError):
+            raise SchedulerError(
+                f"--scheduler {address}: what answers there is not a Dask scheduler (it "
+                "does not speak Dask's protocol); give the address `dask scheduler` "
+                "prints") from None
+
+
+def _read(sock: socket.socket, n: int, deadline: float) -> bytes:
+    """Exactly `n` bytes before `deadline` (TimeoutError), EOFError if the peer closes."""
+    data = bytearray()
+    while len(data) < n:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError()
+        sock.settimeout(left)
+        chunk = sock.recv(min(n - len(data), 1 << 16))
+        if not chunk:
+            raise EOFError()
+        data += chunk
+    return bytes(data)
 
 
 def _reason(e: BaseException) -> str:

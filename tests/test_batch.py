@@ -149,6 +149,71 @@ def test_a_scheduler_nobody_listens_on_is_one_line(tmp_path, capsys, monkeypatch
     assert not (tmp_path / "v.mp4").exists()
 
 
+def serve(reply: bytes | None):
+    """A TCP server on a free port in a thread: each connection gets `reply` and is closed
+    (None: it gets nothing and is held open). Returns the port and a function that stops
+    the server."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            if reply is None:
+                held.append(conn)
+            else:
+                with conn:
+                    conn.sendall(reply)
+
+    threading.Thread(target=accept, daemon=True).start()
+
+    def close() -> None:
+        server.close()
+        for conn in held:
+            conn.close()
+
+    return server.getsockname()[1], close
+
+
+@pytest.mark.parametrize("reply, words", [
+    (None, "something accepts connections there but did not answer as a Dask scheduler "
+           "within 1 s"),
+    (b"HTTP/1.0 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
+     "what answers there is not a Dask scheduler"),
+    (b"SSH-2.0-OpenSSH_9.2\r\n", "what answers there is not a Dask scheduler"),
+    (b"", "what answers there is not a Dask scheduler"),
+], ids=["silent", "http", "ssh", "hangs-up"])
+def test_a_server_that_is_not_a_scheduler_is_one_line_within_the_limit(tmp_path, capsys,
+                                                                       monkeypatch, reply,
+                                                                       words):
+    """Before, a port that accepts and never answers held the client 120 s, then
+    ConnectionResetError; an HTTP server gave 11 lines ("this is a bug", a traceback
+    from Client.__del__, TimeoutError) after 20 s."""
+    import time
+
+    from pipeline import executors
+
+    monkeypatch.setattr(executors, "CONNECT_SECONDS", 1)
+    port, close = serve(reply)
+    try:
+        started = time.monotonic()
+        code, _, err = run(["cats drink milk", "--weights", "random", "-o",
+                            str(tmp_path / "v.mp4"), "--scheduler", f"tcp://127.0.0.1:{port}"],
+                           capsys)
+        seconds = time.monotonic() - started
+    finally:
+        close()
+    assert code == 1 and len(err.strip().splitlines()) == 1, err
+    assert err.startswith(f"Error: --scheduler tcp://127.0.0.1:{port}: {words}"), err
+    assert seconds < 5 and not (tmp_path / "v.mp4").exists()
+
+
 rendered: list[tuple[str, int]] = []
 
 
