@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
+import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -123,31 +127,45 @@ class ChapterCache:
 
     def scratch(self) -> Path:
         """A fresh scratch folder for one render (inside the cache, same filesystem)."""
-        tmp = ensure_cache_dir(self.root / "tmp")
+        tmp = self.root / "tmp"
+        if tmp.is_symlink() or (tmp.exists() and not tmp.is_dir()):
+            _remove(tmp)  # not our folder (a file, a link): the scratch area is ours to make
+        tmp = ensure_cache_dir(tmp)
         return Path(tempfile.mkdtemp(prefix="render-", dir=tmp))
 
-    def get(self, key: str) -> ChapterResult | None:
-        """The cached result, or None if missing or damaged. A damaged entry is left for
-        the next put() to replace, never deleted here: another render may be halfway
-        through putting it (clip moved in, record not yet) or reading it."""
+    def get(self, key: str, damaged: Callable[[str], None] = lambda why: None
+            ) -> ChapterResult | None:
+        """The cached result, or None if missing or unusable: a clip or record that is not a
+        file or cannot be read, a clip whose size or SHA-256 is not the recorded one, a
+        record without a well-formed result. `damaged` hears why an entry that is there is
+        unusable. Such an entry is left for the next put() to replace, never deleted here:
+        another render may be halfway through putting it (clip moved in, record not yet)
+        or reading it."""
         clip, meta = self.clip_path(key), self.meta_path(key)
+        if not (os.path.lexists(clip) or os.path.lexists(meta)):
+            return None
         try:
+            if not (meta.is_file() and clip.is_file()):
+                raise ValueError(f"its {'record' if not meta.is_file() else 'clip'} is not a file")
             m = json.loads(meta.read_text(encoding="utf-8"))
-            ok = clip.stat().st_size == m["size"] and _sha256(clip) == m["sha256"]
-        except (OSError, ValueError, KeyError, TypeError):
-            ok = False
-        if not ok:
+            if clip.stat().st_size != m["size"] or _sha256(clip) != m["sha256"]:
+                raise ValueError("its clip is not the one recorded")
+            result = _cached_result(m["result"], clip)
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+            damaged(_why(e))
             return None
         touch(clip)
-        r = m["result"]
-        return ChapterResult(r["chapter"], r["duration"], [tuple(s) for s in r["subtitles"]],
-                             [], [], 0.0, cached=True, clip=clip)
+        return result
 
     def put(self, key: str, rendered: Path, result: ChapterResult) -> Path:
-        """Move a finished clip into the cache (atomically) and record its checksum."""
+        """Move a finished clip into the cache (atomically) and record its checksum. An
+        entry there that is not a pair of files (a folder, a link) is replaced."""
         ensure_cache_dir(self.root)
-        clip = self.clip_path(key)
+        clip, meta = self.clip_path(key), self.meta_path(key)
         size, digest = rendered.stat().st_size, _sha256(rendered)
+        for path in (clip, meta):
+            if path.is_symlink() or (path.exists() and not path.is_file()):
+                _remove(path)
         os.replace(rendered, clip)
         r = asdict(result)
         r.update(drawn=[], off_frame=[], clip=None)
@@ -155,11 +173,43 @@ class ChapterCache:
         try:  # a unique name, then a rename: readers see the old record or the new one
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump({"size": size, "sha256": digest, "result": r}, f)
-            os.replace(tmp, self.meta_path(key))
+            os.replace(tmp, meta)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
         return clip
+
+
+def _cached_result(r: Any, clip: Path) -> ChapterResult:
+    """A recorded result, checked field by field (TypeError/ValueError when malformed)."""
+    if not isinstance(r, dict):
+        raise TypeError("its record has no result")
+    chapter, duration = r["chapter"], float(r["duration"])
+    if (isinstance(chapter, bool) or not isinstance(chapter, (str, int))
+            or not math.isfinite(duration) or duration < 0):
+        raise ValueError("its record's result is malformed")
+    cues = [(float(a), float(b), str(text)) for a, b, text in r["subtitles"]]
+    return ChapterResult(chapter, duration, cues, [], [], 0.0, cached=True, clip=clip)
+
+
+def _why(e: BaseException) -> str:
+    """Why an entry is unusable, for the one warning line."""
+    if isinstance(e, OSError):
+        return f"it cannot be read: {e.strerror or e}"
+    if isinstance(e, json.JSONDecodeError):
+        return "its record is not JSON"
+    if isinstance(e, KeyError):
+        return f"its record has no {e.args[0]!r}"
+    text = str(e)
+    return text if text.startswith("its ") else "its record's result is malformed"
+
+
+def _remove(path: Path) -> None:
+    """Remove what is at `path`, a folder and its contents included (missing: nothing)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 # ---- keeping the folder under its size -------------------------------------------------

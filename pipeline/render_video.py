@@ -141,7 +141,9 @@ def look_up(plan: list[str], trace: AttentionTrace, settings: Settings, cache: C
     todo: list[ChapterTodo] = []
     for ch in plan:
         key = chapter_key(ch, trace, settings, tuple(plan))
-        hit = cache.get(key) if use_cache else None
+        hit = cache.get(key, lambda why, ch=ch: progress(
+            f"{label}{named(ch)}: the cached copy is unusable ({why}); rendering it again "
+            "and replacing it")) if use_cache else None
         if hit is not None:
             results[ch] = hit
             progress(f"{label}{named(ch)}: cached")

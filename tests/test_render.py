@@ -6,6 +6,7 @@ These write frames, so they are marked slow; they still run in CI (a few chapter
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -99,6 +100,34 @@ def test_a_truncated_cache_entry_is_rendered_again(first_render):
     r = render_video(one, jobs=1, cache=cache)
     assert not r.chapters[0].cached
     assert probe(r.video).frames > 0
+
+
+def _folder_for(path: Path) -> None:
+    path.unlink()
+    (path / "inside").mkdir(parents=True)
+
+
+DAMAGED = {  # what blocked every render before, until the entry was found by hand
+    "clip-is-a-folder": lambda clip, meta: _folder_for(clip),  # "Is a directory: …/tmp/…"
+    "record-is-a-folder": lambda clip, meta: _folder_for(meta),  # named ".<key>.….json.part"
+    "result-null": lambda clip, meta: meta.write_text(  # "this is a bug"
+        json.dumps(dict(json.loads(meta.read_text()), result=None))),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGED)
+def test_a_damaged_cache_entry_is_rendered_again_and_replaced(first_render, damage):
+    s, _, cache = first_render
+    one = s.replace(chapters=(1,))
+    clip = render_video(one, jobs=1, cache=cache).chapters[0].clip
+    DAMAGED[damage](clip, cache.meta_path(clip.stem))
+    said: list[str] = []
+    r = render_video(one, jobs=1, cache=cache, progress=said.append)
+    assert not r.chapters[0].cached and probe(r.video).frames > 0
+    warnings = [line for line in said if "unusable" in line]
+    assert len(warnings) == 1 and "rendering it again and replacing it" in warnings[0]
+    again = render_video(one, jobs=1, cache=cache)
+    assert again.chapters[0].cached
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
