@@ -43,7 +43,7 @@ from attncore.settings import (
     parse_chapters,
     read_toml,
 )
-from pipeline.cache import ChapterCache
+from pipeline.cache import ChapterCache, room_to_render
 from pipeline.chapter import ChapterResult
 from pipeline.files import OutputError, check_writable_folder
 from pipeline.paths import ensure_cache_dir
@@ -272,8 +272,9 @@ def render_batch(videos: list[BatchVideo], *, executor: Executor | None = None,
                 finish(row)
         if todo:
             workers = min(max(1, jobs or os.cpu_count() or 1), len(todo))
-            with chapter_pool(executor, workers) as pool:
-                render_chapters(todo, cache, pool, lambda m: say("  " + m),
+            with (room_to_render(cache, lambda m: say("  " + m)) as store,
+                  chapter_pool(executor, workers) as pool):
+                render_chapters(todo, store, pool, lambda m: say("  " + m),
                                 workers=None if executor is not None else workers,
                                 on_done=on_done)
         for row in rows:

@@ -24,7 +24,8 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -37,7 +38,7 @@ from attncore.chapters import chapter as chapter_entry
 from attncore.trace import AttentionTrace, HeadTrace, TrainingHistory
 from pipeline import sources
 from pipeline.chapter import ChapterResult
-from pipeline.paths import cache_dir, ensure_cache_dir
+from pipeline.paths import CACHE_ENV, CacheDirError, cache_dir, ensure_cache_dir
 
 RENDERER = "pipeline.chapter"  # the module that turns a scene into a clip
 LIMIT_ENV = "ATTENTION_CACHE_LIMIT"
@@ -116,8 +117,9 @@ def _sha256(path: Path) -> str:
 
 
 class ChapterCache:
-    def __init__(self, root: Path | None = None):
+    def __init__(self, root: Path | None = None, name: str = "the cache folder"):
         self.root = Path(root) if root else cache_dir()
+        self.name = name  # what the folder is, in messages
 
     def clip_path(self, key: str) -> Path:
         return self.root / f"{key}.mp4"
@@ -210,6 +212,64 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
     else:
         path.unlink(missing_ok=True)
+
+
+# ---- a full disk ------------------------------------------------------------------------
+MIN_FREE = 64 * 1024 ** 2  # bytes: less free beside the cache and a render cannot count on
+# finishing (a chapter's scratch holds Manim's partial movies and texts; a 1080p one, tens of MB)
+
+
+def free_space(folder: Path) -> int | None:
+    """Bytes free on the disk of `folder` (or of its nearest existing parent); None if
+    that cannot be told."""
+    folder = Path(folder)
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
+
+
+def is_full(folder: Path) -> bool:
+    free = free_space(folder)
+    return free is not None and free < MIN_FREE
+
+
+def full_message(cache: ChapterCache) -> str:
+    """'the cache folder /x is full (12 KB free; a render needs 67.1 MB)'."""
+    from pipeline.formats import human_size
+
+    free = human_size(free_space(cache.root) or 0)
+    return f"{cache.name} {cache.root} is full ({free} free; a render needs {human_size(MIN_FREE)})"
+
+
+class CacheFull(CacheDirError):
+    """The cache folder's disk is full, and so is the temporary folder's."""
+
+
+@contextmanager
+def room_to_render(cache: ChapterCache, say: Callable[[str], None]) -> Iterator[ChapterCache]:
+    """The cache to render chapters into: `cache` itself, or when its disk has less than
+    MIN_FREE bytes free, a temporary folder elsewhere that is removed afterwards: the
+    chapters are rendered without caching (the clips already cached are still read),
+    and `say` hears so in one line. A CacheFull error when the temporary folder's disk is
+    full too."""
+    if not is_full(cache.root):
+        yield cache
+        return
+    full = full_message(cache)
+    spare = Path(tempfile.gettempdir())
+    if is_full(spare):
+        raise CacheFull(f"{full}, and so is the temporary folder {spare}; free some space, or "
+                        f"choose another cache folder with {CACHE_ENV}=/some/folder")
+    say(f"{full}: rendering without caching, in {spare} (free some space, or choose "
+        f"another cache folder with {CACHE_ENV}=/some/folder)")
+    root = Path(tempfile.mkdtemp(prefix="attention-uncached-", dir=spare))
+    try:
+        yield ChapterCache(root, name="the temporary folder")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 # ---- keeping the folder under its size -------------------------------------------------

@@ -179,10 +179,12 @@ INTERRUPTED = "Interrupted: stopped, temporary files removed, earlier output lef
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line for every error, never a traceback. Ctrl-C or SIGTERM
     at any moment: the workers stop, one line, exit 130 or 143 within seconds."""
+    from pipeline.paths import settle_cache_dir
     from pipeline.workers import Terminated, exit_status, stop_on_signals
 
     global _interrupted_said
     _interrupted_said = False
+    settle_cache_dir()
     with stop_on_signals(_give_up):
         try:
             _main(argv)
@@ -236,7 +238,8 @@ def _main(argv: list[str] | None) -> None:
         _say(f"Error: {e}")
         sys.exit(1)
     except ChapterFailed as e:
-        _say(f"Error: {e}; the other chapters are cached, rerun to retry")
+        _say(f"Error: {e}" if e.disk_full else
+             f"Error: {e}; the other chapters are cached, rerun to retry")
         sys.exit(1)
     except OSError as e:
         if e.errno == errno.ENOSPC:

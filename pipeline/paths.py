@@ -11,12 +11,23 @@ CACHE_ENV = "ATTENTION_CACHE_DIR"  # the one way to choose another cache folder
 
 
 def cache_dir() -> Path:
-    """$ATTENTION_CACHE_DIR, else $XDG_CACHE_HOME/attention-explainer, else ~/.cache/…"""
+    """$ATTENTION_CACHE_DIR, else $XDG_CACHE_HOME/attention-explainer, else ~/.cache/…,
+    as an absolute path."""
     env = os.environ.get(CACHE_ENV)
     if env:
-        return Path(env)
+        return Path(os.path.abspath(env))
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "attention-explainer"
+    return Path(os.path.abspath(base)) / "attention-explainer"
+
+
+def settle_cache_dir() -> None:
+    """Make a relative $ATTENTION_CACHE_DIR absolute, once, at start-up: relative to the
+    folder the command was started in, for every process it starts and whatever folder
+    a render works in. (A relative one failed every render: 'No such file or directory:
+    rel-cache/tmp/render-…'.)"""
+    env = os.environ.get(CACHE_ENV)
+    if env and not os.path.isabs(env):
+        os.environ[CACHE_ENV] = os.path.abspath(env)
 
 
 class CacheDirError(OutputError):

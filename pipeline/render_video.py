@@ -4,6 +4,7 @@ pipeline.batch renders many videos through the same steps."""
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import time
@@ -16,10 +17,11 @@ from pathlib import Path
 from attncore import AttentionTrace, build_trace
 from attncore.chapters import LEARNING, SOFTMAX, chapter, number
 from attncore.settings import Settings, SettingsError
-from pipeline.cache import ChapterCache, chapter_key
+from pipeline.cache import ChapterCache, chapter_key, full_message, is_full, room_to_render
 from pipeline.chapter import ChapterJob, ChapterResult, render_chapter
 from pipeline.executors import ShippedChapter, cancel, render_shipped, shares_files
 from pipeline.files import atomic_output, check_writable_folder, default_output
+from pipeline.paths import CACHE_ENV
 from pipeline.schedule import Timings, expected_seconds
 from pipeline.subtitles import to_srt, to_vtt
 from pipeline.video import join
@@ -36,9 +38,11 @@ def named(slug: str) -> str:
 class ChapterFailed(RuntimeError):
     """A chapter's render raised: says which chapter and why."""
 
-    def __init__(self, slug: str, reason: str):
+    def __init__(self, slug: str, reason: str, disk_full: bool = False):
         super().__init__(f"{named(slug)} failed: {reason}")
         self.chapter = slug
+        self.reason = reason
+        self.disk_full = disk_full  # the reason is the folder it renders in: rerunning won't do
 
 
 @dataclass
@@ -108,16 +112,18 @@ def render_video(settings: Settings, *, jobs: int | None = None, use_cache: bool
         check_writable_folder(video, create=not settings.output)
         cache = cache or ChapterCache()
         results, todo = look_up(plan, trace, settings, cache, use_cache, progress)
-        if todo:
+        if not todo:
+            return write_video(settings, [results[ch] for ch in plan], t0)
+        with room_to_render(cache, progress) as store:  # a full cache: a temporary one
             workers = min(max(1, jobs or os.cpu_count() or 1), len(todo))
             with chapter_pool(executor, workers) as pool:
-                outcomes = render_chapters(todo, cache, pool, progress,
+                outcomes = render_chapters(todo, store, pool, progress,
                                            workers=workers if executor is None else None)
             failed = [o for o in outcomes.values() if isinstance(o, ChapterFailed)]
             if failed:
                 raise failed[0]
             results |= {t.chapter: outcomes[t.key] for t in todo}
-        return write_video(settings, [results[ch] for ch in plan], t0)
+            return write_video(settings, [results[ch] for ch in plan], t0)
 
 
 @dataclass(frozen=True)
@@ -194,6 +200,16 @@ def chapter_pool(executor: Executor | None, workers: int) -> Iterator[Executor]:
         pool.shutdown(wait=True)
 
 
+def _failure(slug: str, error: Exception, cache: ChapterCache) -> ChapterFailed:
+    """Why a chapter has no clip: its own error, or, when the disk it renders on has run
+    full (the error is then a truncated file: 'ParseError: no element found'), that."""
+    if is_full(cache.root) or getattr(error, "errno", None) == errno.ENOSPC:
+        return ChapterFailed(slug, f"{full_message(cache)}; free some space, or choose "
+                             f"another cache folder with {CACHE_ENV}=/some/folder",
+                             disk_full=True)
+    return ChapterFailed(slug, f"{type(error).__name__}: {error}")
+
+
 OnDone = Callable[[ChapterTodo, "ChapterResult | ChapterFailed"], None]
 
 
@@ -245,13 +261,14 @@ def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor
                     if isinstance(r, ShippedChapter):
                         clip.write_bytes(r.clip)
                         r = r.result
+                    r.clip = cache.put(t.key, clip, r)
                 except Exception as e:  # the chapter's own error; other chapters go on
-                    failure = ChapterFailed(t.chapter, f"{type(e).__name__}: {e}")
+                    failure = _failure(t.chapter, e, cache)
                     outcomes[t.key] = failure
-                    progress(f"{t.label}{named(t.chapter)}: FAILED: {e}")
+                    progress(f"{t.label}{named(t.chapter)}: FAILED: "
+                             f"{failure.reason if failure.disk_full else e}")
                     on_done(t, failure)
                     continue
-                r.clip = cache.put(t.key, clip, r)
                 timings.record(t.chapter, t.trace, t.settings, r.seconds)
                 outcomes[t.key] = r
                 left = len(pending)
