@@ -216,6 +216,9 @@ def _check_output(output: str) -> None:
     if not output.strip():
         raise SettingsError("output", "the output path is empty")
     suffix = Path(output).suffix.lower()
+    if Path(output).is_dir():
+        raise SettingsError("output", f"{output} is a folder; give a video file path such "
+                            f"as {Path(output) / 'attention.mp4'}")
     if suffix not in VIDEO_EXTENSIONS:
         what = f"{suffix!r} is not a video extension" if suffix else "it has no extension"
         raise SettingsError("output", f"{output}: {what}; allowed: "

@@ -151,25 +151,18 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
 
         show(head_table(settings_for(settings, "pretrained")))
         return
-    if not request.dry_run and not request.storyboard:  # a wrong output folder: one line, first
-        from pipeline.files import check_outputs_apart, check_writable_folder
-        from pipeline.render_video import output_path
+    from pipeline.files import check_outputs, check_writable_folder
 
-        video = output_path(settings)
-        check_writable_folder(video, create=not settings.output)
-        check_outputs_apart(video, {"--export-json": request.export_json,
-                                    "--export-csv": request.export_csv,
-                                    "the HTML deck": video.with_suffix(".html") if request.slides else None,
-                                    "the PPTX deck": video.with_suffix(".pptx") if request.slides else None})
+    files, folders = planned_outputs(settings, request)
+    if request.storyboard:
+        check_writable_folder(files["the storyboard"], create=request.storyboard_output is None)
+    elif not request.dry_run:  # a wrong output folder: one line, first
+        check_writable_folder(files["the video"], create=not settings.output)
+    check_outputs(files, folders)  # nothing written over another, or onto a folder
+    if not request.dry_run and not request.storyboard:
         from pipeline.paths import ensure_cache_dir
 
         ensure_cache_dir()  # clips are rendered and kept there: say so now if it cannot be
-    elif request.storyboard:
-        from pipeline.files import check_writable_folder
-        from pipeline.storyboard import storyboard_path
-
-        png = storyboard_path(settings.sentence, request.storyboard_output)
-        check_writable_folder(png, create=request.storyboard_output is None)
     trace = make_trace(settings, say)
     if request.export_json:
         write_json(request.export_json, trace, settings)
@@ -214,6 +207,34 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
         html, pptx, steps = write_slides(result.chapters, result.video, settings.sentence,
                                          THEMES[settings.theme].background)
         say(f"slides:    {html} and {pptx} ({steps} steps, one per caption)")
+
+
+def planned_outputs(settings: Settings, request: Request) -> tuple[dict[str, Path],
+                                                                    dict[str, Path]]:
+    """Every path the command will write, by role, computed before anything is made:
+    the files (video, subtitles, captions, deck, GIF/WebM; or the storyboard and its
+    handout; the JSON export) and the folders (the CSV export)."""
+    files: dict[str, Path] = {}
+    if request.storyboard:
+        from pipeline.storyboard import storyboard_path
+
+        png = storyboard_path(settings.sentence, request.storyboard_output)
+        files |= {"the storyboard": png, "the PDF handout": png.with_suffix(".pdf")}
+    elif not request.dry_run:
+        from pipeline.files import companions
+        from pipeline.render_video import output_path
+
+        video = output_path(settings)
+        files |= {f"the {role}": path for role, path in companions(video).items()}
+        if request.slides:
+            files |= {"the HTML deck": video.with_suffix(".html"),
+                      "the PPTX deck": video.with_suffix(".pptx")}
+        files |= {f"the {kind.upper()}": video.with_suffix(f".{kind}")
+                  for kind in request.formats if kind != "mp4"}
+    if request.export_json:
+        files["--export-json"] = Path(request.export_json)
+    folders = {"--export-csv": Path(request.export_csv)} if request.export_csv else {}
+    return files, folders
 
 
 @contextmanager

@@ -45,7 +45,7 @@ from attncore.settings import (
 )
 from pipeline.cache import ChapterCache, room_to_render
 from pipeline.chapter import ChapterResult
-from pipeline.files import OutputError, check_writable_folder
+from pipeline.files import OutputError, check_outputs, check_writable_folder, companions
 from pipeline.paths import ensure_cache_dir
 from pipeline.render_video import (
     ChapterFailed,
@@ -188,13 +188,17 @@ def read_manifest(path: str | Path, flags: dict[str, Any] | None = None) -> list
         except SettingsError as e:
             raise _fail(label, str(e)) from None
         videos.append(BatchVideo(number, settings))
-    seen: dict[Path, int] = {}
-    for v in videos:
-        out = v.output.resolve()
-        if out in seen:
-            raise _fail(f"{where}, video {v.number}", f"output: {v.output} is also video "
-                        f"{seen[out]}'s output; give each video its own `output`")
-        seen[out] = v.number
+    seen: dict[str, tuple[int, str]] = {}
+    for v in videos:  # a video's subtitles and captions too: x.mp4 and x.mov share x.srt
+        for role, p in companions(v.output).items():
+            key = os.path.normcase(os.path.realpath(p))
+            if key in seen:
+                number, other = seen[key]
+                raise _fail(f"{where}, video {v.number}",
+                            f"output: its {role} {p} would also be video {number}'s "
+                            f"{other}; give each video its own `output` (its .srt and "
+                            ".vtt go beside it)")
+            seen[key] = (v.number, role)
     return videos
 
 
@@ -224,6 +228,7 @@ def render_batch(videos: list[BatchVideo], *, executor: Executor | None = None,
             try:
                 s = row.video.settings
                 check_writable_folder(row.video.output, create=True)  # the course's folders
+                check_outputs({f"its {role}": p for role, p in companions(row.video.output).items()})
                 trace = make_trace(s, lambda m, label=label: say(label + m))
                 row.plan = plan_chapters(s, trace, lambda m, label=label: say(label + m))
                 row.chapters, left = look_up(row.plan, trace, s, cache, use_cache,

@@ -150,6 +150,11 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
     if watch and (list_heads or list_vocab or train_tiny):
         raise click.UsageError("--watch makes outputs again on every save; --list-heads, "
                                "--list-vocab and --train-tiny run once, without it")
+    if storyboard and (slides or formats is not None):
+        given = [f for f, v in (("--slides", slides), ("--format", formats)) if v]
+        raise click.UsageError(f"--storyboard makes stills instead of the video, and "
+                               f"{' and '.join(given)} need{'s' if len(given) == 1 else ''} "
+                               "the video: make them in a run without --storyboard")
     board = flags.pop("output") if storyboard else None  # -o names the storyboard's PNG
     from pipeline.formats import parse_formats
 

@@ -47,22 +47,34 @@ def check_writable_folder(path: Path, create: bool = False) -> None:
         raise OutputError(f"folder {probe} is not writable; choose another output path")
 
 
-def check_outputs_apart(video: Path, others: dict[str, Path | None]) -> None:
-    """The video, its subtitles (beside it, .srt) and the exports never share a path, and
-    the subtitles' path is not a folder: one line naming the real paths, before rendering."""
+def companions(video: Path) -> dict[str, Path]:
+    """The files a video is written with, by role: itself, its subtitles and captions."""
     video = Path(video)
-    paths = {"the video": video, "the subtitles": video.with_suffix(".srt")}
-    if paths["the subtitles"].is_dir():
-        raise OutputError(f"the subtitles go to {paths['the subtitles']}, which is a folder; "
-                          "move it away or choose another output path")
-    paths.update({name: Path(p) for name, p in others.items() if p is not None})
-    seen: dict[Path, str] = {}
-    for name, p in paths.items():
-        key = Path(os.path.abspath(p))
+    return {"video": video, "subtitles": video.with_suffix(".srt"),
+            "captions": video.with_suffix(".vtt")}
+
+
+def check_outputs(files: dict[str, Path], folders: dict[str, Path] | None = None) -> None:
+    """Before anything is made: no two outputs share a path (however it is spelt, links
+    followed), no file output is a folder, no folder output (--export-csv) a file. One
+    OutputError line naming both roles and the path. `files` and `folders` map a role
+    ('the video', '--export-json') to its path."""
+    folders = folders or {}
+    for role, p in files.items():
+        if Path(p).is_dir():
+            raise OutputError(f"{role} goes to {p}, which is a folder; move it away or "
+                              "choose another output path")
+    for role, p in folders.items():
+        if Path(p).exists() and not Path(p).is_dir():
+            raise OutputError(f"{role} is a folder of files, and {p} is a file; choose "
+                              "another folder")
+    seen: dict[str, str] = {}
+    for role, p in [*files.items(), *folders.items()]:
+        key = os.path.normcase(os.path.realpath(p))
         if key in seen:
-            raise OutputError(f"{seen[key]} and {name} would both be written to {p}; "
+            raise OutputError(f"{seen[key]} and {role} would both be written to {p}; "
                               "give them different paths")
-        seen[key] = name
+        seen[key] = role
 
 
 def _really_writable(folder: Path) -> bool:

@@ -92,7 +92,9 @@ def test_the_example_course_is_a_valid_manifest():
     ("[[video]]\nsentence = 'a b'\n[[video]]\nquery = 'x'\n",
      "video 2: sentence: every video needs a sentence"),
     ("[[video]]\nsentence = 'a b'\noutput = 'same.mp4'\n[[video]]\nsentence = 'c d'\n"
-     "output = 'same.mp4'\n", "video 2: output: same.mp4 is also video 1's output"),
+     "output = 'same.mp4'\n", "video 2: output: its video same.mp4 would also be video 1's video"),
+    ("[[video]]\nsentence = 'a b'\noutput = 'x.mp4'\n[[video]]\nsentence = 'c d'\n"
+     "output = 'x.mov'\n", "video 2: output: its subtitles x.srt would also be video 1's subtitles"),
     ("[defaults]\nquality = 'l'\n", "has no videos; add one \\[\\[video\\]\\] table"),
     ("[video]\nsentence = 'a b'\n", r"write \[\[video\]\] above its keys"),
     ("sentence = 'a b'\n", "'sentence' is not a section"),

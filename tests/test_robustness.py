@@ -175,6 +175,70 @@ def test_a_subtitle_path_that_is_a_folder_is_named(tmp_path, capsys):
     assert f"{tmp_path / 'v.srt'}, which is a folder" in line and ".part" not in line
 
 
+# ---- outputs that would overwrite each other: refused before anything is made ---------
+COLLISIONS = {  # the command's outputs besides -a b --weights random -q l; the roles named
+    "json-on-the-captions": (["-o", "x.mp4", "--export-json", "x.vtt"],
+                             "the captions and --export-json would both be written to x.vtt"),
+    "json-on-the-handout": (["--storyboard", "-o", "b.png", "--export-json", "b.pdf"],
+                            "the PDF handout and --export-json would both be written to b.pdf"),
+    "json-on-the-gif": (["-o", "x.mp4", "--format", "gif", "--export-json", "x.gif"],
+                        "the GIF and --export-json would both be written to x.gif"),
+    "json-on-the-deck": (["-o", "x.mp4", "--slides", "--export-json", "x.pptx"],
+                         "the PPTX deck and --export-json would both be written to x.pptx"),
+    "json-on-the-subtitles": (["-o", "x.mp4", "--export-json", "x.srt"],
+                              "the subtitles and --export-json would both be written to x.srt"),
+    "csv-folder-on-the-webm": (["-o", "x.mp4", "--format", "webm", "--export-csv", "x.webm"],
+                               "the WEBM and --export-csv would both be written to x.webm"),
+    "json-on-the-storyboard": (["--storyboard", "-o", "b.png", "--export-json", "b.png"],
+                               "the storyboard and --export-json would both be written to b.png"),
+    "the-same-file-spelt-twice": (["-o", "x.mp4", "--export-json", "./sub/../x.vtt"],
+                                  "the captions and --export-json would both be written to"),
+}
+
+
+@pytest.mark.parametrize("name", COLLISIONS)
+def test_two_outputs_on_one_path_are_refused_before_anything_is_written(tmp_path, capsys,
+                                                                         monkeypatch, name):
+    """Before, --export-json x.vtt beside -o x.mp4 was replaced by the WebVTT captions and
+    --storyboard -o b.png --export-json b.pdf by the handout, without a word."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    args, words = COLLISIONS[name]
+    line = one_error(["a b", "--weights", "random", "-q", "l", "--chapters", "1", *args], capsys)
+    assert words in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sub"]  # nothing written
+
+
+def test_a_deck_path_that_is_a_folder_is_refused_before_the_video_is_made(tmp_path, capsys):
+    """Before, the video, .srt and .vtt were written (an earlier video lost) and then the
+    run failed on talk.html."""
+    (tmp_path / "talk.html").mkdir()
+    (tmp_path / "talk.mp4").write_bytes(b"earlier video")
+    line = one_error(["a b", "--weights", "random", "-q", "l", "--chapters", "1", "--slides",
+                      "-o", str(tmp_path / "talk.mp4")], capsys)
+    assert f"the HTML deck goes to {tmp_path / 'talk.html'}, which is a folder" in line
+    assert (tmp_path / "talk.mp4").read_bytes() == b"earlier video"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["talk.html", "talk.mp4"]
+
+
+@pytest.mark.parametrize("extra, named", [(["--slides"], "--slides needs"),
+                                          (["--format", "gif"], "--format needs"),
+                                          (["--slides", "--format", "gif"],
+                                           "--slides and --format need")])
+def test_a_storyboard_with_a_deck_or_formats_is_refused(tmp_path, capsys, extra, named):
+    """Before, --storyboard --slides made the storyboard and silently no deck."""
+    line = one_error(["a b", "--weights", "random", "--storyboard", "-o",
+                      str(tmp_path / "b.png"), *extra], capsys)
+    assert "--storyboard makes stills instead of the video" in line and named in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_output_that_is_a_folder_says_so(tmp_path, capsys):
+    """Before: "it has no extension"."""
+    line = one_error(["a b", "--weights", "random", "-o", str(tmp_path)], capsys)
+    assert f"{tmp_path} is a folder; give a video file path such as" in line
+
+
 def test_atomic_output_onto_a_folder_names_the_folder(tmp_path):
     from pipeline.files import OutputError, atomic_output
 
