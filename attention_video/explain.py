@@ -108,18 +108,20 @@ def explain(sentence: str, *, chapters: Iterable[int | str] | None = None, quali
     in Colab (None)."""
     from pipeline.app import make_trace, read_cache_limit, tidy_cache
     from pipeline.files import slug
+    from pipeline.paths import settle_cache_dir
     from pipeline.render_video import _subtitle_cues, render_video
     from pipeline.subtitles import to_vtt
 
+    chapters = _check_arguments(sentence, chapters, quality, folder, embed, jobs, progress)
+    values = dict(settings, sentence=sentence, quality=quality, chapters=chapters)
+    build_settings(None, **values)  # every setting checked (SettingsError) before any work
     say = progress or (lambda s: None)
     limit = read_cache_limit()
+    settle_cache_dir()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".explain-", dir=folder) as tmp:
-        values = dict(settings, sentence=sentence, quality=quality,
-                      chapters=tuple(chapters) if chapters is not None else None,
-                      output=str(Path(tmp) / "video.mp4"))
-        s = build_settings(None, **values)
+        s = build_settings(None, **values, output=str(Path(tmp) / "video.mp4"))
         trace = make_trace(s, say)
         result = render_video(s, trace=trace, jobs=jobs, progress=say)
         cues = _subtitle_cues(result.chapters)
@@ -133,3 +135,41 @@ def explain(sentence: str, *, chapters: Iterable[int | str] | None = None, quali
     return Explanation(s.replace(output=str(video)), trace, video.resolve(),
                        video.with_suffix(".srt").resolve(), captions.resolve(), cues,
                        result.duration, embed)
+
+
+def _check_arguments(sentence: Any, chapters: Any, quality: Any, folder: Any, embed: Any,
+                     jobs: Any, progress: Any) -> tuple[int | str, ...] | None:
+    """explain()'s own arguments, checked before any work: a TypeError or ValueError that
+    names the argument and says what is allowed. Returns `chapters` as a tuple."""
+    def wrong(name: str, allowed: str, value: Any) -> TypeError:
+        return TypeError(f"explain(): {name} must be {allowed}, not {value!r}")
+
+    if not isinstance(sentence, str):
+        raise wrong("sentence", "a str (the sentence to explain)", sentence)
+    if isinstance(chapters, (str, bytes)):
+        raise TypeError(f"explain(): chapters must be a list of chapter numbers or slugs, "
+                        f"such as [1, 3] or ['dot'], not the string {chapters!r}")
+    if chapters is not None:
+        if not isinstance(chapters, Iterable):
+            raise wrong("chapters", "a list of chapter numbers or slugs, such as [1, 3]",
+                        chapters)
+        chapters = tuple(chapters)
+        for c in chapters:
+            if isinstance(c, bool) or not isinstance(c, (int, str)):
+                raise TypeError(f"explain(): chapters holds {c!r}; each must be a chapter "
+                                "number or slug, such as 3 or 'dot'")
+    if not isinstance(quality, str):
+        raise wrong("quality", "one of 'l', 'm', 'h', 'k'", quality)
+    if not isinstance(folder, (str, os.PathLike)):
+        raise wrong("folder", "a folder path (str or Path)", folder)
+    if Path(folder).exists() and not Path(folder).is_dir():
+        raise ValueError(f"explain(): folder {str(folder)!r} is a file, not a folder")
+    if embed is not None and not isinstance(embed, bool):
+        raise wrong("embed", "True, False or None", embed)
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int)):
+        raise wrong("jobs", "a number of chapters rendered at once (int) or None", jobs)
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"explain(): jobs must be 1 or more, not {jobs}")
+    if progress is not None and not callable(progress):
+        raise wrong("progress", "a function taking each progress line, or None", progress)
+    return chapters

@@ -112,3 +112,48 @@ def test_explain_keeps_the_cache_under_its_limit(tmp_path, monkeypatch):
                 progress=said.append)
     assert v.video.exists() and not old.exists()
     assert any(line.startswith("cache:     removed the 1 least recently used entry") for line in said), said
+
+
+@pytest.mark.parametrize("sentence, kwargs, error, words", [
+    (None, dict(chapters=[1]), TypeError, "explain(): sentence must be a str"),
+    ("The cat sat", dict(chapters="1"), TypeError,
+     "explain(): chapters must be a list of chapter numbers or slugs, such as [1, 3] or "
+     "['dot'], not the string '1'"),
+    ("The cat sat", dict(chapters=[1.5]), TypeError, "explain(): chapters holds 1.5"),
+    ("The cat sat", dict(chapters=[True]), TypeError, "explain(): chapters holds True"),
+    ("The cat sat", dict(chapters=3), TypeError, "explain(): chapters must be a list"),
+    ("The cat sat", dict(chapters=[99]), ValueError, "chapters: 99 is not a chapter"),
+    ("The cat sat", dict(quality=480), TypeError, "explain(): quality must be one of"),
+    ("The cat sat", dict(quality="x"), ValueError, "quality: 'x' is not allowed"),
+    ("The cat sat", dict(jobs=0), ValueError, "explain(): jobs must be 1 or more"),
+    ("The cat sat", dict(jobs="2"), TypeError, "explain(): jobs must be a number"),
+    ("The cat sat", dict(embed="yes"), TypeError, "explain(): embed must be True, False or None"),
+    ("The cat sat", dict(progress="print"), TypeError, "explain(): progress must be a function"),
+    ("The cat sat", dict(folder=3), TypeError, "explain(): folder must be a folder path"),
+    ("The cat sat", dict(colour="red"), ValueError, "colour: unknown setting"),
+])
+def test_explain_checks_its_arguments_before_any_work(tmp_path, monkeypatch, sentence,
+                                                      kwargs, error, words):
+    """Before, explain(None, chapters=[1]) rendered chapter 1 of the default sentence and
+    then raised "normalize() argument 2 must be str, not None"; chapters="1" said "'1' is
+    not a chapter"."""
+    import pipeline.app
+    import pipeline.render_video
+
+    def no_work(*args, **kw):
+        raise AssertionError("explain() started work before checking its arguments")
+
+    monkeypatch.setattr(pipeline.app, "make_trace", no_work)
+    monkeypatch.setattr(pipeline.render_video, "render_video", no_work)
+    monkeypatch.chdir(tmp_path)
+    kwargs.setdefault("folder", tmp_path / "media")
+    with pytest.raises(error) as info:
+        explain(sentence, **kwargs)
+    assert words in str(info.value)
+    assert not (tmp_path / "media").exists()
+
+
+def test_explain_refuses_a_folder_that_is_a_file(tmp_path):
+    (tmp_path / "media").write_text("a file")
+    with pytest.raises(ValueError, match="explain\\(\\): folder .* is a file, not a folder"):
+        explain("The cat sat", chapters=[1], folder=tmp_path / "media")
