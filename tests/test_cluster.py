@@ -140,7 +140,7 @@ def test_a_worker_with_other_code_is_refused(cluster, tmp_path, capsys, monkeypa
     for package in sources.PACKAGES:
         shutil.copytree(sources.PROJECT_ROOT / package, copy / package,
                         ignore=shutil.ignore_patterns("__pycache__"))
-    scene = copy / "scenes" / "ch1_input.py"
+    scene = copy / "scenes" / "chapters" / "input.py"
     scene.write_text(scene.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     monkeypatch.setattr(sources, "PROJECT_ROOT", copy)
     code, _, err = run(["cats drink milk", "--weights", "random", "-q", "l", "--chapters", "1",
