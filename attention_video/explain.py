@@ -40,13 +40,13 @@ class Explanation:
 
     def storyboard(self, output: str | Path | None = None, **kwargs: Any) -> Storyboard:
         """One still per caption of the same settings, as a PNG contact sheet and a PDF
-        handout (pipeline.storyboard; no animation is rendered). Default: beside the video,
+        handout (pipeline.outputs.storyboard; no animation is rendered). Default: beside the video,
         `<video stem>-storyboard.png`. Shown as the contact sheet in Jupyter."""
         try:
-            from pipeline.storyboard import make_storyboard
+            from pipeline.outputs.storyboard import make_storyboard
         except ImportError as e:
             raise NotImplementedError(
-                "storyboard() needs pipeline.storyboard.make_storyboard, which this version "
+                "storyboard() needs pipeline.outputs.storyboard.make_storyboard, which this version "
                 "of the project does not have") from e
         png = output or self.video.with_name(f"{self.video.stem}-storyboard.png")
         return Storyboard(make_storyboard(self.settings, self.trace, png, **kwargs))
@@ -75,7 +75,7 @@ class Explanation:
 
 @dataclass(frozen=True)
 class Storyboard:
-    """A storyboard (pipeline.storyboard.StoryboardResult: .png, .pdf, .stills) that
+    """A storyboard (pipeline.outputs.storyboard.StoryboardResult: .png, .pdf, .stills) that
     Jupyter shows as its contact sheet."""
 
     result: Any
@@ -106,11 +106,11 @@ def explain(sentence: str, *, chapters: Iterable[int | str] | None = None, quali
 
     `embed`: put the video into the notebook (True), link the file (False), or embed only
     in Colab (None)."""
-    from pipeline.app import make_trace, read_cache_limit, tidy_cache
-    from pipeline.files import slug
-    from pipeline.paths import settle_cache_dir
-    from pipeline.render_video import _subtitle_cues, render_video
-    from pipeline.subtitles import to_vtt
+    from pipeline.cache.paths import settle_cache_dir
+    from pipeline.commands.app import make_trace, read_cache_limit, tidy_cache
+    from pipeline.outputs.files import slug
+    from pipeline.outputs.subtitles import to_vtt
+    from pipeline.run.render import _subtitle_cues, render_video
 
     chapters = _check_arguments(sentence, chapters, quality, folder, embed, jobs, progress)
     values = dict(settings, sentence=sentence, quality=quality, chapters=chapters)

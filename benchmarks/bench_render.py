@@ -8,7 +8,7 @@
 --held prints, in one run: the default 1080p30 cold render against Manim's static floor
 of the same length (target ≤ 0.7), the `-q l` preview of the default sentence (target
 ≤ 0.5 × 19.7 s), a re-render that changes only the caption language, and where each
-render's time goes, stage by stage (pipeline.encoder.StageClock).
+render's time goes, stage by stage (fastmanim.encoder.StageClock).
 
 Figures (default sentence unless stated):
   warm re-run with nothing changed ÷ cold render          (target < 0.05)
@@ -36,8 +36,8 @@ from attncore.settings import (
     QUALITIES,  # noqa: E402
     parse_chapters,  # noqa: E402
 )
-from pipeline.cache import ChapterCache  # noqa: E402
-from pipeline.render_video import render_video  # noqa: E402
+from pipeline.cache.clips import ChapterCache  # noqa: E402
+from pipeline.run.render import render_video  # noqa: E402
 
 DEFAULT = "The black cat drank the milk"
 LONG = ("After a long day in the fields the old farmer finally sat down by the warm fire "
@@ -143,10 +143,10 @@ def held(args: argparse.Namespace, root: Path) -> None:
 
 def holds(args: argparse.Namespace, root: Path) -> None:
     """One chapter rendered in this process with each way of writing held frames, and
-    with Manim's full redraw against the parked static objects (pipeline.encoder)."""
+    with Manim's full redraw against the parked static objects (fastmanim.encoder)."""
     from attncore import build_trace
-    from pipeline import encoder
-    from pipeline.chapter import ChapterJob, render_chapter
+    from fastmanim import encoder
+    from pipeline.run.chapter import ChapterJob, render_chapter
 
     s = Settings(sentence=DEFAULT, quality=args.quality, weights=args.weights,
                  head="auto" if args.weights == "pretrained" else 0)

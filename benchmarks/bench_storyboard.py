@@ -10,7 +10,7 @@ compared with the targets, because the same run varies by ±25% on a shared VM.
 
 It also makes, --runs times, the storyboard of a sentence never drawn before with an empty
 built-text cache: what a lecturer waits the first time a new sentence is checked, when
-every number and caption is typeset (scenes.glyphs) and kept."""
+every number and caption is typeset (fastmanim.glyphs) and kept."""
 
 from __future__ import annotations
 
@@ -33,11 +33,11 @@ def main() -> None:
     args = parser.parse_args()
 
     from attncore.settings import build_settings
-    from pipeline.app import make_trace
-    from pipeline.cache import ChapterCache
-    from pipeline.paths import CACHE_ENV
-    from pipeline.render_video import render_video
-    from pipeline.storyboard import make_storyboard
+    from pipeline.cache.clips import ChapterCache
+    from pipeline.cache.paths import CACHE_ENV
+    from pipeline.commands.app import make_trace
+    from pipeline.outputs.storyboard import make_storyboard
+    from pipeline.run.render import render_video
 
     with tempfile.TemporaryDirectory(prefix="bench-storyboard-") as tmp:
         folder = Path(tmp)

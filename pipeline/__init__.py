@@ -1,6 +1,11 @@
-"""The render pipeline: plan the chapters, reuse cached clips, render the rest (in
-parallel), join them without re-encoding, and write every output atomically.
+"""The render pipeline, by role:
 
-    cli (click: parse, validate) → app (settings, outputs) → render_video (plan, cache,
-    workers, join) → chapter (one scene → one clip); watch re-runs app on every save.
+    commands/  cli (click: parse, validate) → app (settings, the outputs asked for);
+               watch, batch, starter, train_models, tiny_models
+    run/       render (plan, cache, workers, join) → chapter (one scene → one clip);
+               workers, executors (Dask), schedule
+    cache/     clips (keys and the store), sources, paths
+    outputs/   files (atomic writes), video, subtitles, formats, exports, slides, storyboard
+
+Manim itself, made quicker at what these videos do most, is the package fastmanim.
 """

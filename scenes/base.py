@@ -21,7 +21,7 @@ from attncore.chapters import SCENE_SETTINGS, SLUGS, Chapter, number
 from attncore.chapters import chapter as chapter_entry
 from attncore.settings import Settings
 from attncore.trace import AttentionTrace
-from scenes.fades import FadeIn, FadeOut
+from fastmanim.fades import FadeIn, FadeOut
 from scenes.layout import SAFE_X
 from scenes.text import Translate, fit_width, fmt, make_text, short_label
 from scenes.widgets import THEMES, Recorder, family_colors, make_caption, make_title, word_color
@@ -217,7 +217,7 @@ class ChapterScene(Scene):
 
     def caption_ends(self) -> None:
         """Called when the caption on screen is about to be replaced, or what it explains
-        cleared or faded: the storyboard (pipeline.storyboard) takes its still here."""
+        cleared or faded: the storyboard (pipeline.outputs.storyboard) takes its still here."""
 
     def _close_subtitle(self) -> None:
         if self._caption is not None:

@@ -7,19 +7,16 @@ Building a Text with Pango costs ~50 ms; a copy of a kept one ~0.6 ms, and copie
 
 from __future__ import annotations
 
-import hashlib
-import os
-import pickle
-import tempfile
 import unicodedata
 from functools import lru_cache
-from importlib.metadata import version
 from pathlib import Path
 
 from manim import MarkupText, Text, VMobject
 
+import fastmanim
 from attncore.tokenize import CLOSING, OPENING
-from scenes.glyphs import GlyphText, copy_built
+from fastmanim.glyphs import GlyphText, copy_built
+from fastmanim.texts import code_digest, kept, use_text_cache  # noqa: F401 (use_text_cache: the renderer)
 
 # The font fallback chain, in order (scripts/setup.sh installs every face of it). Pango takes
 # the comma-separated list as one family list: each character comes from the first face of
@@ -37,38 +34,12 @@ FONT_CHAIN = (
 )
 EMOJI_FONT = "Symbola"
 FONT = ", ".join(FONT_CHAIN)
-_MANIM = version("manim")
-_cache_folder: Path | None = None  # where built texts are kept across runs
-# The files whose code builds a text (this module's _build_text and scenes.glyphs'
-# GlyphText): their bytes are part of every kept text's key, as a chapter clip's key holds
-# its scene's code, so an edit to either is never served a text built before it.
-BUILD_FILES = (Path(__file__), Path(__file__).with_name("glyphs.py"))
-
-
-def code_digest(files: tuple[Path, ...] = BUILD_FILES) -> str:
-    h = hashlib.sha256()
-    for f in files:
-        h.update(f.name.encode() + b"\0" + f.read_bytes())
-    return h.hexdigest()[:16]
-
-
-BUILD_CODE = code_digest()
-
-
-@lru_cache(maxsize=1)
-def fonts_digest() -> str:
-    """A hash of the installed font families: a text built before a font was installed
-    (drawn as boxes, or as nothing) is not served after it."""
-    import manimpango
-
-    return hashlib.sha256("\n".join(sorted(manimpango.list_fonts())).encode()).hexdigest()[:16]
-
-
-def use_text_cache(folder: Path | None) -> None:
-    """Keep built texts in `folder` across runs (None: memory only). The renderer calls
-    this before a scene is built."""
-    global _cache_folder
-    _cache_folder = Path(folder) if folder is not None else None
+# The files whose code builds a text (this module's _build_text, fastmanim's GlyphText and
+# its store): their bytes are part of every kept text's key, as a chapter clip's key holds
+# its scene's code, so an edit to any of them is never served a text built before it.
+_FASTMANIM = Path(fastmanim.__file__).parent
+BUILD_FILES = (Path(__file__), _FASTMANIM / "glyphs.py", _FASTMANIM / "texts.py")
+BUILD_CODE = code_digest(BUILD_FILES)
 
 
 # ---- numbers -------------------------------------------------------------------------
@@ -152,36 +123,8 @@ def wrap(text: str, width: int) -> list[str]:
 def built_text(text: str, font_size: float, weight: str = "NORMAL") -> Text:
     """The kept Text for (text, size, weight): from memory, from the disk cache, or built
     with Pango and kept. Never modify it: copy it (make_text) or only measure it."""
-    path = None
-    if _cache_folder is not None:
-        key = hashlib.sha256(repr((text, font_size, weight, FONT, _MANIM, BUILD_CODE,
-                                   fonts_digest())).encode()).hexdigest()
-        path = _cache_folder / key[:2] / f"{key[2:24]}.pkl"
-        try:
-            kept = pickle.loads(path.read_bytes())
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
-            pass
-        else:
-            try:
-                os.utime(path)  # just used: the cache's pruning removes the least recently used
-            except OSError:
-                pass
-            return kept
-    t = _build_text(text, font_size, weight)
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
-            try:  # a unique name, then a rename: a reader never sees half a file
-                with os.fdopen(fd, "wb") as f:
-                    f.write(pickle.dumps(t, protocol=pickle.HIGHEST_PROTOCOL))
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-        except OSError:
-            pass
-    return t
+    return kept((text, font_size, weight, FONT, BUILD_CODE),
+                lambda: _build_text(text, font_size, weight))
 
 
 def _build_text(text: str, font_size: float, weight: str) -> Text:
@@ -215,7 +158,7 @@ def _draw(text: str, font_size: float, weight: str) -> Text:
 
 
 def _pango_text(text: str, font_size: float, weight: str) -> Text:
-    """Manim's Text, its SVG read a glyph at a time (scenes.glyphs: the same paths)."""
+    """Manim's Text, its SVG read a glyph at a time (fastmanim.glyphs: the same paths)."""
     try:
         return GlyphText(text, font=FONT, font_size=font_size, weight=weight,
                          disable_ligatures=True, warn_missing_font=False)

@@ -35,7 +35,7 @@ from scenes.layout import (
     row_for_font,
     widest,
 )
-from scenes.text import fit_width, fmt, make_text, use_text_cache, wrap  # noqa: F401 (use_text_cache: pipeline)
+from scenes.text import fit_width, fmt, make_text, wrap
 
 MASKED_TEXT = "masked"  # drawn instead of a number where attending is not allowed
 

@@ -1,4 +1,4 @@
-"""pipeline.batch and --batch: a manifest's videos inherit the shared defaults and override
+"""pipeline.commands.batch and --batch: a manifest's videos inherit the shared defaults and override
 them, flags win over both; a bad manifest is one line; every video's chapters go through one
 cache (a chapter two videos share is rendered once); a failing video is reported while the
 others are made, and the exit is non-zero. The renderer and joiner are stubbed (no frames);
@@ -13,12 +13,12 @@ import pytest
 from test_cli import run_main as run  # (exit code, stdout, stderr) of the command
 
 from attncore.chapters import number
-from pipeline import render_video as render_mod
-from pipeline.batch import read_manifest, render_batch, summary_table
-from pipeline.cache import ChapterCache
-from pipeline.chapter import ChapterJob, ChapterResult
-from pipeline.executors import ShippedChapter, render_shipped, shares_files
-from pipeline.workers import InlineExecutor
+from pipeline.cache.clips import ChapterCache
+from pipeline.commands.batch import read_manifest, render_batch, summary_table
+from pipeline.run import render as render_mod
+from pipeline.run.chapter import ChapterJob, ChapterResult
+from pipeline.run.executors import ShippedChapter, render_shipped, shares_files
+from pipeline.run.workers import InlineExecutor
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -137,7 +137,7 @@ def test_a_scheduler_address_needs_a_host_and_port(capsys, address):
 def test_a_scheduler_nobody_listens_on_is_one_line(tmp_path, capsys, monkeypatch):
     import socket
 
-    from pipeline import executors
+    from pipeline.run import executors
 
     monkeypatch.setattr(executors, "CONNECT_SECONDS", 1)
     with socket.socket() as s:  # a free port: bound, never listened on
@@ -199,7 +199,7 @@ def test_a_server_that_is_not_a_scheduler_is_one_line_within_the_limit(tmp_path,
     from Client.__del__, TimeoutError) after 20 s."""
     import time
 
-    from pipeline import executors
+    from pipeline.run import executors
 
     monkeypatch.setattr(executors, "CONNECT_SECONDS", 1)
     port, close = serve(reply)
@@ -302,7 +302,7 @@ output = "{tmp_path}/birds.mp4"
 
 def test_the_summary_lines_up_wide_characters():
     from attncore import Settings
-    from pipeline.batch import BatchRow, BatchVideo, _width
+    from pipeline.commands.batch import BatchRow, BatchVideo, _width
 
     rows = [BatchRow(BatchVideo(1, Settings(sentence="黑猫喝了牛奶", weights="random")),
                      rendered=2, seconds=3.25, output=Path("a.mp4")),

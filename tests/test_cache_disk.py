@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from test_cli import run_main
 
-from pipeline import render_video as render_mod
-from pipeline.paths import CACHE_ENV, cache_dir, settle_cache_dir
+from pipeline.cache.paths import CACHE_ENV, cache_dir, settle_cache_dir
+from pipeline.run import render as render_mod
 
 RENDER = ["cats drink milk", "--weights", "random", "-q", "l", "--chapters", "1"]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cache import ChapterCache
-from pipeline.chapter import ChapterResult
+from pipeline.cache.clips import ChapterCache
+from pipeline.run.chapter import ChapterResult
 
 KEY = "0123456789abcdef0123456789abcdef"
 

@@ -19,9 +19,9 @@ from attncore import Settings, build_trace
 from attncore.settings import FIELD_NAMES
 from attncore.tokenize import Token
 from attncore.trace import AttentionTrace, HeadChoice, HeadTrace, TrainingHistory
-from pipeline.cache import chapter_key, trace_digest
-from pipeline.chapter import ChapterJob, render_chapter
-from pipeline.render_video import plan_chapters
+from pipeline.cache.clips import chapter_key, trace_digest
+from pipeline.run.chapter import ChapterJob, render_chapter
+from pipeline.run.render import plan_chapters
 
 BASE = Settings(weights="random", sentence="cats drink milk")
 # One changed value per field, on BASE. The pretrained-only fields pick a checkpoint and a

@@ -12,8 +12,8 @@ import pytest
 from attncore import Settings, build_trace
 from attncore.chapters import BY_SLUG, CHAPTERS, SCENE_SETTINGS, SLUGS, number
 from attncore.settings import FIELD_NAMES
-from pipeline.chapter import ChapterJob, render_chapter
-from pipeline.render_video import plan_chapters
+from pipeline.run.chapter import ChapterJob, render_chapter
+from pipeline.run.render import plan_chapters
 from scenes import scene_class
 from scenes.base import SceneSettings
 

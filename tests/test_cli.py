@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from attncore.chapters import SLUGS, describe
 from attncore.settings import LANGUAGES, QUALITIES, THEMES, WEIGHT_SOURCES, Settings
-from pipeline import app
-from pipeline.cli import cli, main
+from pipeline.commands import app
+from pipeline.commands.cli import cli, main
 
 BEYOND = len(SLUGS) + 1  # the first number that is not a chapter
 

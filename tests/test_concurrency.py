@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.video import probe
+from pipeline.outputs.video import probe
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent

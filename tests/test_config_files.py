@@ -13,10 +13,10 @@ from click.testing import CliRunner
 
 from attncore.chapters import CHAPTERS, SLUGS
 from attncore.settings import FIELD_NAMES, Settings, build_settings
-from pipeline import app
-from pipeline.cli import cli
-from pipeline.starter import starter_text, write_starter
-from pipeline.watch import watch_config
+from pipeline.commands import app
+from pipeline.commands.cli import cli
+from pipeline.commands.starter import starter_text, write_starter
+from pipeline.commands.watch import watch_config
 
 EXAMPLES = [p for p in sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.toml"))
             if "video" not in tomllib.loads(p.read_text(encoding="utf-8"))]  # not --batch manifests
@@ -131,8 +131,8 @@ def test_watch_keeps_the_command_line_chapters_and_sentence_on_every_save(tmp_pa
 def test_watch_makes_what_the_command_asked_for_on_every_save(tmp_path, monkeypatch):
     """--watch --storyboard --slides --format gif: each save makes the storyboard (or the
     video with its deck and GIF) again, not a bare video."""
-    from pipeline import cli as cli_mod
-    from pipeline import watch
+    from pipeline.commands import cli as cli_mod
+    from pipeline.commands import watch
 
     cfg = tmp_path / "lecture.toml"
     cfg.write_text('sentence = "cats drink milk"\nweights = "random"\n', encoding="utf-8")

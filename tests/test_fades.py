@@ -1,4 +1,4 @@
-"""scenes.fades: a fade that neither shifts nor scales changes opacities alone, exactly as
+"""fastmanim.fades: a fade that neither shifts nor scales changes opacities alone, exactly as
 Manim's Transform-based FadeIn and FadeOut would, without their copies."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from manim import UP, Group, ImageMobject, Rectangle, Scene, VGroup, linear
 from manim import FadeIn as ManimFadeIn
 from manim import FadeOut as ManimFadeOut
 
-from scenes import fades
+from fastmanim import fades
 from scenes.text import make_text
 
 STYLE = ("fill_rgbas", "stroke_rgbas", "background_stroke_rgbas", "stroke_width")
@@ -73,7 +73,26 @@ def test_a_fade_in_adds_its_object_and_a_fade_out_removes_it_and_restores_it():
 def test_anything_but_a_plain_fade_is_left_to_manim(make, kwargs):
     assert isinstance(fades.FadeIn(make(), **kwargs), ManimFadeIn)
     assert isinstance(fades.FadeOut(make(), **kwargs), ManimFadeOut)
-    assert isinstance(fades.FadeIn(cell(), cell()), ManimFadeIn)  # several objects
+
+
+def test_several_objects_fade_as_one_group_and_give_manims_opacities():
+    """A FadeIn of several objects fell back to Manim's slow path without saying so."""
+    ours, theirs = (cell(), cell()), (cell(), cell())
+    quick, manim = fades.FadeIn(*ours), ManimFadeIn(*theirs)
+    assert isinstance(quick, fades.Fade)
+    quick.begin()
+    manim.begin()
+    for alpha in (0.0, 0.3, 1.0):
+        quick.interpolate(alpha)
+        manim.interpolate(alpha)
+        for a, b in zip([s for g in ours for s in state(g)], [s for g in theirs for s in state(g)],
+                        strict=True):
+            assert np.array_equal(a, b)
+    scene = Scene()
+    scene.play(fades.FadeIn(*ours), run_time=0.1)
+    assert all(m in scene.get_mobject_family_members() for m in ours)
+    scene.play(fades.FadeOut(*ours), run_time=0.1)
+    assert not any(m in scene.get_mobject_family_members() for m in ours)
 
 
 @pytest.mark.slow
@@ -81,8 +100,8 @@ def test_a_chapter_draws_the_same_frames_with_either_fade(tmp_path, monkeypatch)
     """Chapter 4, rendered with Manim's fades and with these: every frame handed to the
     encoder is the same."""
     from attncore import Settings, build_trace
-    from pipeline import encoder
-    from pipeline.chapter import ChapterJob, render_chapter
+    from fastmanim import encoder
+    from pipeline.run.chapter import ChapterJob, render_chapter
 
     settings = Settings(sentence="The black cat drank the milk", quality="l")
     trace = build_trace(settings)

@@ -1,5 +1,5 @@
-"""More formats from the finished MP4 (pipeline.formats: GIF, WebM, by PyAV, no re-render)
-and the WebVTT captions written beside the SRT (pipeline.subtitles)."""
+"""More formats from the finished MP4 (pipeline.outputs.formats: GIF, WebM, by PyAV, no re-render)
+and the WebVTT captions written beside the SRT (pipeline.outputs.subtitles)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import av
 import numpy as np
 import pytest
 
-from pipeline import formats
-from pipeline.subtitles import to_srt, to_vtt
+from pipeline.outputs import formats
+from pipeline.outputs.subtitles import to_srt, to_vtt
 
 
 def make_clip(path: Path, frames: int, size: tuple[int, int] = (64, 48), fps: int = 15) -> Path:
@@ -97,8 +97,8 @@ def test_vtt_has_its_header_and_dotted_cue_timings():
 
 def test_the_video_gets_its_vtt_beside_the_srt(tmp_path, monkeypatch):
     from attncore import Settings
-    from pipeline import render_video as render_mod
-    from pipeline.workers import InlineExecutor
+    from pipeline.run import render as render_mod
+    from pipeline.run.workers import InlineExecutor
     from tests.test_pipeline import fake_join, fake_render
 
     monkeypatch.setattr(render_mod, "render_chapter", fake_render)
@@ -114,7 +114,7 @@ def test_the_video_gets_its_vtt_beside_the_srt(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_a_real_render_gives_gif_and_webm_in_one_run(tmp_path, capsys):
-    from pipeline.cli import main
+    from pipeline.commands.cli import main
 
     out = tmp_path / "talk.mp4"
     main(["The black cat drank the milk", "-q", "l", "--chapters", "summary", "-o", str(out),

@@ -1,4 +1,4 @@
-"""scenes.glyphs: a text read a glyph at a time must be Manim's Text exactly: the same
+"""fastmanim.glyphs: a text read a glyph at a time must be Manim's Text exactly: the same
 paths, in the same order, with the same points to the last bit and the same styles."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from manim import Text
 
-from scenes import glyphs
-from scenes.glyphs import GlyphText, glyph_paths
+from fastmanim import glyphs
+from fastmanim.glyphs import GlyphText, glyph_paths
 from scenes.text import FONT
 
 STRINGS = [

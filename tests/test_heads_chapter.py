@@ -14,7 +14,7 @@ from attncore import Settings, build_trace
 from attncore.chapters import SLUGS, chapter, number
 from attncore.pretrained import INSTALL_LINE
 from attncore.settings import parse_chapters
-from pipeline.chapter import ChapterJob, render_chapter
+from pipeline.run.chapter import ChapterJob, render_chapter
 from scenes.chapters.heads import heat_image, make_overview
 from scenes.layout import SAFE_X
 from scenes.text import Translate

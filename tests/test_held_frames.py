@@ -1,4 +1,4 @@
-"""Held frames (pipeline.encoder): a hold is stored as one frame shown for its whole
+"""Held frames (fastmanim.encoder): a hold is stored as one frame shown for its whole
 length; the clip still has the right timestamps, length and pictures, joins by stream
 copy, seeks into a hold correctly (PyAV, headless Chromium and libVLC), and converts to GIF and
 WebM with the same timing. The real renders compare against Manim's constant-rate way."""
@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from manim._config.video_encoder import VideoEncoderSpec
 
-from pipeline import encoder
-from pipeline.encoder import HeldFrameEncoder
-from pipeline.formats import write_gif, write_webm
-from pipeline.video import decode_times, frame_at, join, probe
+from fastmanim import encoder
+from fastmanim.encoder import HeldFrameEncoder
+from pipeline.outputs.formats import write_gif, write_webm
+from pipeline.outputs.video import decode_times, frame_at, join, probe
 
 W, H, FPS = 320, 240, 30
 RED, GREEN, BLUE = (220, 40, 40), (40, 200, 60), (40, 60, 220)
@@ -163,7 +163,7 @@ def renders(tmp_path_factory):
     """Chapter 9 at 480p15 three ways: Manim's (every held frame converted and encoded,
     every object after a moving one redrawn), holds once, and holds once + parking."""
     from attncore import Settings, build_trace
-    from pipeline.chapter import ChapterJob, render_chapter
+    from pipeline.run.chapter import ChapterJob, render_chapter
 
     d = tmp_path_factory.mktemp("renders")
     s = Settings(sentence="The cat drank milk", weights="random", quality="l", chapters=("summary",))
@@ -393,13 +393,13 @@ def test_a_moving_object_that_reaches_a_parked_one_is_drawn_under_it_as_before(t
 
 
 def test_the_path_camera_draws_exactly_what_manims_camera_draws():
-    """pipeline.camera.PathCamera hands Cairo the same paths, read faster: a frame of text
+    """fastmanim.camera.PathCamera hands Cairo the same paths, read faster: a frame of text
     (glyphs of several subpaths), open and closed shapes, an arc half drawn (as Create
     leaves it) and a line with its subpaths apart is the same, pixel for pixel."""
     from manim import UP, Arc, Circle, Line, Rectangle, VGroup, VMobject, tempconfig
     from manim.camera.camera import Camera
 
-    from pipeline.camera import PathCamera
+    from fastmanim.camera import PathCamera
     from scenes.text import make_text
 
     def shapes() -> VGroup:

@@ -14,12 +14,12 @@ from scene_truth import check_drawn
 
 from attncore import Settings, SettingsError, build_trace
 from attncore.chapters import SLUGS
-from pipeline import render_video as run_mod
-from pipeline.cache import ChapterCache, chapter_key
-from pipeline.chapter import ChapterJob, ChapterResult, render_chapter
-from pipeline.cli import main
-from pipeline.render_video import ChapterFailed, render_video
-from pipeline.workers import InlineExecutor
+from pipeline.cache.clips import ChapterCache, chapter_key
+from pipeline.commands.cli import main
+from pipeline.run import render as run_mod
+from pipeline.run.chapter import ChapterJob, ChapterResult, render_chapter
+from pipeline.run.render import ChapterFailed, render_video
+from pipeline.run.workers import InlineExecutor
 
 HOSTILE = {
     "quotes": 'I can\'t say "no".',

@@ -137,14 +137,14 @@ def test_explain_checks_its_arguments_before_any_work(tmp_path, monkeypatch, sen
     """Before, explain(None, chapters=[1]) rendered chapter 1 of the default sentence and
     then raised "normalize() argument 2 must be str, not None"; chapters="1" said "'1' is
     not a chapter"."""
-    import pipeline.app
-    import pipeline.render_video
+    import pipeline.commands.app
+    import pipeline.run.render
 
     def no_work(*args, **kw):
         raise AssertionError("explain() started work before checking its arguments")
 
-    monkeypatch.setattr(pipeline.app, "make_trace", no_work)
-    monkeypatch.setattr(pipeline.render_video, "render_video", no_work)
+    monkeypatch.setattr(pipeline.commands.app, "make_trace", no_work)
+    monkeypatch.setattr(pipeline.run.render, "render_video", no_work)
     monkeypatch.chdir(tmp_path)
     kwargs.setdefault("folder", tmp_path / "media")
     with pytest.raises(error) as info:

@@ -11,14 +11,14 @@ import pytest
 
 from attncore import Settings, SettingsError, build_trace
 from attncore.chapters import SLUGS, number
-from pipeline import render_video as render_mod
-from pipeline import sources
-from pipeline.cache import chapter_key, code_digest
-from pipeline.chapter import ChapterJob, ChapterResult, render_chapter
-from pipeline.files import slug
-from pipeline.render_video import plan_chapters, render_video
-from pipeline.subtitles import srt_time, to_srt
-from pipeline.workers import InlineExecutor
+from pipeline.cache import sources
+from pipeline.cache.clips import chapter_key, code_digest
+from pipeline.outputs.files import slug
+from pipeline.outputs.subtitles import srt_time, to_srt
+from pipeline.run import render as render_mod
+from pipeline.run.chapter import ChapterJob, ChapterResult, render_chapter
+from pipeline.run.render import plan_chapters, render_video
+from pipeline.run.workers import InlineExecutor
 
 R = dict(weights="random")
 
@@ -183,7 +183,7 @@ def test_two_renders_into_one_folder_at_once_do_not_mix(tmp_path, monkeypatch):
 
 
 def test_outputs_are_ordinary_readable_files(tmp_path):
-    from pipeline.files import write_text_atomic
+    from pipeline.outputs.files import write_text_atomic
 
     write_text_atomic(tmp_path / "a.srt", "x")
     mode = (tmp_path / "a.srt").stat().st_mode & 0o777
@@ -193,7 +193,7 @@ def test_outputs_are_ordinary_readable_files(tmp_path):
 def test_the_command_renders_through_the_pipeline_and_reuses_the_cache(tmp_path, monkeypatch,
                                                                        capsys):
     """render.py → cli → app → render_video → cache → outputs, with the renderer stubbed."""
-    from pipeline.cli import main
+    from pipeline.commands.cli import main
 
     monkeypatch.setattr(render_mod, "render_chapter", fake_render)
     monkeypatch.setattr(render_mod, "join", fake_join)

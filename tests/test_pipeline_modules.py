@@ -1,11 +1,11 @@
-"""pipeline.sources (the files a module runs, for the cache key) and the shape of the
+"""pipeline.cache.sources (the files a module runs, for the cache key) and the shape of the
 pipeline package: no module imports one that imports it back."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline import sources
+from pipeline.cache import sources
 
 
 def write(root: Path, relative: str, text: str = "") -> Path:
@@ -56,18 +56,20 @@ def test_the_renderer_and_each_chapter_are_in_its_source_files():
 
     root = sources.PROJECT_ROOT
     for c in CHAPTERS:
-        files = names(sources.source_files([c.module, "pipeline.chapter"], root), root)
+        files = names(sources.source_files([c.module, "pipeline.run.chapter"], root), root)
         assert c.module.replace(".", "/") + ".py" in files
-        assert {"pipeline/chapter.py", "attncore/chapters.py"} <= set(files)
+        assert {"pipeline/run/chapter.py", "attncore/chapters.py"} <= set(files)
 
 
 def pipeline_imports() -> dict[str, set[str]]:
     """pipeline module → the pipeline modules it imports (at the top or inside functions)."""
     root = sources.PROJECT_ROOT
     graph = {}
-    for path in sorted((root / "pipeline").glob("*.py")):
-        name = "pipeline" if path.stem == "__init__" else f"pipeline.{path.stem}"
-        found = sources._imported_names(path.read_bytes(), name, path.stem == "__init__")
+    for path in sorted((root / "pipeline").rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        package = parts[-1] == "__init__"
+        name = ".".join(parts[:-1] if package else parts)
+        found = sources._imported_names(path.read_bytes(), name, package)
         graph[name] = {m for m in found if m != "pipeline" and sources.module_file(m, root)
                        and m.startswith("pipeline.")}
     return graph
@@ -93,10 +95,21 @@ def test_no_pipeline_module_imports_one_that_imports_it_back():
 
 def test_the_command_line_is_a_layer_nothing_else_depends_on():
     graph = pipeline_imports()
-    assert "pipeline.cli" not in set().union(*graph.values())
-    assert "import click" not in (sources.PROJECT_ROOT / "pipeline" / "app.py").read_text(encoding="utf-8")
+    assert "pipeline.commands.cli" not in set().union(*graph.values())
+    app = sources.PROJECT_ROOT / "pipeline" / "commands" / "app.py"
+    assert "import click" not in app.read_text(encoding="utf-8")
 
 
 def test_the_renderer_does_not_set_scene_module_globals():
-    chapter_py = (sources.PROJECT_ROOT / "pipeline" / "chapter.py").read_text(encoding="utf-8")
+    chapter_py = (sources.PROJECT_ROOT / "pipeline" / "run" / "chapter.py").read_text(encoding="utf-8")
     assert "TEXT_CACHE" not in chapter_py  # the renderer asks widgets to use a folder
+
+
+def test_the_pipeline_reads_by_role():
+    """Every pipeline module lives in the package of its role: the commands, running
+    chapters, the cache, the outputs (the package __init__ files say which)."""
+    root = sources.PROJECT_ROOT / "pipeline"
+    flat = sorted(p.name for p in root.glob("*.py") if p.name != "__init__.py")
+    assert flat == []
+    assert {p.name for p in root.iterdir() if p.is_dir() and p.name != "__pycache__"} == {
+        "commands", "run", "cache", "outputs"}

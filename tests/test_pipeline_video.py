@@ -1,4 +1,4 @@
-"""pipeline.video: clips are joined by stream copy and probed, on tiny clips made here."""
+"""pipeline.outputs.video: clips are joined by stream copy and probed, on tiny clips made here."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import av
 import numpy as np
 import pytest
 
-from pipeline.video import join, probe
+from pipeline.outputs.video import join, probe
 
 
 def make_clip(path: Path, frames: int, grey: int, fps: int = 15) -> Path:

@@ -1,4 +1,4 @@
-"""pipeline.workers: an interrupted render stops exactly its own worker processes, and
+"""pipeline.run.workers: an interrupted render stops exactly its own worker processes, and
 SIGTERM becomes an exception so the usual clean-up runs."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from pipeline.workers import (
+from pipeline.run.workers import (
     InlineExecutor,
     LocalPool,
     Terminated,
@@ -92,7 +92,7 @@ def test_the_inline_executor_runs_at_once_and_keeps_errors_in_the_future():
 
 LIGHT_IMPORTS_CHECK = """
 import sys
-from pipeline.workers import light_imports
+from pipeline.run.workers import light_imports
 light_imports()
 import manim
 import numpy as np
@@ -126,8 +126,8 @@ INTERRUPTED_WITH_CHAPTERS_QUEUED = """
 import signal, sys, tempfile, time
 from pathlib import Path
 from attncore import Settings, build_trace
-from pipeline.cache import ChapterCache, chapter_key
-from pipeline.render_video import ChapterTodo, chapter_pool, render_chapters
+from pipeline.cache.clips import ChapterCache, chapter_key
+from pipeline.run.render import ChapterTodo, chapter_pool, render_chapters
 
 def interrupt(signum, frame):
     raise KeyboardInterrupt

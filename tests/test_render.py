@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from attncore import Settings
-from pipeline.cache import ChapterCache
-from pipeline.render_video import render_video
-from pipeline.video import probe
+from pipeline.cache.clips import ChapterCache
+from pipeline.outputs.video import probe
+from pipeline.run.render import render_video
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent

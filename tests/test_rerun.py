@@ -14,8 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = """
 import sys
 from pathlib import Path
-from pipeline import render_video as run
-from pipeline.chapter import ChapterResult
+from pipeline.run import render as run
+from pipeline.run.chapter import ChapterResult
 
 def fake_render(job):
     Path(job.clip).write_bytes(job.chapter.encode())
@@ -27,10 +27,10 @@ def fake_join(clips, out, **kwargs):
 
 run.join = fake_join
 if sys.argv[1] == "first":
-    from pipeline.workers import InlineExecutor
+    from pipeline.run.workers import InlineExecutor
     run.render_chapter = fake_render
     run.LocalPool = InlineExecutor
-from pipeline.cli import main
+from pipeline.commands.cli import main
 try:
     main(sys.argv[2:])
 except SystemExit as e:

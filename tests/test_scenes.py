@@ -15,7 +15,7 @@ from scene_truth import check_drawn
 from attncore import Settings, build_trace
 from attncore.chapters import LEARNING, SLUGS
 from attncore.pretrained import INSTALL_LINE
-from pipeline.chapter import ChapterJob, render_chapter
+from pipeline.run.chapter import ChapterJob, render_chapter
 
 R = dict(weights="random")
 CASES = {

@@ -1,4 +1,4 @@
-"""pipeline.schedule: chapters go to the workers longest first, by what they took the
+"""pipeline.run.schedule: chapters go to the workers longest first, by what they took the
 last time a video of the same kind was rendered, or by the figures measured here."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import pytest
 
 from attncore import Settings, build_trace
 from attncore.chapters import SLUGS
-from pipeline import render_video as render_mod
-from pipeline import schedule
-from pipeline.cache import ChapterCache
-from pipeline.chapter import ChapterJob, ChapterResult
-from pipeline.render_video import render_video
-from pipeline.workers import InlineExecutor
+from pipeline.cache.clips import ChapterCache
+from pipeline.run import render as render_mod
+from pipeline.run import schedule
+from pipeline.run.chapter import ChapterJob, ChapterResult
+from pipeline.run.render import render_video
+from pipeline.run.workers import InlineExecutor
 
 S = Settings(sentence="The black cat drank the milk", quality="l")
 ALL = list(SLUGS)

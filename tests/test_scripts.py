@@ -16,7 +16,7 @@ from scene_truth import check_drawn
 
 from attncore import Settings, build_trace
 from attncore.chapters import LEARNING, SLUGS
-from pipeline.chapter import ChapterJob, render_chapter
+from pipeline.run.chapter import ChapterJob, render_chapter
 from scenes.text import FONT, FONT_CHAIN, code_points, drawable, emoji_runs, is_stand_in, make_text
 
 WORDS = {

@@ -18,9 +18,9 @@ import av
 import numpy as np
 import pytest
 
-from pipeline.chapter import ChapterResult
-from pipeline.slides import Step, cut, inline_reveal, plan_steps, write_slides
-from pipeline.video import probe
+from pipeline.outputs.slides import Step, cut, inline_reveal, plan_steps, write_slides
+from pipeline.outputs.video import probe
+from pipeline.run.chapter import ChapterResult
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -81,7 +81,7 @@ def test_cut_off_a_keyframe_is_reencoded_from_the_right_frame(tmp_path):
 
 
 def test_cut_inside_a_hold_opens_on_the_held_frame_and_keeps_each_frames_time(tmp_path):
-    """A held frame is stored once and shown until the next one (pipeline.encoder): a
+    """A held frame is stored once and shown until the next one (fastmanim.encoder): a
     re-encoded cut must place frames by their timestamps, not count them."""
     fps, clip = 10, tmp_path / "held.mp4"
     with av.open(str(clip), "w", format="mp4") as c:
@@ -253,7 +253,7 @@ def test_deck_plays_in_a_real_browser(deck):
 def test_render_with_slides_writes_both_decks_beside_the_video(tmp_path):
     from pptx import Presentation
 
-    from pipeline.cli import main
+    from pipeline.commands.cli import main
 
     video = tmp_path / "talk.mp4"
     main(["The black cat drank the milk", "-q", "l", "--chapters", "3,5", "--slides",

@@ -4,7 +4,7 @@ terminal's Ctrl-C is) or to the main process alone (as `kill` is). Each ends wit
 with one line and the shell's status for the signal (130, 143), no traceback, no worker
 left running, the earlier output kept and no scratch or partial file left.
 
-Before pipeline.workers stopped its pool without cancelling the queued jobs, every case
+Before pipeline.run.workers stopped its pool without cancelling the queued jobs, every case
 printed a thread's InvalidStateError, then "Interrupted: …", and never exited."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The storyboard (pipeline.storyboard): one still per caption, taken without animating,
+"""The storyboard (pipeline.outputs.storyboard): one still per caption, taken without animating,
 laid out as a PNG contact sheet and an A4 PDF handout beside it."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from PIL import Image
 from attncore import Settings, build_trace
 from attncore.chapters import SLUGS
 from attncore.tokenize import CLOSING, OPENING
-from pipeline import storyboard as sb
-from pipeline.chapter import ChapterJob, render_chapter
-from pipeline.cli import main
-from pipeline.files import OutputError
+from pipeline.commands.cli import main
+from pipeline.outputs import storyboard as sb
+from pipeline.outputs.files import OutputError
+from pipeline.run.chapter import ChapterJob, render_chapter
 
 S = Settings(sentence="The black cat drank the milk", quality="l")
 
@@ -178,7 +178,7 @@ def test_the_command_makes_the_storyboard(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_default_sentence_storyboard_has_every_caption_of_the_dry_run(tmp_path, capsys):
-    from pipeline.render_video import dry_run
+    from pipeline.run.render import dry_run
 
     out = tmp_path / "board.png"
     main(["The black cat drank the milk", "--storyboard", "-o", str(out)])

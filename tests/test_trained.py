@@ -131,7 +131,7 @@ def test_no_attncore_module_is_part_of_an_import_cycle():
 
 
 def test_no_attncore_module_is_a_command():
-    """The training commands live in pipeline/train_models.py: attncore parses no command
+    """The training commands live in pipeline/commands/train_models.py: attncore parses no command
     line and runs nothing as __main__ (it writes no file unless a caller asks)."""
     commands = []
     for name, path in module_files().items():

@@ -171,7 +171,7 @@ def test_a_long_caption_takes_two_lines_never_three():
 
 def test_the_kept_texts_are_keyed_on_the_code_that_builds_them(tmp_path):
     """A hand-bumped BUILD_VERSION could be forgotten: the key holds the bytes of
-    scenes/text.py and scenes/glyphs.py, so editing either builds texts anew."""
+    scenes/text.py and fastmanim/glyphs.py, so editing either builds texts anew."""
     import shutil
 
     from scenes import text as text_mod
@@ -180,7 +180,7 @@ def test_the_kept_texts_are_keyed_on_the_code_that_builds_them(tmp_path):
     for f in text_mod.BUILD_FILES:
         files.append(tmp_path / f.name)
         shutil.copy(f, files[-1])
-    assert {f.name for f in files} == {"text.py", "glyphs.py"}
+    assert {f.name for f in files} == {"text.py", "glyphs.py", "texts.py"}
     before = text_mod.code_digest(tuple(files))
     assert before == text_mod.BUILD_CODE
     for f in files:

@@ -12,7 +12,7 @@ by hand, trained so its attention means something.
     model = train(TrainConfig(d_model=8, heads=2), progress=callback)
 
 Corpus (corpus.toml), model and hand-written gradients (model.py), training (train.py:
-`python -m pipeline.train_models tiny --seed 0 --out attncore/tiny/default.safetensors`
+`python -m pipeline.commands.train_models tiny --seed 0 --out attncore/tiny/default.safetensors`
 made the shipped file), history (history.py), safetensors storage (store.py). What it
 shares with attncore.translate is in attncore.trained. The package does not import train.py
 itself: only what trains pays for its import.

@@ -5,7 +5,7 @@ as integer tenths (attncore.trained.store), so they load back exactly; the reado
 float64. The metadata holds the vocabulary, the architecture, the full TrainConfig (seed
 included), the command that trains it again, the platform that trained it and the corpus
 file's SHA-256, so a stale file is recognisable and the file can be reproduced (bit for bit
-on the same platform) with `python -m pipeline.train_models tiny`. It is one key,
+on the same platform) with `python -m pipeline.commands.train_models tiny`. It is one key,
 "attncore.tiny".
 
 Nothing is written unless the caller asks (`save` with a path, or `to_bytes`).
@@ -85,7 +85,7 @@ def command(c: TrainConfig) -> str:
     cli = TrainConfig(seed=c.seed, d_model=c.d_model, heads=c.heads, restarts=c.restarts)
     if cli != c:
         return "attncore.tiny.train.train(TrainConfig(**metadata['train']))"
-    parts = ["python -m pipeline.train_models tiny", f"--seed {c.seed}"]
+    parts = ["python -m pipeline.commands.train_models tiny", f"--seed {c.seed}"]
     if c.d_model != TrainConfig.d_model:
         parts.append(f"--d-model {c.d_model}")
     if c.heads != TrainConfig.heads:

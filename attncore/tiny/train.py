@@ -2,7 +2,7 @@
 
     model = train(TrainConfig(seed=0))     # the shipped default (d_model 4, one head)
 
-`python -m pipeline.train_models tiny --seed 0 --out attncore/tiny/default.safetensors`
+`python -m pipeline.commands.train_models tiny --seed 0 --out attncore/tiny/default.safetensors`
 writes it to a file (it made the shipped one). Objective (ELECTRA-style): an object is
 sometimes swapped for one its verb does not take and every word says whether it was
 swapped; the object can only tell by looking at its verb, so its query learns to find the

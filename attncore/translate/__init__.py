@@ -14,7 +14,7 @@ real alignment ("The ball is blue" → "La bola es azul": azul looks at blue).
 Decoder row i WRITES target word i (its input is word i − 1, or <s>).
 
 Corpus (corpus.toml, corpus.py), model and hand-written gradients (model.py), training
-(train.py: `python -m pipeline.train_models translate --seed 0 --out
+(train.py: `python -m pipeline.commands.train_models translate --seed 0 --out
 attncore/translate/default.safetensors` made the shipped file), storage (store.py). What it
 shares with attncore.tiny is in attncore.trained.
 """

@@ -51,7 +51,7 @@ def command(c: TrainConfig) -> str:
     if TrainConfig(seed=c.seed, restarts=c.restarts) != c:
         return "attncore.translate.train.train(TrainConfig(**metadata['train']))"
     extra = "" if c.restarts == TrainConfig.restarts else f" --restarts {c.restarts}"
-    return f"python -m pipeline.train_models translate --seed {c.seed}{extra} --out PATH"
+    return f"python -m pipeline.commands.train_models translate --seed {c.seed}{extra} --out PATH"
 
 
 def to_bytes(model: TranslationModel) -> bytes:

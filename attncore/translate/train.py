@@ -2,7 +2,7 @@
 
     model = train(TrainConfig(seed=0))     # the shipped default
 
-`python -m pipeline.train_models translate --seed 0 --out
+`python -m pipeline.commands.train_models translate --seed 0 --out
 attncore/translate/default.safetensors` writes it to a file (it made the shipped one). Adam on minibatches, warm-up then cosine decay (the tiny model's
 schedule), then a rounding-aware phase: the forward pass uses the embeddings and attention
 weights rounded to 0.1, the gradient updates the unrounded copy (straight-through), so the

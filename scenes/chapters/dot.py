@@ -12,11 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import *
 
 from attncore.trace import AttentionTrace, HeadTrace
+from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
-from scenes.fades import FadeIn
 from scenes.layout import (
     MAX_PAIRS,
     MIN_FONT,

@@ -12,13 +12,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from manim import *
 
 from attncore.attention import ranking
 from attncore.pretrained.heads import OFFSET_NAMES, SPECIAL
 from attncore.trace import AttentionTrace
+from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
-from scenes.fades import FadeIn
 from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, text_width, widest
 from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import (

@@ -12,11 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import *
 
 from attncore.attention import ranking
+from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
-from scenes.fades import FadeIn
 from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, shown_pairs, widest
 from scenes.text import Translate, fit_width, fmt, make_text, subscript
 from scenes.widgets import (

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from manim import *  # noqa: F403
-
 from attncore.trace import AttentionTrace
+from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
-from scenes.fades import FadeIn, FadeOut
 from scenes.layout import SAFE_BOTTOM, SAFE_X, text_width
 from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import (

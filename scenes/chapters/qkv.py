@@ -6,11 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import *
 
 from attncore.attention import ranking
+from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
-from scenes.fades import FadeIn, FadeOut
 from scenes.layout import LABEL_FILL, MIN_FONT, SAFE_BOTTOM, SAFE_X, font_for_row, widest
 from scenes.text import Translate, fit_width, fmt, make_text, wrap
 from scenes.widgets import Recorder, Theme, make_label

@@ -12,11 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from manim import *
 
 from attncore.attention import ranking
+from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
-from scenes.fades import FadeIn
 from scenes.layout import SAFE_BOTTOM, SAFE_TOP, SAFE_X, TABLE_FILL, font_for_row, widest
 from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import MASKED_TEXT, Recorder, Theme

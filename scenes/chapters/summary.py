@@ -7,12 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import *  # noqa: F403
 
 from attncore.attention import ranking
 from attncore.chapters import number
+from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
-from scenes.fades import FadeIn
 from scenes.layout import LABEL_FILL, SAFE_BOTTOM, SAFE_X, font_for_row
 from scenes.text import Translate, fit_width, fmt, make_text, subscript
 from scenes.widgets import MatrixView, Recorder, Theme, fit_cells, make_sub

@@ -6,11 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import *
 
 from attncore.attention import ranking
+from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
-from scenes.fades import FadeIn, FadeOut
 from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X
 from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import (

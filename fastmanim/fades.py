@@ -9,7 +9,8 @@ same arrays), so every frame has the same pixels (tests/test_fades.py compares t
 A fade that shifts or scales, or an object that is not made of vector paths (an image),
 is left to Manim's own classes.
 
-Chapters import FadeIn and FadeOut from here, after `from manim import *`.
+Several objects fade as one group of them, as Manim's own fades do. Chapters get these
+through `from fastmanim import *`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from manim import Animation, VMobject
+from manim import Animation, VGroup, VMobject
 from manim import FadeIn as ManimFadeIn
 from manim import FadeOut as ManimFadeOut
 from manim.utils.bezier import interpolate
@@ -62,11 +63,11 @@ class Fade(Animation):
 
 def _only_fades(mobjects: tuple, kwargs: dict) -> bool:
     """Whether Manim's fade of these would change only opacities."""
-    if len(mobjects) != 1 or any(kwargs.get(k) is not None for k in ("shift", "target_position")):
+    if not mobjects or any(kwargs.get(k) is not None for k in ("shift", "target_position")):
         return False
-    if kwargs.get("scale", 1) != 1:
+    if kwargs.get("scale", 1) != 1 or not all(isinstance(m, VMobject) for m in mobjects):
         return False
-    parts = mobjects[0].family_members_with_points()
+    parts = [p for m in mobjects for p in m.family_members_with_points()]
     return bool(parts) and all(isinstance(p, VMobject) and all(
         getattr(p, name, None) is not None and np.ndim(getattr(p, name)) == 2
         for name in OPACITIES) for p in parts)
@@ -76,7 +77,7 @@ def FadeIn(*mobjects: Any, **kwargs: Any) -> Animation:  # noqa: N802 - Manim's 
     """Manim's FadeIn, by opacities alone when that is all it would change."""
     if _only_fades(mobjects, kwargs):
         kwargs = {k: v for k, v in kwargs.items() if k not in ("shift", "target_position", "scale")}
-        return Fade(mobjects[0], fade_in=True, **kwargs)
+        return Fade(_one(mobjects), fade_in=True, **kwargs)
     return ManimFadeIn(*mobjects, **kwargs)
 
 
@@ -84,5 +85,11 @@ def FadeOut(*mobjects: Any, **kwargs: Any) -> Animation:  # noqa: N802 - Manim's
     """Manim's FadeOut, by opacities alone when that is all it would change."""
     if _only_fades(mobjects, kwargs):
         kwargs = {k: v for k, v in kwargs.items() if k not in ("shift", "target_position", "scale")}
-        return Fade(mobjects[0], fade_in=False, **kwargs)
+        return Fade(_one(mobjects), fade_in=False, **kwargs)
     return ManimFadeOut(*mobjects, **kwargs)
+
+
+def _one(mobjects: tuple) -> VMobject:
+    """The object a fade of these animates: itself, or a group of them (Manim's fades group
+    several the same way)."""
+    return mobjects[0] if len(mobjects) == 1 else VGroup(*mobjects)

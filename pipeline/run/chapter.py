@@ -11,7 +11,7 @@ from pathlib import Path
 from attncore.chapters import SLUGS
 from attncore.settings import QUALITIES, Settings
 from attncore.trace import AttentionTrace
-from pipeline.paths import cache_dir
+from pipeline.cache.paths import cache_dir
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class ChapterResult:
     seconds: float = 0.0  # wall time spent
     cached: bool = False
     clip: Path | None = None
-    stages: dict[str, float] = field(default_factory=dict)  # seconds per stage (pipeline.encoder)
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per stage (fastmanim.encoder)
 
 
 def manim_config(settings: Settings, work_dir: Path | None, clip: Path | None,
@@ -64,9 +64,9 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
     """Build the chapter's scene from the trace and render it (dry run: build only)."""
     from manim import tempconfig
 
-    from pipeline.encoder import CLOCK, TimedRenderer
+    from fastmanim.encoder import CLOCK, TimedRenderer
+    from fastmanim.texts import use_text_cache
     from scenes import scene_class
-    from scenes.widgets import use_text_cache
 
     use_text_cache(cache_dir() / "text-objects")
     start, cpu = time.perf_counter(), time.process_time()
@@ -75,7 +75,7 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
     text_dir = Path(tempfile.mkdtemp(prefix="manim-texts-", dir=job.work_dir and _made(job.work_dir)))
     try:
         with tempconfig(manim_config(job.settings, job.work_dir, job.clip, text_dir)):
-            # Held frames are encoded once (pipeline.encoder); dry run skips every frame.
+            # Held frames are encoded once (fastmanim.encoder); dry run skips every frame.
             skip = job.clip is None
             scene = cls(job.trace, job.settings, job.plan, renderer=TimedRenderer(skip_animations=skip),
                         skip_animations=skip)

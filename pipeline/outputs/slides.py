@@ -20,8 +20,8 @@ from unittest.mock import patch
 
 import av
 
-from pipeline.chapter import ChapterResult
-from pipeline.files import atomic_output
+from pipeline.outputs.files import atomic_output
+from pipeline.run.chapter import ChapterResult
 
 REVEAL_DIR = Path(__file__).parent / "revealjs"  # vendored reveal.js 6.0.1 (MIT, LICENSE there)
 _VENDOR = "vendored-reveal.js"  # stands for the CDN in the template; replaced by inlined files

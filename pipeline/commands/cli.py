@@ -1,4 +1,4 @@
-"""The command line: parse, validate, hand to the pipeline (pipeline.app). Every error
+"""The command line: parse, validate, hand to the pipeline (pipeline.commands.app). Every error
 is one line."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import click
 
 from attncore.chapters import SOFTMAX, describe, number
 from attncore.settings import LANGUAGES, QUALITIES, THEMES, WEIGHT_SOURCES, SettingsError
-from pipeline import app
+from pipeline.commands import app
 
 EPILOG = """\b
 Examples:
@@ -140,7 +140,7 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         raise click.UsageError("--scheduler renders video chapters; --dry-run, --storyboard "
                                "and --watch run here")
     if init_config is not None:
-        from pipeline.starter import write_starter
+        from pipeline.commands.starter import write_starter
 
         write_starter(init_config)
         _say(f"wrote {init_config}")
@@ -156,7 +156,7 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
                                f"{' and '.join(given)} need{'s' if len(given) == 1 else ''} "
                                "the video: make them in a run without --storyboard")
     board = flags.pop("output") if storyboard else None  # -o names the storyboard's PNG
-    from pipeline.formats import parse_formats
+    from pipeline.outputs.formats import parse_formats
 
     try:
         kinds = parse_formats(formats) if formats is not None else ("mp4",)
@@ -168,7 +168,7 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
                           storyboard=storyboard, storyboard_output=board, formats=kinds,
                           scheduler=scheduler)
     if watch:
-        from pipeline.watch import watch_config
+        from pipeline.commands.watch import watch_config
 
         watch_config(config, dict(sentence=sentence, chapters=chapters, **flags),
                      request=request, say=_say, show=click.echo)
@@ -184,8 +184,8 @@ INTERRUPTED = "Interrupted: stopped, temporary files removed, earlier output lef
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line for every error, never a traceback. Ctrl-C or SIGTERM
     at any moment: the workers stop, one line, exit 130 or 143 within seconds."""
-    from pipeline.paths import settle_cache_dir
-    from pipeline.workers import Terminated, exit_status, stop_on_signals
+    from pipeline.cache.paths import settle_cache_dir
+    from pipeline.run.workers import Terminated, exit_status, stop_on_signals
 
     global _interrupted_said
     _interrupted_said = False
@@ -210,16 +210,16 @@ def _say_interrupted() -> None:
 
 def _give_up(status: int) -> None:
     """A clean-up or exit handler still runs seconds after Ctrl-C/SIGTERM: end now (the
-    workers are stopped first; a worker also dies with this process, pipeline.workers)."""
+    workers are stopped first; a worker also dies with this process, pipeline.run.workers)."""
     _say_interrupted()
     sys.stderr.flush()
     os._exit(status)
 
 
 def _main(argv: list[str] | None) -> None:
-    from pipeline.batch import BatchFailed
-    from pipeline.files import OutputError
-    from pipeline.render_video import ChapterFailed
+    from pipeline.commands.batch import BatchFailed
+    from pipeline.outputs.files import OutputError
+    from pipeline.run.render import ChapterFailed
 
     try:
         cli.main(args=argv, prog_name="render.py", standalone_mode=False)
@@ -272,7 +272,7 @@ def _save_traceback() -> str:
     import time
     import traceback
 
-    from pipeline.paths import cache_dir
+    from pipeline.cache.paths import cache_dir
 
     text = traceback.format_exc()
     for folder in (cache_dir() / "crashes", Path(tempfile.gettempdir())):

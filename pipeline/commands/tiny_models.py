@@ -13,7 +13,7 @@ from attncore.tiny.config import TrainConfig
 from attncore.tiny.model import TinyModel
 from attncore.tiny.store import load, load_default, save
 from attncore.tiny.trace import train_config
-from pipeline.paths import cache_dir, ensure_cache_dir
+from pipeline.cache.paths import cache_dir, ensure_cache_dir
 
 Say = Callable[[str], None]
 

@@ -23,9 +23,9 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from pipeline import sources
-from pipeline.chapter import ChapterJob, ChapterResult
-from pipeline.workers import InlineExecutor
+from pipeline.cache import sources
+from pipeline.run.chapter import ChapterJob, ChapterResult
+from pipeline.run.workers import InlineExecutor
 
 LOCAL_EXECUTORS = (ProcessPoolExecutor, ThreadPoolExecutor, InlineExecutor)
 CONNECT_SECONDS = 10  # how long to wait for the scheduler to answer

@@ -31,8 +31,8 @@ from attncore.chapters import chapter, number
 from attncore.settings import Settings
 from attncore.tokenize import CLOSING, OPENING
 from attncore.trace import AttentionTrace
-from pipeline.files import OutputError, atomic_output, check_writable_folder, slug
-from pipeline.paths import cache_dir
+from pipeline.cache.paths import cache_dir
+from pipeline.outputs.files import OutputError, atomic_output, check_writable_folder, slug
 
 Progress = Callable[[str], None]
 
@@ -110,7 +110,7 @@ class _FastForward:
     def play(self, *args: Any, **kwargs: Any) -> None:
         from manim import Create, FadeIn, FadeOut, Write
 
-        from scenes.fades import Fade
+        from fastmanim.fades import Fade
 
         animations = self.compile_animations(*args, **kwargs)
         leaves = list(_leaves(animations))
@@ -162,10 +162,10 @@ def chapter_stills(slug: str, trace: AttentionTrace, settings: Settings,
     still per caption."""
     from manim import tempconfig
 
-    from pipeline.camera import PathCamera
-    from pipeline.chapter import manim_config
+    from fastmanim.camera import PathCamera
+    from fastmanim.texts import use_text_cache
+    from pipeline.run.chapter import manim_config
     from scenes import scene_class
-    from scenes.text import use_text_cache
 
     use_text_cache(cache_dir() / "text-objects")
     start = time.perf_counter()
@@ -195,8 +195,8 @@ def take_stills(plan: list[str], trace: AttentionTrace, settings: Settings, *,
                 ) -> list[ChapterStills]:
     """Every planned chapter's stills, built by `jobs` worker processes (1: here).
     `on_chapter` is called with each chapter's stills as soon as they are back."""
-    from pipeline.schedule import longest_first
-    from pipeline.workers import LocalPool
+    from pipeline.run.schedule import longest_first
+    from pipeline.run.workers import LocalPool
 
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(plan)))
     results: dict[str, ChapterStills] = {}
@@ -539,7 +539,7 @@ def make_storyboard(settings: Settings, trace: AttentionTrace, output: str | Pat
                     *, jobs: int | None = None, progress: Progress = lambda s: None,
                     executor=None) -> StoryboardResult:
     """The storyboard of the planned chapters: stills, contact sheet and handout."""
-    from pipeline.render_video import plan_chapters
+    from pipeline.run.render import plan_chapters
 
     start = time.perf_counter()
     png = storyboard_path(settings.sentence, output)

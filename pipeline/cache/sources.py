@@ -10,8 +10,8 @@ import ast
 from functools import lru_cache
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("attncore", "pipeline", "scenes")  # the project's own packages; others are libraries
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("attncore", "pipeline", "scenes", "fastmanim")  # the project's own packages; others are libraries
 
 
 def module_file(name: str, root: Path) -> Path | None:

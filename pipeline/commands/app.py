@@ -1,6 +1,6 @@
 """What the command does, as a library: settings from a config file and flags, then the
 outputs asked for (a table of heads, the trace as JSON or CSV, a dry run or the video).
-The click layer (pipeline.cli) and watch mode (pipeline.watch) both hand over to it."""
+The click layer (pipeline.commands.cli) and watch mode (pipeline.commands.watch) both hand over to it."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def make_trace(settings: Settings, say: Say = to_stderr):
             f"{source} model, which does not read {'them' if len(ignored) > 1 else 'it'}")
     model = None
     if source == "tiny":
-        from pipeline.tiny_models import tiny_model
+        from pipeline.commands.tiny_models import tiny_model
 
         model = tiny_model(settings, say)
     trace = build_trace(settings, tiny_model=model)
@@ -109,7 +109,7 @@ def retrain(settings: Settings, say: Say = to_stderr, show: Say = to_stdout) -> 
     from attncore.tiny.store import fingerprint, load_default
     from attncore.tiny.trace import train_config
     from attncore.trained.provenance import bit_identical_here
-    from pipeline.tiny_models import model_path, train_and_keep
+    from pipeline.commands.tiny_models import model_path, train_and_keep
 
     config = train_config(settings)
     model = train_and_keep(config, model_path(config), say)
@@ -132,8 +132,8 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
                  show: Say = to_stdout) -> None:
     """Make what `request` asks for (default: the video); progress and paths go to `say`,
     the table of heads to `show`."""
-    from pipeline.exports import write_csv, write_json
-    from pipeline.render_video import dry_run, named, render_video
+    from pipeline.outputs.exports import write_csv, write_json
+    from pipeline.run.render import dry_run, named, render_video
 
     request = request or Request()
     if request.list_vocab:
@@ -151,7 +151,7 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
 
         show(head_table(settings_for(settings, "pretrained")))
         return
-    from pipeline.files import check_outputs, check_writable_folder
+    from pipeline.outputs.files import check_outputs, check_writable_folder
 
     files, folders = planned_outputs(settings, request)
     if request.storyboard:
@@ -160,7 +160,7 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
         check_writable_folder(files["the video"], create=not settings.output)
     check_outputs(files, folders)  # nothing written over another, or onto a folder
     if not request.dry_run and not request.storyboard:
-        from pipeline.paths import ensure_cache_dir
+        from pipeline.cache.paths import ensure_cache_dir
 
         ensure_cache_dir()  # clips are rendered and kept there: say so now if it cannot be
     trace = make_trace(settings, say)
@@ -171,7 +171,7 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
         write_csv(request.export_csv, trace)
         say(f"tables:    {request.export_csv}/")
     if request.storyboard:
-        from pipeline.storyboard import make_storyboard
+        from pipeline.outputs.storyboard import make_storyboard
 
         board = make_storyboard(settings, trace, request.storyboard_output, jobs=request.jobs,
                                 progress=lambda s: say("  " + s))
@@ -196,12 +196,12 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
     say(f"subtitles: {result.subtitles}")
     say(f"captions:  {result.captions}")
     if len(request.formats) > 1:
-        from pipeline.formats import derive_formats, human_size
+        from pipeline.outputs.formats import derive_formats, human_size
 
         for made in derive_formats(result.video, request.formats):
             say(f"{made.format + ':':10s} {made.path}  ({human_size(made.size)})")
     if request.slides:
-        from pipeline.slides import write_slides
+        from pipeline.outputs.slides import write_slides
         from scenes.widgets import THEMES
 
         html, pptx, steps = write_slides(result.chapters, result.video, settings.sentence,
@@ -216,13 +216,13 @@ def planned_outputs(settings: Settings, request: Request) -> tuple[dict[str, Pat
     handout; the JSON export) and the folders (the CSV export)."""
     files: dict[str, Path] = {}
     if request.storyboard:
-        from pipeline.storyboard import storyboard_path
+        from pipeline.outputs.storyboard import storyboard_path
 
         png = storyboard_path(settings.sentence, request.storyboard_output)
         files |= {"the storyboard": png, "the PDF handout": png.with_suffix(".pdf")}
     elif not request.dry_run:
-        from pipeline.files import companions
-        from pipeline.render_video import output_path
+        from pipeline.outputs.files import companions
+        from pipeline.run.render import output_path
 
         video = output_path(settings)
         files |= {f"the {role}": path for role, path in companions(video).items()}
@@ -244,7 +244,7 @@ def chapter_executor(scheduler: str | None, say: Say = to_stderr) -> Iterator[An
     if scheduler is None:
         yield None
         return
-    from pipeline.executors import DaskExecutor
+    from pipeline.run.executors import DaskExecutor
 
     with DaskExecutor(scheduler) as executor:
         n = executor.workers
@@ -255,7 +255,7 @@ def chapter_executor(scheduler: str | None, say: Say = to_stderr) -> Iterator[An
 def read_cache_limit() -> int | None:
     """$ATTENTION_CACHE_LIMIT in bytes (None: no limit); a SettingsError when unreadable,
     so a run stops before it renders anything."""
-    from pipeline.cache import cache_limit
+    from pipeline.cache.clips import cache_limit
 
     try:
         return cache_limit()
@@ -264,9 +264,9 @@ def read_cache_limit() -> int | None:
 
 
 def tidy_cache(limit: int | None, say: Say = to_stderr) -> None:
-    """Keep the cache folder under `limit` (see pipeline.cache.prune); says what it removed."""
-    from pipeline.cache import prune
-    from pipeline.formats import human_size
+    """Keep the cache folder under `limit` (see pipeline.cache.clips.prune); says what it removed."""
+    from pipeline.cache.clips import prune
+    from pipeline.outputs.formats import human_size
 
     try:
         pruned = prune(limit=limit)
@@ -283,10 +283,10 @@ def tidy_cache(limit: int | None, say: Say = to_stderr) -> None:
 def make_batch(manifest: Path, flags: dict[str, Any], chapters: str | None, *,
                jobs: int | None = None, use_cache: bool = True, scheduler: str | None = None,
                say: Say = to_stderr, show: Say = to_stdout) -> None:
-    """Render every video of a manifest (pipeline.batch) and show the summary table;
+    """Render every video of a manifest (pipeline.commands.batch) and show the summary table;
     BatchFailed when any video was not made. `flags` (None = not given) win over the
     manifest."""
-    from pipeline.batch import BatchFailed, read_manifest, render_batch, summary_table
+    from pipeline.commands.batch import BatchFailed, read_manifest, render_batch, summary_table
 
     values = dict(flags, chapters=parse_chapters(chapters) if chapters is not None else None)
     videos = read_manifest(manifest, values)

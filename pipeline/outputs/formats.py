@@ -12,7 +12,7 @@ from pathlib import Path
 import av
 import av.filter
 
-from pipeline.files import atomic_output
+from pipeline.outputs.files import atomic_output
 
 FORMATS = ("mp4", "gif", "webm")  # what --format takes; mp4 is the video itself, the source
 GIF_HEIGHT = 480  # pixels; never scaled up

@@ -4,7 +4,7 @@ Key = the chapter, the parts of the trace it draws (all of it, less the followed
 for chapters that do not show it), the settings its scene may read
 (attncore.chapters.SCENE_SETTINGS) and the quality, the chapters of the plan whose
 presence it states (its `reads_plan`), and the code that draws it: every project file
-its scene module and the renderer import, directly or transitively (pipeline.sources),
+its scene module and the renderer import, directly or transitively (pipeline.cache.sources),
 and the Manim version. All of it is read from the chapter table, so a key is made
 without importing a scene (or Manim).
 A clip is served only if its size and SHA-256 match what was recorded when it was made.
@@ -36,11 +36,11 @@ import numpy as np
 from attncore.chapters import SCENE_SETTINGS
 from attncore.chapters import chapter as chapter_entry
 from attncore.trace import AttentionTrace, HeadTrace, TrainingHistory
-from pipeline import sources
-from pipeline.chapter import ChapterResult
-from pipeline.paths import CACHE_ENV, CacheDirError, cache_dir, ensure_cache_dir
+from pipeline.cache import sources
+from pipeline.cache.paths import CACHE_ENV, CacheDirError, cache_dir, ensure_cache_dir
+from pipeline.run.chapter import ChapterResult
 
-RENDERER = "pipeline.chapter"  # the module that turns a scene into a clip
+RENDERER = "pipeline.run.chapter"  # the module that turns a scene into a clip
 LIMIT_ENV = "ATTENTION_CACHE_LIMIT"
 DEFAULT_LIMIT = 2 * 1024 ** 3
 RECENT = 3600.0  # seconds: an entry used this recently is never pruned
@@ -238,7 +238,7 @@ def is_full(folder: Path) -> bool:
 
 def full_message(cache: ChapterCache) -> str:
     """'the cache folder /x is full (12 KB free; a render needs 67.1 MB)'."""
-    from pipeline.formats import human_size
+    from pipeline.outputs.formats import human_size
 
     free = human_size(free_space(cache.root) or 0)
     return f"{cache.name} {cache.root} is full ({free} free; a render needs {human_size(MIN_FREE)})"

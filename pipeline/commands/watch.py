@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from attncore.settings import SettingsError, read_toml
-from pipeline import app
-from pipeline.files import OutputError
-from pipeline.render_video import ChapterFailed
+from pipeline.commands import app
+from pipeline.outputs.files import OutputError
+from pipeline.run.render import ChapterFailed
 
 
 def _stamp(paths: list[Path]) -> tuple:

@@ -19,7 +19,7 @@ from attncore.settings import (
     WEIGHT_SOURCES,
     Settings,
 )
-from pipeline.files import OutputError, check_writable_folder, write_text_atomic
+from pipeline.outputs.files import OutputError, check_writable_folder, write_text_atomic
 
 
 def _quoted(values) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 from attncore.export import csv_tables, to_json
 from attncore.settings import Settings
 from attncore.trace import AttentionTrace
-from pipeline.files import check_writable_folder, write_text_atomic
+from pipeline.outputs.files import check_writable_folder, write_text_atomic
 
 
 def write_json(path: Path, trace: AttentionTrace, settings: Settings | None = None) -> None:

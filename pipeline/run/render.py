@@ -1,6 +1,6 @@
 """Render a whole video: plan the chapters, reuse cached clips, render the rest on an
 executor (local worker processes by default), join them and write the outputs atomically.
-pipeline.batch renders many videos through the same steps."""
+pipeline.commands.batch renders many videos through the same steps."""
 
 from __future__ import annotations
 
@@ -17,15 +17,15 @@ from pathlib import Path
 from attncore import AttentionTrace, build_trace
 from attncore.chapters import LEARNING, SOFTMAX, chapter, number
 from attncore.settings import Settings, SettingsError
-from pipeline.cache import ChapterCache, chapter_key, full_message, is_full, room_to_render
-from pipeline.chapter import ChapterJob, ChapterResult, render_chapter
-from pipeline.executors import ShippedChapter, cancel, render_shipped, shares_files
-from pipeline.files import atomic_output, check_writable_folder, default_output
-from pipeline.paths import CACHE_ENV
-from pipeline.schedule import Timings, expected_seconds
-from pipeline.subtitles import to_srt, to_vtt
-from pipeline.video import join
-from pipeline.workers import LocalPool, sigterm_as_interrupt
+from pipeline.cache.clips import ChapterCache, chapter_key, full_message, is_full, room_to_render
+from pipeline.cache.paths import CACHE_ENV
+from pipeline.outputs.files import atomic_output, check_writable_folder, default_output
+from pipeline.outputs.subtitles import to_srt, to_vtt
+from pipeline.outputs.video import join
+from pipeline.run.chapter import ChapterJob, ChapterResult, render_chapter
+from pipeline.run.executors import ShippedChapter, cancel, render_shipped, shares_files
+from pipeline.run.schedule import Timings, expected_seconds
+from pipeline.run.workers import LocalPool, sigterm_as_interrupt
 
 Progress = Callable[[str], None]
 
@@ -220,7 +220,7 @@ def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor
     finished clip goes into the cache at once and `on_done` hears of it. Returns each
     key's result, or the ChapterFailed that says why it has none (the other chapters go
     on). Workers that share this machine's files write the clip into a scratch folder;
-    others send it back (pipeline.executors). `workers` is the local pool's size, for the
+    others send it back (pipeline.run.executors). `workers` is the local pool's size, for the
     progress line. On an interruption the chapters not yet started are cancelled; scratch
     files always go."""
     shipped = not shares_files(pool)

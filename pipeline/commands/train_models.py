@@ -1,7 +1,7 @@
 """Train a model this project ships and write it as a safetensors file.
 
-    python -m pipeline.train_models tiny --seed 0 --out attncore/tiny/default.safetensors
-    python -m pipeline.train_models translate --seed 0 --out attncore/translate/default.safetensors
+    python -m pipeline.commands.train_models tiny --seed 0 --out attncore/tiny/default.safetensors
+    python -m pipeline.commands.train_models translate --seed 0 --out attncore/translate/default.safetensors
 
 made the shipped files (then named `python -m attncore.tiny.train` and `python -m
 attncore.translate.train`, as their metadata still says). attncore trains and returns a
@@ -23,7 +23,7 @@ from attncore.translate import train as translation_train
 from attncore.translate.config import TrainConfig as TranslationConfig
 from attncore.translate.store import save as save_translation
 
-PROG = "python -m pipeline.train_models"
+PROG = "python -m pipeline.commands.train_models"
 
 
 def _bar(step: int, total: int, info: tiny_train.TrainInfo, started: float) -> str:

@@ -43,11 +43,11 @@ from attncore.settings import (
     parse_chapters,
     read_toml,
 )
-from pipeline.cache import ChapterCache, room_to_render
-from pipeline.chapter import ChapterResult
-from pipeline.files import OutputError, check_outputs, check_writable_folder, companions
-from pipeline.paths import ensure_cache_dir
-from pipeline.render_video import (
+from pipeline.cache.clips import ChapterCache, room_to_render
+from pipeline.cache.paths import ensure_cache_dir
+from pipeline.outputs.files import OutputError, check_outputs, check_writable_folder, companions
+from pipeline.run.chapter import ChapterResult
+from pipeline.run.render import (
     ChapterFailed,
     ChapterTodo,
     chapter_pool,
@@ -58,7 +58,7 @@ from pipeline.render_video import (
     render_chapters,
     write_video,
 )
-from pipeline.workers import sigterm_as_interrupt
+from pipeline.run.workers import sigterm_as_interrupt
 
 Say = Callable[[str], None]
 SECTIONS = ("defaults", "video")  # the manifest's top-level keys
@@ -214,7 +214,7 @@ def render_batch(videos: list[BatchVideo], *, executor: Executor | None = None,
     """Render every video; returns one row per video, in manifest order. Chapters of all
     videos share the executor (local processes by default) and the chapter cache; a
     chapter that several videos need is rendered once. `make_trace` makes a video's trace
-    (pipeline.app passes its own, which keeps trained tiny models and says which weights
+    (pipeline.commands.app passes its own, which keeps trained tiny models and says which weights
     were chosen). SIGTERM stops like Ctrl-C: workers stop, and the videos already written
     stay."""
     with sigterm_as_interrupt():

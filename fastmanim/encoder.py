@@ -27,8 +27,8 @@ from manim.scene.scene_file_writer import SceneFileWriter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 from manim.typing import RGBAPixelArray
 
-from pipeline.camera import PathCamera
-from pipeline.video import join
+from fastmanim.camera import PathCamera
+from pipeline.outputs.video import join
 
 STAGES = ("draw", "convert", "encode", "segments", "join")
 

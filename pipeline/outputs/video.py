@@ -1,7 +1,7 @@
 """Join finished chapter clips by stream copy (never re-encode) and probe videos, with PyAV.
 
 Clips may have variable frame timing: a held frame is stored once with the length of the
-hold as its duration (pipeline.encoder). Every timestamp stays on the 1/fps grid.
+hold as its duration (fastmanim.encoder). Every timestamp stays on the 1/fps grid.
 """
 
 from __future__ import annotations

@@ -1,0 +1,2 @@
+"""What a run writes, atomically (files): the joined video (video), its subtitles, GIF and
+WebM (formats), the trace as JSON and CSV (exports), the deck (slides) and the storyboard."""
