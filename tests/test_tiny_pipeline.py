@@ -114,7 +114,7 @@ def test_train_tiny_compares_with_the_shipped_weights_whatever_it_records(
     if nudge:
         again = dataclasses.replace(again, params=again.params.replace(
             b_2=again.params.b_2 + 1e-9))
-    monkeypatch.setattr(pipeline.commands.tiny_models, "train_and_keep", lambda *a: again)
+    monkeypatch.setattr(pipeline.commands.app, "train_and_keep", lambda *a: again)
     shown: list[str] = []
     retrain(Settings(), say=lambda s: None, show=shown.append)
     assert shown[-1].startswith(expected)

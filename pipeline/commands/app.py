@@ -13,7 +13,33 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from attncore.settings import QUALITIES, Settings, SettingsError, build_settings, parse_chapters
+from attncore.build import build_trace, choose_source, settings_for
+from attncore.pretrained import head_table
+from attncore.settings import (
+    QUALITIES,
+    Settings,
+    SettingsError,
+    build_settings,
+    flag,
+    ignored_options,
+    parse_chapters,
+)
+from attncore.tiny.corpus import vocabulary
+from attncore.tiny.store import fingerprint, load_default
+from attncore.tiny.trace import train_config
+from attncore.trained.provenance import bit_identical_here
+from attncore.translate.corpus import vocabulary as translation_vocabulary
+from pipeline.cache.clips import cache_limit, prune
+from pipeline.cache.paths import ensure_cache_dir
+from pipeline.commands.batch import BatchFailed, read_manifest, render_batch, summary_table
+from pipeline.commands.tiny_models import model_path, tiny_model, train_and_keep
+from pipeline.outputs.exports import write_csv, write_json
+from pipeline.outputs.files import check_outputs, check_writable_folder, companions
+from pipeline.outputs.formats import derive_formats, human_size
+from pipeline.outputs.slides import write_slides
+from pipeline.outputs.storyboard import make_storyboard, storyboard_path
+from pipeline.run.executors import DaskExecutor
+from pipeline.run.render import dry_run, named, output_path, render_video
 
 Say = Callable[[str], None]
 
@@ -57,8 +83,6 @@ def make_settings(config: Path | None, sentence: str | None, chapters: str | Non
 def make_trace(settings: Settings, say: Say = to_stderr):
     """The trace, with the tiny model from disk (trained on first use); says which weights
     were chosen and why when the choice was automatic."""
-    from attncore.build import build_trace, choose_source
-    from attncore.settings import flag, ignored_options
 
     source, reason = choose_source(settings)
     ignored = ignored_options(settings, source)
@@ -67,7 +91,6 @@ def make_trace(settings: Settings, say: Say = to_stderr):
             f"{source} model, which does not read {'them' if len(ignored) > 1 else 'it'}")
     model = None
     if source == "tiny":
-        from pipeline.commands.tiny_models import tiny_model
 
         model = tiny_model(settings, say)
     trace = build_trace(settings, tiny_model=model)
@@ -89,8 +112,6 @@ def weights_line(trace) -> str:
 
 def vocabulary_table() -> str:
     """The tiny model's words, by language."""
-    from attncore.tiny.corpus import vocabulary
-    from attncore.translate.corpus import vocabulary as translation_vocabulary
 
     lines = ["The tiny model's vocabulary (--weights tiny, or auto when every word is in it):"]
     for code, name in (("en", "English"), ("zh", "中文")):
@@ -106,10 +127,6 @@ def vocabulary_table() -> str:
 def retrain(settings: Settings, say: Say = to_stderr, show: Say = to_stdout) -> None:
     """Train the tiny model for these settings (seed, sizes) again and report its scores;
     it replaces the kept one of the same settings (the shipped file is never touched)."""
-    from attncore.tiny.store import fingerprint, load_default
-    from attncore.tiny.trace import train_config
-    from attncore.trained.provenance import bit_identical_here
-    from pipeline.commands.tiny_models import model_path, train_and_keep
 
     config = train_config(settings)
     model = train_and_keep(config, model_path(config), say)
@@ -132,8 +149,6 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
                  show: Say = to_stdout) -> None:
     """Make what `request` asks for (default: the video); progress and paths go to `say`,
     the table of heads to `show`."""
-    from pipeline.outputs.exports import write_csv, write_json
-    from pipeline.run.render import dry_run, named, render_video
 
     request = request or Request()
     if request.list_vocab:
@@ -143,15 +158,12 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
         retrain(settings, say=say, show=show)
         return
     if request.list_heads:
-        from attncore.pretrained import head_table
 
         if settings.weights not in ("pretrained", "auto"):
             raise SettingsError("list_heads", "--list-heads needs --weights pretrained")
-        from attncore.build import settings_for
 
         show(head_table(settings_for(settings, "pretrained")))
         return
-    from pipeline.outputs.files import check_outputs, check_writable_folder
 
     files, folders = planned_outputs(settings, request)
     if request.storyboard:
@@ -160,7 +172,6 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
         check_writable_folder(files["the video"], create=not settings.output)
     check_outputs(files, folders)  # nothing written over another, or onto a folder
     if not request.dry_run and not request.storyboard:
-        from pipeline.cache.paths import ensure_cache_dir
 
         ensure_cache_dir()  # clips are rendered and kept there: say so now if it cannot be
     trace = make_trace(settings, say)
@@ -171,7 +182,6 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
         write_csv(request.export_csv, trace)
         say(f"tables:    {request.export_csv}/")
     if request.storyboard:
-        from pipeline.outputs.storyboard import make_storyboard
 
         board = make_storyboard(settings, trace, request.storyboard_output, jobs=request.jobs,
                                 progress=lambda s: say("  " + s))
@@ -196,13 +206,12 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
     say(f"subtitles: {result.subtitles}")
     say(f"captions:  {result.captions}")
     if len(request.formats) > 1:
-        from pipeline.outputs.formats import derive_formats, human_size
 
         for made in derive_formats(result.video, request.formats):
             say(f"{made.format + ':':10s} {made.path}  ({human_size(made.size)})")
     if request.slides:
-        from pipeline.outputs.slides import write_slides
-        from scenes.widgets import THEMES
+        from scenes.widgets import THEMES  # lazy on purpose: it imports Manim, which a
+        #                                    re-run whose chapters are all cached never needs
 
         html, pptx, steps = write_slides(result.chapters, result.video, settings.sentence,
                                          THEMES[settings.theme].background)
@@ -216,13 +225,10 @@ def planned_outputs(settings: Settings, request: Request) -> tuple[dict[str, Pat
     handout; the JSON export) and the folders (the CSV export)."""
     files: dict[str, Path] = {}
     if request.storyboard:
-        from pipeline.outputs.storyboard import storyboard_path
 
         png = storyboard_path(settings.sentence, request.storyboard_output)
         files |= {"the storyboard": png, "the PDF handout": png.with_suffix(".pdf")}
     elif not request.dry_run:
-        from pipeline.outputs.files import companions
-        from pipeline.run.render import output_path
 
         video = output_path(settings)
         files |= {f"the {role}": path for role, path in companions(video).items()}
@@ -244,7 +250,6 @@ def chapter_executor(scheduler: str | None, say: Say = to_stderr) -> Iterator[An
     if scheduler is None:
         yield None
         return
-    from pipeline.run.executors import DaskExecutor
 
     with DaskExecutor(scheduler) as executor:
         n = executor.workers
@@ -255,7 +260,6 @@ def chapter_executor(scheduler: str | None, say: Say = to_stderr) -> Iterator[An
 def read_cache_limit() -> int | None:
     """$ATTENTION_CACHE_LIMIT in bytes (None: no limit); a SettingsError when unreadable,
     so a run stops before it renders anything."""
-    from pipeline.cache.clips import cache_limit
 
     try:
         return cache_limit()
@@ -265,8 +269,6 @@ def read_cache_limit() -> int | None:
 
 def tidy_cache(limit: int | None, say: Say = to_stderr) -> None:
     """Keep the cache folder under `limit` (see pipeline.cache.clips.prune); says what it removed."""
-    from pipeline.cache.clips import prune
-    from pipeline.outputs.formats import human_size
 
     try:
         pruned = prune(limit=limit)
@@ -286,7 +288,6 @@ def make_batch(manifest: Path, flags: dict[str, Any], chapters: str | None, *,
     """Render every video of a manifest (pipeline.commands.batch) and show the summary table;
     BatchFailed when any video was not made. `flags` (None = not given) win over the
     manifest."""
-    from pipeline.commands.batch import BatchFailed, read_manifest, render_batch, summary_table
 
     values = dict(flags, chapters=parse_chapters(chapters) if chapters is not None else None)
     videos = read_manifest(manifest, values)
