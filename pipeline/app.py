@@ -165,6 +165,10 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
 
         png = storyboard_path(settings.sentence, request.storyboard_output)
         check_writable_folder(png, create=request.storyboard_output is None)
+    if settings.voice is not None and not request.storyboard:  # one line, before anything
+        from scenes.voice import resolve
+
+        resolve(settings.voice, settings.language)
     trace = make_trace(settings, say)
     if request.export_json:
         write_json(request.export_json, trace)

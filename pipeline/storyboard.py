@@ -100,7 +100,10 @@ def storyboard_path(sentence: str, output: str | Path | None) -> Path:
 # ---- the stills ------------------------------------------------------------------------
 class _FastForward:
     """Mixed into a chapter scene: every play() ends at once in its final state, and the
-    frame is drawn only when a caption ends (under skip_animations nothing else is)."""
+    frame is drawn only when a caption ends (under skip_animations nothing else is).
+    A voice setting is not said: stills need no speech."""
+
+    speaks = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.stills: list[tuple[str, np.ndarray]] = []

@@ -23,8 +23,11 @@ from attncore.trace import AttentionTrace
 from scenes.fades import FadeIn, FadeOut
 from scenes.focus import partner
 from scenes.layout import SAFE_X
-from scenes.pacing import reading_seconds, whole_frames
+from scenes.pacing import SPEECH_GAP, reading_seconds, whole_frames
+from scenes.spoken import spoken
 from scenes.text import Translate, fit_width, make_text, short_label
+from scenes.voice import Speech, resolve
+from scenes.voice import say as speak
 from scenes.widgets import THEMES, Recorder, family_colors, make_caption, make_title, word_color
 
 
@@ -34,8 +37,9 @@ class ChapterScene(Scene):
     chapter: ClassVar[int] = 0  # its number in attncore.chapters, which holds its titles
     # For the chapter cache: the settings the scene reads (the whole trace is always part
     # of the key), and whether the followed word changes what it draws.
-    reads_settings: ClassVar[tuple[str, ...]] = ("theme", "language", "pace")
+    reads_settings: ClassVar[tuple[str, ...]] = ("theme", "language", "pace", "voice")
     reads_focus: ClassVar[bool] = True
+    speaks: ClassVar[bool] = True  # False: a voice setting is not said (the storyboard's stills)
 
     def __init__(self, trace: AttentionTrace, settings: Settings, **kwargs: Any):
         self.trace = trace
@@ -45,6 +49,11 @@ class ChapterScene(Scene):
         self.drawn = Recorder()
         self.off_frame: list[tuple] = []  # objects found outside the frame (a bug)
         self.subtitles: list[tuple[float, float, str]] = []
+        # Narrated: the voice, and each caption's speech with the time it starts.
+        self.voice = (resolve(settings.voice, settings.language)
+                      if settings.voice is not None and self.speaks else None)
+        self.speech: list[tuple[float, Speech]] = []
+        self._cue_seconds = 0.0  # narrated: how long the caption's cue lasts (its speech)
         self._caption: VGroup | None = None
         self._caption_start = 0.0
         self._caption_need = 0.0  # seconds the caption on screen must stay up (scenes.pacing)
@@ -180,8 +189,10 @@ class ChapterScene(Scene):
         self.title_mob = title
 
     def say(self, text: str, run_time: float = 0.4) -> None:
-        """Show a caption (replacing the previous one) and record it as a subtitle.
-        Captions come in the video's language: say(self.tr(english, chinese))."""
+        """Show a caption (replacing the previous one) and record it as a subtitle; with a
+        voice, say it. It stays up for its reading time, or until its speech ends and a
+        short gap (scenes.pacing): the step after it waits. Captions come in the video's
+        language: say(self.tr(english, chinese))."""
         new = make_caption(text, self.theme)
         anims = [FadeIn(new)]
         self._hold_caption()
@@ -190,7 +201,13 @@ class ChapterScene(Scene):
             anims.append(FadeOut(self._caption))
             self._close_subtitle()
         self._caption_start = self.renderer.time
-        self._caption_need = reading_seconds(text, self.settings.language, self.settings.pace)
+        reading = reading_seconds(text, self.settings.language, self.settings.pace)
+        self._caption_need = reading
+        if self.voice is not None:  # the speech starts with the caption
+            speech = speak(self.voice, spoken(text, self.settings.language), self.settings.pace)
+            self.speech.append((self._caption_start, speech))
+            self._caption_need = max(reading, speech.seconds + SPEECH_GAP)
+            self._cue_seconds = speech.seconds
         self.play(*anims, run_time=run_time)
         self._caption = new
         self._caption_text = text
@@ -200,8 +217,13 @@ class ChapterScene(Scene):
         cleared or faded: the storyboard (pipeline.storyboard) takes its still here."""
 
     def _close_subtitle(self) -> None:
+        """The caption's cue: while it is on screen; narrated, while it is said (the caption
+        itself stays up for its reading time all the same)."""
         if self._caption is not None:
-            self.subtitles.append((self._caption_start, self.renderer.time, self._caption_text))
+            end = self.renderer.time
+            if self.voice is not None:
+                end = min(end, self._caption_start + self._cue_seconds)
+            self.subtitles.append((self._caption_start, end, self._caption_text))
 
     def make_cover(self, top: float, bottom: float) -> Rectangle:
         """A background-coloured band: fading it in hides what is under it at the cost of

@@ -1,0 +1,139 @@
+"""The narration's sound, with PyAV: each chapter's speech laid on its timeline and kept in
+its clip, then one audio track for the whole video.
+
+A chapter clip carries its narration as FLAC (lossless), so it travels with the clip: into
+the cache, and back from a Dask worker as the clip's bytes. The joined video gets one AAC
+track encoded from the whole timeline (pipeline.video.join): AAC is never stream-copied
+from clip to clip, since each encoding starts with its own priming samples. A WebM gets
+Opus from the video's track (pipeline.formats); each step of a deck, AAC of its own
+stretch (pipeline.slides).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+
+RATE = 48_000  # samples a second of every track written here
+AAC_BITRATE = 96_000  # mono speech
+OPUS_BITRATE = 64_000
+
+
+def resample(samples: np.ndarray, rate: int) -> np.ndarray:
+    """Mono int16 `samples` at `rate` as int16 at RATE (FFmpeg's resampler)."""
+    if rate == RATE or len(samples) == 0:
+        return samples.astype(np.int16, copy=False)
+    resampler = av.AudioResampler(format="s16", layout="mono", rate=RATE)
+    frame = av.AudioFrame.from_ndarray(np.ascontiguousarray(samples, dtype=np.int16)[None, :],
+                                       format="s16", layout="mono")
+    frame.sample_rate, frame.pts, frame.time_base = rate, 0, Fraction(1, rate)
+    out = [f.to_ndarray().reshape(-1) for f in resampler.resample(frame)]
+    out += [f.to_ndarray().reshape(-1) for f in resampler.resample(None)]
+    return np.concatenate(out).astype(np.int16) if out else np.zeros(0, np.int16)
+
+
+def mix(placed: list[tuple[float, np.ndarray, int]], seconds: float) -> np.ndarray:
+    """A timeline `seconds` long (int16 at RATE) with each (start, samples, rate) laid on
+    it at its start; what would run past the end is cut."""
+    track = np.zeros(round(seconds * RATE), dtype=np.int32)
+    for start, samples, rate in placed:
+        s = resample(samples, rate)
+        a = round(start * RATE)
+        s = s[:max(0, len(track) - a)]
+        track[a:a + len(s)] += s
+    return np.clip(track, -32768, 32767).astype(np.int16)
+
+
+def _frames(samples: np.ndarray, size: int) -> Iterator[av.AudioFrame]:
+    """int16 mono samples as frames of `size` samples (the last one shorter)."""
+    for a in range(0, len(samples), size):
+        frame = av.AudioFrame.from_ndarray(np.ascontiguousarray(samples[None, a:a + size]),
+                                           format="s16", layout="mono")
+        frame.sample_rate, frame.pts, frame.time_base = RATE, a, Fraction(1, RATE)
+        yield frame
+
+
+def encode(stream: av.AudioStream, samples: np.ndarray) -> list[av.Packet]:
+    """Every packet of `samples` encoded by `stream`'s encoder (converted to its format and
+    frame size first), flushed at the end."""
+    cc = stream.codec_context
+    size = cc.frame_size or 4096
+    fifo = av.AudioResampler(format=cc.format.name, layout=cc.layout.name, rate=RATE,
+                             frame_size=size)
+    packets: list[av.Packet] = []
+    for frame in _frames(samples, size):
+        for converted in fifo.resample(frame):
+            packets += stream.encode(converted)
+    for converted in fifo.resample(None):
+        packets += stream.encode(converted)
+    packets += stream.encode(None)
+    return packets
+
+
+def add_stream(container: av.container.OutputContainer, codec: str) -> av.AudioStream:
+    options = {"aac": {"bit_rate": AAC_BITRATE}, "libopus": {"bit_rate": OPUS_BITRATE}}
+    stream = container.add_stream(codec, rate=RATE, layout="mono")
+    for name, value in options.get(codec, {}).items():
+        setattr(stream.codec_context, name, value)
+    return stream
+
+
+def add_track(clip: Path, samples: np.ndarray, codec: str = "flac") -> None:
+    """Give `clip` (a silent MP4) the audio track `samples`: its video packets copied as
+    they are, the sound encoded with `codec` (FLAC in chapter clips, AAC in a deck's
+    steps). The clip is rewritten in place."""
+    tmp = clip.with_name(f".{clip.name}.audio.mp4")
+    try:
+        with av.open(str(clip)) as src, av.open(str(tmp), "w", format="mp4",
+                                                options={"movflags": "+faststart"}) as dst:
+            template = src.streams.video[0]
+            video = dst.add_stream_from_template(template)
+            sound = add_stream(dst, codec)
+            packets = [p for p in src.demux(template) if p.pts is not None]
+            for p in packets:
+                p.stream = video
+            interleave(dst, packets, encode(sound, samples))
+        tmp.replace(clip)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def interleave(container: av.container.OutputContainer, video: list[av.Packet],
+               audio: list[av.Packet]) -> None:
+    """Mux both lists of packets in the order of their decode times, as players read."""
+    def at(p: av.Packet) -> float:
+        t = p.dts if p.dts is not None else p.pts
+        return float(t * p.time_base) if t is not None else 0.0
+
+    for p in sorted(video + audio, key=at):  # (sorted is stable: each list keeps its order)
+        container.mux(p)
+
+
+def read_track(path: Path, start: float = 0.0, end: float | None = None) -> np.ndarray | None:
+    """The audio of a file as int16 mono at RATE, from `start` to `end` seconds (None: to
+    its end); None when it has no audio."""
+    with av.open(str(path)) as c:
+        if not c.streams.audio:
+            return None
+        stream = c.streams.audio[0]
+        resampler = av.AudioResampler(format="s16", layout="mono", rate=RATE)
+        parts = []
+        for frame in c.decode(stream):
+            parts += [f.to_ndarray().reshape(-1) for f in resampler.resample(frame)]
+        parts += [f.to_ndarray().reshape(-1) for f in resampler.resample(None)]
+    samples = np.concatenate(parts) if parts else np.zeros(0, np.int16)
+    a = round(start * RATE)
+    return samples[a:] if end is None else samples[a:round(end * RATE)]
+
+
+def fit(samples: np.ndarray | None, seconds: float) -> np.ndarray:
+    """`samples` cut or padded with silence to `seconds` (silence for no samples)."""
+    n = round(seconds * RATE)
+    out = np.zeros(n, dtype=np.int16)
+    if samples is not None:
+        out[:min(n, len(samples))] = samples[:n]
+    return out
