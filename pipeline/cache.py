@@ -38,6 +38,7 @@ DEFAULT_LIMIT = 2 * 1024 ** 3
 RECENT = 3600.0  # seconds: an entry used this recently is never pruned
 TEXTS = "text-objects"  # scenes.text's kept texts, inside the cache folder
 SPEECH = "speech"  # scenes.voice's kept speech, inside the cache folder
+TRACKS = "audio-tracks"  # pipeline.audio's kept AAC tracks of whole videos
 
 
 def _update_array(h: hashlib._Hash, name: str, a: np.ndarray) -> None:
@@ -200,8 +201,8 @@ class _Entry:
 
 
 def _entries(root: Path) -> list[_Entry]:
-    """Every chapter clip (with its record), every kept text and kept speech in the cache
-    folder."""
+    """Every chapter clip (with its record), every kept text, speech and audio track in the
+    cache folder."""
     out: dict[str, _Entry] = {}
     with os.scandir(root) as it:
         for e in it:
@@ -214,14 +215,14 @@ def _entries(root: Path) -> list[_Entry]:
             entry.size += st.st_size  # the record first: without it the clip is not served
             entry.used = max(entry.used, st.st_mtime)
     entries = list(out.values())
-    for kept, ext in ((TEXTS, ".pkl"), (SPEECH, ".wav")):
+    for kept, ext in ((TEXTS, ".pkl"), (SPEECH, ".wav"), (TRACKS, ".m4a")):
         if (root / kept).is_dir():
-            for folder in os.scandir(root / kept):
-                if folder.is_dir():
-                    for e in os.scandir(folder.path):
-                        if e.name.endswith(ext) and e.is_file():
-                            st = e.stat()
-                            entries.append(_Entry([Path(e.path)], st.st_size, st.st_mtime))
+            folders = [root / kept] + [Path(f.path) for f in os.scandir(root / kept) if f.is_dir()]
+            for folder in folders:
+                for e in os.scandir(folder):
+                    if e.name.endswith(ext) and not e.name.startswith(".") and e.is_file():
+                        st = e.stat()
+                        entries.append(_Entry([Path(e.path)], st.st_size, st.st_mtime))
     return entries
 
 

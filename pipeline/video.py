@@ -75,8 +75,8 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
     """Concatenate clips of identical format into `out` by copying packets; returns seconds.
 
     Narrated clips (an audio track each, pipeline.audio) give `out` one AAC track: their
-    sound decoded, laid at each clip's start and encoded once for the whole video; the
-    video packets are still copied.
+    sound decoded, laid at each clip's start and encoded once for the whole video (kept,
+    pipeline.audio.aac_track); the video packets are still copied.
 
     Each clip's timestamps are shifted by the length of the clips before it, and the
     decode timestamps of the whole are derived again (decode_times): a held frame stored
@@ -129,8 +129,7 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
             for start, end, clip in sounds:
                 a, b = (round(float(t * otb) * audio.RATE) for t in (start, end))
                 timeline[a:b] = audio.fit(audio.read_track(clip), (b - a) / audio.RATE)
-            stream = audio.add_stream(dst, "aac")
-            audio.interleave(dst, packets, audio.encode(stream, timeline))
+            audio.add_kept_track(dst, audio.aac_track(timeline), packets)
         else:
             for pkt in packets:
                 dst.mux(pkt)
