@@ -115,6 +115,7 @@ class _FastForward:
 
         from scenes.fades import Fade
 
+        self._flush_hold()  # the holds gathered before it, as a render plays them
         animations = self.compile_animations(*args, **kwargs)
         leaves = list(_leaves(animations))
         if self._caption is not None and any(
@@ -138,6 +139,9 @@ class _FastForward:
         self.renderer.num_plays += 1
 
     def wait(self, duration: float = 1.0, *args: Any, **kwargs: Any) -> None:
+        if self._deferring:  # gathered into one hold, as a render does (scenes.base)
+            self._pending_hold += duration
+            return
         self.renderer.time += duration
         self.renderer.num_plays += 1
 

@@ -147,7 +147,10 @@ def _piper(model: str, config: str) -> Any:
     session = onnxruntime.InferenceSession(model, sess_options=options,
                                            providers=["CPUExecutionProvider"])
     data = json.loads(Path(config).read_text(encoding="utf-8"))
-    return PiperVoice(session=session, config=PiperConfig.from_dict(data))
+    # (Piper's pinyin voices look for their g2pW model there, never in the current folder)
+    resources = _cache_folder if _cache_folder is not None else Path(tempfile.gettempdir())
+    return PiperVoice(session=session, config=PiperConfig.from_dict(data),
+                      download_dir=resources)
 
 
 def synthesis_settings(pace: float) -> dict[str, float]:
