@@ -10,6 +10,7 @@ import dataclasses
 import difflib
 import stat
 import tomllib
+import unicodedata
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,9 @@ ALL_CHAPTERS = SLUGS  # every chapter in attncore.chapters, in playing order
 MAX_TOKENS_LIMIT = 64
 MAX_DIM = 64
 MAX_HEADS = 16
+PACE_RANGE = (0.5, 2.0)  # --pace: a player's speed control; 1 meets the reading-time floors
+VOICES = ("joe",)  # voices known by name (scenes.voice); any other is a Piper .onnx file
+VOICE_LANGUAGES = {"joe": "en"}  # what each named voice speaks
 MAX_CONFIG_BYTES = 1 << 20  # a settings file is a few lines; refuse anything over 1 MiB
 # Settings that only some weight sources read, with the value that means "not given".
 PRETRAINED_ONLY = {"model": None, "layer": 0}  # a checkpoint folder and one of its layers
@@ -42,7 +46,9 @@ class SettingsError(ValueError):
     """One invalid setting: says which field, what is wrong and what is allowed."""
 
     def __init__(self, name: str, message: str):
-        super().__init__(f"{name}: {message}")
+        # a key from a file may hold a line break: named as Python writes it, on one line
+        one_line = not any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in name)
+        super().__init__(f"{name if one_line else repr(name)}: {message}")
         self.field = name
         self.message = message
 
@@ -75,11 +81,17 @@ class Settings:
     language: str = "en"  # caption language: "en" or "zh"
     quality: str = "h"  # l 480p15, m 720p30, h 1080p30, k 2160p60
     output: str | None = None  # where the video goes; None: media/<sentence>.mp4
+    pace: float = 1.0  # reading speed: 1 keeps each caption up for its reading time
+    # (15 characters/s in English, 7 in Chinese, at least 1.5 s); 1.25 a quarter brisker
+    voice: str | None = None  # narration: "joe" (Piper's en_US-joe-medium) or a Piper
+    # voice file (.onnx, its .onnx.json beside it); None: a silent video
 
     def __post_init__(self) -> None:
         if self.head is None:  # the one place the default head is chosen
             object.__setattr__(self, "head", default_head(self.weights))
         object.__setattr__(self, "chapters", chapter_slugs(self.chapters))
+        if type(self.pace) is int:  # pace = 1 in a TOML file: the same video as 1.0
+            object.__setattr__(self, "pace", float(self.pace))
         validate(self)
 
     @property
@@ -132,6 +144,8 @@ _FIELD_TYPES = {  # for TOML type checking: field → (accepted python types, de
     "language": ((str,), "a string"),
     "quality": ((str,), "a string"),
     "output": ((str, type(None)), "a file path"),
+    "pace": ((int, float), "a number such as 1.25"),
+    "voice": ((str, type(None)), '"joe" or a Piper voice file (.onnx)'),
 }
 
 
@@ -208,6 +222,13 @@ def validate(s: Settings) -> None:
         raise SettingsError("query_index", f"{s.query_index} is out of range; indices count from 0")
     if s.output is not None:
         _check_output(s.output)
+    lo, hi = PACE_RANGE
+    if not lo <= s.pace <= hi:  # (a NaN fails both comparisons)
+        raise SettingsError("pace", f"{s.pace} is out of range; allowed: {lo:g} to {hi:g} "
+                            "(1: each caption stays up for its reading time, 1.25 a quarter "
+                            "brisker, 0.8 slower)")
+    if s.voice is not None:
+        _check_voice(s.voice, s.language)
 
 
 def _check_output(output: str) -> None:
@@ -223,6 +244,22 @@ def _check_output(output: str) -> None:
         what = f"{suffix!r} is not a video extension" if suffix else "it has no extension"
         raise SettingsError("output", f"{output}: {what}; allowed: "
                             f"{', '.join(VIDEO_EXTENSIONS)} (the subtitles go beside it as .srt)")
+
+
+def _check_voice(voice: str, language: str) -> None:
+    """A named voice, or a path that names a Piper voice file (scenes.voice checks that it
+    is there, with its .onnx.json, and which language it speaks)."""
+    if voice in VOICES:
+        if VOICE_LANGUAGES[voice] != language:
+            raise SettingsError("voice", f"the {voice} voice speaks English, and the captions "
+                                f"are in {language!r}; no {language} voice installs here: "
+                                "give a Piper voice file of that language (--voice "
+                                "PATH.onnx) or leave the video silent")
+        return
+    if not voice.strip() or not voice.lower().endswith(".onnx"):
+        raise SettingsError("voice", f"{voice!r} is neither a voice name nor a Piper voice "
+                            f"file; allowed: {', '.join(VOICES)}, or a path to a .onnx file "
+                            "with its .onnx.json beside it")
 
 
 def flag(name: str) -> str:

@@ -1,5 +1,5 @@
-"""The base of every chapter scene: theme, title, captions (recorded as subtitles),
-the model badge, and the colours and labels of the words."""
+"""The base of every chapter scene: theme, title, captions (recorded as subtitles) and
+their pacing, the model badge, and the colours and labels of the words."""
 
 from __future__ import annotations
 
@@ -23,7 +23,11 @@ from attncore.settings import Settings
 from attncore.trace import AttentionTrace
 from fastmanim.fades import FadeIn, FadeOut
 from scenes.layout import SAFE_X
+from scenes.pacing import SPEECH_GAP, reading_seconds, whole_frames
+from scenes.spoken import spoken
 from scenes.text import Translate, fit_width, fmt, make_text, short_label
+from scenes.voice import Speech, resolve
+from scenes.voice import say as speak
 from scenes.widgets import THEMES, Recorder, family_colors, make_caption, make_title, word_color
 
 
@@ -49,6 +53,7 @@ class ChapterScene(Scene):
     the chapters of the plan it declares (attncore.chapters)."""
 
     slug: ClassVar[str] = ""  # its identity in attncore.chapters, which holds its titles
+    speaks: ClassVar[bool] = True  # False: a voice setting is not said (the storyboard's stills)
 
     def __init__(self, trace: AttentionTrace, settings: Settings,
                  plan: tuple[str, ...] = SLUGS, **kwargs: Any):
@@ -60,8 +65,16 @@ class ChapterScene(Scene):
         self.drawn = Recorder()
         self.off_frame: list[tuple] = []  # objects found outside the frame (a bug)
         self.subtitles: list[tuple[float, float, str]] = []
+        # Narrated: the voice, and each caption's speech with the time it starts.
+        self.voice = (resolve(settings.voice, settings.language)
+                      if settings.voice is not None and self.speaks else None)
+        self.speech: list[tuple[float, Speech]] = []
+        self._cue_seconds = 0.0  # narrated: how long the caption's cue lasts (its speech)
         self._caption: VGroup | None = None
         self._caption_start = 0.0
+        self._caption_need = 0.0  # seconds the caption on screen must stay up (scenes.pacing)
+        self._pending_hold = 0.0  # held-frame seconds asked for and not yet played
+        self._deferring = True  # waits are gathered into one hold until something moves
         if trace.cross:  # two sentences, two colour families: cool keys, warm queries
             self.k_colors = family_colors(trace.n_k, "cool", self.theme)
             self.q_colors = family_colors(trace.n_q, "warm", self.theme)
@@ -145,14 +158,57 @@ class ChapterScene(Scene):
         self.drawn("weights", (self.focus, j), text)
         return text
 
-    # ---- checks every test relies on ------------------------------------------------
+    # ---- playing, holding, and the checks every test relies on -------------------------
     def play(self, *args: Any, **kwargs: Any) -> None:
+        self._flush_hold()
         super().play(*args, **kwargs)
         self._check_bounds()
 
-    def wait(self, *args: Any, **kwargs: Any) -> None:
-        super().wait(*args, **kwargs)
+    def wait(self, duration: float = 1.0, stop_condition: Any = None,
+             frozen_frame: bool | None = None) -> None:
+        """A hold. Holds in a row are gathered into one (one held frame, fastmanim.encoder),
+        played when something next moves or a caption ends, stretched then to the caption's
+        reading time. A wait that updates objects plays at once, as Manim's."""
+        if (self._deferring and stop_condition is None and frozen_frame is not False
+                and not self._moves_by_itself()):
+            self._pending_hold += duration
+            return
+        self._flush_hold()
+        super().wait(duration, stop_condition, frozen_frame)
         self._check_bounds()
+
+    def _moves_by_itself(self) -> bool:
+        """Whether a wait would draw changing frames (Manim's should_update_mobjects, which
+        can only be asked while a Wait plays)."""
+        return bool(self.always_update_mobjects or self.updaters or any(
+            m.has_time_based_updater() for m in self.get_mobject_family_members()))
+
+    def _flush_hold(self, at_least: float = 0.0) -> None:
+        """Play the gathered holds, and at least `at_least` seconds, as one held frame of a
+        whole number of frames."""
+        fps = config.frame_rate
+        frames = whole_frames(max(self._pending_hold, at_least), fps)
+        self._pending_hold = 0.0
+        if frames:
+            self._deferring = False
+            try:
+                self.wait((frames + 1e-3) / fps)  # (Manim truncates to whole frames)
+            finally:
+                self._deferring = True
+
+    def _hold_caption(self) -> None:
+        """Before the caption on screen is replaced or what it explains leaves: hold until
+        it has been up for its reading time (and, narrated, its speech)."""
+        if self._caption is None:
+            self._flush_hold()
+            return
+        shown = self.renderer.time - self._caption_start
+        # (+5 ms: the subtitles' millisecond rounding never takes a cue below its time)
+        self._flush_hold(at_least=self._caption_need + 0.005 - shown)
+
+    def tear_down(self) -> None:
+        self._flush_hold()
+        super().tear_down()
 
     def _check_bounds(self) -> None:
         """Record any object that leaves the frame (tests require none)."""
@@ -202,15 +258,25 @@ class ChapterScene(Scene):
         self.title_mob = title
 
     def say(self, text: str, run_time: float = 0.4) -> None:
-        """Show a caption (replacing the previous one) and record it as a subtitle.
-        Captions come in the video's language: say(self.tr(english, chinese))."""
+        """Show a caption (replacing the previous one) and record it as a subtitle; with a
+        voice, say it. It stays up for its reading time, or until its speech ends and a
+        short gap (scenes.pacing): the step after it waits. Captions come in the video's
+        language: say(self.tr(english, chinese))."""
         new = make_caption(text, self.theme)
         anims = [FadeIn(new)]
+        self._hold_caption()
         if self._caption is not None:
             self.caption_ends()
             anims.append(FadeOut(self._caption))
             self._close_subtitle()
         self._caption_start = self.renderer.time
+        reading = reading_seconds(text, self.settings.language, self.settings.pace)
+        self._caption_need = reading
+        if self.voice is not None:  # the speech starts with the caption
+            speech = speak(self.voice, spoken(text, self.settings.language), self.settings.pace)
+            self.speech.append((self._caption_start, speech))
+            self._caption_need = max(reading, speech.seconds + SPEECH_GAP)
+            self._cue_seconds = speech.seconds
         self.play(*anims, run_time=run_time)
         self._caption = new
         self._caption_text = text
@@ -220,8 +286,13 @@ class ChapterScene(Scene):
         cleared or faded: the storyboard (pipeline.outputs.storyboard) takes its still here."""
 
     def _close_subtitle(self) -> None:
+        """The caption's cue: while it is on screen; narrated, while it is said (the caption
+        itself stays up for its reading time all the same)."""
         if self._caption is not None:
-            self.subtitles.append((self._caption_start, self.renderer.time, self._caption_text))
+            end = self.renderer.time
+            if self.voice is not None:
+                end = min(end, self._caption_start + self._cue_seconds)
+            self.subtitles.append((self._caption_start, end, self._caption_text))
 
     def make_cover(self, top: float, bottom: float) -> Rectangle:
         """A background-coloured band: fading it in hides what is under it at the cost of
@@ -237,6 +308,7 @@ class ChapterScene(Scene):
         if not gone:
             return
         if self._caption is not None:
+            self._hold_caption()
             self.caption_ends()
         title = getattr(self, "title_mob", None)
         top = title.get_bottom()[1] - 0.05 if title is not None else config.frame_height / 2
@@ -248,6 +320,7 @@ class ChapterScene(Scene):
     def finish(self, hold: float = 1.5) -> None:
         """Hold the last frame, then fade the whole frame to the background."""
         self.wait(hold)
+        self._hold_caption()
         if self._caption is not None:
             self.caption_ends()
         self._close_subtitle()

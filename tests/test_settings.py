@@ -366,3 +366,37 @@ def test_to_dict_round_trips_through_the_constructor():
     assert set(d) == set(FIELD_NAMES)
     assert d["chapters"] == ["input", "factor", "weighted_sum"]
     assert build_settings(**d) == s
+
+
+@pytest.mark.parametrize("pace", [0, 0.49, 2.01, -1, float("nan"), float("inf")])
+def test_a_pace_out_of_range_names_the_field_and_the_range(pace):
+    e = error(pace=pace)
+    assert e.field == "pace" and "allowed: 0.5 to 2" in str(e)
+
+
+def test_pace_is_a_number_in_toml_and_a_whole_one_means_the_same_video(tmp_path):
+    assert build_settings(write(tmp_path, "pace = 1\n")) == Settings()
+    assert build_settings(write(tmp_path, "pace = 1.25\n")).pace == 1.25
+    with pytest.raises(SettingsError) as info:
+        build_settings(write(tmp_path, 'pace = "fast"\n'))
+    assert info.value.field == "pace" and "a number" in str(info.value)
+    with pytest.raises(SettingsError):
+        build_settings(write(tmp_path, "pace = true\n"))
+
+
+@pytest.mark.parametrize("voice, language, message", [
+    ("bob", "en", "neither a voice name nor a Piper voice file"),
+    ("voice.onnx.json", "en", "neither a voice name"),
+    ("", "en", "neither a voice name"),
+    ("joe", "zh", "the joe voice speaks English"),
+])
+def test_a_voice_is_a_name_or_a_piper_file_in_the_captions_language(voice, language, message):
+    e = error(voice=voice, language=language)
+    assert e.field == "voice" and message in str(e)
+    assert "\n" not in str(e)
+
+
+def test_a_voice_file_of_any_language_passes_the_settings():
+    """A path is checked when it is used (scenes.voice: the file, its .onnx.json, its
+    language); the settings only check that it names an .onnx file."""
+    assert Settings(voice="voices/zh_CN-huayan-medium.onnx", language="zh").voice.endswith(".onnx")

@@ -2,7 +2,8 @@
 
 Key = the chapter, the parts of the trace it draws (all of it, less the followed word
 for chapters that do not show it), the settings its scene may read
-(attncore.chapters.SCENE_SETTINGS) and the quality, the chapters of the plan whose
+(attncore.chapters.SCENE_SETTINGS: theme, language, pace, voice) and the quality, the voice
+file that narrates it (its hash and the piper version), the chapters of the plan whose
 presence it states (its `reads_plan`), and the code that draws it: every project file
 its scene module and the renderer import, directly or transitively (pipeline.cache.sources),
 and the Manim version. All of it is read from the chapter table, so a key is made
@@ -10,8 +11,8 @@ without importing a scene (or Manim).
 A clip is served only if its size and SHA-256 match what was recorded when it was made.
 
 The folder is kept under a size (`ATTENTION_CACHE_LIMIT`, 2 GiB unless told): after a run,
-`prune` removes the chapter clips and kept texts least recently used, never one used in
-the last hour. A hit refreshes an entry's time.
+`prune` removes the chapter clips, kept texts and kept speech least recently used, never
+one used in the last hour. A hit refreshes an entry's time.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ LIMIT_ENV = "ATTENTION_CACHE_LIMIT"
 DEFAULT_LIMIT = 2 * 1024 ** 3
 RECENT = 3600.0  # seconds: an entry used this recently is never pruned
 TEXTS = "text-objects"  # scenes.text's kept texts, inside the cache folder
+SPEECH = "speech"  # scenes.voice's kept speech, inside the cache folder
+TRACKS = "audio-tracks"  # pipeline.outputs.audio's kept AAC tracks of whole videos
 
 
 def _update_array(h: hashlib._Hash, name: str, a: np.ndarray) -> None:
@@ -105,6 +108,10 @@ def chapter_key(chapter: str, trace: AttentionTrace, settings, plan: tuple[str, 
         "plan": {c: c in plan for c in entry.reads_plan},
         "code": code_digest(chapter),
     }
+    if getattr(settings, "voice", None) is not None:  # what says it: the file, not its name
+        from scenes.voice import resolve
+
+        parts["voice"] = resolve(settings.voice, settings.language).identity
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -309,7 +316,8 @@ class _Entry:
 
 
 def _entries(root: Path) -> list[_Entry]:
-    """Every chapter clip (with its record) and every kept text in the cache folder."""
+    """Every chapter clip (with its record), every kept text, speech and audio track in the
+    cache folder."""
     out: dict[str, _Entry] = {}
     with os.scandir(root) as it:
         for e in it:
@@ -322,12 +330,12 @@ def _entries(root: Path) -> list[_Entry]:
             entry.size += st.st_size  # the record first: without it the clip is not served
             entry.used = max(entry.used, st.st_mtime)
     entries = list(out.values())
-    texts = root / TEXTS
-    if texts.is_dir():
-        for folder in os.scandir(texts):
-            if folder.is_dir():
-                for e in os.scandir(folder.path):
-                    if e.name.endswith(".pkl") and e.is_file():
+    for kept, ext in ((TEXTS, ".pkl"), (SPEECH, ".wav"), (TRACKS, ".m4a")):
+        if (root / kept).is_dir():
+            folders = [root / kept] + [Path(f.path) for f in os.scandir(root / kept) if f.is_dir()]
+            for folder in folders:
+                for e in os.scandir(folder):
+                    if e.name.endswith(ext) and not e.name.startswith(".") and e.is_file():
                         st = e.stat()
                         entries.append(_Entry([Path(e.path)], st.st_size, st.st_mtime))
     return entries
@@ -335,7 +343,7 @@ def _entries(root: Path) -> list[_Entry]:
 
 def prune(root: Path | None = None, limit: int | None = DEFAULT_LIMIT, *,
           now: float | None = None, recent: float = RECENT) -> Pruned:
-    """Keep the cache folder's clips and kept texts under `limit` bytes: when they are over
+    """Keep the cache folder's clips, kept texts and speech under `limit` bytes: when they are over
     it, remove the least recently used down to 80% of it (so the next runs need not prune
     again), never an entry used in the last `recent` seconds. Other files are left alone."""
     root = Path(root) if root else cache_dir()

@@ -40,6 +40,7 @@ from pipeline.outputs.slides import write_slides
 from pipeline.outputs.storyboard import make_storyboard, storyboard_path
 from pipeline.run.executors import DaskExecutor
 from pipeline.run.render import dry_run, named, output_path, render_video
+from scenes.voice import resolve
 
 Say = Callable[[str], None]
 
@@ -174,6 +175,8 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
     if not request.dry_run and not request.storyboard:
 
         ensure_cache_dir()  # clips are rendered and kept there: say so now if it cannot be
+    if settings.voice is not None and not request.storyboard:  # one line, before anything
+        resolve(settings.voice, settings.language)
     trace = make_trace(settings, say)
     if request.export_json:
         write_json(request.export_json, trace, settings)

@@ -98,6 +98,13 @@ def _say(message: str) -> None:
 @click.option("--max-tokens", type=int, default=None, help="Longest sentence accepted (default 32).")
 @click.option("--theme", type=click.Choice(THEMES), default=None)
 @click.option("--language", type=click.Choice(LANGUAGES), default=None, help="Caption language.")
+@click.option("--pace", type=float, default=None, metavar="SPEED",
+              help="Reading speed of the captions, like a player's speed control: 1 (default) "
+                   "keeps each up for its reading time (15 characters/s, Chinese 7, at least "
+                   "1.5 s), 1.25 a quarter brisker, 0.8 slower (0.5 to 2).")
+@click.option("--voice", default=None, metavar="joe|PATH.onnx",
+              help="Narrate the video offline: joe (Piper's en_US-joe-medium) or a Piper voice "
+                   "file with its .onnx.json beside it. Default: silent.")
 @click.option("--export-json", type=click.Path(path_type=Path), default=None, help="Write the trace the video is made from.")
 @click.option("--export-csv", type=click.Path(path_type=Path), default=None, help="Write every matrix as CSV into this folder.")
 @click.option("--dry-run", is_flag=True, help="Build every scene without writing frames.")

@@ -1,6 +1,7 @@
 """More formats from the finished MP4, with PyAV and no re-render: a GIF for slide tools
-that cannot play video (palette-optimised, 480p by default) and a WebM (VP9) for web
-pages. Each is written atomically beside the video, with the same stem."""
+that cannot play video (palette-optimised, 480p by default, silent) and a WebM (VP9, and
+Opus when the video is narrated) for web pages. Each is written atomically beside the
+video, with the same stem."""
 
 from __future__ import annotations
 
@@ -116,16 +117,32 @@ def write_gif(video: Path, out: Path, height: int = GIF_HEIGHT, fps: int = GIF_F
 
 
 def write_webm(video: Path, out: Path, crf: str = WEBM_CRF) -> int:
-    """A WebM (VP9, constant quality) of `video` at its own size and frame rate."""
+    """A WebM (VP9, constant quality) of `video` at its own size and frame rate; its
+    narration, if it has one, as Opus (encoded from the decoded sound, never copied)."""
+    from pipeline.outputs import audio
+
+    sound = audio.read_track(video)
     with av.open(str(video)) as src, av.open(str(out), "w", format="webm") as dst:
         stream = src.streams.video[0]
         vp9 = dst.add_stream("libvpx-vp9", rate=stream.average_rate or 30,
                              options={"crf": crf, "b:v": "0", "deadline": "realtime",
                                       "cpu-used": "8", "row-mt": "1", "threads": "4"})
         vp9.width, vp9.height, vp9.pix_fmt = stream.width, stream.height, "yuv420p"
+        pending = audio.encode(audio.add_stream(dst, "libopus"), sound) if sound is not None else []
+        pending.reverse()  # popped from the end: the earliest first
+
+        def mux(packets: list[av.Packet]) -> None:  # each with the sound up to its time
+            for p in packets:
+                t = float(p.pts * p.time_base) if p.pts is not None else 0.0
+                while pending and float((pending[-1].pts or 0) * pending[-1].time_base) <= t:
+                    dst.mux(pending.pop())
+                dst.mux(p)
+
         for frame in src.decode(stream):
-            dst.mux(vp9.encode(frame.reformat(format="yuv420p")))
-        dst.mux(vp9.encode(None))
+            mux(vp9.encode(frame.reformat(format="yuv420p")))
+        mux(vp9.encode(None))
+        while pending:
+            dst.mux(pending.pop())
     return out.stat().st_size
 
 

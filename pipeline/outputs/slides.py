@@ -54,12 +54,19 @@ def plan_steps(chapters: list[ChapterResult]) -> list[Step]:
 
 
 def cut_steps(chapters: list[ChapterResult], folder: Path) -> list[Step]:
-    """Write each step's clip into `folder` (step01.mp4, ...)."""
+    """Write each step's clip into `folder` (step01.mp4, ...). A narrated chapter's steps
+    each carry their own stretch of its sound, as AAC (pipeline.outputs.audio)."""
+    from pipeline.outputs.audio import RATE, add_track, fit, read_track
+
     clips = {r.chapter: r.clip for r in chapters}
+    sounds = {r.chapter: read_track(r.clip) for r in chapters}
     steps = []
     for i, s in enumerate(plan_steps(chapters), 1):
         out = folder / f"step{i:02d}.mp4"
         cut(clips[s.chapter], s.start, s.end, out)
+        sound = sounds[s.chapter]
+        if sound is not None:
+            add_track(out, fit(sound[round(s.start * RATE):], s.end - s.start), codec="aac")
         steps.append(Step(s.chapter, s.start, s.end, s.notes, out))
     return steps
 

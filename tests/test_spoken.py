@@ -1,0 +1,87 @@
+"""The spoken form of a caption: each rule of scenes.spoken, and every caption of the
+default video read without a symbol left over."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from scenes.spoken import spoken
+
+
+@pytest.mark.parametrize("caption, said", [
+    ("Q·Kᵀ", "Q times K transpose"),
+    ("Kᵀ: one column per key word", "K transpose: one column per key word"),
+    ("Q = X · W_Q: every row", "Q equals X times W Q: every row"),
+    ("the same learned 4 × 4 matrix", "the same learned 4 by 4 matrix"),
+    ("one row per word, 6 × 4.", "one row per word, 6 by 4."),
+    ("0.989 × V(drank)", "0.989 times V of drank"),
+    ("2 × 0.5", "2 times 0.5"),
+    ("softmax(Q·Kᵀ / √d_k)·V", "softmax of Q times K transpose divided by the square root of "
+                               "d k times V"),
+    ("√d_k = √4 = 2.00", "the square root of d k equals the square root of 4 equals 2.00"),
+    ("fill one bar: Σ = 1.00.", "fill one bar: the sum equals 1.00."),
+    ("0.008 × V(black), …", "0.008 times V of black, and so on"),
+    ("0.01·V(black) + …", "0.01 times V of black, and so on"),
+    ("a b … c", "a b and so on c"),
+    ("the label extraordi… is cut", "the label extraordi is cut"),
+    ("the linear layer (ch. 2), the factor matrix (ch. 3)",
+     "the linear layer, chapter 2, the factor matrix, chapter 3"),
+    ("leans most towards V(drank).", "leans most towards V of drank."),
+    ("Attention(Q, K, V) = x", "Attention of Q, K, V equals x"),
+    ('"milk" attends most to "drank" (0.99), then', "milk attends most to drank, 0.99, then"),
+    ("its row of Q: (2.87, −4.40, −1.54, 0.36).", "its row of Q: 2.87, minus 4.40, minus 1.54, 0.36."),
+    ("the sum is −0.03; after", "the sum is minus 0.03; after"),
+    ("X = E + P", "X equals E plus P"),
+    ("a − b", "a minus b"),
+    ("(d_model 4, 1 head, seed 0)", "d model 4, 1 head, seed 0"),
+    ("W_O's first column", "W O's first column"),
+    ("[CLS] and [SEP]", "CLS and SEP"),
+    ("blue → azul", "blue to azul"),
+    ("the well-known cat", "the well-known cat"),
+])
+def test_each_symbol_is_read_by_rule(caption, said):
+    assert spoken(caption) == said
+
+
+@pytest.mark.parametrize("caption, said", [
+    ("Q·Kᵀ 中的一行", "Q 乘 K 转置 中的一行"),
+    ("一行 4 个数字（E）。", "一行 4 个数字，E。"),
+    ("4 × 4 矩阵", "4 乘 4 矩阵"),
+    ("0.989 × V(drank)，…", "0.989 乘 drank 的 V，等等"),
+    ("除以 √d_k = √4 = 2.00", "除以 根号 d k 等于 根号 4 等于 2.00"),
+    ("和为 −0.03", "和为 负 0.03"),
+])
+def test_chinese_captions_are_read_in_chinese_words(caption, said):
+    assert spoken(caption, "zh") == said
+
+
+def default_captions(case: str) -> list[str]:
+    """The captions of every chapter of a video of tests/test_scenes.py (its dry runs,
+    shared with that module's tests)."""
+    from test_scenes import build, params
+
+    return [text for c, ch in params([case]) for _, _, text in build(c, ch)[1].subtitles]
+
+
+def check_said_without_a_symbol(captions: list[str], language: str) -> None:
+    """Once spoken, each caption keeps its numbers in order and has no symbol left that a
+    voice would misread or skip."""
+    assert len(captions) > 30
+    for text in captions:
+        said = spoken(text, language)
+        assert not re.search(r"[ᵀ·×/√Σ…=+−_()\[\]（）\"“”]", said), (text, said)
+        numbers = re.findall(r"\d+(?:\.\d+)?", text)
+        assert re.findall(r"\d+(?:\.\d+)?", said) == numbers, (text, said)
+
+
+def test_every_caption_of_the_default_video_is_said_without_a_symbol():
+    check_said_without_a_symbol(default_captions("tiny"), "en")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case, language", [("tiny-chinese", "zh"), ("pretrained-auto", "en"),
+                                            ("translate", "en"), ("causal-2-heads", "en")])
+def test_every_caption_of_other_videos_is_said_without_a_symbol(case, language):
+    check_said_without_a_symbol(default_captions(case), language)
