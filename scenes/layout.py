@@ -66,3 +66,15 @@ def shown_pairs(d_k: int) -> list[int | None]:
     if d_k <= MAX_PAIRS:
         return list(range(d_k))
     return list(range(MAX_PAIRS - 1)) + [None]
+
+
+# ---- vectors drawn as arrows in their plane (chapters 4 and 8) ------------------------------
+ARROW_STROKE = 5  # an arrow's line, readable at 480p
+ARROW_TIP = 0.2  # the tip's length (shorter arrows get a proportionally shorter tip)
+SHADOW_ROW = 0.24  # between two shadow bars under the query's line
+SHADOW_STROKE = 8  # a shadow bar's thickness
+ARC_RADIUS = 0.6  # the angle's arc, at most (half the shorter arrow at least)
+ARROW_LABEL_FONT = 18  # a word at an arrow's tip
+ARROW_LABEL_ROOM = 0.45  # kept round the arrows for the labels at their tips
+AXIS_OVERHANG = 0.25  # the query's line runs this far past the outermost tips
+ARC_STEP = 0.3  # a second angle's arc is this much wider than the first
