@@ -38,6 +38,7 @@ from scenes.layout import (
     ARROW_STROKE,
     ARROW_TIP,
     AXIS_OVERHANG,
+    LABELLED_ARROW,
     SHADOW_ROW,
     SHADOW_STROKE,
     text_width,
@@ -194,8 +195,10 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
     arrows, labels = {}, {}
     for j in sorted(keys, key=lambda j: -g.k_norms[j]):  # longest first get their labels
         arrows[j] = make_vector(plane, float(g.shadows[j]), float(g.heights[j]), k_colors[j])
-        label = _tip_label(k_names[j], k_colors[j], plane.point(g.shadows[j], g.heights[j]),
-                           plane.origin, placed)
+        short = g.k_norms[j] * plane.unit < LABELLED_ARROW  # its colour names it (the table's)
+        label = None if short else _tip_label(k_names[j], k_colors[j],
+                                              plane.point(g.shadows[j], g.heights[j]),
+                                              plane.origin, placed)
         if label is not None:
             labels[j] = label
             placed.append(label)

@@ -78,3 +78,4 @@ ARROW_LABEL_FONT = 18  # a word at an arrow's tip
 ARROW_LABEL_ROOM = 0.45  # kept round the arrows for the labels at their tips
 AXIS_OVERHANG = 0.25  # the query's line runs this far past the outermost tips
 ARC_STEP = 0.3  # a second angle's arc is this much wider than the first
+LABELLED_ARROW = 0.6  # shorter arrows get no word at the tip (their colour names them)

@@ -89,6 +89,20 @@ def test_chapter_four_draws_every_arrow_at_its_true_length_and_angle(case):
         assert picture.shadows  # the scores are shown as shadows
 
 
+@pytest.mark.parametrize("case", ["tiny", "translate"])
+def test_chapter_eight_draws_every_snapshot_to_scale(case):
+    trace, scene = built_scene(Settings(**CASES[case]), "learning")
+    snapshots = {keys.q_index[0] for keys, _ in scene.pictures}
+    assert snapshots == set(range(len(trace.history.steps)))  # every snapshot has its picture
+    units = {picture.plane.unit for _, picture in scene.pictures}
+    assert len(units) == 1  # one scale through training: growth is growth
+    for keys, picture in scene.pictures:
+        q, K = vectors(trace, keys)
+        assert measure(picture, q, K) >= 1
+        assert trace.history.partner in picture.shadows or abs(trace.history.scores[
+            keys.q_index[0]]) < 1e-3
+
+
 def test_a_wrong_arrow_would_be_caught():
     """The measurement itself fails on an arrow turned by a degree."""
     trace, scene = built_scene(Settings(), "dot")
@@ -100,7 +114,7 @@ def test_a_wrong_arrow_would_be_caught():
         measure(picture, q, K)
 
 
-@pytest.mark.parametrize("chapter", ["dot"])
+@pytest.mark.parametrize("chapter", ["dot", "learning"])
 def test_the_numbers_of_the_arrows_are_recorded_and_only_angles_to_q_are_called_true(chapter):
     """|q|, |k|, θ and the shadows are drawn (and so checked against the trace by
     tests/scene_truth.py in every chapter test); no caption or note calls the picture to
