@@ -12,6 +12,7 @@ each key is turned from the query alone. Builders only build; chapters animate.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,7 +42,10 @@ from scenes.layout import (
     LABELLED_ARROW,
     SHADOW_ROW,
     SHADOW_STROKE,
+    TABLE_COL_GAP,
+    TABLE_ROW_STEP,
     text_width,
+    widest,
 )
 from scenes.text import fmt, make_text
 from scenes.widgets import Recorder, Theme
@@ -285,6 +289,41 @@ def shadow_text(g: QueryGeometry, j: int, keys: GeometryKeys, record: Recorder) 
     text = fmt(g.shadows[j], 2)
     record(*keys.of("shadow", j), text)
     return text
+
+
+@dataclass
+class KeyTable:
+    """Numbers beside the arrows, one row per key: its word (left-aligned, in its colour),
+    then its numbers (right-aligned), under a muted heading."""
+
+    heading: VGroup
+    rows: dict[int, VGroup]  # key → its word and numbers
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.heading, *self.rows.values())
+
+
+def make_key_table(heads: list[str], cells: list[tuple[int, list[str]]],
+                   colors: dict[int, str] | list[str], theme: Theme, font: float,
+                   bold: Callable[[int, int], bool]) -> KeyTable:
+    """`cells`: (key, [word, number, …]) per row; `bold(key, column)` picks bold cells."""
+    n = len(heads)
+    widths = [max(widest([heads[c]], font - 4), widest([row[c] for _, row in cells], font))
+              for c in range(n)]
+    xs = np.cumsum([0.0] + [w + TABLE_COL_GAP for w in widths[:-1]])
+    heading = VGroup(*[make_text(h, font - 4, theme.muted).move_to(RIGHT * x, aligned_edge=LEFT)
+                       for h, x in zip(heads, xs)])
+    rows = {}
+    for r, (j, row) in enumerate(cells):
+        y = DOWN * (r + 1) * TABLE_ROW_STEP
+        texts = [make_text(t, font, colors[j] if c == 0 else theme.text,
+                           weight="BOLD" if bold(j, c) else "NORMAL") for c, t in enumerate(row)]
+        texts[0].move_to(RIGHT * xs[0] + y, aligned_edge=LEFT)
+        for c in range(1, n):  # numbers right-aligned in their columns
+            texts[c].move_to(RIGHT * (xs[c] + widths[c]) + y, aligned_edge=RIGHT)
+        rows[j] = VGroup(*texts)
+    return KeyTable(heading, rows)
 
 
 def make_not_to_scale_note(theme: Theme, tr, font: float = 18) -> VGroup:

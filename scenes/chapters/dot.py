@@ -31,6 +31,7 @@ from scenes.arrows import (
     fit_plane,
     keys_to_draw,
     make_arrow_picture,
+    make_key_table,
     make_not_to_scale_note,
     norm_text,
     shadow_text,
@@ -41,6 +42,9 @@ from scenes.layout import (
     MAX_PAIRS,
     MIN_FONT,
     PAIR_FILL,
+    PANEL_FONT,
+    PANEL_GAP,
+    PICTURE_SHARE,
     SAFE_BOTTOM,
     SAFE_TOP,
     SAFE_X,
@@ -56,9 +60,6 @@ PAIR_PAD = 0.3  # air beside a pair's numbers in its column, and beside the row 
 THUMB_W, THUMB_H = 2.6, 1.9  # the box the factor-matrix thumbnail fits in
 MAX_ARROWS = 6  # keys drawn as arrows; the others are named (12 keys would be a blur)
 MAX_NAMED = 8  # keys named beside the picture; more: "and N more"
-PICTURE_SHARE = 0.56  # of the safe width, the arrows' box (the numbers take the rest)
-PANEL_GAP = 0.4  # between the arrows' box and the numbers
-PANEL_FONT = 22  # the numbers beside the arrows
 NOTE_LIFT = 0.15  # the note's bottom above the safe bottom, clear of the caption
 
 
@@ -276,23 +277,8 @@ def make_shadow_table(g: QueryGeometry, drawn: list[int], named: list[int], i: i
         score = fmt(g.scores[j], 2)
         record("scores", (i, j), score)
         cells.append((j, [names[j], shadow_text(g, j, keys, record), score]))
-    widths = [max(widest([heads[c]], font - 4), widest([row[c] for _, row in cells], font))
-              for c in range(3)]
-    xs = np.cumsum([0.0] + [w + 0.35 for w in widths[:-1]])
-    heading = VGroup(*[make_text(h, font - 4, theme.muted).move_to(RIGHT * x, aligned_edge=LEFT)
-                       for h, x in zip(heads, xs)])
-    rows = {}
-    for r, (j, row) in enumerate(cells):
-        y = DOWN * (r + 1) * 0.42
-        texts = [make_text(row[0], font, colors[j]),
-                 make_text(row[1], font, theme.text), make_text(row[2], font, theme.text,
-                                                                weight="BOLD")]
-        for c, t in enumerate(texts):  # numbers right-aligned in their columns
-            if c == 0:
-                t.move_to(RIGHT * xs[c] + y, aligned_edge=LEFT)
-            else:
-                t.move_to(RIGHT * (xs[c] + widths[c]) + y, aligned_edge=RIGHT)
-        rows[j] = VGroup(*texts)
+    table = make_key_table(heads, cells, colors, theme, font, lambda j, c: c == 2)
+    heading, rows = table.heading, table.rows
     note = None
     if named:
         words = ", ".join(all_names[j] for j in named[:MAX_NAMED])

@@ -25,12 +25,22 @@ from scenes.arrows import (
     fit_plane,
     keys_to_draw,
     make_arrow_picture,
+    make_key_table,
     make_not_to_scale_note,
     norm_text,
 )
 from scenes.base import ChapterScene
 from scenes.fades import FadeIn
-from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, shown_pairs, widest
+from scenes.layout import (
+    MIN_FONT,
+    PANEL_FONT,
+    PANEL_GAP,
+    PICTURE_SHARE,
+    SAFE_BOTTOM,
+    SAFE_X,
+    shown_pairs,
+    widest,
+)
 from scenes.text import Translate, fit_width, fmt, make_text, subscript
 from scenes.widgets import (
     CellLayout,
@@ -45,9 +55,6 @@ from scenes.widgets import (
 MAX_KEYS = 8  # more keys than this: the ones that ever get much weight (see keys_to_show)
 PLOT_H = 2.8  # height of each curve's box
 MAX_ARROWS = 4  # keys drawn as arrows through training (the partner, the best, the least aligned)
-PICTURE_SHARE = 0.55  # of the safe width, the arrows' box; the numbers take the rest
-PANEL_GAP = 0.4  # between the arrows and their numbers
-PANEL_FONT = 22
 STEP_TIME = 0.7  # one snapshot to the next
 
 
@@ -224,23 +231,9 @@ def make_snapshot_numbers(history, s: int, g: QueryGeometry, drawn: list[int], p
         record("history_key_scores", (s, j), score)
         cells.append((j, [labels[j], angle_text(g, j, keys, record), norm_text(g, j, keys, record),
                           score]))
-    widths = [max(widest([heads[c]], PANEL_FONT - 4), widest([r[c] for _, r in cells], PANEL_FONT))
-              for c in range(4)]
-    xs = np.cumsum([0.0] + [w + 0.35 for w in widths[:-1]])
-    heading = VGroup(*[make_text(h, PANEL_FONT - 4, theme.muted).move_to(RIGHT * x, aligned_edge=LEFT)
-                       for h, x in zip(heads, xs)])
-    rows = {}
-    for r, (j, row) in enumerate(cells):
-        y = DOWN * (r + 1) * 0.42
-        weight = "BOLD" if j == partner else "NORMAL"
-        texts = [make_text(row[0], PANEL_FONT, colors[j], weight=weight)] + [
-            make_text(t, PANEL_FONT, theme.text, weight=weight) for t in row[1:]]
-        texts[0].move_to(RIGHT * xs[0] + y, aligned_edge=LEFT)
-        for c in range(1, 4):
-            texts[c].move_to(RIGHT * (xs[c] + widths[c]) + y, aligned_edge=RIGHT)
-        rows[j] = VGroup(*texts)
-    table = VGroup(heading, *rows.values())
-    VGroup(step, q_norm, table).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
+    table = make_key_table(heads, cells, colors, theme, PANEL_FONT, lambda j, c: j == partner)
+    heading, rows = table.heading, table.rows
+    VGroup(step, q_norm, table.group).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
     numbers = SnapshotNumbers(step, q_norm, heading, rows)
     fit_width(numbers.group, max_w)
     return numbers
