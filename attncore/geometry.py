@@ -17,8 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attncore.trace import frozen
-
 
 def norms(A: np.ndarray) -> np.ndarray:
     """|a| = √(Σₘ a_m²) for each row of A."""
@@ -70,8 +68,12 @@ class QueryGeometry:
     ARRAYS = ("k_norms", "angles", "shadows", "heights", "scores", "allowed")
 
     def __post_init__(self) -> None:
+        # Read-only copies, as the trace's arrays (attncore.trace imports this module, so
+        # its `frozen` cannot be imported here).
         for name in self.ARRAYS:
-            object.__setattr__(self, name, frozen(getattr(self, name)))
+            a = np.array(getattr(self, name), copy=True)
+            a.setflags(write=False)
+            object.__setattr__(self, name, a)
 
     @property
     def cosines(self) -> np.ndarray:

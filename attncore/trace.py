@@ -6,15 +6,12 @@ Scenes read only this (and the settings). Arrays are read-only copies.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from attncore import attention as att
+from attncore.geometry import QueryGeometry, query_geometry
 from attncore.tokenize import Token
-
-if TYPE_CHECKING:
-    from attncore.geometry import QueryGeometry
 
 
 def frozen(a: np.ndarray | None) -> np.ndarray | None:
@@ -95,8 +92,6 @@ class HeadTrace:
     def geometry(self, i: int) -> QueryGeometry:
         """Query i against every key as arrows in their planes: |q|, each |k|, θ and shadow
         (attncore.geometry; chapter 4 draws it)."""
-        from attncore.geometry import query_geometry
-
         return query_geometry(self.Q[i], self.K, self.mask[i])
 
 
@@ -185,8 +180,6 @@ class TrainingHistory:
     def geometry(self, s: int) -> QueryGeometry:
         """The followed word's query against every key at snapshot s, as arrows
         (attncore.geometry; chapter 8 draws it)."""
-        from attncore.geometry import query_geometry
-
         return query_geometry(self.q[s], self.keys[s])
 
     @property
