@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attncore import attention as att
+from attncore.geometry import QueryGeometry, query_geometry
 from attncore.tokenize import Token
 
 
@@ -88,6 +89,11 @@ class HeadTrace:
             return i if i < len(allowed) else 0
         return int(np.argmax(np.where(allowed, self.scores[i], -np.inf)))
 
+    def geometry(self, i: int) -> QueryGeometry:
+        """Query i against every key as arrows in their planes: |q|, each |k|, θ and shadow
+        (attncore.geometry; chapter 4 draws it)."""
+        return query_geometry(self.Q[i], self.K, self.mask[i])
+
 
 @dataclass(frozen=True)
 class HeadChoice:
@@ -157,18 +163,24 @@ class TrainingHistory:
     k: np.ndarray  # (s, d_k) the partner's K row
     products: np.ndarray  # (s, d_k) q_m · k_m, the pairs of the dot product
     scores: np.ndarray  # (s,) q·k = Σ products: its cell of Q·Kᵀ
+    keys: np.ndarray  # (s, n_k, d_k) every key's K row (k is the partner's): the arrows
     curve_step: np.ndarray  # (c,) steps at which the curves were sampled
     curve_loss: np.ndarray  # (c,) mean training loss since the previous point
     curve_accuracy: np.ndarray  # (c,) held-out accuracy of the training task
     task_en: str = ""  # what the model was trained to do, one line in each language
     task_zh: str = ""
 
-    ARRAYS = ("steps", "weights", "q", "k", "products", "scores", "curve_step", "curve_loss",
-              "curve_accuracy")
+    ARRAYS = ("steps", "weights", "q", "k", "products", "scores", "keys", "curve_step",
+              "curve_loss", "curve_accuracy")
 
     def __post_init__(self) -> None:
         for name in self.ARRAYS:
             object.__setattr__(self, name, frozen(getattr(self, name)))
+
+    def geometry(self, s: int) -> QueryGeometry:
+        """The followed word's query against every key at snapshot s, as arrows
+        (attncore.geometry; chapter 8 draws it)."""
+        return query_geometry(self.q[s], self.keys[s])
 
     @property
     def agreement(self) -> np.ndarray:
@@ -235,6 +247,13 @@ class AttentionTrace:
         """The key the followed word scores highest other than itself (itself if there is
         none; in cross-attention every key is another word): the key chapters 2-4 feature."""
         return self.head.best_key(self.focus, others=not self.cross)
+
+    def projection_terms(self, name: str, i: int, c: int) -> np.ndarray:
+        """Entry (i, c) of Q, K or V (`name`) before its sum: X[i, m] · W[m, c] for each m
+        (X_q for Q); the terms plus the bias b[c] make the entry (chapter 2)."""
+        X = self.X_q if name == "Q" else self.X
+        W = getattr(self.head, f"W_{name}")
+        return att.pair_products(X[i], W[:, c])  # (d_model,)
 
     @property
     def head_reason(self) -> str | None:

@@ -66,3 +66,21 @@ def shown_pairs(d_k: int) -> list[int | None]:
     if d_k <= MAX_PAIRS:
         return list(range(d_k))
     return list(range(MAX_PAIRS - 1)) + [None]
+
+
+# ---- vectors drawn as arrows in their plane (chapters 4 and 8) ------------------------------
+ARROW_STROKE = 5  # an arrow's line, readable at 480p
+ARROW_TIP = 0.2  # the tip's length (shorter arrows get a proportionally shorter tip)
+SHADOW_ROW = 0.24  # between two shadow bars under the query's line
+SHADOW_STROKE = 8  # a shadow bar's thickness
+ARC_RADIUS = 0.6  # the angle's arc, at most (half the shorter arrow at least)
+ARROW_LABEL_FONT = 18  # a word at an arrow's tip
+ARROW_LABEL_ROOM = 0.45  # kept round the arrows for the labels at their tips
+AXIS_OVERHANG = 0.25  # the query's line runs this far past the outermost tips
+ARC_STEP = 0.3  # a second angle's arc is this much wider than the first
+LABELLED_ARROW = 0.6  # shorter arrows get no word at the tip (their colour names them)
+TABLE_COL_GAP = 0.35  # between the columns of the numbers beside the arrows
+TABLE_ROW_STEP = 0.42  # from one row of them to the next
+PICTURE_SHARE = 0.56  # of the safe width, the arrows' box; their numbers take the rest
+PANEL_GAP = 0.4  # between the arrows' box and their numbers
+PANEL_FONT = 22  # the numbers beside the arrows

@@ -152,3 +152,26 @@ def attention(X_q: Matrix, X_kv: Matrix, head_weights: list[tuple[Matrix, Matrix
     mask = causal_mask(n_q, n_k) if causal else full_mask(n_q, n_k)
     heads = [head(X_q, X_kv, WQ, WK, WV, mask, normalized) for WQ, WK, WV in head_weights]
     return {"heads": heads, "mask": mask, "output": matmul(concat([h["Z"] for h in heads]), W_O)}
+
+
+def norm(u: list[float]) -> float:
+    """|u| = √(Σ u_m²), term by term."""
+    total = 0.0
+    for a in u:
+        total += a * a
+    return math.sqrt(total)
+
+
+def angle_degrees(u: list[float], v: list[float]) -> float:
+    """θ = arccos(u·v / (|u| |v|)) in degrees (the textbook formula, clamped to [−1, 1]);
+    NaN when either vector is zero."""
+    nu, nv = norm(u), norm(v)
+    if nu == 0.0 or nv == 0.0:
+        return math.nan
+    return math.degrees(math.acos(max(-1.0, min(1.0, dot(u, v) / (nu * nv)))))
+
+
+def shadow(k: list[float], q: list[float]) -> float:
+    """The length of k's shadow on q's line: |k| cos θ (0 for a zero q)."""
+    nq = norm(q)
+    return 0.0 if nq == 0.0 else dot(k, q) / nq

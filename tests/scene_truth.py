@@ -16,6 +16,25 @@ from attncore.trace import AttentionTrace
 from scenes.text import decimals_of, parse_number
 
 
+def geometry(q: np.ndarray, k: np.ndarray | None, name: str) -> float:
+    """|q|, |k|, θ (degrees, by arccos), cos θ or k's shadow on q's line, by the textbook
+    formulas (attncore.geometry works in the pair's plane, with atan2)."""
+    nq = math.sqrt(float(np.sum(q * q)))
+    if name == "q_norm":
+        return nq
+    nk = math.sqrt(float(np.sum(k * k)))
+    dot = float(np.sum(q * k))
+    if name == "k_norm":
+        return nk
+    if name == "shadow":
+        return dot / nq
+    cos = max(-1.0, min(1.0, dot / (nq * nk)))
+    return cos if name == "cos" else math.degrees(math.acos(cos))
+
+
+GEOMETRY = ("q_norm", "k_norm", "angle", "cos", "shadow")  # (i,) for q_norm, else (i, j)
+
+
 def resolve(t: AttentionTrace, key: str, idx: tuple) -> float:
     """The trace value a drawn number (key, index) stands for."""
     h = t.head
@@ -27,6 +46,12 @@ def resolve(t: AttentionTrace, key: str, idx: tuple) -> float:
     if key in ("head_weights", "head_Z"):  # (head, i, j): any head of the layer, not only t.head
         k, i, j = idx
         return float(getattr(t.heads[k], key.removeprefix("head_"))[i, j])
+    if key in GEOMETRY:
+        return geometry(h.Q[idx[0]], None if key == "q_norm" else h.K[idx[1]], key)
+    if key.startswith("xw_product_"):  # (i, m, c): X[i, m] · W[m, c] of Q, K or V
+        name = key.removeprefix("xw_product_")
+        i, m, c = idx
+        return float((t.X_q if name == "Q" else t.X)[i, m] * getattr(h, f"W_{name}")[m, c])
     if key == "qk_product":
         i, j, m = idx
         return float(h.Q[i, m] * h.K[j, m])
@@ -45,6 +70,12 @@ def resolve(t: AttentionTrace, key: str, idx: tuple) -> float:
             return float(hist.q[s, m] * hist.k[s, m])
         if name == "scores":
             return float(np.sum(hist.q[idx[0]] * hist.k[idx[0]]))
+        if name == "key_scores":  # (s, j): any key's score, from its replayed K row
+            s, j = idx
+            return float(np.sum(hist.q[s] * hist.keys[s, j]))
+        if name in GEOMETRY:  # (s,) for q_norm, else (s, j)
+            s = idx[0]
+            return geometry(hist.q[s], None if name == "q_norm" else hist.keys[s, idx[1]], name)
         return float(getattr(hist, name)[idx])
     if key == "weights_rest":
         return float("nan")  # checked separately: depends on which bars were shown

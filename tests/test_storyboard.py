@@ -173,7 +173,9 @@ def test_the_command_makes_the_storyboard(tmp_path, capsys):
           "-j", "1"])
     err = capsys.readouterr().err
     assert out.exists() and out.with_suffix(".pdf").exists()
-    assert f"storyboard: {out} and {out.with_suffix('.pdf')} (4 stills, 1 pages" in err
+    n = len(render_chapter(ChapterJob("dot", build_trace(S), S, clip=None)).subtitles)
+    pages = -(-n // (sb.HANDOUT_GRID[0] * sb.HANDOUT_GRID[1]))  # one still per caption
+    assert f"storyboard: {out} and {out.with_suffix('.pdf')} ({n} stills, {pages} pages" in err
 
 
 @pytest.mark.slow

@@ -52,6 +52,7 @@ class HistoryRow:
     score: float  # q·k = Σ products
     scaled: float  # q·k / √d_k
     agree: int  # pairs with the same sign (a positive product)
+    keys: np.ndarray | None = None  # (n, d_k) every key's K row (the partner's is row `partner`)
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,5 +94,5 @@ def history_rows(model: TinyModel, tokens: Sequence[Token], focus: int,
             snap.step, read_only(f.weights[0, head, focus]), read_only(q), read_only(k),
             read_only(products),
             float(f.scores[0, head, focus, partner]), float(f.scaled[0, head, focus, partner]),
-            int((products > 0).sum())))
+            int((products > 0).sum()), read_only(f.K[0, head])))
     return HistoryRows(tokens, focus, partner, head, tuple(rows))

@@ -82,7 +82,8 @@ def replay_history(model: TinyModel, tokens: tuple[Token, ...], focus: int,
         curve_step=np.asarray(h.curve_step, dtype=float),
         curve_loss=np.asarray(h.curve_loss, dtype=float),
         curve_accuracy=np.asarray(h.curve_accuracy, dtype=float),
-        task_en=task_lines()[0], task_zh=task_lines()[1])
+        task_en=task_lines()[0], task_zh=task_lines()[1],
+        keys=np.stack([r.keys for r in rows.rows]))  # (s, n, d_k)
 
 
 def build_tiny_trace(s: Settings, model: TinyModel, resolve_focus,

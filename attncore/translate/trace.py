@@ -57,7 +57,8 @@ def replay_history(model: TranslationModel, source: tuple[Token, ...],
         curve_step=np.asarray(h.curve_step, dtype=float),
         curve_loss=np.asarray(h.curve_loss, dtype=float),
         curve_accuracy=np.asarray(h.curve_accuracy, dtype=float),
-        task_en=TASK_EN, task_zh=TASK_ZH)
+        task_en=TASK_EN, task_zh=TASK_ZH,
+        keys=np.stack([r.K for r in runs]))  # (s, n_k, d_k)
 
 
 def build_translation_trace(s: Settings, model: TranslationModel, resolve_focus,

@@ -5,6 +5,13 @@
 The followed word's query row and its partner's key row (its highest-scoring other
 word) are written as two aligned rows; each pair is multiplied (green where the signs
 agree, red where they differ) and the products add up to the cell's value.
+
+Then the same two vectors as arrows in the plane they span (scenes.arrows), where
+
+    q·k = |q| · |k| · cos θ
+
+and every key at its true angle to the query and its true length: its shadow on the
+query's line, times |q|, is its score. The numbers are the trace's (HeadTrace.geometry).
 """
 
 from __future__ import annotations
@@ -13,13 +20,30 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attncore.geometry import QueryGeometry
 from attncore.trace import AttentionTrace, HeadTrace
 from fastmanim import *  # noqa: F403
+from scenes.arrows import (
+    ArrowPicture,
+    GeometryKeys,
+    angle_text,
+    cos_text,
+    fit_plane,
+    keys_to_draw,
+    make_arrow_picture,
+    make_key_table,
+    make_not_to_scale_note,
+    norm_text,
+    shadow_text,
+)
 from scenes.base import ChapterScene
 from scenes.layout import (
     MAX_PAIRS,
     MIN_FONT,
     PAIR_FILL,
+    PANEL_FONT,
+    PANEL_GAP,
+    PICTURE_SHARE,
     SAFE_BOTTOM,
     SAFE_TOP,
     SAFE_X,
@@ -27,12 +51,15 @@ from scenes.layout import (
     shown_pairs,
     widest,
 )
-from scenes.text import fit_width, fmt, make_text
+from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import CellLayout, MatrixView, Recorder, Theme, sign_color
 
 PAIR_FONT = (18, 30)  # the pair table's font, from the largest down while it is too wide
 PAIR_PAD = 0.3  # air beside a pair's numbers in its column, and beside the row names
 THUMB_W, THUMB_H = 2.6, 1.9  # the box the factor-matrix thumbnail fits in
+MAX_ARROWS = 6  # keys drawn as arrows; the others are named (12 keys would be a blur)
+MAX_NAMED = 8  # keys named beside the picture; more: "and N more"
+NOTE_LIFT = 0.15  # the note's bottom above the safe bottom, clear of the caption
 
 
 def product_decimals(trace: AttentionTrace) -> int:
@@ -188,15 +215,101 @@ def make_sum_line(value: str, name: str, note: str | None, theme: Theme) -> SumL
     return SumLine(lhs, cell, text, rest)
 
 
+# ---- the arrows' numbers ---------------------------------------------------------------------
+@dataclass
+class PairReadout:
+    """Beside the two arrows: |q|, |k|, θ, then q·k = |q| · |k| · cos θ and the cell."""
+
+    lengths: VGroup  # "|Q[milk]| = 5.49", "|K[drank]| = 4.49", "θ = 11°"
+    identity: VGroup  # "|q| · |k| · cos θ", "= 5.49 · 4.49 · 0.980", "= 24.1346"
+    cell: Rectangle  # around the value, as the sum line's
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.lengths, self.identity, self.cell)
+
+
+def make_pair_readout(g: QueryGeometry, j: int, q_name: str, k_name: str, q_color: str,
+                      k_color: str, value: str, cell_name: str, theme: Theme, keys: GeometryKeys,
+                      record: Recorder) -> PairReadout:
+    q, k = norm_text(g, None, keys, record), norm_text(g, j, keys, record)
+    lengths = VGroup(make_text(f"|{q_name}| = {q}", PANEL_FONT, q_color),
+                     make_text(f"|{k_name}| = {k}", PANEL_FONT, k_color),
+                     make_text(f"θ = {angle_text(g, j, keys, record)}", PANEL_FONT, theme.text))
+    lengths.arrange(DOWN, aligned_edge=LEFT, buff=0.16)
+    result = VGroup(make_text("=", PANEL_FONT, theme.text),
+                    make_text(value, PANEL_FONT, theme.text, weight="BOLD"),
+                    make_text(cell_name, PANEL_FONT, theme.accent)).arrange(RIGHT, buff=0.15)
+    identity = VGroup(make_text("|q| · |k| · cos θ", PANEL_FONT, theme.text),
+                      make_text(f"= {q} · {k} · {cos_text(g, j, keys, record)}", PANEL_FONT,
+                                theme.text), result)
+    identity.arrange(DOWN, aligned_edge=LEFT, buff=0.16)
+    VGroup(lengths, identity).arrange(DOWN, aligned_edge=LEFT, buff=0.4)
+    cell = Rectangle(width=result[1].width + 0.24, height=result[1].height + 0.2,
+                     stroke_color=theme.accent, stroke_width=4).move_to(result[1])
+    return PairReadout(lengths, identity, cell)
+
+
+@dataclass
+class ShadowTable:
+    """Beside the arrows: each drawn key's shadow on the query's line and its score,
+    longest shadow first, and the keys not drawn, named."""
+
+    heading: VGroup
+    rows: dict[int, VGroup]  # key → word, shadow, score
+    named: Mobject | None  # "not drawn: …"
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.heading, *self.rows.values(),
+                      *([self.named] if self.named is not None else []))
+
+
+def make_shadow_table(g: QueryGeometry, drawn: list[int], named: list[int], i: int,
+                      names: dict[int, str], colors: dict[int, str], all_names: list[str],
+                      theme: Theme, tr: Translate, keys: GeometryKeys, record: Recorder,
+                      max_w: float) -> ShadowTable:
+    font = PANEL_FONT
+    heads = [tr("key", "键"), tr("shadow", "投影"), "|q| · " + tr("shadow", "投影")]
+    cells = []
+    for j in drawn:
+        score = fmt(g.scores[j], 2)
+        record("scores", (i, j), score)
+        cells.append((j, [names[j], shadow_text(g, j, keys, record), score]))
+    table = make_key_table(heads, cells, colors, theme, font, lambda j, c: c == 2)
+    heading, rows = table.heading, table.rows
+    note = None
+    if named:
+        words = ", ".join(all_names[j] for j in named[:MAX_NAMED])
+        more = len(named) - MAX_NAMED
+        tail = tr(f", and {more} more", f"，另有 {more} 个") if more > 0 else ""
+        note = make_text(tr(f"not drawn ({len(named)}): {words}{tail}",
+                            f"未画出（{len(named)} 个）：{words}{tail}"), 18, theme.muted)
+        fit_width(note, max_w)
+        note.next_to(VGroup(*rows.values()), DOWN, buff=0.3).align_to(heading, LEFT)
+    table = ShadowTable(heading, rows, note)
+    fit_width(table.group, max_w)
+    return table
+
+
 class DotProductScene(ChapterScene):
     slug = "dot"
 
     def construct(self) -> None:
+        self.pictures: list[tuple[GeometryKeys, ArrowPicture]] = []  # what tests measure
         self.show_title()
         thumb, formula = self.show_cell()
         table = self.show_pairs(below=min(thumb.group.get_bottom()[1], formula.get_bottom()[1]))
         self.show_products(table)
         self.show_sum(table, thumb)
+        g = self.trace.head.geometry(self.focus)
+        if g.q_norm == 0:
+            self.say_no_direction()
+        else:
+            picture, drawn, named = self.show_two_arrows(g)
+            self.show_every_key(picture, drawn, named)
+            self.show_shadows(picture, drawn, named)
+            self.show_least_aligned(picture)
         self.finish()
 
     @property
@@ -282,4 +395,147 @@ class DotProductScene(ChapterScene):
             f"（{table.agree} 个加，{table.differ} 个减）。"))
         self.play(FadeIn(VGroup(line.lhs, line.rest)),
                   TransformFromCopy(thumb.box, line.cell), FadeIn(line.value), run_time=1.0)
+        self.wait(1.5)
+
+    # ---- the arrows ----------------------------------------------------------------------
+    @property
+    def geometry_keys(self) -> GeometryKeys:
+        return GeometryKeys("", (self.focus,), (self.focus,))
+
+    def say_no_direction(self) -> None:
+        self.say(self.tr(
+            f"Q[{self.q_labels[self.focus]}] is all zeros: it has no direction, so every key "
+            "scores 0 against it.",
+            f"Q[{self.q_labels[self.focus]}] 全是 0：它没有方向，所以每个键的得分都是 0。"))
+        self.wait(1.0)
+
+    def show_two_arrows(self, g: QueryGeometry) -> tuple[ArrowPicture, list[int], list[int]]:
+        """Q_i and K_j as arrows in their plane; then |q|·|k|·cos θ is the cell's value."""
+        t, i, j = self.trace, self.focus, self.partner
+        self.clear_stage()
+        drawn, named = keys_to_draw(g, j, MAX_ARROWS)
+        top = self.title_mob.get_bottom()[1] - 0.3
+        left, right = -SAFE_X, -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
+        q_name = f"Q[{self.q_labels[i]}]"
+        plane = fit_plane([g], drawn, left, right, SAFE_BOTTOM, top, len(drawn), q_name)
+        names = {k: self.k_labels[k] for k in drawn}
+        colors = {k: self.k_colors[k] for k in drawn}
+        least = g.least_aligned()
+        picture = make_arrow_picture(g, drawn, plane, q_name, names, colors,
+                                     self.theme, shadows=drawn,
+                                     arcs=[j] + ([least] if least != j else []))
+        self.pictures.append((self.geometry_keys, picture))
+        value = fmt(t.head.scores[i, j], self.decimals)
+        self.drawn("scores", (i, j), value)
+        readout = make_pair_readout(g, j, f"Q[{self.q_labels[i]}]", f"K[{self.k_labels[j]}]",
+                                    self.theme.q, self.k_colors[j], value,
+                                    f"= Q·Kᵀ[{self.q_labels[i]}, {self.k_labels[j]}]",
+                                    self.theme, self.geometry_keys, self.drawn)
+        fit_width(readout.group, SAFE_X - right - PANEL_GAP)
+        readout.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
+        self.readout = readout
+        keys = self.geometry_keys
+        q_len, k_len = norm_text(g, None, keys, self.drawn), norm_text(g, j, keys, self.drawn)
+        theta = angle_text(g, j, keys, self.drawn)
+        self.say(self.tr(
+            f"Two vectors, however many numbers wide, lie in one plane. There Q[{self.q_labels[i]}] "
+            f"and K[{self.k_labels[j]}] keep their true lengths, {q_len} and {k_len}, and the "
+            f"true angle between them, {theta}.",
+            f"两个向量不管有多少个数，总在同一个平面里。在这个平面上，Q[{self.q_labels[i]}] 和 "
+            f"K[{self.k_labels[j]}] 保持真实的长度 {q_len} 和 {k_len}，以及它们之间真实的夹角 {theta}。"))
+        self.play(FadeIn(VGroup(picture.axis, picture.q_label)), GrowArrow(picture.q_arrow)
+                  if isinstance(picture.q_arrow, Arrow) else FadeIn(picture.q_arrow), run_time=0.6)
+        self.play(FadeIn(picture.key_group(j)), *[Create(a) for a in picture.arcs.get(j, [])[:1]],
+                  run_time=0.7)
+        self.play(FadeIn(picture.arcs[j][1]) if j in picture.arcs else Wait(0.01),
+                  FadeIn(readout.lengths), run_time=0.5)
+        self.wait(1.2)
+        cos = cos_text(g, j, keys, self.drawn)
+        shadow = shadow_text(g, j, keys, self.drawn)
+        self.say(self.tr(
+            f"q·k = |q| · |k| · cos θ: {q_len} × {k_len} × {cos} gives {value}, the same value as "
+            f"the cell. |k| · cos θ = {shadow} is the shadow of the key on the query's line: "
+            "the score is |q| times it.",
+            f"q·k = |q| · |k| · cos θ：{q_len} × {k_len} × {cos} 得到 {value}，与格子里的值相同。"
+            f"|k| · cos θ = {shadow} 是键在查询方向上的投影：得分就是 |q| 乘以它。"))
+        self.play(FadeIn(readout.identity), Create(readout.cell), run_time=0.8)
+        self.play(FadeIn(picture.shadow_group(j)), run_time=0.6)
+        self.wait(1.5)
+        return picture, drawn, named
+
+    def show_every_key(self, picture: ArrowPicture, drawn: list[int], named: list[int]) -> None:
+        others = [k for k in drawn if k != self.partner]
+        if not others:
+            return
+        rest_en = f" ({len(named)} more are named, not drawn)" if named else ""
+        rest_zh = f"（另有 {len(named)} 个只列出名字，不画出）" if named else ""
+        note = make_not_to_scale_note(self.theme, self.tr)
+        right = -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
+        fit_width(note, SAFE_X - right - PANEL_GAP)
+        note.next_to(RIGHT * (right + PANEL_GAP) + UP * (SAFE_BOTTOM + NOTE_LIFT), UR, buff=0)
+        self.say(self.tr(
+            f"Every other key joins, each at its own true angle to the query and its true "
+            f"length{rest_en}. Only the angles between two keys are not to scale.",
+            f"其他键也加入进来，每个键与查询的夹角和长度都是真实的{rest_zh}。"
+            "只有两个键之间的夹角不按比例。"))
+        self.play(LaggedStart(*[FadeIn(picture.key_group(k)) for k in others], lag_ratio=0.25),
+                  FadeIn(note), run_time=min(2.0, 0.6 + 0.25 * len(others)))
+        self.wait(1.2)
+
+    def show_shadows(self, picture: ArrowPicture, drawn: list[int], named: list[int]) -> None:
+        """The keys' shadows light up, longest first, beside their scores."""
+        t, g, i = self.trace, picture.geometry, self.focus
+        top = self.readout.group.get_top()[1]
+        right = -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
+        table = make_shadow_table(g, drawn, named, i, {k: self.k_labels[k] for k in drawn},
+                                  {k: self.k_colors[k] for k in drawn}, self.k_labels, self.theme,
+                                  self.tr, self.geometry_keys, self.drawn,
+                                  SAFE_X - right - PANEL_GAP)
+        table.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
+        self.shadow_table = table
+        best = drawn[0]
+        shadow = shadow_text(g, best, self.geometry_keys, self.drawn)
+        score = fmt(t.head.scores[i, best], 2)
+        self.drawn("scores", (i, best), score)
+        q_len = norm_text(g, None, self.geometry_keys, self.drawn)
+        self.play(FadeOut(self.readout.group), run_time=0.4)
+        self.say(self.tr(
+            f"Their shadows on the query's line, longest first: {self.key_name(best)} reaches "
+            f"furthest ({shadow}), so it has the highest score, {score} = {q_len} × {shadow}.",
+            f"它们在查询方向上的投影，从长到短：{self.key_name(best)}伸得最远（{shadow}），"
+            f"所以得分最高，{score} = {q_len} × {shadow}。"))
+        self.play(FadeIn(table.heading), run_time=0.4)
+        for k in drawn:
+            if k == self.partner:
+                self.play(FadeIn(table.rows[k]), run_time=0.35)
+            else:
+                self.play(FadeIn(picture.shadow_group(k)), FadeIn(table.rows[k]), run_time=0.35)
+        if table.named is not None:
+            self.play(FadeIn(table.named), run_time=0.4)
+        self.wait(1.2)
+
+    def show_least_aligned(self, picture: ArrowPicture) -> None:
+        g, i = picture.geometry, self.focus
+        j = g.least_aligned()
+        if j == self.partner or len(picture.keys) < 2:
+            return
+        keys = self.geometry_keys
+        theta, shadow = angle_text(g, j, keys, self.drawn), shadow_text(g, j, keys, self.drawn)
+        score = fmt(self.trace.head.scores[i, j], 2)
+        self.drawn("scores", (i, j), score)
+        if g.shadows[j] < 0:
+            en = (f"its shadow falls behind the query ({shadow}), so its score is negative "
+                  f"({score})")
+            zh = f"它的投影落在查询的反方向（{shadow}），所以得分为负（{score}）"
+        else:
+            en = f"its shadow is short ({shadow}), and so is its score ({score})"
+            zh = f"它的投影很短（{shadow}），得分也很低（{score}）"
+        self.say(self.tr(
+            f"The least aligned key, {self.key_name(j)}, points {theta} away from the query: {en}.",
+            f"最不对齐的键是{self.key_name(j)}，与查询的夹角为 {theta}：{zh}。"))
+        box = SurroundingRectangle(self.shadow_table.rows[j], buff=0.06, color=self.theme.accent)
+        anims = [Create(box)]
+        if j in picture.arcs:
+            anims += [Create(picture.arcs[j][0]), FadeIn(picture.arcs[j][1])]
+        self.play(*anims, Indicate(picture.arrows[j], color=self.theme.accent), run_time=0.8)
         self.wait(1.5)

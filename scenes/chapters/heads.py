@@ -4,7 +4,10 @@ labelled, positional heads tagged); then the heads' Z rows for the followed word
 side by side and multiplied by W_O, which gives the word's output row.
 
 MultiHead(X) = Concat(Z_0, …, Z_{h−1})·W_O: the trace holds every head's Z, W_O and the
-output, so every number drawn here is the trace's own."""
+output, so every number drawn here is the trace's own.
+
+A one-head model (the tiny and translation models) gets only the last step, Z·W_O, with
+the caption that bigger models run many heads: its one pattern is chapter 3's matrix."""
 
 from __future__ import annotations
 
@@ -368,6 +371,10 @@ class HeadsScene(ChapterScene):
 
     def construct(self) -> None:
         self.show_title()
+        if self.n_heads == 1:
+            self.show_join()  # one head: its pattern is chapter 3's; only W_O is new here
+            self.finish()
+            return
         if self.trace.model_weights is not None:
             self.show_overview()
         links = head_links(self.trace)
@@ -521,9 +528,10 @@ class HeadsScene(ChapterScene):
         top, bottom = self.room()
         view = make_join(t, self.theme, self.tr, self.drawn, self.q_labels[i], top - 0.35, bottom)
         if h == 1:
-            en = (f"Joining one head changes nothing: its {d_k} numbers times W_O ({d_k} × {d}) "
-                  f"give the output row of {w}.")
-            zh = f"只有一个头，拼接不改变什么：它的 {d_k} 个数乘以 W_O（{d_k} × {d}），得到{w}的输出行。"
+            en = (f"This model has only one head: Z of {w} times W_O ({d_k} × {d}) gives its "
+                  "output row. Bigger models run many heads and join their Z rows first.")
+            zh = (f"这个模型只有一个头：{w}的 Z 乘以 W_O（{d_k} × {d}）得到它的输出行。"
+                  "更大的模型运行许多头，先把各自的 Z 行拼接起来。")
         else:
             en = (f"Joined side by side, the {h} Z rows make one row of {h}·{d_k} = {h * d_k} numbers. "
                   f"Times W_O ({h * d_k} × {d}) it gives the output row of {w}.")

@@ -4,7 +4,9 @@ The article's key idea: "milk" attends to "drank" because training moved milk's 
 and drank's key until their products agree in sign, so their dot product is large.
 The tiny model was trained here, with snapshots kept; this chapter replays them on the
 sentence: the followed word's attention row at each snapshot, Q·K of its partner pair
-by pair, and the loss and held-out accuracy curves with the snapshots marked.
+by pair, the same vectors as arrows at every snapshot (the query along its line, each
+key at its true angle to it and its true length, one scale throughout: scenes.arrows),
+and the loss and held-out accuracy curves with the snapshots marked.
 """
 
 from __future__ import annotations
@@ -14,9 +16,30 @@ from dataclasses import dataclass
 import numpy as np
 
 from attncore.attention import ranking
+from attncore.geometry import QueryGeometry
 from fastmanim import *  # noqa: F403
+from scenes.arrows import (
+    ArrowPicture,
+    GeometryKeys,
+    angle_text,
+    fit_plane,
+    keys_to_draw,
+    make_arrow_picture,
+    make_key_table,
+    make_not_to_scale_note,
+    norm_text,
+)
 from scenes.base import ChapterScene
-from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, shown_pairs, widest
+from scenes.layout import (
+    MIN_FONT,
+    PANEL_FONT,
+    PANEL_GAP,
+    PICTURE_SHARE,
+    SAFE_BOTTOM,
+    SAFE_X,
+    shown_pairs,
+    widest,
+)
 from scenes.text import Translate, fit_width, fmt, make_text, subscript
 from scenes.widgets import (
     CellLayout,
@@ -30,6 +53,8 @@ from scenes.widgets import (
 
 MAX_KEYS = 8  # more keys than this: the ones that ever get much weight (see keys_to_show)
 PLOT_H = 2.8  # height of each curve's box
+MAX_ARROWS = 4  # keys drawn as arrows through training (the partner, the best, the least aligned)
+STEP_TIME = 0.7  # one snapshot to the next
 
 
 def keys_to_show(weights: np.ndarray, partner: int, focus: int) -> list[int]:
@@ -176,14 +201,53 @@ def make_curve(x: np.ndarray, y: np.ndarray, marks_at: np.ndarray, name: str, ke
     return Curve(box, line, marks, VGroup(title, s0, s1))
 
 
+@dataclass
+class SnapshotNumbers:
+    """Beside the arrows at one snapshot: the step, |q|, and per drawn key θ, |k|, q·k."""
+
+    step: Mobject
+    q_norm: Mobject
+    heading: VGroup
+    rows: dict[int, VGroup]  # key → word, θ, |k|, q·k
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.step, self.q_norm, self.heading, *self.rows.values())
+
+
+def make_snapshot_numbers(history, s: int, g: QueryGeometry, drawn: list[int], partner: int,
+                          labels: list[str], colors: list[str], theme: Theme, record: Recorder,
+                          tr: Translate, max_w: float) -> SnapshotNumbers:
+    keys = GeometryKeys("history_", (s,), (s,))
+    n = fmt(history.steps[s], 0)
+    record("history_steps", (s,), n)
+    step = make_text(tr(f"step {n}", f"第 {n} 步"), PANEL_FONT + 2, theme.accent, weight="BOLD")
+    q_norm = make_text(f"|q| = {norm_text(g, None, keys, record)}", PANEL_FONT, theme.q)
+    heads = [tr("key", "键"), "θ", "|k|", "q·k"]
+    cells = []
+    for j in drawn:
+        score = fmt(g.scores[j], 2)
+        record("history_key_scores", (s, j), score)
+        cells.append((j, [labels[j], angle_text(g, j, keys, record), norm_text(g, j, keys, record),
+                          score]))
+    table = make_key_table(heads, cells, colors, theme, PANEL_FONT, lambda j, c: j == partner)
+    heading, rows = table.heading, table.rows
+    VGroup(step, q_norm, table.group).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
+    numbers = SnapshotNumbers(step, q_norm, heading, rows)
+    fit_width(numbers.group, max_w)
+    return numbers
+
+
 class LearningScene(ChapterScene):
     slug = "learning"
 
     def construct(self) -> None:
+        self.pictures: list[tuple[GeometryKeys, ArrowPicture]] = []  # what tests measure
         self.show_title()
         self.show_task()
         self.show_attention_forming()
         self.show_vectors_aligning()
+        self.show_arrows_through_training()
         self.show_curves()
         self.show_conclusion()
         self.finish()
@@ -292,6 +356,100 @@ class LearningScene(ChapterScene):
                                 SurroundingRectangle(table.extra[-2][last], buff=0.06,
                                                      color=self.theme.accent))), run_time=0.5)
         self.wait(1.8)
+
+    def show_arrows_through_training(self) -> None:
+        """The followed query and the keys as arrows at every snapshot, one scale for all."""
+        h, i = self.history, self.focus
+        geoms = [h.geometry(s) for s in range(len(h.steps))]
+        last = len(geoms) - 1
+        if any(g.q_norm == 0 for g in geoms):
+            return  # a query with no direction at some snapshot: no picture to draw
+        self.clear_stage()
+        p = h.partner
+        drawn, _ = keys_to_draw(geoms[last], p, MAX_ARROWS)
+        top = self.title_mob.get_bottom()[1] - 0.3
+        right = -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
+        q_name = f"Q[{self.q_labels[i]}]"
+        plane = fit_plane(geoms, drawn, -SAFE_X, right, SAFE_BOTTOM, top, 1, q_name)
+        names = {j: self.k_labels[j] for j in drawn}
+        colors = {j: self.k_colors[j] for j in drawn}
+        pictures, panels = [], []
+        for s, g in enumerate(geoms):
+            picture = make_arrow_picture(g, drawn, plane, q_name, names, colors, self.theme,
+                                         shadows=[p], arcs=[p])
+            self.pictures.append((GeometryKeys("history_", (s,), (s,)), picture))
+            pictures.append(picture)
+            panel = make_snapshot_numbers(h, s, g, drawn, p, self.k_labels, self.k_colors,
+                                          self.theme, self.drawn, self.tr,
+                                          SAFE_X - right - PANEL_GAP)
+            panel.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
+            panels.append(panel)
+        note = make_not_to_scale_note(self.theme, self.tr)
+        fit_width(note, SAFE_X - right - PANEL_GAP)
+        note.next_to(panels[0].group, DOWN, buff=0.35).align_to(panels[0].group, LEFT)
+        keys0 = GeometryKeys("history_", (0,), (0,))
+        keys1 = GeometryKeys("history_", (last,), (last,))
+        t0, t1 = angle_text(geoms[0], p, keys0, self.drawn), angle_text(geoms[last], p, keys1,
+                                                                            self.drawn)
+        s0, s1 = fmt(h.scores[0], 2), fmt(h.scores[last], 2)
+        self.drawn("history_scores", (0,), s0)
+        self.drawn("history_scores", (last,), s1)
+        q, k = f"Q[{self.q_labels[i]}]", f"K[{self.k_labels[p]}]"
+        self.say(self.tr(
+            f"The same vectors as arrows, one scale for every snapshot: at step "
+            f"{self.step_text(0)}, {k} is {t0} from {q} and q·k = {s0}.",
+            f"把同样的向量画成箭头，每个快照用同一个比例：第 {self.step_text(0)} 步时，{k} 与 {q} "
+            f"的夹角是 {t0}，q·k = {s0}。"))
+        # Snapshots morph from one to the next through copies, so the pictures stay as built
+        # (a Transform reshapes what it starts from); the last one is shown itself.
+        shown = pictures[0].group.copy() if last else pictures[0].group
+        self.play(FadeIn(shown), FadeIn(panels[0].group), FadeIn(note), run_time=0.8)
+        self.wait(1.2)
+        for s in range(1, len(pictures)):
+            nxt = pictures[s].group if s == last else pictures[s].group.copy()
+            self.play(ReplacementTransform(shown, nxt), FadeOut(panels[s - 1].group),
+                      FadeIn(panels[s].group), run_time=STEP_TIME)
+            shown = nxt
+            self.wait(0.3)
+        self.say(self.tr(
+            f"After {self.step_text(last)} steps {k} is {t1} from the query (from {t0}) and "
+            f"q·k = {s1} (from {s0}).",
+            f"{self.step_text(last)} 步之后，{k} 与查询的夹角是 {t1}（起初 {t0}），"
+            f"q·k = {s1}（起初 {s0}）。"))
+        self.play(Indicate(pictures[-1].arrows[p], color=self.theme.accent), run_time=0.8)
+        self.wait(1.0)
+        others = self.others_through_training(geoms, drawn)
+        if others:
+            self.say(others)
+            self.wait(1.5)
+
+    def others_through_training(self, geoms: list[QueryGeometry], drawn: list[int]) -> str:
+        """What the other keys drawn did between the first and the last snapshot, counted
+        from the numbers: turned away (a wider angle), got shorter, or came closer."""
+        p, first, last = self.history.partner, geoms[0], geoms[-1]
+        others = [j for j in drawn if j != p]
+        if not others:
+            return ""
+        away = sum(last.angles[j] > first.angles[j] for j in others)
+        shorter = sum(last.k_norms[j] < first.k_norms[j] for j in others)
+        closer = len(others) - away
+        furthest = all(last.shadows[p] > last.shadows[j] for j in others)
+        count = {0: self.tr("none", "没有")}
+        en = (f"Of the other {len(others)} keys drawn, {count.get(away, away)} turned away from "
+              f"the query and {count.get(shorter, shorter)} got shorter")
+        zh = (f"画出的其他 {len(others)} 个键中，{count.get(away, f'{away} 个')}转离了查询，"
+              f"{count.get(shorter, f'{shorter} 个')}变短了")
+        if closer and furthest:
+            too_en, too_zh = (" too", "也") if last.angles[p] < first.angles[p] else ("", "")
+            en += f"; {closer} came closer{too_en}, but none reaches as far along the query."
+            zh += f"；{closer} 个{too_zh}靠近了，但没有一个在查询方向上伸得那么远。"
+        elif furthest:
+            en += f", and none reaches as far along it as {self.k_name(p)}."
+            zh += f"，没有一个在查询方向上伸得像{self.k_name(p)}那么远。"
+        else:
+            en += "."
+            zh += "。"
+        return self.tr(en, zh)
 
     def show_curves(self) -> None:
         self.clear_stage()

@@ -34,6 +34,10 @@ TAG_ROOM = 1.25  # above the grids: the names; below W: "learned" and its shape
 READOUT_ROOM = 0.75  # below the stage: the followed row read out large (heat maps only)
 READOUT_LABEL_ROOM = 2.5  # left of the read-out row: its label, e.g. "Q[milk]"
 SHOWN_NUMBERS = 4  # numbers of the followed row quoted in the caption
+ENTRY_ROOM = 1.05  # below the stage: one entry of Q made term by term (two lines)
+ENTRY_FONT = 22
+ENTRY_TERMS = 6  # terms written out; wider rows show the first ENTRY_TERMS − 1, then "…"
+ENTRY_COLUMN = 0  # the column of W_Q whose entry is made before the viewer's eyes
 ROWS_GAP = 0.5  # between Q, K and V side by side at the end
 ROWS_TAG_ROOM = 0.9  # above Q, K and V side by side: their names
 # Beside each of Q, K and V: its row labels and the gap after it. Not the measured labels:
@@ -74,9 +78,10 @@ def stage_layout(trace: AttentionTrace, name: str, labels: list[str], top: float
     cols = len(shown_columns(d, MAX_COLS)) + 2 * len(shown_columns(dk, MAX_COLS))
     signs_w = text_width("·", DOT_FONT) + text_width("=", EQ_FONT) + 4 * STAGE_BUFF
     max_w = 2 * SAFE_X - label_width(labels) - signs_w
-    layout = fit_cells(rows, cols, max_w, top - SAFE_BOTTOM - TAG_ROOM, 2)
+    layout = fit_cells(rows, cols, max_w, top - SAFE_BOTTOM - TAG_ROOM - ENTRY_ROOM, 2)
     if not layout.numbers:  # heat map: keep room below for the followed row read out large
-        layout = fit_cells(rows, cols, max_w, top - SAFE_BOTTOM - TAG_ROOM - READOUT_ROOM, 2)
+        layout = fit_cells(rows, cols, max_w,
+                           top - SAFE_BOTTOM - TAG_ROOM - max(READOUT_ROOM, ENTRY_ROOM), 2)
     return layout
 
 
@@ -121,6 +126,65 @@ def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors
     whole.set_x(0).align_to(UP * top, UP)
     return LayerStage(x_view, w_view, r_view, x_tag, w_tag, r_tag, dot, eq, learned, shape,
                       whole)
+
+
+@dataclass
+class EntryLine:
+    """One entry of R made before the viewer's eyes: the row of X against one column of
+    W, pair by pair (x × w + …), then the products and their sum, the entry's value."""
+
+    pairs: VGroup  # "R[word, c] = x₁ × w₁ + x₂ × w₂ + …"
+    sums: VGroup  # "= p₁ + p₂ + … (+ b) = value"
+    value: Mobject  # the value, last in `sums`
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.pairs, self.sums)
+
+
+def signed(text: str) -> str:
+    """A term of a sum as written: negatives in brackets, "(−0.32)"."""
+    return f"({text})" if text.startswith("−") else text
+
+
+def make_entry_line(trace: AttentionTrace, name: str, i: int, c: int, word: str, color: str,
+                    theme: Theme, record: Recorder, max_w: float) -> EntryLine:
+    """R[i, c] = Σₘ X[i, m] · W[m, c] (+ b[c]) written out, every number recorded."""
+    X = trace.X_q if name == "Q" else trace.X
+    W, b = getattr(trace.head, LAYERS[name][1]), getattr(trace.head, f"b_{name}")
+    terms = trace.projection_terms(name, i, c)  # (d_model,)
+    d = len(terms)
+    shown = list(range(d)) if d <= ENTRY_TERMS else list(range(ENTRY_TERMS - 1))
+    x_dec = 1 if trace.on_grid else 2
+    p_dec = 2 if trace.on_grid else 3
+    pair_texts, product_texts = [], []
+    for m in shown:
+        x, w, prod = fmt(X[i, m], x_dec), fmt(W[m, c], x_dec), fmt(terms[m], p_dec)
+        record("X_q" if (name == "Q" and trace.cross) else "X", (i, m), x)
+        record(LAYERS[name][1], (m, c), w)
+        record(f"xw_product_{name}", (i, m, c), prod)
+        pair_texts.append(f"{signed(x)} × {signed(w)}")
+        product_texts.append(signed(prod))
+    more = " + …" if len(shown) < d else ""  # the caption says how many pairs
+    value = fmt(getattr(trace.head, name)[i, c], 2)
+    record(name, (i, c), value)
+    bias = ""
+    if trace.head.has_bias:
+        bt = fmt(b[c], 3)
+        record(f"b_{name}", (c,), bt)
+        bias = f" + b {signed(bt)}"
+    head = make_text(f"{name}[{word}, {c + 1}] =", ENTRY_FONT, color)
+    pairs = VGroup(head, make_text(" + ".join(pair_texts) + more, ENTRY_FONT, theme.text))
+    pairs.arrange(RIGHT, buff=0.15)
+    value_mob = make_text(value, ENTRY_FONT, color, weight="BOLD")
+    sums = VGroup(make_text("= " + " + ".join(product_texts) + more
+                            + bias + " =", ENTRY_FONT, theme.text), value_mob)
+    sums.arrange(RIGHT, buff=0.15)
+    VGroup(pairs, sums).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+    sums.align_to(pairs[1], LEFT)
+    line = EntryLine(pairs, sums, value_mob)
+    fit_width(line.group, max_w)
+    return line
 
 
 @dataclass
@@ -179,10 +243,14 @@ class LinearScene(ChapterScene):
                 self.say(self.decoder_rows_caption())
         bias = " + b" + name if h.has_bias else ""
         d, dk = h.W_Q.shape
+        same_en = (" Each entry is made as Q's was: a row of X against a column of W_"
+                   f"{name}." if name != "Q" else "")
+        same_zh = f"每个数的算法和 Q 一样：X 的一行对 W_{name} 的一列。" if name != "Q" else ""
         self.say(self.tr(
             f"{name} = X · W_{name}{bias}: every row of X goes through the same learned "
-            f"{d} × {dk} matrix W_{name}.",
-            f"{name} = X · W_{name}{bias}：X 的每一行都乘以同一个可学习的 {d} × {dk} 矩阵 W_{name}。"))
+            f"{d} × {dk} matrix W_{name}.{same_en}",
+            f"{name} = X · W_{name}{bias}：X 的每一行都乘以同一个可学习的 {d} × {dk} 矩阵 W_{name}。"
+            f"{same_zh}"))
         self.play(FadeIn(stage.dot, stage.W, stage.w_tag, stage.learned, stage.shape, stage.eq,
                          stage.r_tag, stage.R.cells), run_time=0.8)
         return ShownLayer(stage, self.follow_row(stage, name))
@@ -207,11 +275,14 @@ class LinearScene(ChapterScene):
         box_x = X.row_box(i, self.theme.accent)
         box_r = R.row_box(i, self.theme.accent)
         self.play(Create(box_x), run_time=0.4)
+        if name == "Q":
+            self.make_one_entry(stage, i, word)
         traveller = VGroup(X.row_rect_of(i).copy(),
                            *[X.numbers[(i, j)].copy() for j in X.cols if (i, j) in X.numbers])
         self.play(traveller.animate.move_to(W.grid_only()).set_opacity(0.0), run_time=0.8)
         self.remove(traveller)
-        self.play(FadeIn(R.number_group), Create(box_r), run_time=0.7)
+        rest = [n for n in R.number_group if n not in self.mobjects]  # one entry is there
+        self.play(FadeIn(VGroup(*rest)), Create(box_r), run_time=0.7)
         row = getattr(self.trace.head, name)[i]
         shown = ", ".join(fmt(row[j]) for j in shown_columns(len(row), SHOWN_NUMBERS)
                           if j is not None)
@@ -230,6 +301,32 @@ class LinearScene(ChapterScene):
         if readout is not None:
             self.play(FadeOut(readout), run_time=0.3)
         return VGroup(box_x, box_r)
+
+    def make_one_entry(self, stage: LayerStage, i: int, word: str) -> None:
+        """One number of Q made before the viewer's eyes: the followed row of X against a
+        column of W_Q, pair by pair, summed, landing in its cell; then the rest fill in."""
+        c = ENTRY_COLUMN
+        line = make_entry_line(self.trace, "Q", i, c, self.q_labels[i], self.theme.q,
+                               self.theme, self.drawn, 2 * SAFE_X)
+        line.group.next_to(stage.whole, DOWN, buff=0.15).set_x(0)
+        col = stage.W.col_box(c, self.theme.q)
+        cell = stage.R.cell_box(i, c, self.theme.q)
+        value = fmt(self.trace.head.Q[i, c], 2)
+        self.drawn("Q", (i, c), value)
+        d = self.trace.d_model
+        self.say(self.tr(
+            f"One number of Q, made before your eyes: the row of {self.quoted(word)} in X "
+            f"against column {c + 1} of W_Q, {d} pairs multiplied and summed: {value}.",
+            f"亲眼看 Q 的一个数是怎么来的：{self.quoted(word)} 在 X 中的一行对 W_Q 的第 {c + 1} 列，"
+            f"{d} 对数相乘再相加：{value}。"))
+        self.play(Create(col), run_time=0.4)
+        self.play(FadeIn(line.pairs), run_time=0.6)
+        self.play(FadeIn(line.sums), run_time=0.6)
+        target = stage.R.numbers.get((i, c))
+        landing = [TransformFromCopy(line.value, target)] if target is not None else []
+        self.play(*landing, Create(cell), run_time=0.7)
+        self.wait(1.0)
+        self.play(FadeOut(line.group, col, cell), run_time=0.4)
 
     def show_three_rows(self) -> None:
         """Q, K and V side by side: each row still belongs to its word."""

@@ -1,0 +1,336 @@
+"""Vectors drawn as arrows in their plane (chapters 4 and 8): the followed word's query
+along a line, each key at its true angle to it and its true length, and the keys'
+shadows on the query's line, whose lengths times |q| are the scores.
+
+    q·k = |q| · |k| · cos θ = |q| · (the shadow of k on q's line)
+
+Everything drawn is read from attncore.geometry.QueryGeometry (a trace reading); one
+scale (a Plane) maps every vector of a picture, and of every snapshot of chapter 8, so
+lengths and the angles to the query are to scale. The angles between two keys are not:
+each key is turned from the query alone. Builders only build; chapters animate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arc,
+    Arrow,
+    DashedLine,
+    Dot,
+    Line,
+    Mobject,
+    VGroup,
+)
+
+from attncore.geometry import QueryGeometry
+from scenes.layout import (
+    ARC_RADIUS,
+    ARC_STEP,
+    ARROW_LABEL_FONT,
+    ARROW_LABEL_ROOM,
+    ARROW_STROKE,
+    ARROW_TIP,
+    AXIS_OVERHANG,
+    LABELLED_ARROW,
+    SHADOW_ROW,
+    SHADOW_STROKE,
+    TABLE_COL_GAP,
+    TABLE_ROW_STEP,
+    text_width,
+    widest,
+)
+from scenes.text import fmt, make_text
+from scenes.widgets import Recorder, Theme
+
+Q_LABEL_FONT = ARROW_LABEL_FONT + 2  # the query's name, bold
+MIN_ARROW = 1e-3  # scene length under which a vector is drawn as a dot (it has no direction)
+
+
+# ---- which keys are drawn --------------------------------------------------------------------
+def keys_to_draw(g: QueryGeometry, featured: int, most: int) -> tuple[list[int], list[int]]:
+    """(drawn, named): the featured key, the highest-scoring others and the least aligned,
+    at most `most`, in score order; the other allowed keys are only named."""
+    ranked = list(g.by_score())
+    least = g.least_aligned()
+    chosen = {featured, least} if featured in ranked else {least}
+    for j in ranked:
+        if len(chosen) >= most:
+            break
+        chosen.add(j)
+    drawn = [j for j in ranked if j in chosen]
+    return drawn, [j for j in ranked if j not in chosen]
+
+
+# ---- the scale -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Plane:
+    """Where vectors land on screen: the arrows' common tail and the scene length of a
+    vector of length 1, the same for every arrow drawn with it."""
+
+    origin: np.ndarray  # (3,) scene point
+    unit: float
+
+    def point(self, along: float, across: float) -> np.ndarray:
+        return self.origin + self.unit * np.array([along, across, 0.0])
+
+    def length(self, scene_length: float) -> float:
+        """The vector length a scene length stands for (tests measure arrows with it)."""
+        return scene_length / self.unit
+
+
+def q_label_room(q_name: str) -> float:
+    """Right of the query's tip: its name, beyond the end of its line."""
+    return AXIS_OVERHANG + 0.1 + text_width(q_name, Q_LABEL_FONT, "BOLD")
+
+
+def fit_plane(geoms: list[QueryGeometry], keys: list[int], left: float, right: float,
+              bottom: float, top: float, shadows: int, q_name: str) -> Plane:
+    """The largest scale at which the query and `keys` of every picture in `geoms` fit the
+    box (left, right, bottom, top), with `shadows` bars under the query's line, the
+    query's name right of its tip and room for the labels at the other tips; centred."""
+    xs = [0.0] + [g.q_norm for g in geoms] + [float(g.shadows[j]) for g in geoms for j in keys]
+    ys = [0.0] + [float(g.heights[j]) for g in geoms for j in keys]
+    x0, x1, y1 = min(xs), max(xs), max(ys)
+    band = shadows * SHADOW_ROW + (SHADOW_ROW / 2 if shadows else 0.0)  # bars under the line
+    right_room = max(ARROW_LABEL_ROOM, q_label_room(q_name))
+    room_w = right - left - ARROW_LABEL_ROOM - right_room
+    room_h = top - bottom - band - 2 * ARROW_LABEL_ROOM
+    unit = min(room_w / max(x1 - x0, 1e-9), room_h / max(y1, 1e-9))
+    x_mid = (left + ARROW_LABEL_ROOM + right - right_room) / 2 - unit * (x0 + x1) / 2
+    y_mid = (bottom + band + top) / 2 - unit * y1 / 2
+    return Plane(np.array([x_mid, y_mid, 0.0]), unit)
+
+
+# ---- the picture -----------------------------------------------------------------------------
+@dataclass
+class ArrowPicture:
+    """One query and its keys as arrows in the plane, with what chapters label them by.
+
+    The parts are keyed by key index; a key without an arrow (a zero vector) has a dot.
+    """
+
+    geometry: QueryGeometry
+    plane: Plane
+    axis: DashedLine  # the query's line
+    q_arrow: Mobject
+    q_label: Mobject
+    arrows: dict[int, Mobject]  # key → its arrow (or a dot for a zero key)
+    labels: dict[int, Mobject]  # key → its word at the tip (left out where it would overlap)
+    drops: dict[int, DashedLine] = field(default_factory=dict)  # tip → its shadow bar
+    shadows: dict[int, Line] = field(default_factory=dict)  # key → its bar under the line
+    arcs: dict[int, VGroup] = field(default_factory=dict)  # key → its angle's arc and "θ"
+
+    @property
+    def keys(self) -> list[int]:
+        return list(self.arrows)
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.axis, *self.shadows.values(), *self.drops.values(),
+                      *self.arcs.values(), *self.arrows.values(), self.q_arrow,
+                      *self.labels.values(), self.q_label)
+
+    def key_group(self, j: int) -> VGroup:
+        """Key j's arrow and label (what joins the picture when the key does)."""
+        return VGroup(*(p for p in (self.arrows.get(j), self.labels.get(j)) if p is not None))
+
+    def shadow_group(self, j: int) -> VGroup:
+        return VGroup(*(p for p in (self.drops.get(j), self.shadows.get(j)) if p is not None))
+
+
+def make_vector(plane: Plane, along: float, across: float, color: str,
+                stroke: float = ARROW_STROKE) -> Mobject:
+    """An arrow from the plane's origin to (along, across); a dot when it has no length."""
+    end = plane.point(along, across)
+    if np.linalg.norm(end - plane.origin) < MIN_ARROW:
+        return Dot(plane.origin, radius=0.06, color=color)
+    return Arrow(plane.origin, end, buff=0, color=color, stroke_width=stroke,
+                 tip_length=ARROW_TIP, max_tip_length_to_length_ratio=0.3,
+                 max_stroke_width_to_length_ratio=12)
+
+
+def _overlaps(a: Mobject, others: list[Mobject], pad: float = 0.04) -> bool:
+    for b in others:
+        if (abs(a.get_x() - b.get_x()) < (a.width + b.width) / 2 + pad
+                and abs(a.get_y() - b.get_y()) < (a.height + b.height) / 2 + pad):
+            return True
+    return False
+
+
+def _tip_label(text: str, color: str, tip: np.ndarray, origin: np.ndarray,
+               placed: list[Mobject]) -> Mobject | None:
+    """A word just beyond an arrow's tip, along the arrow (or above or below it), or None
+    where every place would overlap a label already placed."""
+    label = make_text(text, ARROW_LABEL_FONT, color)
+    out = tip - origin
+    length = float(np.linalg.norm(out))
+    direction = out / length if length > 0 else UP
+    reach = 0.12 + (abs(direction[0]) * label.width + abs(direction[1]) * label.height) / 2
+    for place in (tip + direction * reach, tip + UP * (0.1 + label.height / 2),
+                  tip + DOWN * (0.1 + label.height / 2)):
+        label.move_to(place)
+        if not _overlaps(label, placed):
+            return label
+    return None
+
+
+def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: str,
+                       k_names: dict[int, str], k_colors: dict[int, str], theme: Theme, *,
+                       shadows: list[int] = (), arcs: list[int] = ()) -> ArrowPicture:
+    """The query along its line and `keys` at their true angles and lengths; `shadows`:
+    the keys whose shadow bars are drawn under the line (stacked in that order), with a
+    dashed drop from each tip; `arcs`: the keys whose angle to the query is marked."""
+    q_arrow = make_vector(plane, g.q_norm, 0.0, theme.q, ARROW_STROKE + 1)
+    xs = [0.0, g.q_norm] + [float(g.shadows[j]) for j in keys]
+    axis = DashedLine(plane.point(min(xs), 0) + LEFT * AXIS_OVERHANG,
+                      plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG,
+                      color=theme.grid, stroke_width=2, dash_length=0.08)
+    q_label = make_text(q_name, Q_LABEL_FONT, theme.q, weight="BOLD")
+    q_label.next_to(plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG, RIGHT, buff=0.1)
+    placed: list[Mobject] = [q_label]
+    arrows, labels = {}, {}
+    for j in sorted(keys, key=lambda j: -g.k_norms[j]):  # longest first get their labels
+        arrows[j] = make_vector(plane, float(g.shadows[j]), float(g.heights[j]), k_colors[j])
+        short = g.k_norms[j] * plane.unit < LABELLED_ARROW  # its colour names it (the table's)
+        label = None if short else _tip_label(k_names[j], k_colors[j],
+                                              plane.point(g.shadows[j], g.heights[j]),
+                                              plane.origin, placed)
+        if label is not None:
+            labels[j] = label
+            placed.append(label)
+    arrows = {j: arrows[j] for j in keys}  # in the order asked for
+    picture = ArrowPicture(g, plane, axis, q_arrow, q_label, arrows,
+                           {j: labels[j] for j in keys if j in labels})
+    for row, j in enumerate(shadows):
+        y = -(row + 1) * SHADOW_ROW
+        start, end = plane.origin + UP * y, plane.point(g.shadows[j], 0) + UP * y
+        if abs(end[0] - start[0]) >= MIN_ARROW:  # a shadow of length 0 draws nothing
+            picture.shadows[j] = Line(start, end, color=k_colors[j], stroke_width=SHADOW_STROKE)
+        tip = plane.point(g.shadows[j], g.heights[j])
+        if abs(tip[1] - end[1]) > MIN_ARROW:
+            picture.drops[j] = DashedLine(tip, [tip[0], end[1], 0], color=k_colors[j],
+                                          stroke_width=2, dash_length=0.06)
+    for n, j in enumerate(arcs):  # each further arc a little wider, so the θs stay apart
+        if np.isnan(g.angles[j]):
+            continue
+        picture.arcs[j] = make_angle_arc(plane, g, j, k_colors[j], theme, n * ARC_STEP)
+    return picture
+
+
+def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Theme,
+                   wider: float = 0.0) -> VGroup:
+    """The arc from the query's line to key j's arrow, and a "θ" beside it (outside the
+    wedge when the angle is too narrow for it)."""
+    theta = float(np.radians(g.angles[j]))
+    shortest = min(g.q_norm, float(g.k_norms[j])) * plane.unit
+    radius = max(0.2, min(ARC_RADIUS, shortest / 2)) + wider
+    arc = Arc(radius=radius, start_angle=0, angle=theta, arc_center=plane.origin,
+              color=color, stroke_width=3)
+    mark = make_text("θ", ARROW_LABEL_FONT, theme.text)
+    at = theta / 2 if g.angles[j] >= 30 else theta + np.radians(14)
+    mark.move_to(plane.origin + (radius + 0.2) * np.array([np.cos(at), np.sin(at), 0.0]))
+    return VGroup(arc, mark)
+
+
+# ---- the numbers -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GeometryKeys:
+    """The Recorder keys the numbers of one picture are checked under (tests/scene_truth):
+    chapter 4's query against the trace's head, or chapter 8's snapshot s of the history."""
+
+    prefix: str  # "" for the head, "history_" for a snapshot
+    q_index: tuple  # (i,) or (s,)
+    pair: tuple  # (i,) or (s,): prepended to a key's index
+
+    def q_norm(self) -> tuple[str, tuple]:
+        return f"{self.prefix}q_norm", self.q_index
+
+    def of(self, name: str, j: int) -> tuple[str, tuple]:
+        return f"{self.prefix}{name}", (*self.pair, j)
+
+
+def norm_text(g: QueryGeometry, j: int | None, keys: GeometryKeys, record: Recorder) -> str:
+    """|q| (j None) or |k_j| as drawn, recorded."""
+    if j is None:
+        text = fmt(g.q_norm, 2)
+        record(*keys.q_norm(), text)
+        return text
+    text = fmt(g.k_norms[j], 2)
+    record(*keys.of("k_norm", j), text)
+    return text
+
+
+def angle_text(g: QueryGeometry, j: int, keys: GeometryKeys, record: Recorder) -> str:
+    """θ_j in whole degrees as drawn ("—" for a zero vector, which has no angle)."""
+    if np.isnan(g.angles[j]):
+        return "—"
+    text = fmt(g.angles[j], 0)
+    record(*keys.of("angle", j), text)
+    return f"{text}°"
+
+
+def cos_text(g: QueryGeometry, j: int, keys: GeometryKeys, record: Recorder) -> str:
+    if np.isnan(g.angles[j]):
+        return "—"
+    text = fmt(g.cosines[j], 3)
+    record(*keys.of("cos", j), text)
+    return text
+
+
+def shadow_text(g: QueryGeometry, j: int, keys: GeometryKeys, record: Recorder) -> str:
+    text = fmt(g.shadows[j], 2)
+    record(*keys.of("shadow", j), text)
+    return text
+
+
+@dataclass
+class KeyTable:
+    """Numbers beside the arrows, one row per key: its word (left-aligned, in its colour),
+    then its numbers (right-aligned), under a muted heading."""
+
+    heading: VGroup
+    rows: dict[int, VGroup]  # key → its word and numbers
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.heading, *self.rows.values())
+
+
+def make_key_table(heads: list[str], cells: list[tuple[int, list[str]]],
+                   colors: dict[int, str] | list[str], theme: Theme, font: float,
+                   bold: Callable[[int, int], bool]) -> KeyTable:
+    """`cells`: (key, [word, number, …]) per row; `bold(key, column)` picks bold cells."""
+    n = len(heads)
+    widths = [max(widest([heads[c]], font - 4), widest([row[c] for _, row in cells], font))
+              for c in range(n)]
+    xs = np.cumsum([0.0] + [w + TABLE_COL_GAP for w in widths[:-1]])
+    heading = VGroup(*[make_text(h, font - 4, theme.muted).move_to(RIGHT * x, aligned_edge=LEFT)
+                       for h, x in zip(heads, xs)])
+    rows = {}
+    for r, (j, row) in enumerate(cells):
+        y = DOWN * (r + 1) * TABLE_ROW_STEP
+        texts = [make_text(t, font, colors[j] if c == 0 else theme.text,
+                           weight="BOLD" if bold(j, c) else "NORMAL") for c, t in enumerate(row)]
+        texts[0].move_to(RIGHT * xs[0] + y, aligned_edge=LEFT)
+        for c in range(1, n):  # numbers right-aligned in their columns
+            texts[c].move_to(RIGHT * (xs[c] + widths[c]) + y, aligned_edge=RIGHT)
+        rows[j] = VGroup(*texts)
+    return KeyTable(heading, rows)
+
+
+def make_not_to_scale_note(theme: Theme, tr, font: float = 18) -> VGroup:
+    """Said wherever keys are drawn together: only their angles to the query are true."""
+    lines = (tr("each key at its true angle to q and its true length;",
+                "每个键与 q 的夹角和长度都是真实的；"),
+             tr("the angles between two keys are not to scale", "两个键之间的夹角不按比例"))
+    return VGroup(*[make_text(line, font, theme.muted) for line in lines]).arrange(
+        DOWN, aligned_edge=LEFT, buff=0.06)
+

@@ -1,0 +1,129 @@
+"""The arrows of chapters 4 and 8 are drawn to scale: each arrow measured on screen (from
+its mobject) has the length and the angle to the query that the trace's vectors have,
+at display precision, and every shadow bar's length times |q| is that key's score.
+
+The expected values come from the trace's Q and K rows by tests/naive.py's loops, not
+from attncore.geometry, which the scenes draw."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from pathlib import Path
+
+import naive
+import numpy as np
+import pytest
+from manim import Arrow, tempconfig
+
+from attncore import Settings, build_trace
+from attncore.chapters import SLUGS
+from pipeline.run.chapter import manim_config
+from scenes import scene_class
+
+LENGTH_TOL = 0.005 + 1e-9  # lengths and shadows are drawn with 2 decimals
+ANGLE_TOL = 0.5 + 1e-9  # angles in whole degrees
+
+
+def built_scene(settings: Settings, chapter: str):
+    """The chapter's scene built as a dry run does, kept to be measured."""
+    trace = build_trace(settings)
+    with tempfile.TemporaryDirectory() as texts, \
+            tempconfig(manim_config(settings, None, None, Path(texts))):
+        scene = scene_class(chapter)(trace, settings, SLUGS, skip_animations=True)
+        scene.render()
+    return trace, scene
+
+
+def vectors(trace, keys) -> tuple[list[float], list[list[float]]]:
+    """The query and key rows a picture stands for, read from the trace."""
+    if keys.prefix == "history_":
+        s = keys.q_index[0]
+        return list(trace.history.q[s]), naive.to_list(trace.history.keys[s])
+    return list(trace.head.Q[keys.q_index[0]]), naive.to_list(trace.head.K)
+
+
+def measure(picture, q: list[float], K: list[list[float]]) -> int:
+    """Check every arrow and shadow of one picture; the number of arrows checked."""
+    unit = picture.plane.unit
+    origin = picture.q_arrow.get_start()
+    q_vec = picture.q_arrow.get_end() - origin
+    assert abs(np.linalg.norm(q_vec) / unit - naive.norm(q)) <= LENGTH_TOL
+    assert abs(q_vec[1]) < 1e-9 and q_vec[0] > 0  # the query lies along its line
+    checked = 0
+    for j, arrow in picture.arrows.items():
+        k = K[j]
+        if not isinstance(arrow, Arrow):  # a zero key is a dot at the tail
+            assert naive.norm(k) * unit < 1e-3
+            continue
+        start, end = arrow.get_start(), arrow.get_end()
+        assert np.allclose(start, origin)  # every arrow starts where the query's does
+        v = end - start
+        assert abs(np.linalg.norm(v) / unit - naive.norm(k)) <= LENGTH_TOL, j
+        drawn_angle = math.degrees(math.atan2(v[1], v[0]))  # from the query's line
+        assert abs(drawn_angle - naive.angle_degrees(q, k)) <= ANGLE_TOL, j
+        checked += 1
+    for j, bar in picture.shadows.items():
+        a, b = bar.get_start(), bar.get_end()
+        assert abs(a[1] - b[1]) < 1e-9 and abs(a[0] - origin[0]) < 1e-9  # from the tail, along q
+        shadow = (b[0] - a[0]) / unit
+        assert abs(shadow * naive.norm(q) - naive.dot(q, K[j])) <= LENGTH_TOL * naive.norm(q), j
+    return checked
+
+
+CASES = {
+    "tiny": dict(),
+    "translate": dict(sentence="The ball is blue", translate=True),
+    "random-12": dict(weights="random", sentence="the quick brown fox jumps over a lazy dog "
+                      "while seven kids", theme="light"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_chapter_four_draws_every_arrow_at_its_true_length_and_angle(case):
+    trace, scene = built_scene(Settings(**CASES[case]), "dot")
+    assert scene.pictures, "chapter 4 drew no arrows"
+    for keys, picture in scene.pictures:
+        q, K = vectors(trace, keys)
+        assert measure(picture, q, K) >= min(2, trace.n_k)
+        assert picture.shadows  # the scores are shown as shadows
+
+
+@pytest.mark.parametrize("case", ["tiny", "translate"])
+def test_chapter_eight_draws_every_snapshot_to_scale(case):
+    trace, scene = built_scene(Settings(**CASES[case]), "learning")
+    snapshots = {keys.q_index[0] for keys, _ in scene.pictures}
+    assert snapshots == set(range(len(trace.history.steps)))  # every snapshot has its picture
+    units = {picture.plane.unit for _, picture in scene.pictures}
+    assert len(units) == 1  # one scale through training: growth is growth
+    for keys, picture in scene.pictures:
+        q, K = vectors(trace, keys)
+        assert measure(picture, q, K) >= 1
+        assert trace.history.partner in picture.shadows or abs(trace.history.scores[
+            keys.q_index[0]]) < 1e-3
+
+
+def test_a_wrong_arrow_would_be_caught():
+    """The measurement itself fails on an arrow turned by a degree."""
+    trace, scene = built_scene(Settings(), "dot")
+    keys, picture = scene.pictures[0]
+    q, K = vectors(trace, keys)
+    j = next(j for j, a in picture.arrows.items() if isinstance(a, Arrow))
+    picture.arrows[j].rotate(math.radians(1.0), about_point=picture.q_arrow.get_start())
+    with pytest.raises(AssertionError):
+        measure(picture, q, K)
+
+
+@pytest.mark.parametrize("chapter", ["dot", "learning"])
+def test_the_numbers_of_the_arrows_are_recorded_and_only_angles_to_q_are_called_true(chapter):
+    """|q|, |k|, θ and the shadows are drawn (and so checked against the trace by
+    tests/scene_truth.py in every chapter test); no caption or note calls the picture to
+    scale: only the lengths and the angles to the query are."""
+    trace, scene = built_scene(Settings(), chapter)
+    prefix = "" if chapter == "dot" else "history_"
+    drawn = {key for key, _, _ in scene.drawn.entries}
+    assert {prefix + k for k in ("q_norm", "k_norm", "angle")} <= drawn
+    if chapter == "dot":
+        assert {"cos", "shadow"} <= drawn
+    for _, _, text in scene.subtitles:
+        assert "to scale" not in text.replace("not to scale", ""), text
