@@ -76,7 +76,7 @@ def test_changing_the_followed_word_rerenders_only_the_chapters_that_show_it(fir
     s, _, cache = first_render
     r = render_video(s.replace(query="drink"), jobs=2, cache=cache)
     cached = {c.chapter: c.cached for c in r.chapters}
-    assert cached == {1: True, 2: False}
+    assert cached == {"input": True, "linear": False}
 
 
 def test_changing_the_theme_rerenders_every_chapter(first_render):

@@ -45,8 +45,8 @@ from scenes.layout import (
     PANEL_GAP,
     PICTURE_SHARE,
     SAFE_BOTTOM,
-    SAFE_TOP,
     SAFE_X,
+    STAGE_TOP,
     row_for_font,
     shown_pairs,
     widest,
@@ -320,12 +320,12 @@ class DotProductScene(ChapterScene):
     def show_cell(self) -> tuple[CellThumbnail, Mobject]:
         t, i, j = self.trace, self.focus, self.partner
         thumb = make_cell_thumbnail(t.head.scores, t.head.mask, i, j, self.theme, THUMB_W, THUMB_H)
-        thumb.group.to_corner(UR, buff=0.25).align_to(UP * (SAFE_TOP - 0.05), UP)
+        thumb.group.to_corner(UR, buff=0.25).align_to(UP * STAGE_TOP, UP)
         qw, kw = self.q_labels[i], self.k_labels[j]
         formula = make_text(f"Q·Kᵀ[{qw}, {kw}] = Σₘ Q[{qw}, m] · K[{kw}, m]", 28,
                             self.theme.text)
         fit_width(formula, thumb.group.get_left()[0] + SAFE_X - 0.4)
-        formula.next_to(LEFT * SAFE_X + UP * (SAFE_TOP - 0.3), RIGHT, buff=0)
+        formula.next_to(LEFT * SAFE_X + UP * (STAGE_TOP - 0.25), RIGHT, buff=0)
         if t.is_self_pair(j):
             en = (f"Open one cell: {self.quoted(self.focus_word)} has no other word to look at, "
                   "so we open its cell with itself.")
@@ -368,7 +368,7 @@ class DotProductScene(ChapterScene):
         zero_zh = f"，{table.zero} 对含 0（灰色，不增不减）" if table.zero else ""
         self.say(self.tr(
             f"Multiply each pair: {table.agree} of {t.d_k} pairs have the same sign (green, "
-            f"positive), {table.differ} opposite signs (red, negative){zero_en}.",
+            f"positive), {table.differ} opposite sign{'s' if table.differ != 1 else ''} (red, negative){zero_en}.",
             f"每对相乘：{t.d_k} 对中 {table.agree} 对同号（绿色，为正），{table.differ} 对异号"
             f"（红色，为负）{zero_zh}。"))
         pairs = [VGroup(f, p) for f, p in zip(table.frames, table.p_row)]
@@ -414,7 +414,7 @@ class DotProductScene(ChapterScene):
         t, i, j = self.trace, self.focus, self.partner
         self.clear_stage()
         drawn, named = keys_to_draw(g, j, MAX_ARROWS)
-        top = self.title_mob.get_bottom()[1] - 0.3
+        top = STAGE_TOP
         left, right = -SAFE_X, -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
         q_name = f"Q[{self.q_labels[i]}]"
         plane = fit_plane([g], drawn, left, right, SAFE_BOTTOM, top, len(drawn), q_name)

@@ -20,8 +20,8 @@ from scenes.layout import (
     LABEL_FILL,
     MIN_FONT,
     SAFE_BOTTOM,
-    SAFE_TOP,
     SAFE_X,
+    STAGE_TOP,
     font_for_row,
     row_for_font,
     text_width,
@@ -77,7 +77,7 @@ def plan_layout(n_q: int, n_k: int, n_dims: int, q_sample: str, s_sample: str,
     (which share their column widths); `labels` are the row labels' words.
     """
     width = 2 * SAFE_X
-    height = SAFE_TOP - SAFE_BOTTOM - 0.55  # column labels and gaps
+    height = STAGE_TOP - SAFE_BOTTOM - 0.45  # column labels and gaps
     label_w = label_width(labels, 24, cap=1.9, pad=0.25)
     # Numbers everywhere: one row height for Q and the factor matrix, one font.
     h = min(0.62, height / (n_q + n_dims))
@@ -215,7 +215,7 @@ def place(mats: FactorMatrices, focus_label: str) -> None:
     marks for the followed word's name."""
     lay, whole, grid = mats.layout, mats.group, mats.s.grid_only()
     free_left, free_right = -SAFE_X, SAFE_X - lay.panel_w
-    top = SAFE_TOP - (0.05 if lay.numbers else 0.35)
+    top = STAGE_TOP - (0 if lay.numbers else 0.3)
     whole.shift(RIGHT * ((free_left + free_right) / 2 - whole.get_center()[0]))
     whole.shift(UP * (top - whole.get_top()[1]))
     if whole.get_left()[0] < -SAFE_X:
@@ -279,7 +279,7 @@ def make_panel(trace: AttentionTrace, tr: Translate, theme: Theme, q_label: str,
     """The followed row's factors as a titled list, top right, beside the factor matrix."""
     i = trace.focus
     title = make_text(tr(f"Q·Kᵀ, row of {q_label}", f"Q·Kᵀ 中“{q_label}”这一行"), 22, theme.accent)
-    top = SAFE_TOP - 0.05
+    top = STAGE_TOP
     max_h = top - SAFE_BOTTOM - title.height - 0.3 - 0.5  # leaves room for the Q·Kᵀ tag
     body = make_row_panel(trace.head.scores[i], trace.head.mask[i], k_labels, k_colors, theme,
                           record, "scores", i, mats.layout.panel_w - 0.2, max_h)

@@ -21,7 +21,7 @@ from attncore.pretrained.heads import OFFSET_NAMES, SPECIAL
 from attncore.trace import AttentionTrace
 from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
-from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, text_width, widest
+from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, STAGE_TOP, text_width, widest
 from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import (
     CellLayout,
@@ -396,7 +396,7 @@ class HeadsScene(ChapterScene):
         return text
 
     def room(self) -> tuple[float, float]:
-        return self.title_mob.get_bottom()[1] - 0.35, SAFE_BOTTOM + 0.1
+        return STAGE_TOP, SAFE_BOTTOM + 0.1
 
     # ---- steps ---------------------------------------------------------------------------
     def show_overview(self) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from attncore.trace import AttentionTrace
 from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
-from scenes.layout import SAFE_BOTTOM, SAFE_X, widest
+from scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP, widest
 from scenes.text import fit_width, make_text
 from scenes.widgets import MatrixView, Recorder, Theme, label_width, make_label, make_matrix
 
@@ -137,7 +137,7 @@ class InputScene(ChapterScene):
         t = self.trace
         positional = t.positional
         s = make_embedding_sum(t, self.theme, labels, colors, self.drawn,
-                               top=self.title_mob.get_bottom()[1] - 0.3, positional=positional)
+                               top=STAGE_TOP, positional=positional)
         E = s.E.view
         n, d = E.values.shape
         self.say(self.tr(f"Each token looks up its embedding: a row of {t.d_model} numbers (E).",

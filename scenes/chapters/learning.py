@@ -37,6 +37,7 @@ from scenes.layout import (
     PICTURE_SHARE,
     SAFE_BOTTOM,
     SAFE_X,
+    STAGE_TOP,
     shown_pairs,
     widest,
 )
@@ -282,7 +283,7 @@ class LearningScene(ChapterScene):
     def show_attention_forming(self) -> None:
         h, i = self.history, self.focus
         keys = keys_to_show(h.weights, h.partner, i)
-        top = self.title_mob.get_bottom()[1] - 0.35
+        top = STAGE_TOP
         table = make_weights_table(h, keys, self.k_labels, self.k_colors, self.q_labels[i],
                                    self.theme, self.drawn, self.tr, 2 * SAFE_X,
                                    top - SAFE_BOTTOM - 1.3)
@@ -326,7 +327,7 @@ class LearningScene(ChapterScene):
     def show_vectors_aligning(self) -> None:
         self.clear_stage()
         h, i = self.history, self.focus
-        top = self.title_mob.get_bottom()[1] - 0.35
+        top = STAGE_TOP
         table = make_pairs_table(h, self.q_labels[i], self.k_labels[h.partner], self.theme,
                                  self.drawn, self.tr, 2 * SAFE_X, top - SAFE_BOTTOM - 1.3)
         whole = table.group
@@ -367,7 +368,7 @@ class LearningScene(ChapterScene):
         self.clear_stage()
         p = h.partner
         drawn, _ = keys_to_draw(geoms[last], p, MAX_ARROWS)
-        top = self.title_mob.get_bottom()[1] - 0.3
+        top = STAGE_TOP
         right = -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
         q_name = f"Q[{self.q_labels[i]}]"
         plane = fit_plane(geoms, drawn, -SAFE_X, right, SAFE_BOTTOM, top, 1, q_name)
@@ -461,7 +462,7 @@ class LearningScene(ChapterScene):
                          self.tr("held-out accuracy", "留出集准确率"), "curve_accuracy",
                          th.positive, th, self.drawn, self.tr, width, 3)
         plots = VGroup(loss.group, acc.group).arrange(RIGHT, buff=1.0)
-        top = self.title_mob.get_bottom()[1] - 0.5
+        top = STAGE_TOP - 0.2
         plots.move_to(ORIGIN).align_to(UP * top, UP)
         note = make_text(self.tr("● the snapshots: the rows of the tables before",
                                  "● 快照：前面表格中的各行"), 20, th.accent)

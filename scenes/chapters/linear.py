@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from attncore.trace import AttentionTrace
 from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
-from scenes.layout import SAFE_BOTTOM, SAFE_X, text_width
+from scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP, text_width
 from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import (
     CellLayout,
@@ -200,7 +200,7 @@ class LinearScene(ChapterScene):
 
     def construct(self) -> None:
         self.show_title()
-        self.top = self.title_mob.get_bottom()[1] - 0.3
+        self.top = STAGE_TOP
         shown = None
         for name in ("Q", "K", "V"):
             shown = self.show_layer(name, shown)

@@ -16,7 +16,7 @@ import numpy as np
 from attncore.attention import ranking
 from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
-from scenes.layout import SAFE_BOTTOM, SAFE_TOP, SAFE_X, TABLE_FILL, font_for_row, widest
+from scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP, TABLE_FILL, font_for_row, widest
 from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import MASKED_TEXT, Recorder, Theme
 
@@ -292,7 +292,7 @@ class SoftmaxScene(ChapterScene):
                          "softmax 已关闭：原始因子直接给 V 加权。"))
 
     def build_table(self) -> None:
-        top = SAFE_TOP - 0.05
+        top = STAGE_TOP
         t = make_softmax_table(self.trace, self.focus, self.k_labels, self.k_colors, self.theme,
                                self.drawn, top - SAFE_BOTTOM - 0.1, self.tr)
         group = t.group

@@ -10,7 +10,7 @@ import numpy as np
 from attncore.attention import ranking
 from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
-from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X
+from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, STAGE_TOP
 from scenes.text import Translate, fit_width, fmt, make_text
 from scenes.widgets import (
     CellLayout,
@@ -218,7 +218,7 @@ class WeightedSumScene(ChapterScene):
         t, i, plan = self.trace, self.focus, self.plan
         table = make_weighted_table(
             t, plan, self.theme, self.k_labels, self.k_colors, self.q_labels[i],
-            self.q_colors[i], self.drawn, top=self.title_mob.get_bottom()[1] - 0.25, tr=self.tr)
+            self.q_colors[i], self.drawn, top=STAGE_TOP, tr=self.tr)
         w = self.quoted(self.focus_word)
         if t.normalized:
             text = self.tr(
