@@ -142,7 +142,7 @@ class ChapterCache:
         touch(clip)
         r = m["result"]
         return ChapterResult(r["chapter"], r["duration"], [tuple(s) for s in r["subtitles"]],
-                             [], [], 0.0, cached=True, clip=clip)
+                             [], [], 0.0, cached=True, clip=clip, holds=r.get("holds", []))
 
     def put(self, key: str, rendered: Path, result: ChapterResult) -> Path:
         """Move a finished clip into the cache (atomically) and record its checksum."""
