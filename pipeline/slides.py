@@ -1,10 +1,12 @@
 """A lecture deck from the chapter clips: one step per caption, as one self-contained HTML
 file (reveal.js, played offline) and a PPTX (one slide per step, the caption as notes).
 
-The clips are cut at caption starts by stream copy (Manim writes every animation as its
-own segment, so each caption's animation starts on a keyframe; a cut that is not on one
-is re-encoded, that step alone). manim-slides' converters make both files from its JSON
-description of the steps; its Qt player is never imported.
+A step holds on its caption's whole picture: it is cut where that picture is complete
+(ChapterScene.caption_ends: before the next caption replaces it, the stage is cleared or
+the chapter fades out), and the next step starts there. The clips are cut by stream copy
+(Manim writes every animation as its own segment, so each starts on a keyframe; a cut
+that is not on one is re-encoded, that step alone). manim-slides' converters make both
+files from its JSON description of the steps; its Qt player is never imported.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ _STYLE = ".reveal-viewport { background: %s; } .reveal { font-family: sans-serif
 
 @dataclass(frozen=True)
 class Step:
-    """One press of →: a clip that plays once and holds on its last frame."""
+    """One press of →: a clip that plays once and holds on its last frame (its picture)."""
 
     chapter: int
     start: float  # seconds into the chapter's clip
@@ -42,14 +44,22 @@ class Step:
 
 
 def plan_steps(chapters: list[ChapterResult]) -> list[Step]:
-    """One step per caption, cut at caption starts. A chapter's first step starts at the
-    chapter's start (its title comes with the first caption), its last runs to its end."""
+    """One step per caption, ending where the caption's picture is complete (its hold) and
+    the next starting there: what comes between (a stage being cleared, the next caption
+    coming in) opens the next step, and a chapter's closing fade is left out. A chapter's
+    first step starts at the chapter's start (its title comes with the first caption).
+    Without holds (a result that has none), a step runs to the next caption's start."""
     steps = []
     for r in chapters:
-        cues = [c for c in r.subtitles if c[1] - c[0] >= 0.05] or [(0.0, r.duration, "")]
-        starts = [0.0] + [c[0] for c in cues[1:]]
-        ends = starts[1:] + [r.duration]
-        steps += [Step(r.chapter, a, b, cue[2]) for a, b, cue in zip(starts, ends, cues)]
+        holds = r.holds if len(r.holds) == len(r.subtitles) else [None] * len(r.subtitles)
+        kept = [(c, h) for c, h in zip(r.subtitles, holds) if c[1] - c[0] >= 0.05]
+        kept = kept or [((0.0, r.duration, ""), None)]
+        start = 0.0
+        for k, (cue, hold) in enumerate(kept):
+            end = hold if hold is not None and hold > start else (
+                kept[k + 1][0][0] if k + 1 < len(kept) else r.duration)
+            steps.append(Step(r.chapter, start, end, cue[2]))
+            start = end
     return steps
 
 
