@@ -12,15 +12,18 @@ files from its JSON description of the steps; its Qt player is never imported.
 from __future__ import annotations
 
 import html
-import os
 import re
 import tempfile
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 from unittest.mock import patch
 
 import av
+from PIL import Image
 
 from pipeline.chapter import ChapterResult
 from pipeline.files import atomic_output
@@ -191,14 +194,30 @@ def inline_reveal(page: str, background: str) -> str:
     return page.replace("</head>", f"<style>{_STYLE % background}</style></head>", 1)
 
 
+def held_frame(clip: Path, frame_index: Any = None) -> Image.Image:
+    """The last frame of `clip`: the picture its step holds on (`frame_index`: the
+    converter's argument, which this ignores)."""
+    with av.open(str(clip)) as c:
+        (frame,) = deque(c.decode(video=0), maxlen=1)
+        return frame.to_image()
+
+
+def _quietly(items: Iterable, **_: Any) -> Iterable:
+    return items
+
+
 def write_pptx(description: Path, dest: Path) -> None:
-    """The deck as PPTX: one slide per step, the clip as a movie that plays on entry."""
+    """The deck as PPTX: one slide per step, the clip as a movie that plays on entry, its
+    preview (poster frame) the step's held picture. The converter would take each clip's
+    first frame (the step before's picture, or a chapter's blank opening) and draw a tqdm
+    bar (tqdm reads TQDM_DISABLE once, on import): both are replaced in its module."""
     from manim_slides.config import PresentationConfig
     from manim_slides.convert import PowerPoint
 
     config = PresentationConfig.from_file(description)
-    # The converter draws a tqdm progress bar of its own; the command prints its own lines.
-    with atomic_output(dest) as tmp, patch.dict(os.environ, {"TQDM_DISABLE": "1"}):
+    with (atomic_output(dest) as tmp,
+          patch("manim_slides.convert.read_image_from_video_file", held_frame),
+          patch("manim_slides.convert.tqdm", _quietly)):
         PowerPoint(presentation_configs=[config]).convert_to(tmp)
 
 

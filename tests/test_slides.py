@@ -1,8 +1,9 @@
 """--slides: the per-step clips are cut where each caption's picture is complete, by
 stream copy; the HTML deck plays offline in a real browser (headless Chromium over the
-DevTools protocol) and the PPTX has one slide per step with a movie and the caption as
-notes. Every step holds on a picture, never on a faded frame or an emptied stage: in
-Chromium after each →."""
+DevTools protocol) and the PPTX has one slide per step with a movie, the caption as notes
+and the step's held picture as its preview. Every step holds on a picture, never on a
+faded frame or an emptied stage: in Chromium after each →, and in LibreOffice's PDF of the
+PPTX. Nothing draws a progress bar."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from pathlib import Path
 
 import av
@@ -28,6 +30,7 @@ from pipeline.video import probe
 from scenes.layout import SAFE_BOTTOM, SAFE_TOP
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SOFFICE = shutil.which("soffice")
 ROOT = Path(__file__).resolve().parents[1]
 
 # What a held frame must show: pixels drawn on, those that differ from the theme's
@@ -181,6 +184,35 @@ def test_outputs_beside_the_video_with_its_stem(deck):
     assert "cdn" not in text.lower() and "First &lt;step&gt; &amp; one" in text
 
 
+def last_frame(clip: bytes) -> np.ndarray:
+    with av.open(io.BytesIO(clip)) as c:
+        return deque(c.decode(video=0), maxlen=1)[0].to_ndarray(format="rgb24")
+
+
+def test_pptx_previews_are_the_held_pictures(deck):
+    """Each slide's poster frame is its clip's last frame (the clips brighten as they
+    play: the first frame is dark), not the first one."""
+    from PIL import Image
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    for slide in Presentation(str(deck[1])).slides:
+        movie = next(s for s in slide.shapes if s.shape_type == MSO_SHAPE_TYPE.MEDIA)
+        clip, poster = (slide.part.related_part(movie._element.xpath(q)[0]).blob
+                        for q in (".//a:videoFile/@r:link", ".//a:blip/@r:embed"))
+        shown = np.asarray(Image.open(io.BytesIO(poster)).convert("RGB"), float)
+        assert np.abs(shown - last_frame(clip)).mean() < 3
+
+
+def test_making_the_deck_prints_nothing(deck, tmp_path, capfd):
+    """No progress bar (manim-slides' tqdm bar, or any) reaches the terminal."""
+    html, _, _ = deck
+    clips = [ChapterResult(1, 2.0, [(0.0, 2.0, "One")], clip=html.parent / "b.mp4")]
+    write_slides(clips, tmp_path / "quiet.mp4", "Quiet", "#000000")
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")
+
+
 def test_pptx_one_slide_per_step_with_a_movie_and_notes(deck):
     from pptx import Presentation
     from pptx.enum.shapes import MSO_SHAPE_TYPE
@@ -299,6 +331,7 @@ def test_deck_plays_in_a_real_browser(deck):
 
 
 DARK = "#14161c"  # the default theme's background (scenes.widgets.THEMES["dark"])
+PROGRESS_BAR = re.compile(r"\r|\x1b\[|it/s|%\||[━█▏▎▍▌▋▊▉]")  # tqdm's, rich's, any redrawn line
 
 
 @pytest.fixture(scope="module")
@@ -318,7 +351,7 @@ def rendered(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_render_with_slides_writes_both_decks_beside_the_video(rendered):
+def test_render_with_slides_writes_both_decks_and_no_progress_bar(rendered):
     from pptx import Presentation
 
     video, run, clips = rendered
@@ -326,6 +359,8 @@ def test_render_with_slides_writes_both_decks_beside_the_video(rendered):
                 if c.strip()]
     slides = list(Presentation(str(video.with_suffix(".pptx"))).slides)
     assert len(slides) == len(captions) == len(clips)  # one step per caption
+    assert run.stdout == ""
+    assert "slides:" in run.stderr and not PROGRESS_BAR.search(run.stderr), run.stderr
 
 
 def check_held(pictures: list, clips: list[bytes], where: str) -> None:
@@ -381,3 +416,24 @@ def test_every_step_holds_on_its_picture_in_the_browser(rendered):
     check_held(shots, clips, "Chromium")
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(SOFFICE is None or shutil.which("pdftoppm") is None,
+                    reason="LibreOffice Impress and poppler are not installed (bash "
+                    "scripts/setup.sh --test installs libreoffice-impress and poppler-utils)")
+def test_every_pptx_preview_is_its_steps_picture_in_libreoffice(rendered, tmp_path):
+    """LibreOffice draws each slide's movie as its preview: converted to PDF, every page
+    shows its step's held picture."""
+    from PIL import Image
+
+    video, _, clips = rendered
+    profile = (tmp_path / "lo-profile").as_uri()
+    subprocess.run([SOFFICE, f"-env:UserInstallation={profile}", "--headless", "--convert-to",
+                    "pdf", "--outdir", str(tmp_path), str(video.with_suffix(".pptx"))],
+                   check=True, capture_output=True, timeout=300)
+    subprocess.run(["pdftoppm", "-r", "40", "-png", str(tmp_path / "talk.pdf"),
+                    str(tmp_path / "page")], check=True, timeout=120)
+    pages = [Image.open(p) for p in sorted(tmp_path.glob("page-*.png"))]
+    if os.environ.get("SLIDES_SHOTS"):
+        for n, page in enumerate(pages, 1):
+            page.save(Path(os.environ["SLIDES_SHOTS"]) / f"page{n:02d}.png")
+    check_held(pages, clips, "LibreOffice")
