@@ -65,6 +65,10 @@ class ChapterScene(Scene):
         self.drawn = Recorder()
         self.off_frame: list[tuple] = []  # objects found outside the frame (a bug)
         self.subtitles: list[tuple[float, float, str]] = []
+        # Per subtitle, when its caption's picture was complete (caption_ends): where a deck
+        # step holds (pipeline.outputs.slides).
+        self.holds: list[float] = []
+        self._held_at: float | None = None
         # Narrated: the voice, and each caption's speech with the time it starts.
         self.voice = (resolve(settings.voice, settings.language)
                       if settings.voice is not None and self.speaks else None)
@@ -283,7 +287,10 @@ class ChapterScene(Scene):
 
     def caption_ends(self) -> None:
         """Called when the caption on screen is about to be replaced, or what it explains
-        cleared or faded: the storyboard (pipeline.outputs.storyboard) takes its still here."""
+        cleared or faded: the storyboard (pipeline.outputs.storyboard) takes its still here, and a
+        deck step (pipeline.outputs.slides) holds here."""
+        if self._held_at is None:
+            self._held_at = self.renderer.time
 
     def _close_subtitle(self) -> None:
         """The caption's cue: while it is on screen; narrated, while it is said (the caption
@@ -293,6 +300,8 @@ class ChapterScene(Scene):
             if self.voice is not None:
                 end = min(end, self._caption_start + self._cue_seconds)
             self.subtitles.append((self._caption_start, end, self._caption_text))
+            self.holds.append(self.renderer.time if self._held_at is None else self._held_at)
+        self._held_at = None
 
     def make_cover(self, top: float, bottom: float) -> Rectangle:
         """A background-coloured band: fading it in hides what is under it at the cost of

@@ -16,9 +16,10 @@ extras="[voice${testing:+,test}]"
 #    bitmap glyphs of fonts-noto-color-emoji, kept for other programs).
 pkgs=(libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk fonts-noto-core fonts-symbola fonts-noto-color-emoji python3-venv python3-dev gcc)
 # --test: headless Chromium for the test that plays the --slides deck in a real browser;
-# poppler-utils: pdftoppm checks the storyboard PDF; libVLC with its MP4 demuxer and
+# LibreOffice Impress: the test that opens its PPTX (converted to PDF); poppler-utils:
+# pdftoppm checks the storyboard's and that PDF; libVLC with its MP4 demuxer and
 # decoders (vlc-bin, vlc-plugin-base): the test that plays and seeks a video in VLC.
-[ -n "$testing" ] && pkgs+=(chromium poppler-utils vlc-bin vlc-plugin-base)
+[ -n "$testing" ] && pkgs+=(chromium libreoffice-impress poppler-utils vlc-bin vlc-plugin-base)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -208,13 +208,16 @@ def test_render_shows_the_same_pictures_at_caption_midpoints(renders):
 
 
 @pytest.mark.slow
-def test_every_caption_starts_on_a_keyframe_so_slides_cut_by_stream_copy(renders):
+def test_every_caption_starts_and_holds_on_a_keyframe_so_slides_cut_by_stream_copy(renders):
+    """A --slides step runs from one caption's hold (its picture complete) to the next's."""
     once = renders["parked"]
     with av.open(str(once.clip)) as c:
         s = c.streams.video[0]
         keys = [float(p.pts * s.time_base) for p in c.demux(s) if p.is_keyframe and p.pts is not None]
-    for start, _, text in once.subtitles:
+    assert len(once.holds) == len(once.subtitles)
+    for (start, _, text), hold in zip(once.subtitles, once.holds):
         assert min(abs(k - start) for k in keys) < 1 / 30, text
+        assert min(abs(k - hold) for k in keys) < 1 / 30, text
 
 
 @pytest.mark.slow

@@ -99,6 +99,18 @@ def test_every_caption_stays_up_for_its_reading_time(case, chapter):
     check_reading_time(case, chapter)
 
 
+@pytest.mark.parametrize("case, chapter", params(FAST_CASES))
+def test_each_captions_picture_is_complete_before_it_leaves(case, chapter):
+    """The moment each caption's picture is complete (caption_ends: where a --slides step
+    holds) is recorded: after the caption comes and by the time the next one does, and
+    the chapter's last one before its closing fade (0.5 s)."""
+    _, r = build(case, chapter)
+    assert len(r.holds) == len(r.subtitles)
+    nexts = [c[0] for c in r.subtitles[1:]] + [r.duration - 0.5]
+    for (start, _, text), hold, nxt in zip(r.subtitles, r.holds, nexts):
+        assert start < hold <= nxt + 1e-6, (start, hold, nxt, text)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case, chapter", params(c for c in CASES if c not in FAST_CASES))
 def test_chapter_builds_for_every_kind_of_input(case, chapter):

@@ -1,6 +1,9 @@
-"""--slides: the per-step clips are cut at caption starts by stream copy; the HTML deck
-plays offline in a real browser (headless Chromium over the DevTools protocol) and the
-PPTX has one slide per step with a movie and the caption as notes."""
+"""--slides: the per-step clips are cut where each caption's picture is complete, by
+stream copy; the HTML deck plays offline in a real browser (headless Chromium over the
+DevTools protocol) and the PPTX has one slide per step with a movie, the caption as notes
+and the step's held picture as its preview. Every step holds on a picture, never on a
+faded frame or an emptied stage: in Chromium after each →, and in LibreOffice's PDF of the
+PPTX. Nothing draws a progress bar."""
 
 from __future__ import annotations
 
@@ -8,10 +11,13 @@ import base64
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
+from collections import deque
 from pathlib import Path
 
 import av
@@ -21,8 +27,45 @@ import pytest
 from pipeline.outputs.slides import Step, cut, inline_reveal, plan_steps, write_slides
 from pipeline.outputs.video import probe
 from pipeline.run.chapter import ChapterResult
+from scenes.layout import SAFE_BOTTOM, STAGE_TOP
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SOFFICE = shutil.which("soffice")
+ROOT = Path(__file__).resolve().parents[1]
+
+# What a held frame must show: pixels drawn on, those that differ from the theme's
+# background by more than INK in a channel (a fade's last frames, and a player's colour
+# conversion, stay under it). On the default video at 480p a faded-out frame has none
+# (0.34% in LibreOffice: the badge of a blank chapter opening), title and caption alone
+# 1.5-3%; a cleared stage has none, the sparsest stage (one word and its label) 0.65%.
+FRAME_HEIGHT = 8.0  # Manim's frame in scene units, those of STAGE_TOP and SAFE_BOTTOM
+INK = 51  # of 255
+FRAME_INK = 0.005  # a frame with fewer of its pixels drawn on is blank
+STAGE_INK = 0.002  # a stage with fewer of its pixels drawn on is empty
+
+
+def frame_content(image, background: str) -> tuple[float, float]:
+    """The share of the frame's pixels drawn on, and of the stage's: the band between the
+    title and the caption (scenes.layout). A 1% margin at the sides is left out (a PDF
+    page's rounded edge)."""
+    rgb = np.asarray(image.convert("RGB"), float)
+    bg = np.array([int(background[i:i + 2], 16) for i in (1, 3, 5)])
+    h, w, _ = rgb.shape
+    margin = max(1, w // 100)
+    drawn = np.abs(rgb - bg).max(axis=2)[:, margin:-margin] > INK  # (H, W - 2 margin)
+    top = round(h * (0.5 - STAGE_TOP / FRAME_HEIGHT))
+    bottom = round(h * (0.5 - SAFE_BOTTOM / FRAME_HEIGHT))
+    return float(drawn.mean()), float(drawn[top:bottom].mean())
+
+
+def shows_a_stage(clip: bytes, background: str) -> bool:
+    """Whether any frame of the step's clip has something on its stage (a caption said
+    over an empty stage, such as chapter 8's opening question, has nothing to hold)."""
+    from PIL import Image
+
+    with av.open(io.BytesIO(clip)) as c:
+        return any(frame_content(Image.fromarray(f.to_ndarray(format="rgb24")), background)[1]
+                   >= STAGE_INK for f in c.decode(video=0))
 
 
 def make_clip(path: Path, seconds: float, fps: int = 10, keyframes: tuple[float, ...] = ()) -> Path:
@@ -54,6 +97,15 @@ def test_one_step_per_caption_each_chapter_starting_at_zero():
     r5 = ChapterResult(5, 4.0, [(0.5, 4.0, "c")])
     assert plan_steps([r3, r5]) == [Step(3, 0.0, 3.2, "a"), Step(3, 3.2, 10.0, "b"),
                                     Step(5, 0.0, 4.0, "c")]
+
+
+def test_a_step_ends_where_its_picture_is_complete_and_the_next_starts_there():
+    """Holds (ChapterScene.caption_ends): caption "a"'s stage is cleared at 2.5 s, before
+    "b" comes at 3.0 s; the chapter fades out after 9.5 s. A zero-length caption's frames
+    go to the step after it."""
+    r3 = ChapterResult(3, 10.0, [(0.6, 3.0, "a"), (3.0, 3.01, "zero"), (3.2, 9.5, "b")],
+                       holds=[2.5, 3.0, 9.5])
+    assert plan_steps([r3]) == [Step(3, 0.0, 2.5, "a"), Step(3, 2.5, 9.5, "b")]
 
 
 def test_cut_on_a_keyframe_copies_the_packets(tmp_path):
@@ -130,6 +182,35 @@ def test_outputs_beside_the_video_with_its_stem(deck):
     text = html.read_text(encoding="utf-8")
     assert text.count("data:video/mp4;base64,") == 3  # the videos are inside the file
     assert "cdn" not in text.lower() and "First &lt;step&gt; &amp; one" in text
+
+
+def last_frame(clip: bytes) -> np.ndarray:
+    with av.open(io.BytesIO(clip)) as c:
+        return deque(c.decode(video=0), maxlen=1)[0].to_ndarray(format="rgb24")
+
+
+def test_pptx_previews_are_the_held_pictures(deck):
+    """Each slide's poster frame is its clip's last frame (the clips brighten as they
+    play: the first frame is dark), not the first one."""
+    from PIL import Image
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    for slide in Presentation(str(deck[1])).slides:
+        movie = next(s for s in slide.shapes if s.shape_type == MSO_SHAPE_TYPE.MEDIA)
+        clip, poster = (slide.part.related_part(movie._element.xpath(q)[0]).blob
+                        for q in (".//a:videoFile/@r:link", ".//a:blip/@r:embed"))
+        shown = np.asarray(Image.open(io.BytesIO(poster)).convert("RGB"), float)
+        assert np.abs(shown - last_frame(clip)).mean() < 3
+
+
+def test_making_the_deck_prints_nothing(deck, tmp_path, capfd):
+    """No progress bar (manim-slides' tqdm bar, or any) reaches the terminal."""
+    html, _, _ = deck
+    clips = [ChapterResult(1, 2.0, [(0.0, 2.0, "One")], clip=html.parent / "b.mp4")]
+    write_slides(clips, tmp_path / "quiet.mp4", "Quiet", "#000000")
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")
 
 
 def test_pptx_one_slide_per_step_with_a_movie_and_notes(deck):
@@ -249,18 +330,110 @@ def test_deck_plays_in_a_real_browser(deck):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+DARK = "#14161c"  # the default theme's background (scenes.widgets.THEMES["dark"])
+PROGRESS_BAR = re.compile(r"\r|\x1b\[|it/s|%\||[━█▏▎▍▌▋▊▉]")  # tqdm's, rich's, any redrawn line
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """The default video's last three chapters (learning, heads, summary) with --slides,
+    from the command line: steps that end a chapter, steps whose stage is cleared before
+    the next caption, and one caption said over an empty stage."""
+    folder = tmp_path_factory.mktemp("rendered")
+    video = folder / "talk.mp4"
+    run = subprocess.run([sys.executable, str(ROOT / "render.py"), "The black cat drank the milk",
+                          "-q", "l", "--chapters", "8-10", "--slides", "-o", str(video)],
+                         capture_output=True, text=True, cwd=folder, timeout=900)
+    assert run.returncode == 0, run.stderr
+    page = video.with_suffix(".html").read_text(encoding="utf-8")
+    clips = [base64.b64decode(c) for c in re.findall(r"data:video/mp4;base64,([A-Za-z0-9+/=]+)", page)]
+    return video, run, clips
+
+
 @pytest.mark.slow
-def test_render_with_slides_writes_both_decks_beside_the_video(tmp_path):
+def test_render_with_slides_writes_both_decks_and_no_progress_bar(rendered):
     from pptx import Presentation
 
-    from pipeline.commands.cli import main
-
-    video = tmp_path / "talk.mp4"
-    main(["The black cat drank the milk", "-q", "l", "--chapters", "3,5", "--slides",
-          "-o", str(video)])  # an error would exit
+    video, run, clips = rendered
     captions = [c for c in video.with_suffix(".srt").read_text(encoding="utf-8").split("\n\n")
                 if c.strip()]
     slides = list(Presentation(str(video.with_suffix(".pptx"))).slides)
-    assert len(slides) == len(captions)  # one step per caption
-    page = video.with_suffix(".html").read_text(encoding="utf-8")
-    assert page.count("data:video/mp4;base64,") == len(captions)
+    assert len(slides) == len(captions) == len(clips)  # one step per caption
+    assert run.stdout == ""
+    assert "slides:" in run.stderr and not PROGRESS_BAR.search(run.stderr), run.stderr
+
+
+def check_held(pictures: list, clips: list[bytes], where: str) -> None:
+    """Every step's held picture shows something (not a faded frame), and a stage when its
+    clip ever has one (not the title and caption alone after the stage was cleared)."""
+    assert len(pictures) == len(clips)
+    found = []
+    for n, (picture, clip) in enumerate(zip(pictures, clips), 1):
+        frame, stage = frame_content(picture, DARK)
+        if frame < FRAME_INK or (stage < STAGE_INK and shows_a_stage(clip, DARK)):
+            found.append((n, round(frame, 4), round(stage, 4)))
+    assert not found, (f"{where}: steps held on a blank frame or an empty stage (step, share "
+                       f"of the frame and of the stage drawn on): {found}")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (bash scripts/setup.sh "
+                    "--test installs Debian's chromium package)")
+def test_every_step_holds_on_its_picture_in_the_browser(rendered):
+    """Press → through the deck; when each step's clip has played to its end, the
+    screenshot is the step's held picture. Each step plays its last second (from a seek):
+    at a raised playbackRate Chromium skips a long held frame and stays on an earlier one."""
+    from PIL import Image
+
+    video, _, clips = rendered
+    profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
+    browser = DevTools(profile)
+    shots = []
+    playing = "document.querySelector('.backgrounds .slide-background.present video')"
+    try:
+        browser.open(video.with_suffix(".html").resolve().as_uri())
+        browser.send("Emulation.setDeviceMetricsOverride", width=1280, height=720,
+                     deviceScaleFactor=1, mobile=False)  # the frame fills the page
+        browser.wait_for("typeof Reveal !== 'undefined' && Reveal.isReady()")
+        for n in range(len(clips)):
+            if n:
+                for kind in ("keyDown", "keyUp"):
+                    browser.send("Input.dispatchKeyEvent", type=kind, key="ArrowRight",
+                                 code="ArrowRight", windowsVirtualKeyCode=39)
+            browser.wait_for(f"Reveal.getIndices().h === {n}")
+            browser.wait_for(f"{playing} && {playing}.currentTime > 0")
+            browser.evaluate(f"{playing}.currentTime = Math.max(0, {playing}.duration - 1)")
+            browser.wait_for(f"{playing}.ended", timeout=30)
+            time.sleep(0.2)  # the last frame painted
+            shot = browser.send("Page.captureScreenshot", format="png")["data"]
+            shots.append(Image.open(io.BytesIO(base64.b64decode(shot))))
+    finally:
+        browser.close()
+        shutil.rmtree(profile, ignore_errors=True)
+    if os.environ.get("SLIDES_SHOTS"):  # a folder to look at them in
+        for n, shot in enumerate(shots, 1):
+            shot.save(Path(os.environ["SLIDES_SHOTS"]) / f"step{n:02d}.png")
+    check_held(shots, clips, "Chromium")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(SOFFICE is None or shutil.which("pdftoppm") is None,
+                    reason="LibreOffice Impress and poppler are not installed (bash "
+                    "scripts/setup.sh --test installs libreoffice-impress and poppler-utils)")
+def test_every_pptx_preview_is_its_steps_picture_in_libreoffice(rendered, tmp_path):
+    """LibreOffice draws each slide's movie as its preview: converted to PDF, every page
+    shows its step's held picture."""
+    from PIL import Image
+
+    video, _, clips = rendered
+    profile = (tmp_path / "lo-profile").as_uri()
+    subprocess.run([SOFFICE, f"-env:UserInstallation={profile}", "--headless", "--convert-to",
+                    "pdf", "--outdir", str(tmp_path), str(video.with_suffix(".pptx"))],
+                   check=True, capture_output=True, timeout=300)
+    subprocess.run(["pdftoppm", "-r", "40", "-png", str(tmp_path / "talk.pdf"),
+                    str(tmp_path / "page")], check=True, timeout=120)
+    pages = [Image.open(p) for p in sorted(tmp_path.glob("page-*.png"))]
+    if os.environ.get("SLIDES_SHOTS"):
+        for n, page in enumerate(pages, 1):
+            page.save(Path(os.environ["SLIDES_SHOTS"]) / f"page{n:02d}.png")
+    check_held(pages, clips, "LibreOffice")

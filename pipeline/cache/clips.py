@@ -198,7 +198,9 @@ def _cached_result(r: Any, clip: Path) -> ChapterResult:
             or not math.isfinite(duration) or duration < 0):
         raise ValueError("its record's result is malformed")
     cues = [(float(a), float(b), str(text)) for a, b, text in r["subtitles"]]
-    return ChapterResult(chapter, duration, cues, [], [], 0.0, cached=True, clip=clip)
+    holds = [float(h) for h in r.get("holds", [])]  # a record made before holds: the old cuts
+    return ChapterResult(chapter, duration, cues, [], [], 0.0, cached=True, clip=clip,
+                         holds=holds)
 
 
 def _why(e: BaseException) -> str:

@@ -1,24 +1,29 @@
 """A lecture deck from the chapter clips: one step per caption, as one self-contained HTML
 file (reveal.js, played offline) and a PPTX (one slide per step, the caption as notes).
 
-The clips are cut at caption starts by stream copy (Manim writes every animation as its
-own segment, so each caption's animation starts on a keyframe; a cut that is not on one
-is re-encoded, that step alone). manim-slides' converters make both files from its JSON
-description of the steps; its Qt player is never imported.
+A step holds on its caption's whole picture: it is cut where that picture is complete
+(ChapterScene.caption_ends: before the next caption replaces it, the stage is cleared or
+the chapter fades out), and the next step starts there. The clips are cut by stream copy
+(Manim writes every animation as its own segment, so each starts on a keyframe; a cut
+that is not on one is re-encoded, that step alone). manim-slides' converters make both
+files from its JSON description of the steps; its Qt player is never imported.
 """
 
 from __future__ import annotations
 
 import html
-import os
 import re
 import tempfile
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 from unittest.mock import patch
 
 import av
+from PIL import Image
 
 from pipeline.outputs.files import atomic_output
 from pipeline.run.chapter import ChapterResult
@@ -32,7 +37,7 @@ _STYLE = ".reveal-viewport { background: %s; } .reveal { font-family: sans-serif
 
 @dataclass(frozen=True)
 class Step:
-    """One press of →: a clip that plays once and holds on its last frame."""
+    """One press of →: a clip that plays once and holds on its last frame (its picture)."""
 
     chapter: str  # its slug
     start: float  # seconds into the chapter's clip
@@ -42,14 +47,22 @@ class Step:
 
 
 def plan_steps(chapters: list[ChapterResult]) -> list[Step]:
-    """One step per caption, cut at caption starts. A chapter's first step starts at the
-    chapter's start (its title comes with the first caption), its last runs to its end."""
+    """One step per caption, ending where the caption's picture is complete (its hold) and
+    the next starting there: what comes between (a stage being cleared, the next caption
+    coming in) opens the next step, and a chapter's closing fade is left out. A chapter's
+    first step starts at the chapter's start (its title comes with the first caption).
+    Without holds (a result that has none), a step runs to the next caption's start."""
     steps = []
     for r in chapters:
-        cues = [c for c in r.subtitles if c[1] - c[0] >= 0.05] or [(0.0, r.duration, "")]
-        starts = [0.0] + [c[0] for c in cues[1:]]
-        ends = starts[1:] + [r.duration]
-        steps += [Step(r.chapter, a, b, cue[2]) for a, b, cue in zip(starts, ends, cues)]
+        holds = r.holds if len(r.holds) == len(r.subtitles) else [None] * len(r.subtitles)
+        kept = [(c, h) for c, h in zip(r.subtitles, holds) if c[1] - c[0] >= 0.05]
+        kept = kept or [((0.0, r.duration, ""), None)]
+        start = 0.0
+        for k, (cue, hold) in enumerate(kept):
+            end = hold if hold is not None and hold > start else (
+                kept[k + 1][0][0] if k + 1 < len(kept) else r.duration)
+            steps.append(Step(r.chapter, start, end, cue[2]))
+            start = end
     return steps
 
 
@@ -181,14 +194,30 @@ def inline_reveal(page: str, background: str) -> str:
     return page.replace("</head>", f"<style>{_STYLE % background}</style></head>", 1)
 
 
+def held_frame(clip: Path, frame_index: Any = None) -> Image.Image:
+    """The last frame of `clip`: the picture its step holds on (`frame_index`: the
+    converter's argument, which this ignores)."""
+    with av.open(str(clip)) as c:
+        (frame,) = deque(c.decode(video=0), maxlen=1)
+        return frame.to_image()
+
+
+def _quietly(items: Iterable, **_: Any) -> Iterable:
+    return items
+
+
 def write_pptx(description: Path, dest: Path) -> None:
-    """The deck as PPTX: one slide per step, the clip as a movie that plays on entry."""
+    """The deck as PPTX: one slide per step, the clip as a movie that plays on entry, its
+    preview (poster frame) the step's held picture. The converter would take each clip's
+    first frame (the step before's picture, or a chapter's blank opening) and draw a tqdm
+    bar (tqdm reads TQDM_DISABLE once, on import): both are replaced in its module."""
     from manim_slides.config import PresentationConfig
     from manim_slides.convert import PowerPoint
 
     config = PresentationConfig.from_file(description)
-    # The converter draws a tqdm progress bar of its own; the command prints its own lines.
-    with atomic_output(dest) as tmp, patch.dict(os.environ, {"TQDM_DISABLE": "1"}):
+    with (atomic_output(dest) as tmp,
+          patch("manim_slides.convert.read_image_from_video_file", held_frame),
+          patch("manim_slides.convert.tqdm", _quietly)):
         PowerPoint(presentation_configs=[config]).convert_to(tmp)
 
 

@@ -35,6 +35,7 @@ class ChapterResult:
     cached: bool = False
     clip: Path | None = None
     stages: dict[str, float] = field(default_factory=dict)  # seconds per stage (fastmanim.encoder)
+    holds: list[float] = field(default_factory=list)  # per subtitle: its picture complete (s)
 
 
 def manim_config(settings: Settings, work_dir: Path | None, clip: Path | None,
@@ -95,7 +96,8 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
     stages = dict(CLOCK.seconds, wall=seconds, cpu=time.process_time() - cpu,
                   frames_shown=CLOCK.frames_shown, frames_stored=CLOCK.frames_stored)
     return ChapterResult(job.chapter, duration, scene.subtitles, scene.drawn.entries,
-                         scene.off_frame, seconds, clip=job.clip, stages=stages)
+                         scene.off_frame, seconds, clip=job.clip, stages=stages,
+                         holds=scene.holds)
 
 
 def _made(folder: Path) -> Path:
