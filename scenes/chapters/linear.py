@@ -315,8 +315,8 @@ class LinearScene(ChapterScene):
         self.drawn("Q", (i, c), value)
         d = self.trace.d_model
         self.say(self.tr(
-            f"One number of Q, made before your eyes: the row of {self.quoted(word)} in X "
-            f"against column {c + 1} of W_Q, {d} pairs multiplied and summed: {value}.",
+            f"One number of Q, made before your eyes: X's row for {self.quoted(word)} times "
+            f"column {c + 1} of W_Q, {d} pairs multiplied and added up: {value}.",
             f"亲眼看 Q 的一个数是怎么来的：{self.quoted(word)} 在 X 中的一行对 W_Q 的第 {c + 1} 列，"
             f"{d} 对数相乘再相加：{value}。"))
         self.play(Create(col), run_time=0.4)
