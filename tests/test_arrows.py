@@ -79,7 +79,10 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(CASES))
+SLOW = pytest.mark.slow  # the fast tier measures the default video's; the slow tier every case
+
+
+@pytest.mark.parametrize("case", [c if c == "tiny" else pytest.param(c, marks=SLOW) for c in CASES])
 def test_chapter_four_draws_every_arrow_at_its_true_length_and_angle(case):
     trace, scene = built_scene(Settings(**CASES[case]), "dot")
     assert scene.pictures, "chapter 4 drew no arrows"
@@ -89,7 +92,7 @@ def test_chapter_four_draws_every_arrow_at_its_true_length_and_angle(case):
         assert picture.shadows  # the scores are shown as shadows
 
 
-@pytest.mark.parametrize("case", ["tiny", "translate"])
+@pytest.mark.parametrize("case", ["tiny", pytest.param("translate", marks=SLOW)])
 def test_chapter_eight_draws_every_snapshot_to_scale(case):
     trace, scene = built_scene(Settings(**CASES[case]), "learning")
     snapshots = {keys.q_index[0] for keys, _ in scene.pictures}
@@ -114,7 +117,7 @@ def test_a_wrong_arrow_would_be_caught():
         measure(picture, q, K)
 
 
-@pytest.mark.parametrize("chapter", ["dot", "learning"])
+@pytest.mark.parametrize("chapter", ["dot", pytest.param("learning", marks=SLOW)])
 def test_the_numbers_of_the_arrows_are_recorded_and_only_angles_to_q_are_called_true(chapter):
     """|q|, |k|, θ and the shadows are drawn (and so checked against the trace by
     tests/scene_truth.py in every chapter test); no caption or note calls the picture to
