@@ -27,11 +27,19 @@ class Chapter:
     # enforced by the scene: it can read no other setting and ask of no other chapter.
     reads_focus: bool = True  # the followed word changes what it draws
     reads_plan: tuple[str, ...] = ()  # chapters whose presence in the video it states
+    # The title when the model has a single head, if it is not the same (en, zh).
+    one_head: tuple[str, str] | None = None
 
     @property
     def number(self) -> int:
         """Its place in the story, from 1: what the title shows."""
         return SLUGS.index(self.slug) + 1
+
+    def title(self, language: str, heads: int) -> str:
+        """The title on screen and on the storyboard: "9 · Every head: …", in `language`,
+        for a model of `heads` heads."""
+        en, zh = self.one_head if heads == 1 and self.one_head else (self.title_en, self.title_zh)
+        return f"{self.number} · {zh if language == 'zh' else en}"
 
 
 CHAPTERS: tuple[Chapter, ...] = (  # the story, in playing order
@@ -54,7 +62,8 @@ CHAPTERS: tuple[Chapter, ...] = (  # the story, in playing order
     Chapter("learning", "learning", "scenes.chapters.learning", "LearningScene",
             "Learning: training aligns the vectors", "学习：训练让向量对齐"),
     Chapter("heads", "heads", "scenes.chapters.heads", "HeadsScene",
-            "Every head: patterns side by side, then joined", "每个头：并排的模式，再拼接起来"),
+            "Every head: patterns side by side, then joined", "每个头：并排的模式，再拼接起来",
+            one_head=("One head: its Z row times W_O", "单个头：Z 行乘以 W_O")),
     Chapter("summary", "summary", "scenes.chapters.summary", "SummaryScene",
             "Summary: the whole formula", "总结：完整的公式",
             reads_plan=("linear", "factor", "softmax", "weighted_sum")),  # "ch. 2: Q = X·W_Q"

@@ -166,6 +166,11 @@ class TimedRenderer(CairoRenderer):
     goes into the static picture instead. The boxes are checked again every frame; the
     first frame one meets a moving group, the static picture is drawn again without it
     and the animation goes on as Manim plays it. Frames stay pixel for pixel the same.
+
+    A dry run (skip_animations) draws nothing at all. Manim's renderer still draws the
+    static picture of every play and the last frame of every animation when it skips
+    them (update_frame ignores skipping by default), for frames nobody reads: half of a
+    chapter's dry run, which the chapter cache's checks, `--dry-run` and the tests do.
     """
 
     MARGIN = 0.15  # scene units (20 px at 1080p) around every box: strokes, anti-aliasing
@@ -175,8 +180,12 @@ class TimedRenderer(CairoRenderer):
         super().__init__(file_writer_class=HeldFrameWriter, camera_class=PathCamera,
                          skip_animations=skip_animations)
         self._plan: _DrawPlan | None = None
+        self.draws = not skip_animations  # False: a dry run, no frame is ever drawn
 
     def save_static_frame_data(self, scene: Any, static_mobjects: Any) -> Any:
+        if not self.draws:
+            self.static_image = None
+            return None
         self._plan = (_DrawPlan.of(scene, self.MARGIN)
                       if self.park and not self.skip_animations else None)
         if self._plan is None:
@@ -187,6 +196,8 @@ class TimedRenderer(CairoRenderer):
         return self.static_image
 
     def update_frame(self, scene: Any, mobjects: Any = None, *args: Any, **kwargs: Any) -> None:
+        if not self.draws:
+            return
         plan = self._plan
         if plan is not None and mobjects is scene.moving_mobjects:
             if plan.clear():

@@ -252,7 +252,8 @@ class ChapterScene(Scene):
 
     def show_title(self) -> None:
         entry = self.entry
-        title = make_title(f"{entry.number} · " + self.tr(entry.title_en, entry.title_zh), self.theme)
+        self.title_text = entry.title(self.settings.language, len(self.trace.heads))
+        title = make_title(self.title_text, self.theme)
         badge = self.make_badge()
         self.badge = badge
         fit_width(title, 2 * SAFE_X - badge.width - 0.6)

@@ -7,6 +7,7 @@ from attncore.geometry, which the scenes draw."""
 
 from __future__ import annotations
 
+import functools
 import math
 import tempfile
 from pathlib import Path
@@ -18,21 +19,31 @@ from manim import Arrow, tempconfig
 
 from attncore import Settings, build_trace
 from attncore.chapters import SLUGS
+from fastmanim.encoder import TimedRenderer
 from pipeline.run.chapter import manim_config
 from scenes import scene_class
 
+pytestmark = pytest.mark.xdist_group("arrows")  # one worker: the builds are shared
 LENGTH_TOL = 0.005 + 1e-9  # lengths and shadows are drawn with 2 decimals
 ANGLE_TOL = 0.5 + 1e-9  # angles in whole degrees
 
 
 def built_scene(settings: Settings, chapter: str):
-    """The chapter's scene built as a dry run does, kept to be measured."""
+    """The chapter's scene built as a dry run does (pipeline.run.chapter), kept to be
+    measured."""
     trace = build_trace(settings)
     with tempfile.TemporaryDirectory() as texts, \
             tempconfig(manim_config(settings, None, None, Path(texts))):
-        scene = scene_class(chapter)(trace, settings, SLUGS, skip_animations=True)
+        scene = scene_class(chapter)(trace, settings, SLUGS, skip_animations=True,
+                                     renderer=TimedRenderer(skip_animations=True))
         scene.render()
     return trace, scene
+
+
+@functools.cache
+def built(settings: Settings, chapter: str):
+    """built_scene, once per process, for the tests that only read it."""
+    return built_scene(settings, chapter)
 
 
 def vectors(trace, keys) -> tuple[list[float], list[list[float]]]:
@@ -84,7 +95,7 @@ SLOW = pytest.mark.slow  # the fast tier measures the default video's; the slow 
 
 @pytest.mark.parametrize("case", [c if c == "tiny" else pytest.param(c, marks=SLOW) for c in CASES])
 def test_chapter_four_draws_every_arrow_at_its_true_length_and_angle(case):
-    trace, scene = built_scene(Settings(**CASES[case]), "dot")
+    trace, scene = built(Settings(**CASES[case]), "dot")
     assert scene.pictures, "chapter 4 drew no arrows"
     for keys, picture in scene.pictures:
         q, K = vectors(trace, keys)
@@ -94,7 +105,7 @@ def test_chapter_four_draws_every_arrow_at_its_true_length_and_angle(case):
 
 @pytest.mark.parametrize("case", ["tiny", pytest.param("translate", marks=SLOW)])
 def test_chapter_eight_draws_every_snapshot_to_scale(case):
-    trace, scene = built_scene(Settings(**CASES[case]), "learning")
+    trace, scene = built(Settings(**CASES[case]), "learning")
     snapshots = {keys.q_index[0] for keys, _ in scene.pictures}
     assert snapshots == set(range(len(trace.history.steps)))  # every snapshot has its picture
     units = {picture.plane.unit for _, picture in scene.pictures}
@@ -122,7 +133,7 @@ def test_the_numbers_of_the_arrows_are_recorded_and_only_angles_to_q_are_called_
     """|q|, |k|, θ and the shadows are drawn (and so checked against the trace by
     tests/scene_truth.py in every chapter test); no caption or note calls the picture to
     scale: only the lengths and the angles to the query are."""
-    trace, scene = built_scene(Settings(), chapter)
+    trace, scene = built(Settings(), chapter)
     prefix = "" if chapter == "dot" else "history_"
     drawn = {key for key, _, _ in scene.drawn.entries}
     assert {prefix + k for k in ("q_norm", "k_norm", "angle")} <= drawn

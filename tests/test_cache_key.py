@@ -23,6 +23,7 @@ from pipeline.cache.clips import chapter_key, trace_digest
 from pipeline.run.chapter import ChapterJob, render_chapter
 from pipeline.run.render import plan_chapters
 
+pytestmark = pytest.mark.xdist_group("cache-key")  # one worker: the dry runs are shared
 BASE = Settings(weights="random", sentence="cats drink milk")
 # One changed value per field, on BASE. The pretrained-only fields pick a checkpoint and a
 # layer: they reach a scene only through the trace, which the second test covers field by
@@ -72,7 +73,10 @@ def dry(settings: Settings, chapter: str):
     return r.subtitles, sorted(r.drawn)
 
 
-@pytest.mark.parametrize("field", [f for f, v in VARIANTS.items() if v is not None])
+# `output` and `max_tokens` reach no key and no scene: every chapter is dry-run again for
+# each. The fast tier keeps max_tokens; output joins it in the slow tier.
+@pytest.mark.parametrize("field", [pytest.param(f, marks=pytest.mark.slow) if f == "output" else f
+                                   for f, v in VARIANTS.items() if v is not None])
 def test_a_chapter_whose_key_stays_draws_and_says_the_same(field):
     changed = BASE.replace(**VARIANTS[field])
     (t0, p0), (t1, p1) = made(BASE), made(changed)

@@ -75,6 +75,26 @@ def test_one_head_says_so_and_still_joins():
     assert any(k == "W_O" for k, _, _ in r.drawn)
 
 
+@pytest.mark.parametrize("case, language, says, not_says", [
+    ("tiny", "en", "One head", "Every head"),
+    ("tiny", "zh", "单个头", "每个头"),
+    pytest.param("random-2-heads", "en", "Every head", "One head", marks=pytest.mark.slow),
+])
+def test_the_title_says_how_many_heads_on_screen_and_on_the_storyboard(case, language, says,
+                                                                        not_says):
+    """A one-head model's chapter 9 was titled "Every head: patterns side by side, then
+    joined" over a caption saying it has only one head."""
+    from pipeline.outputs.storyboard import chapter_stills
+
+    s = Settings(**CASES[case], language=language)
+    t = build_trace(s)
+    stills = chapter_stills(HEADS, t, s, (HEADS,)).stills
+    titles = {still.title for still in stills}
+    assert len(titles) == 1
+    title = titles.pop()
+    assert title.startswith(f"{number(HEADS)} · ") and says in title and not_says not in title
+
+
 def test_two_heads_show_every_number_of_the_product():
     t, r = check("random-2-heads")
     shown = {(k, idx) for k, idx, _ in r.drawn}

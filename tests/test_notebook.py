@@ -14,6 +14,9 @@ from attention_video import Explanation, explain
 EXAMPLE = Path(__file__).parent.parent / "examples" / "explain.ipynb"
 
 
+pytestmark = pytest.mark.xdist_group("notebook")  # one worker renders the module's video
+
+
 @pytest.fixture(scope="module")
 def explained(tmp_path_factory) -> Explanation:
     folder = tmp_path_factory.mktemp("explain")

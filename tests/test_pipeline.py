@@ -209,3 +209,53 @@ def test_the_command_renders_through_the_pipeline_and_reuses_the_cache(tmp_path,
     err = capsys.readouterr().err
     assert "chapter 1 (input): cached" in err and "chapter 2 (linear layers): cached" in err
     assert out.read_bytes() == b"[cats ch1][cats ch2]"
+
+
+def _counting_draws(monkeypatch) -> list[int]:
+    """Counts every call of the camera that draws objects into a frame."""
+    from fastmanim.camera import PathCamera
+
+    calls = [0]
+    real = PathCamera.capture_mobjects
+
+    def capture(self, *a, **k):
+        calls[0] += 1
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(PathCamera, "capture_mobjects", capture)
+    return calls
+
+
+def test_a_dry_run_draws_no_frame(monkeypatch):
+    """Manim's renderer drew the static picture of every play even when skipping it: half
+    of a dry run's time, for frames nobody reads."""
+    calls = _counting_draws(monkeypatch)
+    s = Settings(weights="random", sentence="cats drink milk")
+    r = render_chapter(ChapterJob("softmax", build_trace(s), s, clip=None))
+    assert r.subtitles and r.drawn
+    assert calls[0] == 0
+
+
+@pytest.mark.parametrize("chapter", ["input", pytest.param("dot", marks=pytest.mark.slow)])
+def test_a_dry_run_records_what_the_render_records(chapter, tmp_path, monkeypatch):
+    """What a dry run reports (the cache checks, --dry-run, the storyboard's captions and
+    the tests) is what the rendered clip shows: captions and their times, numbers drawn,
+    holds, length."""
+    calls = _counting_draws(monkeypatch)
+    s = Settings(weights="random", sentence="cats drink milk", quality="l")
+    t = build_trace(s)
+    dry = render_chapter(ChapterJob(chapter, t, s, clip=None))
+    assert calls[0] == 0
+    real = render_chapter(ChapterJob(chapter, t, s, clip=tmp_path / "clip.mp4",
+                                     work_dir=tmp_path / "work"))
+    assert calls[0] > 0 and (tmp_path / "clip.mp4").stat().st_size > 0
+    assert [text for _, _, text in dry.subtitles] == [text for _, _, text in real.subtitles]
+    # A render plays each animation in whole frames, a dry run in exact seconds: the times
+    # stay within a frame (1/15 s at -q l), or 0.2% as the rounding adds up.
+    frame, drift = 1 / 15, 2e-3
+    times = [t for a, b, _ in real.subtitles for t in (a, b)]
+    assert [t for a, b, _ in dry.subtitles for t in (a, b)] == pytest.approx(times, abs=frame, rel=drift)
+    assert dry.holds == pytest.approx(real.holds, abs=frame, rel=drift)
+    assert sorted(dry.drawn) == sorted(real.drawn)
+    assert dry.off_frame == real.off_frame == []
+    assert dry.duration == pytest.approx(real.duration, abs=frame, rel=drift)

@@ -17,6 +17,9 @@ from attncore.chapters import LEARNING, SLUGS
 from attncore.pretrained import INSTALL_LINE
 from pipeline.run.chapter import ChapterJob, render_chapter
 
+# Under `pytest -n 2 --dist loadgroup` (the fast tier) one worker runs this module and the
+# tests that read its builds (tests/test_spoken.py), so each chapter is built once.
+pytestmark = pytest.mark.xdist_group("scene-builds")
 R = dict(weights="random")
 CASES = {
     "tiny": dict(),  # the README's default video

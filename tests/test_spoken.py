@@ -76,11 +76,13 @@ def check_said_without_a_symbol(captions: list[str], language: str) -> None:
         assert re.findall(r"\d+(?:\.\d+)?", said) == numbers, (text, said)
 
 
+@pytest.mark.xdist_group("scene-builds")  # (the builds are tests/test_scenes.py's)
 def test_every_caption_of_the_default_video_is_said_without_a_symbol():
     check_said_without_a_symbol(default_captions("tiny"), "en")
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("scene-builds")
 @pytest.mark.parametrize("case, language", [("tiny-chinese", "zh"), ("pretrained-auto", "en"),
                                             ("translate", "en"), ("causal-2-heads", "en")])
 def test_every_caption_of_other_videos_is_said_without_a_symbol(case, language):

@@ -51,6 +51,7 @@ PRINT_FONTS = ("Noto Sans CJK SC", "Noto Sans Arabic", "Noto Sans Hebrew",
 @dataclass(frozen=True)
 class Still:
     chapter: str
+    title: str  # the chapter's title, as its scene showed it
     caption: str  # the caption on screen, as the subtitles have it
     image: np.ndarray  # (H, W, 3) uint8, the frame when the caption was about to leave
     # (width, height) → the image resized for a sheet, made by the worker that drew it
@@ -190,7 +191,7 @@ def chapter_stills(slug: str, trace: AttentionTrace, settings: Settings,
     # Drawn at the contact sheet's size (Cairo's cost here is per path, not per pixel),
     # so only the handout's smaller copy is resized.
     size = thumb_size(HANDOUT)
-    stills = [Still(slug, text, image, {size: shrink(image, size)})
+    stills = [Still(slug, scene.title_text, text, image, {size: shrink(image, size)})
               for text, image in scene.stills]
     return ChapterStills(slug, stills, scene.subtitles, time.perf_counter() - start)
 
@@ -370,22 +371,21 @@ class Block:
         return self.image.height
 
 
-def draw_blocks(stills: list[Still], sheet: Sheet, language: str = "en") -> list[Block]:
+def draw_blocks(stills: list[Still], sheet: Sheet) -> list[Block]:
     """Each chapter's heading and rows of stills, in the order of `stills`."""
     cell = cell_width(sheet)
     line_h = round(sheet.text * 1.35)
     size = thumb_size(sheet)
     blocks: list[Block] = []
     for ch in dict.fromkeys(s.chapter for s in stills):
-        entry = chapter(ch)
-        title = f"{entry.number} · {entry.title_zh if language == 'zh' else entry.title_en}"
+        mine = [s for s in stills if s.chapter == ch]
+        title = mine[0].title
         image = Image.new("RGB", (sheet.width, round(sheet.heading * 1.8)), PAPER)
         draw = ImageDraw.Draw(image)
         _print(draw, (sheet.margin, sheet.heading * 0.3), title, sheet.heading, INK)
         draw.line((sheet.margin, image.height - 6, sheet.width - sheet.margin, image.height - 6),
                   fill=RULE, width=2)
         blocks.append(Block("heading", image))
-        mine = [s for s in stills if s.chapter == ch]
         for i in range(0, len(mine), sheet.columns):
             row = [(s, wrap(s.caption, sheet.text, cell)) for s in mine[i:i + sheet.columns]]
             top = 1  # the still's frame is drawn 1 px outside it
@@ -434,9 +434,9 @@ def compose(page: list[Block], sheet: Sheet) -> Image.Image:
     return image
 
 
-def draw_pages(stills: list[Still], sheet: Sheet, language: str = "en") -> list[Image.Image]:
+def draw_pages(stills: list[Still], sheet: Sheet) -> list[Image.Image]:
     """The stills laid out on pages (one page when `sheet.height` is None)."""
-    return [compose(page, sheet) for page in paginate(draw_blocks(stills, sheet, language), sheet)]
+    return [compose(page, sheet) for page in paginate(draw_blocks(stills, sheet), sheet)]
 
 
 CONTACT_SHEET = Sheet(width=SHEET_WIDTH, columns=SHEET_COLUMNS, height=None, margin=40,
@@ -481,8 +481,8 @@ class Composer:
     and the sheet's rows are compressed in chapter order as soon as they are ready. Once
     the last chapter is in, little is left to do."""
 
-    def __init__(self, chapters: list[str], language: str = "en"):
-        self.chapters, self.language = chapters, language
+    def __init__(self, chapters: list[str]):
+        self.chapters = chapters
         self._thread = ThreadPoolExecutor(max_workers=1)
         self._sheet: dict[int, list[Block]] = {}
         self._handout: dict[int, list[Block]] = {}
@@ -499,8 +499,8 @@ class Composer:
         self._png.add(Image.new("RGB", (CONTACT_SHEET.width, CONTACT_SHEET.margin), PAPER))
 
     def _draw(self, stills: ChapterStills) -> None:
-        self._sheet[stills.chapter] = draw_blocks(stills.stills, CONTACT_SHEET, self.language)
-        self._handout[stills.chapter] = draw_blocks(stills.stills, HANDOUT, self.language)
+        self._sheet[stills.chapter] = draw_blocks(stills.stills, CONTACT_SHEET)
+        self._handout[stills.chapter] = draw_blocks(stills.stills, HANDOUT)
         while (self._compressed < len(self.chapters)
                and self.chapters[self._compressed] in self._sheet):
             for block in self._sheet[self.chapters[self._compressed]]:
@@ -532,11 +532,11 @@ class Composer:
         self._thread.shutdown(wait=True, cancel_futures=True)
 
 
-def write_storyboard(stills: list[Still], png: Path, language: str = "en") -> tuple[Path, int]:
+def write_storyboard(stills: list[Still], png: Path) -> tuple[Path, int]:
     """Write the contact sheet to `png` and the handout beside it (.pdf), atomically;
     returns the PDF's path and page count."""
     chapters = list(dict.fromkeys(s.chapter for s in stills))
-    composer = Composer(chapters, language)
+    composer = Composer(chapters)
     for ch in chapters:
         composer.add(ChapterStills(ch, [s for s in stills if s.chapter == ch], []))
     return composer.write(png)
@@ -552,7 +552,7 @@ def make_storyboard(settings: Settings, trace: AttentionTrace, output: str | Pat
     png = storyboard_path(settings.sentence, output)
     check_writable_folder(png, create=output is None)
     plan = plan_chapters(settings, trace, progress)
-    composer = Composer(plan, settings.language)
+    composer = Composer(plan)
     try:
         chapters = take_stills(plan, trace, settings, jobs=jobs, progress=progress,
                                executor=executor, on_chapter=composer.add)
