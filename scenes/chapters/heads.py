@@ -325,7 +325,8 @@ def make_join(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorder, 
     size = max(MIN_FONT, min(20, layout.font_size))
     times = "×"
     shapes = VGroup(
-        make_text(f"1 {times} {h}·{d_k}", size, theme.muted).next_to(joined, DOWN, buff=0.15),
+        make_text(f"1 {times} {h}·{d_k}" if h > 1 else f"1 {times} {d_k}", size,
+                  theme.muted).next_to(joined, DOWN, buff=0.15),
         make_text(f"W_O   {h * d_k} {times} {d}", size, theme.muted).next_to(w_o, UP, buff=0.12),
         make_text(f"1 {times} {d}", size, theme.muted).next_to(output, DOWN, buff=0.12),
         fit_width(make_text(tr(f"output of {q_label}", f"{q_label} 的输出"), size, theme.text),
