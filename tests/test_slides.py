@@ -285,6 +285,26 @@ class DevTools:
             time.sleep(0.1)
         raise AssertionError(f"timed out waiting for {expression}")
 
+    def screenshot(self):
+        from PIL import Image
+
+        shot = self.send("Page.captureScreenshot", format="png")["data"]
+        return Image.open(io.BytesIO(base64.b64decode(shot)))
+
+    def settled_screenshot(self, timeout: float = 5.0):
+        """The page once two screenshots 0.25 s apart agree: on a loaded machine Chromium
+        can paint a seeked video's last frame a moment after `ended` (a CI run caught step
+        1 still on its clip's first frame). A page that stays blank stays blank, so this
+        waits out the paint, not a held frame that never comes."""
+        deadline = time.monotonic() + timeout
+        shot = self.screenshot()
+        while True:
+            time.sleep(0.25)
+            again = self.screenshot()
+            if np.array_equal(np.asarray(shot), np.asarray(again)) or time.monotonic() > deadline:
+                return again
+            shot = again
+
     def close(self) -> None:
         self.proc.terminate()
         try:
@@ -299,7 +319,6 @@ class DevTools:
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (bash scripts/setup.sh "
                     "--test installs Debian's chromium package)")
 def test_deck_plays_in_a_real_browser(deck):
-    from PIL import Image
 
     profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
     browser = DevTools(profile)
@@ -308,9 +327,7 @@ def test_deck_plays_in_a_real_browser(deck):
         browser.wait_for("typeof Reveal !== 'undefined' && Reveal.isReady()")
         video = ("document.querySelector('.backgrounds .slide-background.present video')")
         browser.wait_for(f"{video} && {video}.currentTime > 0")  # the first step plays
-        shot = browser.send("Page.captureScreenshot", format="png")["data"]
-
-        image = Image.open(io.BytesIO(base64.b64decode(shot)))
+        image = browser.screenshot()
         if os.environ.get("SLIDES_SCREENSHOT"):  # to look at it
             image.save(os.environ["SLIDES_SCREENSHOT"])
         pixels = np.asarray(image.convert("L"))
@@ -383,8 +400,6 @@ def test_every_step_holds_on_its_picture_in_the_browser(rendered):
     """Press → through the deck; when each step's clip has played to its end, the
     screenshot is the step's held picture. Each step plays its last second (from a seek):
     at a raised playbackRate Chromium skips a long held frame and stays on an earlier one."""
-    from PIL import Image
-
     video, _, clips = rendered
     profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
     browser = DevTools(profile)
@@ -403,10 +418,8 @@ def test_every_step_holds_on_its_picture_in_the_browser(rendered):
             browser.wait_for(f"Reveal.getIndices().h === {n}")
             browser.wait_for(f"{playing} && {playing}.currentTime > 0")
             browser.evaluate(f"{playing}.currentTime = Math.max(0, {playing}.duration - 1)")
-            browser.wait_for(f"{playing}.ended", timeout=30)
-            time.sleep(0.2)  # the last frame painted
-            shot = browser.send("Page.captureScreenshot", format="png")["data"]
-            shots.append(Image.open(io.BytesIO(base64.b64decode(shot))))
+            browser.wait_for(f"{playing}.ended && !{playing}.seeking", timeout=30)
+            shots.append(browser.settled_screenshot())
     finally:
         browser.close()
         shutil.rmtree(profile, ignore_errors=True)
