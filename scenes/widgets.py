@@ -38,6 +38,8 @@ from scenes.layout import (
 from scenes.text import fit_width, fmt, make_text, wrap
 
 MASKED_TEXT = "masked"  # drawn instead of a number where attending is not allowed
+CHIP_FONT = 30  # a token chip's word
+CHIP_MAX_W = 2.2  # a long token's chip is shrunk to this width
 
 
 @dataclass(frozen=True)
@@ -317,6 +319,21 @@ def make_label(text: str, font_size: float, color: str, theme: Theme,
                            stroke_color=color, stroke_width=2, fill_color=color, fill_opacity=0.12)
     box.move_to(t)
     return VGroup(box, t)
+
+
+def make_token_chips(labels: list[str], colors: list[str], theme: Theme,
+                     max_width: float = 2 * SAFE_X, row_gap: float = 0.15) -> VGroup:
+    """The tokens as coloured chips in one line, or several lines `row_gap` apart when
+    they don't fit."""
+    chips = VGroup(*[make_label(t, CHIP_FONT, c, theme, max_width=CHIP_MAX_W)
+                     for t, c in zip(labels, colors)])
+    chips.arrange(RIGHT, buff=0.15)
+    if chips.width > max_width:
+        per_row = max(1, int(len(chips) * max_width / chips.width))
+        rows = -(-len(chips) // per_row)
+        chips.arrange_in_grid(rows=rows, buff=(0.12, row_gap), flow_order="rd")
+        fit_width(chips, max_width)
+    return chips
 
 
 def make_title(text: str, theme: Theme) -> VGroup:

@@ -141,3 +141,48 @@ def test_the_numbers_of_the_arrows_are_recorded_and_only_angles_to_q_are_called_
         assert {"cos", "shadow"} <= drawn
     for _, _, text in scene.subtitles:
         assert "to scale" not in text.replace("not to scale", ""), text
+
+
+QUESTION_CASES = {
+    "tiny": dict(),
+    "translate": dict(sentence="The ball is blue", translate=True),
+    "two rows": dict(sentence="the big fat lazy old dog chased the small white rabbit the thin "
+                     "black cat drank the new green tea ."),
+}
+
+
+def inside(point, mob, pad: float = 0.0) -> bool:
+    (x0, y0, _), (x1, y1, _) = mob.get_corner([-1, -1, 0]), mob.get_corner([1, 1, 0])
+    return x0 - pad <= point[0] <= x1 + pad and y0 - pad <= point[1] <= y1 + pad
+
+
+@pytest.mark.parametrize("case", ["tiny", pytest.param("translate", marks=SLOW), "two rows"])
+def test_chapter_eight_opens_on_its_question_drawn(case):
+    """The opening caption asks why the followed word looks at its partner: the stage
+    shows the sentence's words, the followed word's arrow ending at the partner's box, a
+    question mark, all on the stage, and the arrow crosses no other word."""
+    from scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP
+
+    trace, scene = built(Settings(**CASES.get(case, QUESTION_CASES[case])), "learning")
+    h, i, question = trace.history, trace.focus, scene.question
+    words = [c[1].text for c in question.chips]
+    keys = [scene.k_labels[j] for j in range(trace.n_k)]
+    assert words == ([scene.q_labels[i]] if trace.cross else []) + keys
+    chips = list(question.chips)[1:] if trace.cross else list(question.chips)
+    start = question.chips[0] if trace.cross else chips[i]
+    assert question.box.get_center() == pytest.approx(chips[h.partner].get_center(), abs=1e-6)
+    assert question.box.width > chips[h.partner].width
+    a, b = question.arrow.get_start(), question.arrow.get_end()
+    assert inside(a, start, pad=0.15) and not inside(a, question.box)
+    assert inside(b, question.box, pad=0.12) and not inside(b, chips[h.partner])
+    assert [m.text for m in question.mark.get_family() if hasattr(m, "text")] == ["?"]
+    others = [c for j, c in enumerate(chips) if j not in (h.partner, i)] if not trace.cross \
+        else [c for j, c in enumerate(chips) if j != h.partner]
+    path = [question.arrow.point_from_proportion(t) for t in np.linspace(0.02, 0.98, 97)]
+    crossed = [c[1].text for c in others if any(inside(p, c) for p in path)]
+    assert not crossed, f"the arrow crosses {crossed}"
+    assert not any(inside(question.mark.get_center(), c, pad=0.05) for c in others)
+    whole = question.group
+    assert whole.get_top()[1] <= STAGE_TOP and whole.get_bottom()[1] >= SAFE_BOTTOM
+    assert whole.get_left()[0] >= -SAFE_X - 1e-6 and whole.get_right()[0] <= SAFE_X + 1e-6
+    assert len({round(c.get_y(), 2) for c in chips}) == (2 if case == "two rows" else 1)

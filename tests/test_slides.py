@@ -355,7 +355,7 @@ PROGRESS_BAR = re.compile(r"\r|\x1b\[|it/s|%\||[━█▏▎▍▌▋▊▉]")  
 def rendered(tmp_path_factory):
     """The default video's last three chapters (learning, heads, summary) with --slides,
     from the command line: steps that end a chapter, steps whose stage is cleared before
-    the next caption, and one caption said over an empty stage."""
+    the next caption, and a chapter's opening question (once said over an empty stage)."""
     folder = tmp_path_factory.mktemp("rendered")
     video = folder / "talk.mp4"
     run = subprocess.run([sys.executable, str(ROOT / "render.py"), "The black cat drank the milk",
@@ -391,6 +391,15 @@ def check_held(pictures: list, clips: list[bytes], where: str) -> None:
             found.append((n, round(frame, 4), round(stage, 4)))
     assert not found, (f"{where}: steps held on a blank frame or an empty stage (step, share "
                        f"of the frame and of the stage drawn on): {found}")
+
+
+@pytest.mark.slow
+def test_no_step_is_said_over_an_empty_stage(rendered):
+    """Every step's clip shows something between the title and the caption: the
+    learning chapter's opening question draws the sentence and its arrow."""
+    _, _, clips = rendered
+    empty = [n for n, clip in enumerate(clips, 1) if not shows_a_stage(clip, DARK)]
+    assert not empty, f"steps with nothing on the stage: {empty}"
 
 
 @pytest.mark.slow

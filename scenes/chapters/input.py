@@ -9,14 +9,19 @@ from fastmanim import *  # noqa: F403
 from scenes.base import ChapterScene
 from scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP, widest
 from scenes.text import fit_width, make_text
-from scenes.widgets import MatrixView, Recorder, Theme, label_width, make_label, make_matrix
+from scenes.widgets import (
+    MatrixView,
+    Recorder,
+    Theme,
+    label_width,
+    make_matrix,
+    make_token_chips,
+)
 
 SIGN_FONT = 36  # the "+", "=" or "→" between two matrices
 NAME_FONT = 30  # "E", "P", "X" above their matrices
 SIGN_BUFF = 0.3  # between a matrix and the sign beside it
 NAME_ROOM = 0.55  # above the grids: the matrix names
-CHIP_FONT = 30  # a token chip's word
-CHIP_MAX_W = 2.2  # a long token's chip is shrunk to this width
 
 
 @dataclass
@@ -40,20 +45,6 @@ class EmbeddingSum:
     P: Term | None  # None when no positional encoding is added
     X: Term
     whole: VGroup
-
-
-def make_token_chips(labels: list[str], colors: list[str], theme: Theme,
-                     max_width: float = 2 * SAFE_X) -> VGroup:
-    """The tokens as coloured chips in one line, or several lines when they don't fit."""
-    chips = VGroup(*[make_label(t, CHIP_FONT, c, theme, max_width=CHIP_MAX_W)
-                     for t, c in zip(labels, colors)])
-    chips.arrange(RIGHT, buff=0.15)
-    if chips.width > max_width:
-        per_row = max(1, int(len(chips) * max_width / chips.width))
-        rows = -(-len(chips) // per_row)
-        chips.arrange_in_grid(rows=rows, buff=(0.12, 0.15), flow_order="rd")
-        fit_width(chips, max_width)
-    return chips
 
 
 def embedding_signs(trace: AttentionTrace, positional: bool) -> list[str]:

@@ -43,19 +43,62 @@ from scenes.layout import (
 )
 from scenes.text import Translate, fit_width, fmt, make_text, subscript
 from scenes.widgets import (
+    CHIP_FONT,
+    CHIP_MAX_W,
     CellLayout,
     MatrixView,
     Recorder,
     Theme,
     fit_cells,
+    make_label,
     make_sub,
+    make_token_chips,
     sign_color,
 )
 
+QUESTION_ROW_GAP = 0.9  # between the rows of a long sentence's chips in the opening
 MAX_KEYS = 8  # more keys than this: the ones that ever get much weight (see keys_to_show)
 PLOT_H = 2.8  # height of each curve's box
 MAX_ARROWS = 4  # keys drawn as arrows through training (the partner, the best, the least aligned)
 STEP_TIME = 0.7  # one snapshot to the next
+
+
+@dataclass
+class Question:
+    """Chapter 8's opening picture: why does the followed word look at its partner?"""
+
+    chips: VGroup  # the sentence's words (and, in cross-attention, the followed word first)
+    arrow: VMobject  # from the followed word to its partner; empty when they are one word
+    mark: Mobject  # the question mark on the arrow
+    box: Rectangle  # around the partner
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.chips, self.arrow, self.mark, self.box)
+
+
+def question_arrow(start: Mobject, box: Mobject, chips: VGroup, color: str
+                   ) -> tuple[VMobject, np.ndarray | None]:
+    """An arrow from the chip `start` to the partner's `box`, kept off the other chips, and
+    the side of it the question mark goes on (None: on the arrow itself). Along one row it
+    arcs over the row (under it for the last of several rows), low enough to stay in the
+    gap between rows; between rows it is straight, through the gap."""
+    rows = sorted({round(c.get_y(), 2) for c in chips}, reverse=True)
+    if abs(start.get_y() - box.get_y()) < 0.05:
+        row = rows.index(min(rows, key=lambda y: abs(y - start.get_y())))
+        side = DOWN if row == len(rows) - 1 and row > 0 else UP
+        outer = row == 0 or side is DOWN  # nothing beyond the arc but the stage
+        a, b = start.get_edge_center(side) + 0.1 * side, box.get_edge_center(side) + 0.08 * side
+        chord = np.linalg.norm(b - a)
+        sag = 1.0 if outer else 0.35 * QUESTION_ROW_GAP
+        angle = min(TAU / 4, 4 * np.arctan(2 * sag / chord))
+        over = (a[0] > b[0]) == (side is UP)  # counterclockwise from right to left is over
+        return CurvedArrow(a, b, angle=angle if over else -angle, color=color,
+                           stroke_width=4), side
+    down = start.get_y() > box.get_y()
+    a = (start.get_bottom() + 0.08 * DOWN) if down else (start.get_top() + 0.08 * UP)
+    b = (box.get_top() + 0.08 * UP) if down else (box.get_bottom() + 0.08 * DOWN)
+    return Arrow(a, b, buff=0, color=color, stroke_width=4), None
 
 
 def keys_to_show(weights: np.ndarray, partner: int, focus: int) -> list[int]:
@@ -278,9 +321,42 @@ class LearningScene(ChapterScene):
             f"model was {h.task_en}. We replay {n} snapshots of its training on this sentence.",
             f"为什么{self.quoted(self.focus_word)}会看向{self.k_name(h.partner)}？这个模型的"
             f"{h.task_zh}。我们把训练过程中的 {n} 个快照放到这个句子上重放。"))
+        picture = self.question = self.make_question(h.partner)
+        self.play(LaggedStart(*[FadeIn(c, shift=0.15 * UP) for c in picture.chips],
+                              lag_ratio=0.08), run_time=min(2.0, 0.5 + 0.08 * len(picture.chips)))
+        self.play(Create(picture.arrow), FadeIn(picture.mark), Create(picture.box), run_time=0.8)
         self.wait(1.6)
 
+    def make_question(self, partner: int) -> Question:
+        """The sentence as chips, the followed word's arrow to `partner` and a question
+        mark on it. In cross-attention the followed word is from the other sentence: its
+        chip stands above the keys' rows."""
+        t, i, accent = self.trace, self.focus, self.theme.accent
+        chips = make_token_chips(self.k_labels, self.k_colors, self.theme, row_gap=QUESTION_ROW_GAP)
+        box = SurroundingRectangle(chips[partner], buff=0.08, color=accent, stroke_width=4)
+        if t.cross:
+            query = make_label(self.q_labels[i], CHIP_FONT, self.q_colors[i], self.theme,
+                               max_width=CHIP_MAX_W).next_to(chips, UP, buff=1.3).set_x(0)
+            arrow, side = question_arrow(query, box, chips, accent)
+            chips = VGroup(query, *chips)
+        elif partner == i:  # the word's own key: no arrow between two chips
+            arrow, side = VGroup(), UP
+        else:
+            arrow, side = question_arrow(chips[i], box, chips, accent)
+        anchor = arrow.point_from_proportion(0.5) if len(arrow.points) else box.get_top()
+        mark = make_text("?", 40, accent, weight="BOLD")
+        if side is None:  # on the line, which stops either side of it
+            mark.move_to(anchor)
+            mark = VGroup(BackgroundRectangle(mark, color=self.theme.background, fill_opacity=1,
+                                              buff=0.08), mark)
+        else:
+            mark.next_to(anchor, side, buff=0.12)
+        question = Question(chips, arrow, mark, box)
+        question.group.move_to(UP * (STAGE_TOP + SAFE_BOTTOM) / 2)
+        return question
+
     def show_attention_forming(self) -> None:
+        self.clear_stage()
         h, i = self.history, self.focus
         keys = keys_to_show(h.weights, h.partner, i)
         top = STAGE_TOP
