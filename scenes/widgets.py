@@ -323,16 +323,21 @@ def make_label(text: str, font_size: float, color: str, theme: Theme,
 
 def make_token_chips(labels: list[str], colors: list[str], theme: Theme,
                      max_width: float = 2 * SAFE_X, row_gap: float = 0.15) -> VGroup:
-    """The tokens as coloured chips in one line, or several lines `row_gap` apart when
-    they don't fit."""
+    """The tokens as coloured chips in one line or, when they don't fit, in lines filled
+    in reading order like wrapped text, each centred, `row_gap` apart."""
+    gap = 0.15
     chips = VGroup(*[make_label(t, CHIP_FONT, c, theme, max_width=CHIP_MAX_W)
                      for t, c in zip(labels, colors)])
-    chips.arrange(RIGHT, buff=0.15)
-    if chips.width > max_width:
-        per_row = max(1, int(len(chips) * max_width / chips.width))
-        rows = -(-len(chips) // per_row)
-        chips.arrange_in_grid(rows=rows, buff=(0.12, row_gap), flow_order="rd")
-        fit_width(chips, max_width)
+    rows: list[list] = [[]]
+    width = 0.0
+    for chip in chips:
+        if rows[-1] and width + gap + chip.width > max_width:
+            rows.append([])
+            width = 0.0
+        width += (gap if rows[-1] else 0.0) + chip.width
+        rows[-1].append(chip)
+    lines = VGroup(*[VGroup(*row).arrange(RIGHT, buff=gap) for row in rows])
+    lines.arrange(DOWN, buff=row_gap)
     return chips
 
 
