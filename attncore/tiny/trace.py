@@ -27,7 +27,7 @@ def task_lines() -> tuple[str, str]:
     corpus = default_corpus()
     first, second = corpus.categories[0], corpus.categories[1]
     en, zh = corpus.language("en"), corpus.language("zh")
-    return (f"trained to spot an object swapped for one its verb does not take "
+    return (f"trained to spot an object that does not go with its verb "
             f"(\"{en.verbs[first]} the {en.objects[second][0]}\")",
             f"训练任务：找出被换成动词不搭配的宾语（“{zh.verbs[first]}了{zh.objects[second][0]}”）")
 
