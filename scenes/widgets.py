@@ -63,16 +63,45 @@ class Theme:
 THEMES = {
     "dark": Theme("dark", "#14161c", "#eceff4", "#9aa3b2", "#3b4252", "#ffd166",
                   "#5ad28c", "#ff6b6b", "#f4a261", "#2ec4b6", "#c77dff", "#ffd166", 0.68, 0.75),
-    "light": Theme("light", "#fbfaf7", "#1d232c", "#5f6b7a", "#c8ccd4", "#d97706",
+    "light": Theme("light", "#fbfaf7", "#1d232c", "#5f6b7a", "#c8ccd4", "#b45309",
                    "#16803c", "#c81e1e", "#c2410c", "#0f766e", "#7e22ce", "#b45309", 0.40, 0.80),
 }
 
 
+MIN_CONTRAST = 4.5  # WCAG AA for text: a word's colour against the theme's background
+
+
+def relative_luminance(color: str) -> float:
+    """WCAG 2's relative luminance of a #rrggbb colour."""
+    channels = [int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2's contrast ratio of two colours, 1 to 21."""
+    hi, lo = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def legible(hue: float, lightness: float, saturation: float, theme: Theme) -> str:
+    """The colour of `hue` at `lightness`, moved away from the background's lightness
+    (lighter on dark, darker on light) until it reads as text on it: yellows and greens at
+    the lightness that suits blues are too pale on a light background."""
+    step = 0.01 if theme.name == "dark" else -0.01
+    while True:
+        r, g, b = colorsys.hls_to_rgb(hue, min(1.0, max(0.0, lightness)), saturation)
+        color = f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
+        if contrast(color, theme.background) >= MIN_CONTRAST or not 0.0 < lightness < 1.0:
+            return color
+        lightness += step
+
+
 def word_color(i: int, theme: Theme) -> str:
-    """One colour per token position, spread around the hue circle by the golden ratio."""
+    """One colour per token position, spread around the hue circle by the golden ratio,
+    each legible on the background."""
     hue = (0.58 + i * 0.6180339887) % 1.0
-    r, g, b = colorsys.hls_to_rgb(hue, theme.word_lightness, theme.word_saturation)
-    return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
+    return legible(hue, theme.word_lightness, theme.word_saturation, theme)
 
 
 FAMILIES = {"cool": (0.42, 0.80), "warm": (0.93, 1.20)}  # hue ranges (turns; > 1 wraps)
@@ -86,8 +115,7 @@ def family_colors(n: int, family: str, theme: Theme) -> list[str]:
     for i in range(n):
         hue = (lo + (hi - lo) * (i + 0.5) / max(n, 1)) % 1.0
         light = theme.word_lightness + (0.08 if i % 2 else -0.04) * (1 if theme.name == "dark" else -1)
-        r, g, b = colorsys.hls_to_rgb(hue, min(0.9, max(0.2, light)), theme.word_saturation)
-        out.append(f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}")
+        out.append(legible(hue, min(0.9, max(0.2, light)), theme.word_saturation, theme))
     return out
 
 

@@ -188,3 +188,34 @@ def test_the_kept_texts_are_keyed_on_the_code_that_builds_them(tmp_path):
         after = text_mod.code_digest(tuple(files))
         assert after != before, f.name
         before = after
+
+
+# ---- colours ---------------------------------------------------------------------------
+def wcag_contrast(a: str, b: str) -> float:
+    """WCAG 2.1's contrast ratio, written out here from the definition (sRGB to linear,
+    luminance weights, (L1 + 0.05) / (L2 + 0.05))."""
+    def luminance(color: str) -> float:
+        rgb = np.array([int(color.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4)]) / 255.0
+        linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+        return float(linear @ [0.2126, 0.7152, 0.0722])
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_every_colour_drawn_as_text_reads_on_its_background(theme):
+    """Words, their families (cross-attention) and the theme's text colours all reach
+    WCAG AA's 4.5:1 on the background: on the light theme the golden-ratio hues at one
+    lightness gave yellows and greens of 2:1, and the accent 3:1."""
+    from scenes.widgets import family_colors, word_color
+
+    t = THEMES[theme]
+    colours = {f"word {i}": word_color(i, t) for i in range(32)}
+    colours |= {f"{family} {i}/{n}": c for family in ("cool", "warm") for n in (1, 2, 5, 12, 32)
+                for i, c in enumerate(family_colors(n, family, t))}
+    colours |= {name: getattr(t, name) for name in
+                ("text", "muted", "accent", "positive", "negative", "q", "k", "v", "w")}
+    low = {name: round(wcag_contrast(c, t.background), 2) for name, c in colours.items()
+           if wcag_contrast(c, t.background) < 4.5}
+    assert not low, low
+    assert len(set(word_color(i, t) for i in range(32))) == 32  # still one colour per word
