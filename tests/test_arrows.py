@@ -143,12 +143,9 @@ def test_the_numbers_of_the_arrows_are_recorded_and_only_angles_to_q_are_called_
         assert "to scale" not in text.replace("not to scale", ""), text
 
 
-QUESTION_CASES = {
-    "tiny": dict(),
-    "translate": dict(sentence="The ball is blue", translate=True),
-    "two rows": dict(sentence="the big fat lazy old dog chased the small white rabbit the thin "
-                     "black cat drank the new green tea ."),
-}
+QUESTION_CASES = {**CASES, "two rows": dict(
+    sentence="the big fat lazy old dog chased the small white rabbit the thin black cat drank "
+             "the new green tea .")}
 
 
 def inside(point, mob, pad: float = 0.0) -> bool:
@@ -163,7 +160,7 @@ def test_chapter_eight_opens_on_its_question_drawn(case):
     question mark, all on the stage, and the arrow crosses no other word."""
     from scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP
 
-    trace, scene = built(Settings(**CASES.get(case, QUESTION_CASES[case])), "learning")
+    trace, scene = built(Settings(**QUESTION_CASES[case]), "learning")
     h, i, question = trace.history, trace.focus, scene.question
     words = [c[1].text for c in question.chips]
     keys = [scene.k_labels[j] for j in range(trace.n_k)]
