@@ -2,7 +2,7 @@
 
     python render.py "The black cat drank the milk"
 
-A thin entry point over pipeline.commands.cli; `attention-video` is the same command.
+A thin entry point over attention_video.pipeline.commands.cli; `attention-video` is the same command.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 
 
 def _stopped_early(signum: int, frame: object) -> None:
-    """Ctrl-C or SIGTERM while pipeline.commands.cli is imported (before it takes the signals
+    """Ctrl-C or SIGTERM while the command line is imported (before it takes the signals
     over): nothing has been made yet."""
     sys.stderr.write("Interrupted: stopped before anything was made.\n")
     sys.stderr.flush()
@@ -23,6 +23,11 @@ def _stopped_early(signum: int, frame: object) -> None:
 if __name__ == "__main__":
     for _signal in (signal.SIGINT, signal.SIGTERM):
         signal.signal(_signal, _stopped_early)
-    from pipeline.commands.cli import main
-
+    try:
+        from attention_video.pipeline.commands.cli import main
+    except ModuleNotFoundError as e:
+        if not (e.name or "").startswith("attention_video"):
+            raise
+        sys.exit("render.py: the project is not installed in this Python "
+                 f"({sys.executable}); run `bash scripts/setup.sh`, then .venv/bin/python render.py")
     main()

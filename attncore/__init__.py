@@ -5,9 +5,9 @@
 
 from __future__ import annotations
 
-from attncore.build import build_trace
-from attncore.settings import Settings, SettingsError
-from attncore.tokenize import Token
-from attncore.trace import AttentionTrace, HeadTrace
+from attention_video.attncore.build import build_trace
+from attention_video.attncore.settings import Settings, SettingsError
+from attention_video.attncore.tokenize import Token
+from attention_video.attncore.trace import AttentionTrace, HeadTrace
 
 __all__ = ["AttentionTrace", "HeadTrace", "Settings", "SettingsError", "Token", "build_trace"]

@@ -10,18 +10,17 @@ import dataclasses
 import difflib
 
 import numpy as np
-
-from attncore import attention as att
-from attncore import random_weights as rw
-from attncore.settings import (
+from attention_video.attncore import attention as att
+from attention_video.attncore import random_weights as rw
+from attention_video.attncore.settings import (
     TINY_MAX_DIM,
     TINY_MAX_HEADS,
     Settings,
     SettingsError,
     ignored_options,
 )
-from attncore.tokenize import Token, TokenizeError, tokenize
-from attncore.trace import AttentionTrace, HeadChoice, compute_head
+from attention_video.attncore.tokenize import Token, TokenizeError, tokenize
+from attention_video.attncore.trace import AttentionTrace, HeadChoice, compute_head
 
 
 def resolve_focus(tokens: tuple[Token, ...], s: Settings) -> int:
@@ -120,7 +119,7 @@ def choose_source(s: Settings) -> tuple[str, str | None]:
     if s.causal:
         return "random", ("causal masking: no model here was trained with a mask, so untrained "
                           "random weights show it")
-    from attncore.tiny.corpus import UnknownWordError, tokenize
+    from attention_video.attncore.tiny.corpus import UnknownWordError, tokenize
 
     try:
         tokenize(s.sentence)
@@ -137,7 +136,7 @@ def choose_source(s: Settings) -> tuple[str, str | None]:
 def translation_unknown(s: Settings) -> tuple[str, str] | None:
     """(field, the unknown words) when a sentence is outside the translation model's
     vocabulary, else None."""
-    from attncore.translate.corpus import UnknownWordError, tokenize
+    from attention_video.attncore.translate.corpus import UnknownWordError, tokenize
 
     for field, text, language in (("sentence", s.sentence, "en"), ("target", s.target, "es")):
         if text is None:
@@ -153,7 +152,7 @@ def translation_unknown(s: Settings) -> tuple[str, str] | None:
 def settings_for(s: Settings, source: str) -> Settings:
     """`s` with the weights resolved to `source` and the settings that source does not
     read (which --weights auto may carry, see ignored_options) back to "not given"."""
-    from attncore.settings import PRETRAINED_ONLY, SIZED_ONLY
+    from attention_video.attncore.settings import PRETRAINED_ONLY, SIZED_ONLY
 
     unread = SIZED_ONLY if source == "pretrained" else PRETRAINED_ONLY
     return s.replace(weights=source, **{n: unread[n] for n in ignored_options(s, source)})
@@ -164,18 +163,18 @@ def build_trace(s: Settings, tiny_model=None) -> AttentionTrace:
     (the pipeline passes a cached one); None loads the shipped one or trains in memory."""
     source, reason = choose_source(s)
     if source == "pretrained":
-        from attncore.pretrained import build_pretrained_trace
+        from attention_video.attncore.pretrained import build_pretrained_trace
 
         trace = build_pretrained_trace(settings_for(s, "pretrained"))
         return dataclasses.replace(trace, source_reason=reason) if reason else trace
     if source == "tiny":
-        from attncore.tiny.trace import build_tiny_trace
+        from attention_video.attncore.tiny.trace import build_tiny_trace
 
         model = tiny_model if tiny_model is not None else tiny_model_for(s)
         return build_tiny_trace(s, model, resolve_focus, reason)
     if source == "translation":
-        from attncore.translate.store import load_default
-        from attncore.translate.trace import build_translation_trace
+        from attention_video.attncore.translate.store import load_default
+        from attention_video.attncore.translate.trace import build_translation_trace
 
         return build_translation_trace(s, load_default(), resolve_focus, reason)
     trace = build_random_trace(settings_for(s, "random"))
@@ -185,12 +184,12 @@ def build_trace(s: Settings, tiny_model=None) -> AttentionTrace:
 def tiny_model_for(s: Settings, progress=None):
     """The shipped tiny model when it is the one asked for, else one trained now (seconds;
     the pipeline keeps trained ones on disk so this happens once per size and seed)."""
-    from attncore.tiny.store import load_default
-    from attncore.tiny.trace import train_config
+    from attention_video.attncore.tiny.store import load_default
+    from attention_video.attncore.tiny.trace import train_config
 
     shipped = load_default()
     if shipped.train_config == train_config(s):
         return shipped
-    from attncore.tiny.train import train
+    from attention_video.attncore.tiny.train import train
 
     return train(train_config(s), progress=progress)

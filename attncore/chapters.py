@@ -43,28 +43,28 @@ class Chapter:
 
 
 CHAPTERS: tuple[Chapter, ...] = (  # the story, in playing order
-    Chapter("input", "input", "scenes.chapters.input", "InputScene",
+    Chapter("input", "input", "attention_video.scenes.chapters.input", "InputScene",
             "Input: words become rows of numbers", "输入：词变成一行行数字",
             reads_focus=False),  # the followed word is picked up in the next chapter
-    Chapter("linear", "linear layers", "scenes.chapters.linear", "LinearScene",
+    Chapter("linear", "linear layers", "attention_video.scenes.chapters.linear", "LinearScene",
             "Linear layers: X becomes Q, K and V", "线性层：X 变成 Q、K、V"),
-    Chapter("factor", "factor matrix", "scenes.chapters.factor", "FactorScene",
+    Chapter("factor", "factor matrix", "attention_video.scenes.chapters.factor", "FactorScene",
             "The factor matrix Q·Kᵀ", "因子矩阵 Q·Kᵀ"),
-    Chapter("dot", "dot product", "scenes.chapters.dot", "DotProductScene",
+    Chapter("dot", "dot product", "attention_video.scenes.chapters.dot", "DotProductScene",
             "One cell: a dot product", "一个格子：点积"),
-    Chapter("softmax", "scale and softmax", "scenes.chapters.softmax", "SoftmaxScene",
+    Chapter("softmax", "scale and softmax", "attention_video.scenes.chapters.softmax", "SoftmaxScene",
             "Scale and softmax: scores become weights", "缩放与 softmax：分数变成权重"),
-    Chapter("weighted_sum", "weighted sum", "scenes.chapters.weighted_sum", "WeightedSumScene",
+    Chapter("weighted_sum", "weighted sum", "attention_video.scenes.chapters.weighted_sum", "WeightedSumScene",
             "Weighted sum: mixing the values", "加权求和：把值混合起来"),
-    Chapter("qkv", "query, key, value", "scenes.chapters.qkv", "QKVScene",
+    Chapter("qkv", "query, key, value", "attention_video.scenes.chapters.qkv", "QKVScene",
             "Query, key, value: who gets attention?", "查询、键、值：注意力给了谁？",
             reads_plan=("learning",)),  # "the next chapter replays its training"
-    Chapter("learning", "learning", "scenes.chapters.learning", "LearningScene",
+    Chapter("learning", "learning", "attention_video.scenes.chapters.learning", "LearningScene",
             "Learning: training aligns the vectors", "学习：训练让向量对齐"),
-    Chapter("heads", "heads", "scenes.chapters.heads", "HeadsScene",
+    Chapter("heads", "heads", "attention_video.scenes.chapters.heads", "HeadsScene",
             "Every head: patterns side by side, then joined", "每个头：并排的模式，再拼接起来",
             one_head=("One head: its Z row times W_O", "单个头：Z 行乘以 W_O")),
-    Chapter("summary", "summary", "scenes.chapters.summary", "SummaryScene",
+    Chapter("summary", "summary", "attention_video.scenes.chapters.summary", "SummaryScene",
             "Summary: the whole formula", "总结：完整的公式",
             reads_plan=("linear", "factor", "softmax", "weighted_sum")),  # "ch. 2: Q = X·W_Q"
 )

@@ -12,9 +12,8 @@ import json
 from typing import Any
 
 import numpy as np
-
-from attncore.tokenize import Token
-from attncore.trace import AttentionTrace, HeadChoice, HeadTrace, TrainingHistory
+from attention_video.attncore.tokenize import Token
+from attention_video.attncore.trace import AttentionTrace, HeadChoice, HeadTrace, TrainingHistory
 
 FORMAT = "attention-trace/1"
 _SCALARS = ("focus", "head_index", "source", "model_name", "layer", "causal", "cross",

@@ -10,9 +10,8 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-
-from attncore.attention import positional_encoding
-from attncore.tokenize import Token
+from attention_video.attncore.attention import positional_encoding
+from attention_video.attncore.tokenize import Token
 
 GRID = 10.0  # values are multiples of 1/GRID
 

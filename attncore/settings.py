@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from attncore.chapters import SLUGS, by_number, describe, in_story_order
+from attention_video.attncore.chapters import SLUGS, by_number, describe, in_story_order
 
 QUALITIES = {  # flag → (height, width, fps, name)
     "l": (480, 854, 15, "480p15"),

@@ -8,10 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore import attention as att
-from attncore.geometry import QueryGeometry, query_geometry
-from attncore.tokenize import Token
+from attention_video.attncore import attention as att
+from attention_video.attncore.geometry import QueryGeometry, query_geometry
+from attention_video.attncore.tokenize import Token
 
 
 def frozen(a: np.ndarray | None) -> np.ndarray | None:

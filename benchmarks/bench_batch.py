@@ -24,16 +24,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from attncore.settings import parse_chapters  # noqa: E402
-from pipeline.cache.clips import ChapterCache  # noqa: E402
-from pipeline.commands.batch import BatchVideo, render_batch, summary_table  # noqa: E402
+from attention_video.attncore.settings import parse_chapters  # noqa: E402
+from attention_video.pipeline.cache.clips import ChapterCache  # noqa: E402
+from attention_video.pipeline.commands.batch import BatchVideo, render_batch, summary_table  # noqa: E402
 
 SENTENCES = ["The black cat drank the milk", "A dog ate the bone", "The ball is blue",
              "Birds sing in the morning", "She reads a long book", "We walked to the old bridge"]
 
 
 def videos(out: Path, quality: str, chapters: tuple[str, ...]) -> list[BatchVideo]:
-    from attncore import Settings
+    from attention_video.attncore import Settings
 
     return [BatchVideo(i + 1, Settings(sentence=s, weights="random", quality=quality,
                                        chapters=chapters, output=str(out / f"v{i + 1}.mp4")))
@@ -65,7 +65,7 @@ def main() -> None:
         os.environ["ATTENTION_CACHE_DIR"] = str(root / "texts")  # kept texts, shared by all
         print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
               f"{len(SENTENCES)} videos, chapters {args.chapters}, -q {args.quality}")
-        from pipeline.run.render import dry_run
+        from attention_video.pipeline.run.render import dry_run
 
         for v in videos(root, args.quality, chapters):
             dry_run(v.settings)
@@ -84,7 +84,7 @@ def main() -> None:
 
         logging.getLogger("distributed").setLevel(logging.ERROR)  # its INFO lines: not figures
 
-        from pipeline.run.executors import DaskExecutor
+        from attention_video.pipeline.run.executors import DaskExecutor
 
         t0 = time.perf_counter()
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,

@@ -29,8 +29,8 @@ def measure(runs: int) -> dict[str, float]:
     import time
 
     t0 = time.perf_counter()
-    from attncore import Settings
-    from attncore.pretrained import build_pretrained_trace, encode, find_model, load
+    from attention_video.attncore import Settings
+    from attention_video.attncore.pretrained import build_pretrained_trace, encode, find_model, load
     t1 = time.perf_counter()
     ck = load(find_model())
     t2 = time.perf_counter()

@@ -31,13 +31,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from attncore import Settings  # noqa: E402
-from attncore.settings import (
+from attention_video.attncore import Settings  # noqa: E402
+from attention_video.attncore.settings import (
     QUALITIES,  # noqa: E402
     parse_chapters,  # noqa: E402
 )
-from pipeline.cache.clips import ChapterCache  # noqa: E402
-from pipeline.run.render import render_video  # noqa: E402
+from attention_video.pipeline.cache.clips import ChapterCache  # noqa: E402
+from attention_video.pipeline.run.render import render_video  # noqa: E402
 
 DEFAULT = "The black cat drank the milk"
 LONG = ("After a long day in the fields the old farmer finally sat down by the warm fire "
@@ -46,7 +46,7 @@ LONG = ("After a long day in the fields the old farmer finally sat down by the w
 
 def sentence_of(n_tokens: int, base: dict) -> str:
     """The longest prefix of LONG with at most n_tokens tokens (special tokens count)."""
-    from attncore import build_trace
+    from attention_video.attncore import build_trace
 
     words = LONG.split()
     for k in range(len(words), 0, -1):
@@ -144,9 +144,9 @@ def held(args: argparse.Namespace, root: Path) -> None:
 def holds(args: argparse.Namespace, root: Path) -> None:
     """One chapter rendered in this process with each way of writing held frames, and
     with Manim's full redraw against the parked static objects (fastmanim.encoder)."""
-    from attncore import build_trace
-    from fastmanim import encoder
-    from pipeline.run.chapter import ChapterJob, render_chapter
+    from attention_video.attncore import build_trace
+    from attention_video.fastmanim import encoder
+    from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 
     s = Settings(sentence=DEFAULT, quality=args.quality, weights=args.weights,
                  head="auto" if args.weights == "pretrained" else 0)
@@ -203,7 +203,7 @@ def main() -> None:
         floor = static_floor(video_len, q, root / "still" / "still.mp4")
         print(f"  {'static video of the same length (floor)':<44} {floor:8.1f} s")
         short = cold  # the default sentence has 6 words
-        from attncore import build_trace
+        from attention_video.attncore import build_trace
 
         long_text = sentence_of(24, base)
         n_long = build_trace(Settings(sentence=long_text, **base)).n_k

@@ -32,12 +32,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
 
-    from attncore.settings import build_settings
-    from pipeline.cache.clips import ChapterCache
-    from pipeline.cache.paths import CACHE_ENV
-    from pipeline.commands.app import make_trace
-    from pipeline.outputs.storyboard import make_storyboard
-    from pipeline.run.render import render_video
+    from attention_video.attncore.settings import build_settings
+    from attention_video.pipeline.cache.clips import ChapterCache
+    from attention_video.pipeline.cache.paths import CACHE_ENV
+    from attention_video.pipeline.commands.app import make_trace
+    from attention_video.pipeline.outputs.storyboard import make_storyboard
+    from attention_video.pipeline.run.render import render_video
 
     with tempfile.TemporaryDirectory(prefix="bench-storyboard-") as tmp:
         folder = Path(tmp)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from attncore.tiny import TrainConfig, load_default  # noqa: E402
-from attncore.tiny.store import default_bytes, from_bytes  # noqa: E402
-from attncore.tiny.train import train  # noqa: E402
+from attention_video.attncore.tiny import TrainConfig, load_default  # noqa: E402
+from attention_video.attncore.tiny.store import default_bytes, from_bytes  # noqa: E402
+from attention_video.attncore.tiny.train import train  # noqa: E402
 
 SENTENCE = "The black cat drank the milk"
 TARGET_TRAIN_S = 30.0

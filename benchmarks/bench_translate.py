@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from attncore.translate import TrainConfig, default_corpus, encode_pairs, evaluate  # noqa: E402
-from attncore.translate.store import default_bytes, from_bytes  # noqa: E402
-from attncore.translate.train import train  # noqa: E402
+from attention_video.attncore.translate import TrainConfig, default_corpus, encode_pairs, evaluate  # noqa: E402
+from attention_video.attncore.translate.store import default_bytes, from_bytes  # noqa: E402
+from attention_video.attncore.translate.train import train  # noqa: E402
 
 SENTENCE = "The ball is blue"
 TARGET_TRAIN_S = 60.0

@@ -53,7 +53,7 @@ def run(args: list[str], cache: Path) -> tuple[float, float]:
 def synthesis(cache: Path, srt: Path) -> tuple[float, float]:
     """(seconds of speech kept in `cache`, CPU seconds to synthesize it again in this
     process, one onnxruntime thread as in a worker)."""
-    from scenes import voice
+    from attention_video.scenes import voice
 
     files = sorted((cache / "speech").rglob("*.wav"))
     speech = sum(voice._read_wav(p).seconds for p in files)
@@ -68,14 +68,14 @@ def synthesis(cache: Path, srt: Path) -> tuple[float, float]:
 
 def _spoken_texts(srt: Path) -> list[str]:
     """The spoken form of every cue of a narrated video's subtitles."""
-    from scenes.spoken import spoken
+    from attention_video.scenes.spoken import spoken
 
     blocks = srt.read_text(encoding="utf-8").strip().split("\n\n")
     return [spoken(" ".join(block.splitlines()[2:])) for block in blocks]
 
 
 def join_seconds(video: Path, clips: list[Path]) -> float:
-    from pipeline.outputs.video import join
+    from attention_video.pipeline.outputs.video import join
 
     t0 = time.perf_counter()
     join(clips, video.with_name("rejoined.mp4"))  # (in another order: a new timeline)
@@ -103,7 +103,7 @@ def main() -> None:
         speech, synth = synthesis(voiced_cache, out / "narrated.srt")
         clips = sorted(voiced_cache.glob("*.mp4"))
         joined = join_seconds(out / "narrated.mp4", clips)
-        from pipeline.outputs.video import probe
+        from attention_video.pipeline.outputs.video import probe
 
         info = probe(out / "narrated.mp4")
         quiet = probe(out / "silent.mp4")

@@ -8,7 +8,7 @@
 
 A chapter imports everything it draws and animates from here, in one line:
 
-    from fastmanim import *
+    from attention_video.fastmanim import *
 
 which is Manim's namespace with its FadeIn and FadeOut replaced by ours, replaced here
 once, so no chapter's behaviour depends on the order of its imports.
@@ -17,9 +17,8 @@ once, so no chapter's behaviour depends on the order of its imports.
 from types import ModuleType
 
 import manim as _manim
+from attention_video.fastmanim.fades import FadeIn, FadeOut  # noqa: F401 (Manim's two, replaced on purpose)
 from manim import *  # noqa: F403
-
-from fastmanim.fades import FadeIn, FadeOut  # noqa: F401 (Manim's two, replaced on purpose)
 
 __all__ = sorted({name for name, value in vars(_manim).items()
                   if not name.startswith("_") and not isinstance(value, ModuleType)}

@@ -22,13 +22,12 @@ from typing import Any, ClassVar
 
 import av
 import numpy as np
+from attention_video.fastmanim.camera import PathCamera
+from attention_video.pipeline.outputs.video import join
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.scene_file_writer import SceneFileWriter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 from manim.typing import RGBAPixelArray
-
-from fastmanim.camera import PathCamera
-from pipeline.outputs.video import join
 
 STAGES = ("draw", "convert", "encode", "segments", "join")
 

@@ -10,7 +10,7 @@ A fade that shifts or scales, or an object that is not made of vector paths (an 
 is left to Manim's own classes.
 
 Several objects fade as one group of them, as Manim's own fades do. Chapters get these
-through `from fastmanim import *`.
+through `from attention_video.fastmanim import *`.
 """
 
 from __future__ import annotations

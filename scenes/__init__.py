@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from attncore.chapters import chapter
+from attention_video.attncore.chapters import chapter
 
 
 def scene_class(slug: str):

@@ -4,7 +4,7 @@ shadows on the query's line, whose lengths times |q| are the scores.
 
     q·k = |q| · |k| · cos θ = |q| · (the shadow of k on q's line)
 
-Everything drawn is read from attncore.geometry.QueryGeometry (a trace reading); one
+Everything drawn is read from attention_video.attncore.geometry.QueryGeometry (a trace reading); one
 scale (a Plane) maps every vector of a picture, and of every snapshot of chapter 8, so
 lengths and the angles to the query are to scale. The angles between two keys are not:
 each key is turned from the query alone. Builders only build; chapters animate.
@@ -16,22 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from manim import (
-    DOWN,
-    LEFT,
-    RIGHT,
-    UP,
-    Arc,
-    Arrow,
-    DashedLine,
-    Dot,
-    Line,
-    Mobject,
-    VGroup,
-)
-
-from attncore.geometry import QueryGeometry
-from scenes.layout import (
+from attention_video.attncore.geometry import QueryGeometry
+from attention_video.scenes.layout import (
     ARC_RADIUS,
     ARC_STEP,
     ARROW_LABEL_FONT,
@@ -47,8 +33,21 @@ from scenes.layout import (
     text_width,
     widest,
 )
-from scenes.text import fmt, make_text
-from scenes.widgets import Recorder, Theme
+from attention_video.scenes.text import fmt, make_text
+from attention_video.scenes.widgets import Recorder, Theme
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arc,
+    Arrow,
+    DashedLine,
+    Dot,
+    Line,
+    Mobject,
+    VGroup,
+)
 
 Q_LABEL_FONT = ARROW_LABEL_FONT + 2  # the query's name, bold
 MIN_ARROW = 1e-3  # scene length under which a vector is drawn as a dot (it has no direction)

@@ -6,6 +6,25 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
+from attention_video.attncore.chapters import SCENE_SETTINGS, SLUGS, Chapter, number
+from attention_video.attncore.chapters import chapter as chapter_entry
+from attention_video.attncore.settings import Settings
+from attention_video.attncore.trace import AttentionTrace
+from attention_video.fastmanim.fades import FadeIn, FadeOut
+from attention_video.scenes.layout import SAFE_X
+from attention_video.scenes.pacing import SPEECH_GAP, reading_seconds, whole_frames
+from attention_video.scenes.spoken import spoken
+from attention_video.scenes.text import Translate, fit_width, fmt, make_text, short_label
+from attention_video.scenes.voice import Speech, resolve
+from attention_video.scenes.voice import say as speak
+from attention_video.scenes.widgets import (
+    THEMES,
+    Recorder,
+    family_colors,
+    make_caption,
+    make_title,
+    word_color,
+)
 from manim import (
     DOWN,
     LEFT,
@@ -16,19 +35,6 @@ from manim import (
     VGroup,
     config,
 )
-
-from attncore.chapters import SCENE_SETTINGS, SLUGS, Chapter, number
-from attncore.chapters import chapter as chapter_entry
-from attncore.settings import Settings
-from attncore.trace import AttentionTrace
-from fastmanim.fades import FadeIn, FadeOut
-from scenes.layout import SAFE_X
-from scenes.pacing import SPEECH_GAP, reading_seconds, whole_frames
-from scenes.spoken import spoken
-from scenes.text import Translate, fit_width, fmt, make_text, short_label
-from scenes.voice import Speech, resolve
-from scenes.voice import say as speak
-from scenes.widgets import THEMES, Recorder, family_colors, make_caption, make_title, word_color
 
 
 class SceneSettings:

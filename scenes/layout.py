@@ -7,7 +7,7 @@ Every size is in scene units (the frame is 14.22 × 8); fonts are Manim font siz
 
 from __future__ import annotations
 
-from scenes.text import built_text
+from attention_video.scenes.text import built_text
 
 SAFE_X = 6.75  # content stays within ±SAFE_X
 STAGE_TOP = 2.95  # the top of the stage: every chapter's content starts below it (the

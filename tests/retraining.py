@@ -9,8 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
-
-from attncore.trained.provenance import bit_identical_here
+from attention_video.attncore.trained.provenance import bit_identical_here
 
 
 def assert_retrains_bit_for_bit(data: bytes, from_bytes: Callable[[bytes], Any],

@@ -11,9 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from attncore.trace import AttentionTrace
-from scenes.text import decimals_of, parse_number
+from attention_video.attncore.trace import AttentionTrace
+from attention_video.scenes.text import decimals_of, parse_number
 
 
 def geometry(q: np.ndarray, k: np.ndarray | None, name: str) -> float:

@@ -3,7 +3,7 @@ its mobject) has the length and the angle to the query that the trace's vectors 
 at display precision, and every shadow bar's length times |q| is that key's score.
 
 The expected values come from the trace's Q and K rows by tests/naive.py's loops, not
-from attncore.geometry, which the scenes draw."""
+from attention_video.attncore.geometry, which the scenes draw."""
 
 from __future__ import annotations
 
@@ -15,13 +15,12 @@ from pathlib import Path
 import naive
 import numpy as np
 import pytest
+from attention_video.attncore import Settings, build_trace
+from attention_video.attncore.chapters import SLUGS
+from attention_video.fastmanim.encoder import TimedRenderer
+from attention_video.pipeline.run.chapter import manim_config
+from attention_video.scenes import scene_class
 from manim import Arrow, tempconfig
-
-from attncore import Settings, build_trace
-from attncore.chapters import SLUGS
-from fastmanim.encoder import TimedRenderer
-from pipeline.run.chapter import manim_config
-from scenes import scene_class
 
 pytestmark = pytest.mark.xdist_group("arrows")  # one worker: the builds are shared
 LENGTH_TOL = 0.005 + 1e-9  # lengths and shadows are drawn with 2 decimals
@@ -158,7 +157,7 @@ def test_chapter_eight_opens_on_its_question_drawn(case):
     """The opening caption asks why the followed word looks at its partner: the stage
     shows the sentence's words, the followed word's arrow ending at the partner's box, a
     question mark, all on the stage, and the arrow crosses no other word."""
-    from scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP
+    from attention_video.scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP
 
     trace, scene = built(Settings(**QUESTION_CASES[case]), "learning")
     h, i, question = trace.history, trace.focus, scene.question

@@ -15,14 +15,13 @@ from pathlib import Path
 import naive
 import numpy as np
 import pytest
+from attention_video.attncore import attention as att
+from attention_video.attncore import random_weights as rw
+from attention_video.attncore.build import build_random_trace, build_trace
+from attention_video.attncore.export import to_json
+from attention_video.attncore.settings import Settings
+from attention_video.attncore.trace import HeadTrace
 from numpy.testing import assert_allclose, assert_array_equal
-
-from attncore import attention as att
-from attncore import random_weights as rw
-from attncore.build import build_random_trace, build_trace
-from attncore.export import to_json
-from attncore.settings import Settings
-from attncore.trace import HeadTrace
 
 
 def random_settings(**values) -> Settings:
@@ -254,7 +253,7 @@ def test_a_fully_masked_row_is_all_zeros_not_nan():
 
 def test_trace_with_huge_embeddings_still_has_finite_weights():
     """compute_head on huge inputs: scores overflow nowhere in the weights."""
-    from attncore.trace import compute_head
+    from attention_video.attncore.trace import compute_head
 
     X = np.array([[1e100, 0.0], [0.0, 1e100], [1e100, 1e100]])
     W = np.eye(2)
@@ -323,7 +322,7 @@ def test_trace_arrays_are_read_only():
 
 def test_trace_arrays_are_copies_not_views_of_inputs():
     """Freezing must not freeze (or alias) an array the caller still owns."""
-    from attncore.trace import compute_head
+    from attention_video.attncore.trace import compute_head
 
     X = np.eye(2)
     W = np.eye(2)
@@ -346,9 +345,9 @@ def _trace_digest(t) -> str:
 
 _SUBPROCESS = """
 import hashlib, json, sys
-from attncore.export import to_json
-from attncore.settings import Settings
-from attncore.build import build_trace
+from attention_video.attncore.export import to_json
+from attention_video.attncore.settings import Settings
+from attention_video.attncore.build import build_trace
 cases = json.loads(sys.argv[1])
 print(json.dumps([to_json(build_trace(Settings(**{"weights": "random", **c}))) for c in cases]))
 """

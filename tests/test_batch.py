@@ -10,15 +10,14 @@ from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
+from attention_video.attncore.chapters import number
+from attention_video.pipeline.cache.clips import ChapterCache
+from attention_video.pipeline.commands.batch import read_manifest, render_batch, summary_table
+from attention_video.pipeline.run import render as render_mod
+from attention_video.pipeline.run.chapter import ChapterJob, ChapterResult
+from attention_video.pipeline.run.executors import ShippedChapter, render_shipped, shares_files
+from attention_video.pipeline.run.workers import InlineExecutor
 from test_cli import run_main as run  # (exit code, stdout, stderr) of the command
-
-from attncore.chapters import number
-from pipeline.cache.clips import ChapterCache
-from pipeline.commands.batch import read_manifest, render_batch, summary_table
-from pipeline.run import render as render_mod
-from pipeline.run.chapter import ChapterJob, ChapterResult
-from pipeline.run.executors import ShippedChapter, render_shipped, shares_files
-from pipeline.run.workers import InlineExecutor
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -137,7 +136,7 @@ def test_a_scheduler_address_needs_a_host_and_port(capsys, address):
 def test_a_scheduler_nobody_listens_on_is_one_line(tmp_path, capsys, monkeypatch):
     import socket
 
-    from pipeline.run import executors
+    from attention_video.pipeline.run import executors
 
     monkeypatch.setattr(executors, "CONNECT_SECONDS", 1)
     with socket.socket() as s:  # a free port: bound, never listened on
@@ -199,7 +198,7 @@ def test_a_server_that_is_not_a_scheduler_is_one_line_within_the_limit(tmp_path,
     from Client.__del__, TimeoutError) after 20 s."""
     import time
 
-    from pipeline.run import executors
+    from attention_video.pipeline.run import executors
 
     monkeypatch.setattr(executors, "CONNECT_SECONDS", 1)
     port, close = serve(reply)
@@ -301,8 +300,8 @@ output = "{tmp_path}/birds.mp4"
 
 
 def test_the_summary_lines_up_wide_characters():
-    from attncore import Settings
-    from pipeline.commands.batch import BatchRow, BatchVideo, _width
+    from attention_video.attncore import Settings
+    from attention_video.pipeline.commands.batch import BatchRow, BatchVideo, _width
 
     rows = [BatchRow(BatchVideo(1, Settings(sentence="黑猫喝了牛奶", weights="random")),
                      rendered=2, seconds=3.25, output=Path("a.mp4")),
@@ -342,7 +341,7 @@ def test_an_executor_elsewhere_sends_the_clip_back_as_bytes(stubbed, tmp_path):
 
 
 def _job_parts():
-    from attncore import Settings, build_trace
+    from attention_video.attncore import Settings, build_trace
 
     s = Settings(sentence="cats drink milk", weights="random", quality="l")
     return build_trace(s), s

@@ -15,10 +15,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from attention_video.pipeline.cache.paths import CACHE_ENV, cache_dir, settle_cache_dir
+from attention_video.pipeline.run import render as render_mod
 from test_cli import run_main
-
-from pipeline.cache.paths import CACHE_ENV, cache_dir, settle_cache_dir
-from pipeline.run import render as render_mod
 
 RENDER = ["cats drink milk", "--weights", "random", "-q", "l", "--chapters", "1"]
 

@@ -12,9 +12,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from pipeline.cache.clips import ChapterCache
-from pipeline.run.chapter import ChapterResult
+from attention_video.pipeline.cache.clips import ChapterCache
+from attention_video.pipeline.run.chapter import ChapterResult
 
 KEY = "0123456789abcdef0123456789abcdef"
 

@@ -14,14 +14,13 @@ import functools
 
 import numpy as np
 import pytest
-
-from attncore import Settings, build_trace
-from attncore.settings import FIELD_NAMES
-from attncore.tokenize import Token
-from attncore.trace import AttentionTrace, HeadChoice, HeadTrace, TrainingHistory
-from pipeline.cache.clips import chapter_key, trace_digest
-from pipeline.run.chapter import ChapterJob, render_chapter
-from pipeline.run.render import plan_chapters
+from attention_video.attncore import Settings, build_trace
+from attention_video.attncore.settings import FIELD_NAMES
+from attention_video.attncore.tokenize import Token
+from attention_video.attncore.trace import AttentionTrace, HeadChoice, HeadTrace, TrainingHistory
+from attention_video.pipeline.cache.clips import chapter_key, trace_digest
+from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
+from attention_video.pipeline.run.render import plan_chapters
 
 pytestmark = pytest.mark.xdist_group("cache-key")  # one worker: the dry runs are shared
 BASE = Settings(weights="random", sentence="cats drink milk")

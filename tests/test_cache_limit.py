@@ -10,8 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from pipeline.cache.clips import DEFAULT_LIMIT, LIMIT_ENV, TEXTS, ChapterCache, cache_limit, prune
+from attention_video.pipeline.cache.clips import (
+    DEFAULT_LIMIT,
+    LIMIT_ENV,
+    TEXTS,
+    ChapterCache,
+    cache_limit,
+    prune,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = 1_000_000_000.0
@@ -67,7 +73,7 @@ def test_an_entry_used_in_the_last_hour_is_never_removed(folder):
 def test_a_chapter_hit_counts_as_a_use(tmp_path):
     cache = ChapterCache(tmp_path)
     clip = put(tmp_path / "scratch.mp4", 100, 0)
-    from pipeline.run.chapter import ChapterResult
+    from attention_video.pipeline.run.chapter import ChapterResult
 
     cache.put("k", clip, ChapterResult(3, 1.0, [], [], [], 0.0))
     os.utime(cache.clip_path("k"), (NOW, NOW))
@@ -76,7 +82,7 @@ def test_a_chapter_hit_counts_as_a_use(tmp_path):
 
 
 def test_a_kept_text_read_back_counts_as_a_use(tmp_path):
-    from scenes import text
+    from attention_video.scenes import text
 
     text.use_text_cache(tmp_path)
     try:

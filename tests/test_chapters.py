@@ -8,14 +8,13 @@ import dataclasses
 
 import numpy as np
 import pytest
-
-from attncore import Settings, build_trace
-from attncore.chapters import BY_SLUG, CHAPTERS, SCENE_SETTINGS, SLUGS, number
-from attncore.settings import FIELD_NAMES
-from pipeline.run.chapter import ChapterJob, render_chapter
-from pipeline.run.render import plan_chapters
-from scenes import scene_class
-from scenes.base import SceneSettings
+from attention_video.attncore import Settings, build_trace
+from attention_video.attncore.chapters import BY_SLUG, CHAPTERS, SCENE_SETTINGS, SLUGS, number
+from attention_video.attncore.settings import FIELD_NAMES
+from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
+from attention_video.pipeline.run.render import plan_chapters
+from attention_video.scenes import scene_class
+from attention_video.scenes.base import SceneSettings
 
 S = Settings(sentence="The black cat drank the milk", weights="tiny")
 
@@ -34,7 +33,7 @@ def test_the_numbers_on_screen_count_up_in_playing_order():
     assert (number("heads"), number("summary")) == (9, 10)  # heads plays before the summary
     assert set(BY_SLUG) == set(SLUGS)
     for c in CHAPTERS:  # files named by slug, scene classes with no number in them
-        assert c.module == f"scenes.chapters.{c.slug}"
+        assert c.module == f"attention_video.scenes.chapters.{c.slug}"
         assert not any(ch.isdigit() for ch in c.scene)
         assert scene_class(c.slug).slug == c.slug
 
@@ -81,7 +80,7 @@ def test_a_scene_may_ask_only_about_the_chapters_it_declares(trace):
 
 # ---- "the signs agree": one definition, for the caption and the colours ---------------------
 def test_agreement_is_strict_and_a_zero_agrees_with_nothing():
-    from attncore.attention import agreement
+    from attention_video.attncore.attention import agreement
 
     products = np.array([0.0, -0.0, 0.5, -0.2, 1e-300])
     assert agreement(products).tolist() == [0, 0, 1, -1, 1]
@@ -90,9 +89,9 @@ def test_agreement_is_strict_and_a_zero_agrees_with_nothing():
 def test_the_learning_table_colours_exactly_the_pairs_its_caption_counts(trace):
     """The default video's step-0 row had products 0.00 and −0.00 drawn green while the
     caption said "0 of 4 pairs agree" (colours used ≥ 0, the caption > 0)."""
-    from scenes.chapters.learning import make_pairs_table
-    from scenes.text import Translate
-    from scenes.widgets import THEMES, Recorder
+    from attention_video.scenes.chapters.learning import make_pairs_table
+    from attention_video.scenes.text import Translate
+    from attention_video.scenes.widgets import THEMES, Recorder
 
     theme, h = THEMES["dark"], trace.history
     table = make_pairs_table(h, "milk", "drank", theme, Recorder(), Translate("en"), 10, 4)
@@ -105,8 +104,8 @@ def test_the_learning_table_colours_exactly_the_pairs_its_caption_counts(trace):
 
 
 def test_the_dot_chapter_counts_agreeing_pairs_as_it_colours_them():
-    from scenes.chapters.dot import make_pair_table
-    from scenes.widgets import THEMES, Recorder
+    from attention_video.scenes.chapters.dot import make_pair_table
+    from attention_video.scenes.widgets import THEMES, Recorder
 
     s = Settings(sentence="a b c", weights="random", seed=3)
     t = build_trace(s)

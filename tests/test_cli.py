@@ -6,12 +6,11 @@ import json
 
 import click
 import pytest
+from attention_video.attncore.chapters import SLUGS, describe
+from attention_video.attncore.settings import LANGUAGES, QUALITIES, THEMES, WEIGHT_SOURCES, Settings
+from attention_video.pipeline.commands import app
+from attention_video.pipeline.commands.cli import cli, main
 from click.testing import CliRunner
-
-from attncore.chapters import SLUGS, describe
-from attncore.settings import LANGUAGES, QUALITIES, THEMES, WEIGHT_SOURCES, Settings
-from pipeline.commands import app
-from pipeline.commands.cli import cli, main
 
 BEYOND = len(SLUGS) + 1  # the first number that is not a chapter
 

@@ -16,9 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
+from attention_video.pipeline.outputs.video import probe
 from test_cli import run_main as run  # (exit code, stdout, stderr) of the command
-
-from pipeline.outputs.video import probe
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
@@ -134,7 +133,7 @@ def test_a_worker_with_other_code_is_refused(cluster, tmp_path, capsys, monkeypa
     """The client hashes a copy of the project with one file edited, as if its checkout
     had moved on: the workers' code no longer matches and the render is refused before
     anything is sent."""
-    from pipeline.cache import sources
+    from attention_video.pipeline.cache import sources
 
     copy = tmp_path / "project"
     for package in sources.PACKAGES:

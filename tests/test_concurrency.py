@@ -12,8 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from pipeline.outputs.video import probe
+from attention_video.pipeline.outputs.video import probe
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent

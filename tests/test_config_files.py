@@ -9,14 +9,13 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from attention_video.attncore.chapters import CHAPTERS, SLUGS
+from attention_video.attncore.settings import FIELD_NAMES, Settings, build_settings
+from attention_video.pipeline.commands import app
+from attention_video.pipeline.commands.cli import cli
+from attention_video.pipeline.commands.starter import starter_text, write_starter
+from attention_video.pipeline.commands.watch import watch_config
 from click.testing import CliRunner
-
-from attncore.chapters import CHAPTERS, SLUGS
-from attncore.settings import FIELD_NAMES, Settings, build_settings
-from pipeline.commands import app
-from pipeline.commands.cli import cli
-from pipeline.commands.starter import starter_text, write_starter
-from pipeline.commands.watch import watch_config
 
 EXAMPLES = [p for p in sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.toml"))
             if "video" not in tomllib.loads(p.read_text(encoding="utf-8"))]  # not --batch manifests
@@ -131,8 +130,8 @@ def test_watch_keeps_the_command_line_chapters_and_sentence_on_every_save(tmp_pa
 def test_watch_makes_what_the_command_asked_for_on_every_save(tmp_path, monkeypatch):
     """--watch --storyboard --slides --format gif: each save makes the storyboard (or the
     video with its deck and GIF) again, not a bare video."""
-    from pipeline.commands import cli as cli_mod
-    from pipeline.commands import watch
+    from attention_video.pipeline.commands import cli as cli_mod
+    from attention_video.pipeline.commands import watch
 
     cfg = tmp_path / "lecture.toml"
     cfg.write_text('sentence = "cats drink milk"\nweights = "random"\n', encoding="utf-8")

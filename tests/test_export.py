@@ -8,11 +8,17 @@ import json
 
 import numpy as np
 import pytest
-
-from attncore.build import build_trace
-from attncore.export import FORMAT, csv_tables, from_json, to_json, trace_from_dict, trace_to_dict
-from attncore.settings import Settings
-from attncore.trace import AttentionTrace, HeadTrace
+from attention_video.attncore.build import build_trace
+from attention_video.attncore.export import (
+    FORMAT,
+    csv_tables,
+    from_json,
+    to_json,
+    trace_from_dict,
+    trace_to_dict,
+)
+from attention_video.attncore.settings import Settings
+from attention_video.attncore.trace import AttentionTrace, HeadTrace
 
 
 def random_settings(**values) -> Settings:
@@ -64,7 +70,7 @@ def test_json_round_trip_whatever_the_indent(indent):
 
 def test_json_keeps_awkward_floats_exactly():
     """Values that print badly at fixed precision still come back bit for bit."""
-    from attncore.trace import compute_head
+    from attention_video.attncore.trace import compute_head
 
     t = build_trace(random_settings(sentence="a b"))
     X = np.array([[0.1 + 0.2, 1 / 3], [-0.0, 5e-324]])

@@ -7,12 +7,11 @@ import hashlib
 
 import numpy as np
 import pytest
+from attention_video.fastmanim import fades
+from attention_video.scenes.text import make_text
 from manim import UP, Group, ImageMobject, Rectangle, Scene, VGroup, linear
 from manim import FadeIn as ManimFadeIn
 from manim import FadeOut as ManimFadeOut
-
-from fastmanim import fades
-from scenes.text import make_text
 
 STYLE = ("fill_rgbas", "stroke_rgbas", "background_stroke_rgbas", "stroke_width")
 
@@ -99,9 +98,9 @@ def test_several_objects_fade_as_one_group_and_give_manims_opacities():
 def test_a_chapter_draws_the_same_frames_with_either_fade(tmp_path, monkeypatch):
     """Chapter 4, rendered with Manim's fades and with these: every frame handed to the
     encoder is the same."""
-    from attncore import Settings, build_trace
-    from fastmanim import encoder
-    from pipeline.run.chapter import ChapterJob, render_chapter
+    from attention_video.attncore import Settings, build_trace
+    from attention_video.fastmanim import encoder
+    from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 
     settings = Settings(sentence="The black cat drank the milk", quality="l")
     trace = build_trace(settings)

@@ -9,9 +9,8 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
-
-from pipeline.outputs import formats
-from pipeline.outputs.subtitles import to_srt, to_vtt
+from attention_video.pipeline.outputs import formats
+from attention_video.pipeline.outputs.subtitles import to_srt, to_vtt
 
 
 def make_clip(path: Path, frames: int, size: tuple[int, int] = (64, 48), fps: int = 15) -> Path:
@@ -96,9 +95,10 @@ def test_vtt_has_its_header_and_dotted_cue_timings():
 
 
 def test_the_video_gets_its_vtt_beside_the_srt(tmp_path, monkeypatch):
-    from attncore import Settings
-    from pipeline.run import render as render_mod
-    from pipeline.run.workers import InlineExecutor
+    from attention_video.attncore import Settings
+    from attention_video.pipeline.run import render as render_mod
+    from attention_video.pipeline.run.workers import InlineExecutor
+
     from tests.test_pipeline import fake_join, fake_render
 
     monkeypatch.setattr(render_mod, "render_chapter", fake_render)
@@ -114,7 +114,7 @@ def test_the_video_gets_its_vtt_beside_the_srt(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_a_real_render_gives_gif_and_webm_in_one_run(tmp_path, capsys):
-    from pipeline.commands.cli import main
+    from attention_video.pipeline.commands.cli import main
 
     out = tmp_path / "talk.mp4"
     main(["The black cat drank the milk", "-q", "l", "--chapters", "summary", "-o", str(out),

@@ -12,14 +12,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from attention_video.attncore.pretrained.checkpoint import load_checkpoint, read_config
+from attention_video.attncore.settings import FIELD_NAMES, SettingsError, build_settings
+from attention_video.scenes.text import built_text, is_stand_in, make_text
+from attention_video.scenes.widgets import THEMES, make_label, make_sub
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_pretrained_loader import write_checkpoint
-
-from attncore.pretrained.checkpoint import load_checkpoint, read_config
-from attncore.settings import FIELD_NAMES, SettingsError, build_settings
-from scenes.text import built_text, is_stand_in, make_text
-from scenes.widgets import THEMES, make_label, make_sub
 
 FAST = settings(max_examples=40, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -9,9 +9,8 @@ import math
 import naive
 import numpy as np
 import pytest
-
-from attncore import Settings, build_trace
-from attncore.geometry import angles, norms, plane_coordinates, query_geometry
+from attention_video.attncore import Settings, build_trace
+from attention_video.attncore.geometry import angles, norms, plane_coordinates, query_geometry
 
 
 @pytest.mark.parametrize("d_k", [2, 3, 4, 32, 64])

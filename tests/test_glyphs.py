@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from attention_video.fastmanim import glyphs
+from attention_video.fastmanim.glyphs import GlyphText, glyph_paths
+from attention_video.scenes.text import FONT
 from manim import Text
-
-from fastmanim import glyphs
-from fastmanim.glyphs import GlyphText, glyph_paths
-from scenes.text import FONT
 
 STRINGS = [
     "0.00", "−4.40", "24.1346", "-16.71", "1 × 4",

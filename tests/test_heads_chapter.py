@@ -7,18 +7,17 @@ import functools
 
 import numpy as np
 import pytest
+from attention_video.attncore import Settings, build_trace
+from attention_video.attncore.chapters import SLUGS, chapter, number
+from attention_video.attncore.pretrained import INSTALL_LINE
+from attention_video.attncore.settings import parse_chapters
+from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
+from attention_video.scenes.chapters.heads import heat_image, make_overview
+from attention_video.scenes.layout import SAFE_X
+from attention_video.scenes.text import Translate
+from attention_video.scenes.widgets import THEMES
 from manim import color_to_rgb
 from scene_truth import check_drawn
-
-from attncore import Settings, build_trace
-from attncore.chapters import SLUGS, chapter, number
-from attncore.pretrained import INSTALL_LINE
-from attncore.settings import parse_chapters
-from pipeline.run.chapter import ChapterJob, render_chapter
-from scenes.chapters.heads import heat_image, make_overview
-from scenes.layout import SAFE_X
-from scenes.text import Translate
-from scenes.widgets import THEMES
 
 HEADS = "heads"
 CASES = {
@@ -84,7 +83,7 @@ def test_the_title_says_how_many_heads_on_screen_and_on_the_storyboard(case, lan
                                                                         not_says):
     """A one-head model's chapter 9 was titled "Every head: patterns side by side, then
     joined" over a caption saying it has only one head."""
-    from pipeline.outputs.storyboard import chapter_stills
+    from attention_video.pipeline.outputs.storyboard import chapter_stills
 
     s = Settings(**CASES[case], language=language)
     t = build_trace(s)

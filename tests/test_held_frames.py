@@ -15,12 +15,11 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
+from attention_video.fastmanim import encoder
+from attention_video.fastmanim.encoder import HeldFrameEncoder
+from attention_video.pipeline.outputs.formats import write_gif, write_webm
+from attention_video.pipeline.outputs.video import decode_times, frame_at, join, probe
 from manim._config.video_encoder import VideoEncoderSpec
-
-from fastmanim import encoder
-from fastmanim.encoder import HeldFrameEncoder
-from pipeline.outputs.formats import write_gif, write_webm
-from pipeline.outputs.video import decode_times, frame_at, join, probe
 
 W, H, FPS = 320, 240, 30
 RED, GREEN, BLUE = (220, 40, 40), (40, 200, 60), (40, 60, 220)
@@ -162,8 +161,8 @@ def test_webm_of_a_video_with_holds_keeps_its_timing(lecture, tmp_path):
 def renders(tmp_path_factory):
     """Chapter 9 at 480p15 three ways: Manim's (every held frame converted and encoded,
     every object after a moving one redrawn), holds once, and holds once + parking."""
-    from attncore import Settings, build_trace
-    from pipeline.run.chapter import ChapterJob, render_chapter
+    from attention_video.attncore import Settings, build_trace
+    from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 
     d = tmp_path_factory.mktemp("renders")
     s = Settings(sentence="The cat drank milk", weights="random", quality="l", chapters=("summary",))
@@ -399,11 +398,10 @@ def test_the_path_camera_draws_exactly_what_manims_camera_draws():
     """fastmanim.camera.PathCamera hands Cairo the same paths, read faster: a frame of text
     (glyphs of several subpaths), open and closed shapes, an arc half drawn (as Create
     leaves it) and a line with its subpaths apart is the same, pixel for pixel."""
+    from attention_video.fastmanim.camera import PathCamera
+    from attention_video.scenes.text import make_text
     from manim import UP, Arc, Circle, Line, Rectangle, VGroup, VMobject, tempconfig
     from manim.camera.camera import Camera
-
-    from fastmanim.camera import PathCamera
-    from scenes.text import make_text
 
     def shapes() -> VGroup:
         half = Arc(radius=1.5, angle=4).set_stroke("#ffcc00", 6)

@@ -7,19 +7,18 @@ import errno
 from pathlib import Path
 
 import pytest
+from attention_video.attncore import Settings, SettingsError, build_trace
+from attention_video.attncore.chapters import SLUGS
+from attention_video.pipeline.cache.clips import ChapterCache, chapter_key
+from attention_video.pipeline.commands.cli import main
+from attention_video.pipeline.run import render as run_mod
+from attention_video.pipeline.run.chapter import ChapterJob, ChapterResult, render_chapter
+from attention_video.pipeline.run.render import ChapterFailed, render_video
+from attention_video.pipeline.run.workers import InlineExecutor
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from scene_truth import check_drawn
-
-from attncore import Settings, SettingsError, build_trace
-from attncore.chapters import SLUGS
-from pipeline.cache.clips import ChapterCache, chapter_key
-from pipeline.commands.cli import main
-from pipeline.run import render as run_mod
-from pipeline.run.chapter import ChapterJob, ChapterResult, render_chapter
-from pipeline.run.render import ChapterFailed, render_video
-from pipeline.run.workers import InlineExecutor
 
 HOSTILE = {
     "quotes": 'I can\'t say "no".',

@@ -4,10 +4,9 @@ tests/scene_truth.py), summing to the entry."""
 
 from __future__ import annotations
 
+from attention_video.attncore import Settings, build_trace
+from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 from scene_truth import check_drawn
-
-from attncore import Settings, build_trace
-from pipeline.run.chapter import ChapterJob, render_chapter
 
 
 def test_one_entry_of_q_is_made_pair_by_pair():

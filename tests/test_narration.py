@@ -17,17 +17,16 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
-
-from attncore import Settings, build_trace
-from attncore.chapters import SLUGS
-from attncore.settings import SettingsError
-from pipeline.cache.clips import ChapterCache, chapter_key
-from pipeline.outputs import audio
-from pipeline.outputs.video import join, probe
-from pipeline.run.chapter import ChapterJob, render_chapter
-from scenes import voice
-from scenes.pacing import SPEECH_GAP, reading_seconds
-from scenes.spoken import spoken
+from attention_video.attncore import Settings, build_trace
+from attention_video.attncore.chapters import SLUGS
+from attention_video.attncore.settings import SettingsError
+from attention_video.pipeline.cache.clips import ChapterCache, chapter_key
+from attention_video.pipeline.outputs import audio
+from attention_video.pipeline.outputs.video import join, probe
+from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
+from attention_video.scenes import voice
+from attention_video.scenes.pacing import SPEECH_GAP, reading_seconds
+from attention_video.scenes.spoken import spoken
 
 pytest.importorskip("piper", reason="the voice extra: bash scripts/setup.sh")
 NARRATED = dict(quality="l", voice="joe")
@@ -106,7 +105,7 @@ def test_without_piper_the_voice_is_one_line_saying_how_to_install_it(monkeypatc
 
 
 def test_the_command_refuses_a_voice_it_cannot_use_in_one_line(tmp_path, capsys):
-    from pipeline.commands.cli import main
+    from attention_video.pipeline.commands.cli import main
 
     with pytest.raises(SystemExit) as info:
         main(["a b", "--weights", "random", "--voice", str(tmp_path / "x.onnx"), "--dry-run"])
@@ -209,7 +208,7 @@ def test_speech_is_laid_at_its_start_and_cut_at_the_end():
 # ---- heard back (slow) ------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def narrated(tmp_path_factory):
-    from pipeline.run.render import render_video
+    from attention_video.pipeline.run.render import render_video
 
     root = tmp_path_factory.mktemp("narrated")
     s = Settings(**NARRATED, chapters=(1, 2, 5), output=str(root / "video.mp4"))
@@ -267,7 +266,7 @@ def test_the_video_has_one_aac_track_that_starts_with_it_and_speaks_in_every_cue
 
 @pytest.mark.slow
 def test_a_narrated_rerun_renders_nothing_and_makes_the_same_video(narrated, tmp_path):
-    from pipeline.run.render import render_video
+    from attention_video.pipeline.run.render import render_video
 
     s, result = narrated
     again = render_video(s.replace(output=str(tmp_path / "again.mp4")),
@@ -278,8 +277,8 @@ def test_a_narrated_rerun_renders_nothing_and_makes_the_same_video(narrated, tmp
 
 @pytest.mark.slow
 def test_webm_gets_opus_gif_stays_silent_and_each_deck_step_carries_its_sound(narrated, tmp_path):
-    from pipeline.outputs.formats import derive_formats
-    from pipeline.outputs.slides import cut_steps
+    from attention_video.pipeline.outputs.formats import derive_formats
+    from attention_video.pipeline.outputs.slides import cut_steps
 
     _, result = narrated
     video = tmp_path / "v.mp4"
@@ -304,14 +303,14 @@ class ElsewhereExecutor:
     """Runs jobs at once, like a machine without this one's files: clips come back as bytes."""
 
     def submit(self, fn, *args) -> Future:
-        from pipeline.run.workers import InlineExecutor
+        from attention_video.pipeline.run.workers import InlineExecutor
 
         return InlineExecutor().submit(fn, *args)
 
 
 @pytest.mark.slow
 def test_the_narration_travels_back_with_a_clip_rendered_elsewhere(tmp_path):
-    from pipeline.run.render import render_video
+    from attention_video.pipeline.run.render import render_video
 
     s = Settings(**NARRATED, chapters=(1,), output=str(tmp_path / "v.mp4"))
     result = render_video(s, cache=ChapterCache(tmp_path / "cache"), executor=ElsewhereExecutor())

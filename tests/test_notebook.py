@@ -90,7 +90,7 @@ def test_example_notebook_runs_and_holds_the_video(tmp_path):
 
 
 def test_a_bad_cache_limit_stops_explain_before_it_renders(tmp_path, monkeypatch):
-    from attncore.settings import SettingsError
+    from attention_video.attncore.settings import SettingsError
 
     monkeypatch.setenv("ATTENTION_CACHE_LIMIT", "big")
     with pytest.raises(SettingsError, match="ATTENTION_CACHE_LIMIT: 'big' is not a size"):
@@ -140,14 +140,14 @@ def test_explain_checks_its_arguments_before_any_work(tmp_path, monkeypatch, sen
     """Before, explain(None, chapters=[1]) rendered chapter 1 of the default sentence and
     then raised "normalize() argument 2 must be str, not None"; chapters="1" said "'1' is
     not a chapter"."""
-    import pipeline.commands.app
-    import pipeline.run.render
+    import attention_video.pipeline.commands.app
+    import attention_video.pipeline.run.render
 
     def no_work(*args, **kw):
         raise AssertionError("explain() started work before checking its arguments")
 
-    monkeypatch.setattr(pipeline.commands.app, "make_trace", no_work)
-    monkeypatch.setattr(pipeline.run.render, "render_video", no_work)
+    monkeypatch.setattr(attention_video.pipeline.commands.app, "make_trace", no_work)
+    monkeypatch.setattr(attention_video.pipeline.run.render, "render_video", no_work)
     monkeypatch.chdir(tmp_path)
     kwargs.setdefault("folder", tmp_path / "media")
     with pytest.raises(error) as info:

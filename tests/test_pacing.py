@@ -10,12 +10,11 @@ import re
 from pathlib import Path
 
 import pytest
-
-from attncore import Settings
-from pipeline.cache.clips import ChapterCache
-from pipeline.outputs.video import probe
-from pipeline.run.render import render_video
-from scenes.pacing import caption_chars, reading_seconds, whole_frames
+from attention_video.attncore import Settings
+from attention_video.pipeline.cache.clips import ChapterCache
+from attention_video.pipeline.outputs.video import probe
+from attention_video.pipeline.run.render import render_video
+from attention_video.scenes.pacing import caption_chars, reading_seconds, whole_frames
 
 READING_CPS = {"en": 15, "zh": 7}  # characters a second, written out again (issue 22)
 

@@ -8,17 +8,16 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from attncore import Settings, SettingsError, build_trace
-from attncore.chapters import SLUGS, number
-from pipeline.cache import sources
-from pipeline.cache.clips import chapter_key, code_digest
-from pipeline.outputs.files import slug
-from pipeline.outputs.subtitles import srt_time, to_srt
-from pipeline.run import render as render_mod
-from pipeline.run.chapter import ChapterJob, ChapterResult, render_chapter
-from pipeline.run.render import plan_chapters, render_video
-from pipeline.run.workers import InlineExecutor
+from attention_video.attncore import Settings, SettingsError, build_trace
+from attention_video.attncore.chapters import SLUGS, number
+from attention_video.pipeline.cache import sources
+from attention_video.pipeline.cache.clips import chapter_key, code_digest
+from attention_video.pipeline.outputs.files import slug
+from attention_video.pipeline.outputs.subtitles import srt_time, to_srt
+from attention_video.pipeline.run import render as render_mod
+from attention_video.pipeline.run.chapter import ChapterJob, ChapterResult, render_chapter
+from attention_video.pipeline.run.render import plan_chapters, render_video
+from attention_video.pipeline.run.workers import InlineExecutor
 
 R = dict(weights="random")
 
@@ -99,7 +98,7 @@ def test_editing_a_helper_another_chapter_imports_renders_that_chapter_again(tmp
     (scenes / "helper_outer.py").write_text(
         "def outer():\n    from .helper_inner import inner\n    return inner()\n")
     (scenes / "helper_inner.py").write_text("def inner():\n    return 1\n")
-    append(scenes / "chapters" / "dot.py", "\nfrom scenes.helper_outer import outer  # noqa\n")
+    append(scenes / "chapters" / "dot.py", "\nfrom attention_video.scenes.helper_outer import outer  # noqa\n")
     monkeypatch.setattr(sources, "PROJECT_ROOT", root)
     s = Settings(weights="random", sentence="the cat drank milk")
     t = build_trace(s)
@@ -116,11 +115,12 @@ def test_every_project_module_a_chapter_imports_is_in_its_code_digest(slug, tmp_
     the chapter's digest (the imports are read here independently, by their text)."""
     import re
 
-    from attncore.chapters import chapter
+    from attention_video.attncore.chapters import chapter
 
     root = copy_project(tmp_path)
-    scene_file = root.joinpath(*chapter(slug).module.split(".")).with_suffix(".py")
-    names = set(re.findall(r"^\s*(?:from|import) ((?:scenes|attncore|pipeline)[\w.]*)",
+    scene_file = root.joinpath(*chapter(slug).module.split(".")[1:]).with_suffix(".py")
+    names = set(re.findall(
+        r"^\s*(?:from|import) (attention_video\.(?:scenes|attncore|pipeline|fastmanim)[\w.]*)",
                            scene_file.read_text(encoding="utf-8"), re.MULTILINE))
     assert names, "a scene module imports at least the shared scene helpers"
     for name in sorted(names):
@@ -183,7 +183,7 @@ def test_two_renders_into_one_folder_at_once_do_not_mix(tmp_path, monkeypatch):
 
 
 def test_outputs_are_ordinary_readable_files(tmp_path):
-    from pipeline.outputs.files import write_text_atomic
+    from attention_video.pipeline.outputs.files import write_text_atomic
 
     write_text_atomic(tmp_path / "a.srt", "x")
     mode = (tmp_path / "a.srt").stat().st_mode & 0o777
@@ -193,7 +193,7 @@ def test_outputs_are_ordinary_readable_files(tmp_path):
 def test_the_command_renders_through_the_pipeline_and_reuses_the_cache(tmp_path, monkeypatch,
                                                                        capsys):
     """render.py → cli → app → render_video → cache → outputs, with the renderer stubbed."""
-    from pipeline.commands.cli import main
+    from attention_video.pipeline.commands.cli import main
 
     monkeypatch.setattr(render_mod, "render_chapter", fake_render)
     monkeypatch.setattr(render_mod, "join", fake_join)
@@ -213,7 +213,7 @@ def test_the_command_renders_through_the_pipeline_and_reuses_the_cache(tmp_path,
 
 def _counting_draws(monkeypatch) -> list[int]:
     """Counts every call of the camera that draws objects into a frame."""
-    from fastmanim.camera import PathCamera
+    from attention_video.fastmanim.camera import PathCamera
 
     calls = [0]
     real = PathCamera.capture_mobjects

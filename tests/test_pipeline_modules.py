@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.cache import sources
+from attention_video.pipeline.cache import sources
 
 
 def write(root: Path, relative: str, text: str = "") -> Path:
@@ -20,12 +20,12 @@ def names(files: list[Path], root: Path) -> list[str]:
 
 
 def test_source_files_follow_every_kind_of_import_and_skip_libraries(tmp_path):
-    write(tmp_path, "scenes/__init__.py", "from attncore.chapters import chapter\n")
-    write(tmp_path, "scenes/ch1.py", "import numpy as np\nimport scenes.a\n"
-                                    "from scenes.b import helper\nfrom . import c\n"
+    write(tmp_path, "scenes/__init__.py", "from attention_video.attncore.chapters import chapter\n")
+    write(tmp_path, "scenes/ch1.py", "import numpy as np\nimport attention_video.scenes.a\n"
+                                    "from attention_video.scenes.b import helper\nfrom . import c\n"
                                     "def later():\n    from .sub import d\n")
     write(tmp_path, "scenes/a.py", "from manim import *\n")
-    write(tmp_path, "scenes/b.py", "from attncore import settings\n")
+    write(tmp_path, "scenes/b.py", "from attention_video.attncore import settings\n")
     write(tmp_path, "scenes/c.py")
     write(tmp_path, "scenes/sub/__init__.py", "from .e import f\n")
     write(tmp_path, "scenes/sub/d.py", "from .. import a\n")
@@ -34,7 +34,7 @@ def test_source_files_follow_every_kind_of_import_and_skip_libraries(tmp_path):
     write(tmp_path, "attncore/__init__.py")
     write(tmp_path, "attncore/chapters.py")
     write(tmp_path, "attncore/settings.py", "import tomllib\n")
-    files = sources.source_files(["scenes.ch1"], tmp_path)
+    files = sources.source_files(["attention_video.scenes.ch1"], tmp_path)
     assert names(files, tmp_path) == [
         "attncore/__init__.py", "attncore/chapters.py", "attncore/settings.py",
         "scenes/__init__.py", "scenes/a.py", "scenes/b.py", "scenes/c.py", "scenes/ch1.py",
@@ -45,19 +45,23 @@ def test_source_files_follow_every_kind_of_import_and_skip_libraries(tmp_path):
 def test_module_file_knows_only_the_project_packages(tmp_path):
     write(tmp_path, "scenes/widgets.py")
     write(tmp_path, "pipeline/__init__.py")
-    assert sources.module_file("scenes.widgets", tmp_path) == tmp_path / "scenes/widgets.py"
-    assert sources.module_file("pipeline", tmp_path) == tmp_path / "pipeline/__init__.py"
-    assert sources.module_file("scenes.widgets.Theme", tmp_path) is None  # a name, not a module
+    write(tmp_path, "attention_video/api.py")
+    assert (sources.module_file("attention_video.scenes.widgets", tmp_path)
+            == tmp_path / "scenes/widgets.py")
+    assert sources.module_file("attention_video.pipeline", tmp_path) == tmp_path / "pipeline/__init__.py"
+    assert sources.module_file("attention_video.api", tmp_path) == tmp_path / "attention_video/api.py"
+    assert sources.module_file("scenes.widgets", tmp_path) is None  # a user's module, not ours
+    assert sources.module_file("attention_video.scenes.widgets.Theme", tmp_path) is None  # a name
     assert sources.module_file("numpy", tmp_path) is None
 
 
 def test_the_renderer_and_each_chapter_are_in_its_source_files():
-    from attncore.chapters import CHAPTERS
+    from attention_video.attncore.chapters import CHAPTERS
 
     root = sources.PROJECT_ROOT
     for c in CHAPTERS:
-        files = names(sources.source_files([c.module, "pipeline.run.chapter"], root), root)
-        assert c.module.replace(".", "/") + ".py" in files
+        files = names(sources.source_files([c.module, "attention_video.pipeline.run.chapter"], root), root)
+        assert c.module.removeprefix("attention_video.").replace(".", "/") + ".py" in files
         assert {"pipeline/run/chapter.py", "attncore/chapters.py"} <= set(files)
 
 
@@ -68,10 +72,12 @@ def pipeline_imports() -> dict[str, set[str]]:
     for path in sorted((root / "pipeline").rglob("*.py")):
         parts = path.relative_to(root).with_suffix("").parts
         package = parts[-1] == "__init__"
-        name = ".".join(parts[:-1] if package else parts)
+        name = ".".join(["attention_video", *(parts[:-1] if package else parts)])
         found = sources._imported_names(path.read_bytes(), name, package)
-        graph[name] = {m for m in found if m != "pipeline" and sources.module_file(m, root)
-                       and m.startswith("pipeline.")}
+        graph[name] = {m for m in found if m != "attention_video.pipeline"
+                       and sources.module_file(m, root)
+                       and m.startswith("attention_video.pipeline.")}
+    assert graph["attention_video.pipeline.commands.cli"]  # the graph is read
     return graph
 
 
@@ -95,7 +101,7 @@ def test_no_pipeline_module_imports_one_that_imports_it_back():
 
 def test_the_command_line_is_a_layer_nothing_else_depends_on():
     graph = pipeline_imports()
-    assert "pipeline.commands.cli" not in set().union(*graph.values())
+    assert "attention_video.pipeline.commands.cli" not in set().union(*graph.values())
     app = sources.PROJECT_ROOT / "pipeline" / "commands" / "app.py"
     assert "import click" not in app.read_text(encoding="utf-8")
 

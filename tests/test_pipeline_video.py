@@ -7,8 +7,7 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
-
-from pipeline.outputs.video import join, probe
+from attention_video.pipeline.outputs.video import join, probe
 
 
 def make_clip(path: Path, frames: int, grey: int, fps: int = 15) -> Path:

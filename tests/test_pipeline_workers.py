@@ -11,8 +11,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
-
-from pipeline.run.workers import (
+from attention_video.pipeline.run.workers import (
     InlineExecutor,
     LocalPool,
     Terminated,
@@ -92,7 +91,7 @@ def test_the_inline_executor_runs_at_once_and_keeps_errors_in_the_future():
 
 LIGHT_IMPORTS_CHECK = """
 import sys
-from pipeline.run.workers import light_imports
+from attention_video.pipeline.run.workers import light_imports
 light_imports()
 import manim
 import numpy as np
@@ -125,9 +124,9 @@ def test_light_imports_skip_what_a_worker_does_not_use_and_lose_nothing():
 INTERRUPTED_WITH_CHAPTERS_QUEUED = """
 import signal, sys, tempfile, time
 from pathlib import Path
-from attncore import Settings, build_trace
-from pipeline.cache.clips import ChapterCache, chapter_key
-from pipeline.run.render import ChapterTodo, chapter_pool, render_chapters
+from attention_video.attncore import Settings, build_trace
+from attention_video.pipeline.cache.clips import ChapterCache, chapter_key
+from attention_video.pipeline.run.render import ChapterTodo, chapter_pool, render_chapters
 
 def interrupt(signum, frame):
     raise KeyboardInterrupt

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from attncore import Settings, SettingsError, build_trace
-from attncore.pretrained import (
+from attention_video.attncore import Settings, SettingsError, build_trace
+from attention_video.attncore.pretrained import (
     choose_head,
     encode,
     find_model,
@@ -26,7 +25,7 @@ from attncore.pretrained import (
     positional_offset,
     run,
 )
-from attncore.pretrained.heads import special_share
+from attention_video.attncore.pretrained.heads import special_share
 
 DATA = Path(__file__).parent / "data" / "bert_reference"
 META = json.loads((DATA / "meta.json").read_text(encoding="utf-8"))

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from attention_video.attncore import Settings, SettingsError, build_trace
+from attention_video.attncore.pretrained import encode, find_model, load, locate
 from safetensors.numpy import save_file
-
-from attncore import Settings, SettingsError, build_trace
-from attncore.pretrained import encode, find_model, load, locate
 
 D, HEADS, LAYERS, FF = 8, 2, 2, 12
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "milk", "dr",

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from attncore.pretrained.wordpiece import WordPieceTokenizer, split_punctuation
+from attention_video.attncore.pretrained.wordpiece import WordPieceTokenizer, split_punctuation
 
 VOCAB = {p: i for i, p in enumerate(
     ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cafe", "café", "un", "##believ",

@@ -17,11 +17,10 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
-
-from attncore import Settings
-from pipeline.cache.clips import ChapterCache
-from pipeline.outputs.video import probe
-from pipeline.run.render import render_video
+from attention_video.attncore import Settings
+from attention_video.pipeline.cache.clips import ChapterCache
+from attention_video.pipeline.outputs.video import probe
+from attention_video.pipeline.run.render import render_video
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,8 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = """
 import sys
 from pathlib import Path
-from pipeline.run import render as run
-from pipeline.run.chapter import ChapterResult
+from attention_video.pipeline.run import render as run
+from attention_video.pipeline.run.chapter import ChapterResult
 
 def fake_render(job):
     Path(job.clip).write_bytes(job.chapter.encode())
@@ -27,10 +27,10 @@ def fake_join(clips, out, **kwargs):
 
 run.join = fake_join
 if sys.argv[1] == "first":
-    from pipeline.run.workers import InlineExecutor
+    from attention_video.pipeline.run.workers import InlineExecutor
     run.render_chapter = fake_render
     run.LocalPool = InlineExecutor
-from pipeline.commands.cli import main
+from attention_video.pipeline.commands.cli import main
 try:
     main(sys.argv[2:])
 except SystemExit as e:

@@ -9,13 +9,13 @@ import re
 from pathlib import Path
 
 import pytest
+from attention_video.attncore import Settings, SettingsError
+from attention_video.attncore.build import settings_for
+from attention_video.attncore.pretrained.checkpoint import read_config
+from attention_video.pipeline.commands import app
+from attention_video.pipeline.commands.cli import main
+from attention_video.pipeline.outputs.video import join, probe
 
-from attncore import Settings, SettingsError
-from attncore.build import settings_for
-from attncore.pretrained.checkpoint import read_config
-from pipeline.commands import app
-from pipeline.commands.cli import main
-from pipeline.outputs.video import join, probe
 from tests.test_pipeline_video import make_clip
 from tests.test_pretrained_loader import write_checkpoint
 
@@ -240,7 +240,7 @@ def test_an_output_that_is_a_folder_says_so(tmp_path, capsys):
 
 
 def test_atomic_output_onto_a_folder_names_the_folder(tmp_path):
-    from pipeline.outputs.files import OutputError, atomic_output
+    from attention_video.pipeline.outputs.files import OutputError, atomic_output
 
     (tmp_path / "x.srt").mkdir()
     with pytest.raises(OutputError, match=re.escape(f"{tmp_path / 'x.srt'} is a folder")):

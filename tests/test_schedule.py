@@ -7,15 +7,14 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-
-from attncore import Settings, build_trace
-from attncore.chapters import SLUGS
-from pipeline.cache.clips import ChapterCache
-from pipeline.run import render as render_mod
-from pipeline.run import schedule
-from pipeline.run.chapter import ChapterJob, ChapterResult
-from pipeline.run.render import render_video
-from pipeline.run.workers import InlineExecutor
+from attention_video.attncore import Settings, build_trace
+from attention_video.attncore.chapters import SLUGS
+from attention_video.pipeline.cache.clips import ChapterCache
+from attention_video.pipeline.run import render as render_mod
+from attention_video.pipeline.run import schedule
+from attention_video.pipeline.run.chapter import ChapterJob, ChapterResult
+from attention_video.pipeline.run.render import render_video
+from attention_video.pipeline.run.workers import InlineExecutor
 
 S = Settings(sentence="The black cat drank the milk", quality="l")
 ALL = list(SLUGS)

@@ -11,13 +11,20 @@ import subprocess
 
 import numpy as np
 import pytest
+from attention_video.attncore import Settings, build_trace
+from attention_video.attncore.chapters import LEARNING, SLUGS
+from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
+from attention_video.scenes.text import (
+    FONT,
+    FONT_CHAIN,
+    code_points,
+    drawable,
+    emoji_runs,
+    is_stand_in,
+    make_text,
+)
 from manim import BLACK, Scene, Text, tempconfig
 from scene_truth import check_drawn
-
-from attncore import Settings, build_trace
-from attncore.chapters import LEARNING, SLUGS
-from pipeline.run.chapter import ChapterJob, render_chapter
-from scenes.text import FONT, FONT_CHAIN, code_points, drawable, emoji_runs, is_stand_in, make_text
 
 WORDS = {
     "Arabic": "القط",

@@ -7,9 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-
-from attncore.chapters import SLUGS, describe
-from attncore.settings import (
+from attention_video.attncore.chapters import SLUGS, describe
+from attention_video.attncore.settings import (
     ALL_CHAPTERS,
     FIELD_NAMES,
     Settings,

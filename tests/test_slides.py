@@ -23,11 +23,16 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
-
-from pipeline.outputs.slides import Step, cut, inline_reveal, plan_steps, write_slides
-from pipeline.outputs.video import probe
-from pipeline.run.chapter import ChapterResult
-from scenes.layout import SAFE_BOTTOM, STAGE_TOP
+from attention_video.pipeline.outputs.slides import (
+    Step,
+    cut,
+    inline_reveal,
+    plan_steps,
+    write_slides,
+)
+from attention_video.pipeline.outputs.video import probe
+from attention_video.pipeline.run.chapter import ChapterResult
+from attention_video.scenes.layout import SAFE_BOTTOM, STAGE_TOP
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SOFFICE = shutil.which("soffice")

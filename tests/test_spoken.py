@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from scenes.spoken import spoken
+from attention_video.scenes.spoken import spoken
 
 
 @pytest.mark.parametrize("caption, said", [

@@ -11,15 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from attention_video.attncore import Settings, build_trace
+from attention_video.attncore.chapters import SLUGS
+from attention_video.attncore.tokenize import CLOSING, OPENING
+from attention_video.pipeline.commands.cli import main
+from attention_video.pipeline.outputs import storyboard as sb
+from attention_video.pipeline.outputs.files import OutputError
+from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 from PIL import Image
-
-from attncore import Settings, build_trace
-from attncore.chapters import SLUGS
-from attncore.tokenize import CLOSING, OPENING
-from pipeline.commands.cli import main
-from pipeline.outputs import storyboard as sb
-from pipeline.outputs.files import OutputError
-from pipeline.run.chapter import ChapterJob, render_chapter
 
 S = Settings(sentence="The black cat drank the milk", quality="l")
 
@@ -180,7 +179,7 @@ def test_the_command_makes_the_storyboard(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_default_sentence_storyboard_has_every_caption_of_the_dry_run(tmp_path, capsys):
-    from pipeline.run.render import dry_run
+    from attention_video.pipeline.run.render import dry_run
 
     out = tmp_path / "board.png"
     main(["The black cat drank the milk", "--storyboard", "-o", str(out)])

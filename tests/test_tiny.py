@@ -16,11 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose, assert_array_equal
-from retraining import assert_retrains_bit_for_bit, assert_stored_scores_reproduced
-
-from attncore import attention as att
-from attncore.tiny import (
+from attention_video.attncore import attention as att
+from attention_video.attncore.tiny import (
     ModelConfig,
     TrainConfig,
     UnknownWordError,
@@ -35,7 +32,7 @@ from attncore.tiny import (
     tokenize,
     vocabulary,
 )
-from attncore.tiny.model import (
+from attention_video.attncore.tiny.model import (
     GRID_PARAMS,
     Params,
     TinyModel,
@@ -43,11 +40,13 @@ from attncore.tiny.model import (
     init_params,
     loss_and_grads,
 )
-from attncore.tiny.store import corpus_sha256, default_bytes
-from attncore.tiny.train import train
-from attncore.tokenize import TokenizeError
-from attncore.trained.layers import positions
-from attncore.trained.provenance import Platform, bit_identical_here
+from attention_video.attncore.tiny.store import corpus_sha256, default_bytes
+from attention_video.attncore.tiny.train import train
+from attention_video.attncore.tokenize import TokenizeError
+from attention_video.attncore.trained.layers import positions
+from attention_video.attncore.trained.provenance import Platform, bit_identical_here
+from numpy.testing import assert_allclose, assert_array_equal
+from retraining import assert_retrains_bit_for_bit, assert_stored_scores_reproduced
 
 ROOT = Path(__file__).resolve().parents[1]
 EN, ZH = "The black cat drank the milk", "黑猫喝了牛奶"
@@ -380,7 +379,7 @@ def test_shipped_file_matches_the_current_corpus_and_round_trips():
     assert len(data) < 16_000
     model = from_bytes(data)
     assert model.vocab == tuple(vocabulary())
-    from attncore.tiny.store import corpus_of
+    from attention_video.attncore.tiny.store import corpus_of
     assert corpus_of(data) == corpus_sha256()  # corpus.toml changed: retrain the default
     assert to_bytes(model) == data
     c = model.train_config
@@ -453,7 +452,7 @@ def test_bad_sizes_are_refused_with_the_field_named(kw, field):
 
 
 def test_attncore_tiny_imports_neither_manim_nor_click():
-    code = ("import sys, attncore.tiny, attncore.tiny.train; "
+    code = ("import sys, attention_video.attncore.tiny, attention_video.attncore.tiny.train; "
             "print(any(m.split('.')[0] in ('manim', 'click') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True)
@@ -502,6 +501,6 @@ def test_the_model_names_itself_and_its_verb_head():
     model = load_default()
     assert model.name == "tiny model (d_model 4, 1 head, seed 0)"
     assert model.verb_head == 0
-    from attncore.tiny import fingerprint
+    from attention_video.attncore.tiny import fingerprint
     assert fingerprint(model) == fingerprint(from_bytes(default_bytes()))
     assert fingerprint(model) != fingerprint(short_model())

@@ -5,14 +5,13 @@ weights have no training history."""
 from __future__ import annotations
 
 import pytest
+from attention_video.attncore import Settings, SettingsError, build_trace
+from attention_video.attncore.build import choose_source
+from attention_video.attncore.chapters import LEARNING
+from attention_video.attncore.tiny.corpus import vocabulary
+from attention_video.pipeline.commands.cli import cli
+from attention_video.pipeline.run.render import plan_chapters
 from click.testing import CliRunner
-
-from attncore import Settings, SettingsError, build_trace
-from attncore.build import choose_source
-from attncore.chapters import LEARNING
-from attncore.tiny.corpus import vocabulary
-from pipeline.commands.cli import cli
-from pipeline.run.render import plan_chapters
 
 
 @pytest.mark.parametrize("values, source, why", [
@@ -76,10 +75,10 @@ def test_only_chapter_eight_without_a_history_is_one_clear_error():
 
 
 def test_a_model_trained_on_first_use_records_the_platform_that_trained_it(tmp_path):
-    from attncore.tiny.config import TrainConfig
-    from attncore.tiny.store import load
-    from attncore.trained.provenance import Platform
-    from pipeline.commands.tiny_models import model_path, train_and_keep
+    from attention_video.attncore.tiny.config import TrainConfig
+    from attention_video.attncore.tiny.store import load
+    from attention_video.attncore.trained.provenance import Platform
+    from attention_video.pipeline.commands.tiny_models import model_path, train_and_keep
 
     quick = TrainConfig(seed=3, d_model=6, heads=2, train_sentences=200,
                         validation_sentences=50, test_sentences=50, restarts=2, probe_steps=10,
@@ -104,17 +103,17 @@ def test_train_tiny_compares_with_the_shipped_weights_whatever_it_records(
     history and scores are compared, and a difference says why it may be expected."""
     import dataclasses
 
-    import pipeline.commands.tiny_models
-    from attncore.tiny.store import load_default
-    from attncore.trained.provenance import Platform, Provenance
-    from pipeline.commands.app import retrain
+    import attention_video.pipeline.commands.app
+    from attention_video.attncore.tiny.store import load_default
+    from attention_video.attncore.trained.provenance import Platform, Provenance
+    from attention_video.pipeline.commands.app import retrain
 
     shipped = load_default()
     again = dataclasses.replace(shipped, provenance=Provenance("python -m x", Platform.current()))
     if nudge:
         again = dataclasses.replace(again, params=again.params.replace(
             b_2=again.params.b_2 + 1e-9))
-    monkeypatch.setattr(pipeline.commands.app, "train_and_keep", lambda *a: again)
+    monkeypatch.setattr(attention_video.pipeline.commands.app, "train_and_keep", lambda *a: again)
     shown: list[str] = []
     retrain(Settings(), say=lambda s: None, show=shown.append)
     assert shown[-1].startswith(expected)
@@ -122,8 +121,8 @@ def test_train_tiny_compares_with_the_shipped_weights_whatever_it_records(
 
 @pytest.mark.slow
 def test_other_sizes_train_on_first_use_and_are_kept(tmp_path):
-    from attncore.tiny.trace import train_config
-    from pipeline.commands.tiny_models import model_path, tiny_model
+    from attention_video.attncore.tiny.trace import train_config
+    from attention_video.pipeline.commands.tiny_models import model_path, tiny_model
 
     s = Settings(weights="tiny", d_model=6, heads=2, seed=1)
     said: list[str] = []

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from attention_video.attncore.tokenize import (
+    DEFAULT_MAX_TOKENS,
+    Token,
+    TokenizeError,
+    clean,
+    tokenize,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from attncore.tokenize import DEFAULT_MAX_TOKENS, Token, TokenizeError, clean, tokenize
 
 
 def texts(s: str, **kw) -> list[str]:

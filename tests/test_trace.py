@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from attention_video.attncore.build import build_trace
+from attention_video.attncore.settings import Settings, SettingsError
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
-
-from attncore.build import build_trace
-from attncore.settings import Settings, SettingsError
 
 
 def random_settings(**values) -> Settings:

@@ -1,7 +1,7 @@
 """pipeline.commands.train_models, the command that trains a shipped model and writes its file: both
 models train and write a file that loads back as the model attncore's train() returns, the
 retrain command a file stores parses back to its settings, bad sizes are one line, and
-`python -m pipeline.commands.train_models` runs under that name."""
+`python -m attention_video.pipeline.commands.train_models` runs under that name."""
 
 from __future__ import annotations
 
@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 import test_tiny
 import test_translate
-
-from attncore.tiny import store as tiny_store
-from attncore.tiny.config import TrainConfig as TinyConfig
-from attncore.translate import store as translation_store
-from attncore.translate.config import TrainConfig as TranslationConfig
-from pipeline.commands import train_models
+from attention_video.attncore.tiny import store as tiny_store
+from attention_video.attncore.tiny.config import TrainConfig as TinyConfig
+from attention_video.attncore.translate import store as translation_store
+from attention_video.attncore.translate.config import TrainConfig as TranslationConfig
+from attention_video.pipeline.commands import train_models
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,7 +54,7 @@ def test_the_translation_model_trains_and_writes_a_loadable_file(tmp_path, monke
 ])
 def test_the_command_a_file_stores_trains_the_same_settings(store, config, model):
     command = store.command(config)
-    prefix = f"python -m pipeline.commands.train_models {model} "
+    prefix = f"python -m attention_video.pipeline.commands.train_models {model} "
     assert command.startswith(prefix) and command.endswith(" --out PATH")
     args = train_models._parser().parse_args([model, *shlex.split(command[len(prefix):])])
     if model == "tiny":
@@ -84,7 +83,7 @@ def test_bad_settings_are_one_line_naming_the_field(argv, field, capsys):
 
 
 def test_it_runs_as_python_m_pipeline_train_models():
-    out = subprocess.run([sys.executable, "-m", "pipeline.commands.train_models", "--help"],
+    out = subprocess.run([sys.executable, "-m", "attention_video.pipeline.commands.train_models", "--help"],
                          capture_output=True, text=True, cwd=ROOT, check=True, timeout=60)
-    assert "usage: python -m pipeline.commands.train_models" in out.stdout
+    assert "usage: python -m attention_video.pipeline.commands.train_models" in out.stdout
     assert "tiny" in out.stdout and "translate" in out.stdout

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from attention_video.attncore.trained.provenance import Platform, Provenance, bit_identical_here
+from attention_video.attncore.trained.store import from_tenths, metadata, pack, tenths
 from numpy.testing import assert_array_equal
-
-from attncore.trained.provenance import Platform, Provenance, bit_identical_here
-from attncore.trained.store import from_tenths, metadata, pack, tenths
 
 ROOT = Path(__file__).resolve().parents[1]
 ATTNCORE = ROOT / "attncore"
@@ -37,7 +36,7 @@ def module_files() -> dict[str, Path]:
         parts = list(f.relative_to(ROOT).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
-        out[".".join(parts)] = f
+        out[".".join(["attention_video", *parts])] = f
     return out
 
 
@@ -103,30 +102,31 @@ def test_the_cycle_finder_finds_a_cycle_and_accepts_a_tree():
 def test_the_import_reader_sees_type_checking_function_and_relative_imports(tmp_path):
     f = tmp_path / "mod.py"
     f.write_text("from typing import TYPE_CHECKING\n"
-                 "if TYPE_CHECKING:\n    from attncore.tiny.model import TinyModel\n"
-                 "def f():\n    import attncore.translate.store\n"
+                 "if TYPE_CHECKING:\n    from attention_video.attncore.tiny.model import TinyModel\n"
+                 "def f():\n    import attention_video.attncore.translate.store\n"
                  "from . import corpus\nfrom .history import Snapshot\n")
-    known = {"attncore.tiny.model", "attncore.translate.store", "attncore.trained.corpus",
-             "attncore.trained.history"}
-    assert imported_modules("attncore.trained.mod", f, known) == known
+    known = {"attention_video.attncore.tiny.model", "attention_video.attncore.translate.store",
+             "attention_video.attncore.trained.corpus", "attention_video.attncore.trained.history"}
+    assert imported_modules("attention_video.attncore.trained.mod", f, known) == known
 
 
 @pytest.mark.parametrize("package, sibling", [("tiny", "translate"), ("translate", "tiny"),
                                               ("trained", "tiny"), ("trained", "translate")])
 def test_the_trained_models_never_import_each_other(package, sibling):
     graph = import_graph()
-    inside = [m for m in graph if m == f"attncore.{package}" or
-              m.startswith(f"attncore.{package}.")]
+    inside = [m for m in graph if m == f"attention_video.attncore.{package}" or
+              m.startswith(f"attention_video.attncore.{package}.")]
     assert inside
-    wrong = {m: sorted(v for v in graph[m] if v == f"attncore.{sibling}" or
-                       v.startswith(f"attncore.{sibling}."))
+    wrong = {m: sorted(v for v in graph[m] if v == f"attention_video.attncore.{sibling}" or
+                       v.startswith(f"attention_video.attncore.{sibling}."))
              for m in inside}
     assert not {m: v for m, v in wrong.items() if v}
 
 
 def test_no_attncore_module_is_part_of_an_import_cycle():
     graph = import_graph()
-    assert "attncore.trained.training" in graph["attncore.tiny.config"]  # the graph is read
+    assert ("attention_video.attncore.trained.training"
+            in graph["attention_video.attncore.tiny.config"])  # the graph is read
     assert find_cycle(graph) is None
 
 
@@ -155,7 +155,7 @@ def test_every_attncore_module_imports_first_in_a_fresh_interpreter():
         f"names = {names!r}\n"
         "failed = []\n"
         "for name in names:\n"
-        "    for loaded in [m for m in sys.modules if m.split('.')[0] == 'attncore']:\n"
+        "    for loaded in [m for m in sys.modules if m.startswith('attention_video')]:\n"
         "        del sys.modules[loaded]\n"
         "    try:\n"
         "        importlib.import_module(name)\n"
@@ -216,7 +216,7 @@ def test_bit_identical_retraining_is_expected_only_on_the_recorded_platform():
 def test_the_platform_is_numpys_own_blas_whatever_else_is_loaded():
     """SciPy (imported by Manim) loads an OpenBLAS of its own: it must not change the
     record, or a model trained in the render process would not match one trained in a test."""
-    code = ("from attncore.trained.provenance import Platform\n"
+    code = ("from attention_video.attncore.trained.provenance import Platform\n"
             "before = Platform.current()\n"
             "import scipy.linalg\n"
             "from threadpoolctl import threadpool_info\n"

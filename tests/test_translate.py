@@ -16,14 +16,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose, assert_array_equal
-from retraining import assert_retrains_bit_for_bit, assert_stored_scores_reproduced
-
-from attncore.random_weights import on_grid
-from attncore.tokenize import TokenizeError
-from attncore.trace import compute_head
-from attncore.trained.provenance import Platform, bit_identical_here
-from attncore.translate import (
+from attention_video.attncore.random_weights import on_grid
+from attention_video.attncore.tokenize import TokenizeError
+from attention_video.attncore.trace import compute_head
+from attention_video.attncore.trained.provenance import Platform, bit_identical_here
+from attention_video.attncore.translate import (
     ModelConfig,
     TrainConfig,
     UnknownWordError,
@@ -39,9 +36,11 @@ from attncore.translate import (
     tokenize,
     vocabulary,
 )
-from attncore.translate import train as train_module
-from attncore.translate.model import GRID_PARAMS, init_params, loss_and_grads
-from attncore.translate.store import corpus_of, corpus_sha256, default_bytes
+from attention_video.attncore.translate import train as train_module
+from attention_video.attncore.translate.model import GRID_PARAMS, init_params, loss_and_grads
+from attention_video.attncore.translate.store import corpus_of, corpus_sha256, default_bytes
+from numpy.testing import assert_allclose, assert_array_equal
+from retraining import assert_retrains_bit_for_bit, assert_stored_scores_reproduced
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTICLE = "The ball is blue"
@@ -300,7 +299,7 @@ def test_bad_sizes_are_refused_with_the_field_named():
 
 
 def test_attncore_translate_imports_neither_manim_nor_click():
-    code = ("import sys, attncore.translate; "
+    code = ("import sys, attention_video.attncore.translate; "
             "print('manim' in sys.modules, 'click' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True)

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
-from attncore.tokenize import CLOSING, OPENING
-from scenes.layout import (
+from attention_video.attncore.tokenize import CLOSING, OPENING
+from attention_video.scenes.layout import (
     CELL_FILL,
     DIGIT_HEIGHT,
     MIN_FONT,
@@ -19,8 +16,16 @@ from scenes.layout import (
     text_width,
     widest,
 )
-from scenes.text import Translate, columns, decimals_of, fmt, make_text, parse_number, wrap
-from scenes.widgets import (
+from attention_video.scenes.text import (
+    Translate,
+    columns,
+    decimals_of,
+    fmt,
+    make_text,
+    parse_number,
+    wrap,
+)
+from attention_video.scenes.widgets import (
     THEMES,
     CellLayout,
     MatrixView,
@@ -29,6 +34,8 @@ from scenes.widgets import (
     label_width,
     shown_columns,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
 DARK = THEMES["dark"]
 
@@ -160,7 +167,7 @@ def test_matrix_view_folds_wide_rows_with_a_visible_marker():
 
 
 def test_a_long_caption_takes_two_lines_never_three():
-    from scenes.widgets import CAPTION_LINES, caption_lines
+    from attention_video.scenes.widgets import CAPTION_LINES, caption_lines
 
     text = ("The weights sum to 1, so Z is a blend of the value rows; \"drank\" has the largest "
             "weight (0.989), so Z of \"milk\" leans most towards V(drank).")
@@ -174,7 +181,7 @@ def test_the_kept_texts_are_keyed_on_the_code_that_builds_them(tmp_path):
     scenes/text.py and fastmanim/glyphs.py, so editing either builds texts anew."""
     import shutil
 
-    from scenes import text as text_mod
+    from attention_video.scenes import text as text_mod
 
     files = []
     for f in text_mod.BUILD_FILES:
@@ -207,7 +214,7 @@ def test_every_colour_drawn_as_text_reads_on_its_background(theme):
     """Words, their families (cross-attention) and the theme's text colours all reach
     WCAG AA's 4.5:1 on the background: on the light theme the golden-ratio hues at one
     lightness gave yellows and greens of 2:1, and the accent 3:1."""
-    from scenes.widgets import family_colors, word_color
+    from attention_video.scenes.widgets import family_colors, word_color
 
     t = THEMES[theme]
     colours = {f"word {i}": word_color(i, t) for i in range(32)}

@@ -8,10 +8,10 @@ No torch at run time: weights are read with safetensors' numpy API.
 
 from __future__ import annotations
 
-from attncore.pretrained.build import build_pretrained_trace, list_heads
-from attncore.pretrained.checkpoint import Checkpoint, load, load_checkpoint
-from attncore.pretrained.forward import Forward, encode
-from attncore.pretrained.heads import (
+from attention_video.attncore.pretrained.build import build_pretrained_trace, list_heads
+from attention_video.attncore.pretrained.checkpoint import Checkpoint, load, load_checkpoint
+from attention_video.attncore.pretrained.forward import Forward, encode
+from attention_video.attncore.pretrained.heads import (
     HeadSummary,
     choose_head,
     format_heads,
@@ -19,10 +19,10 @@ from attncore.pretrained.heads import (
     positional_offset,
     summaries,
 )
-from attncore.pretrained.locate import INSTALL_LINE, ModelRef, find_model
-from attncore.pretrained.run import Run, run
-from attncore.pretrained.wordpiece import Encoding, WordPieceTokenizer
-from attncore.settings import Settings
+from attention_video.attncore.pretrained.locate import INSTALL_LINE, ModelRef, find_model
+from attention_video.attncore.pretrained.run import Run, run
+from attention_video.attncore.pretrained.wordpiece import Encoding, WordPieceTokenizer
+from attention_video.attncore.settings import Settings
 
 __all__ = [
     "INSTALL_LINE", "Checkpoint", "Encoding", "Forward", "HeadSummary", "ModelRef", "Run",

@@ -6,13 +6,17 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-
-from attncore import attention as att
-from attncore.pretrained.forward import one_blas_thread
-from attncore.pretrained.heads import HeadSummary, choose_head, head_pattern, summaries
-from attncore.pretrained.run import Run, run
-from attncore.settings import Settings
-from attncore.trace import AttentionTrace, HeadTrace, compute_head
+from attention_video.attncore import attention as att
+from attention_video.attncore.pretrained.forward import one_blas_thread
+from attention_video.attncore.pretrained.heads import (
+    HeadSummary,
+    choose_head,
+    head_pattern,
+    summaries,
+)
+from attention_video.attncore.pretrained.run import Run, run
+from attention_video.attncore.settings import Settings
+from attention_video.attncore.trace import AttentionTrace, HeadTrace, compute_head
 
 
 def x_label(layer: int) -> str:

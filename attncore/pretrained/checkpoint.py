@@ -12,12 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from attention_video.attncore.pretrained.locate import WEIGHT_FILE, ModelRef
+from attention_video.attncore.pretrained.wordpiece import WordPieceTokenizer, load_tokenizer
+from attention_video.attncore.settings import SettingsError
 from safetensors import SafetensorError
 from safetensors.numpy import load_file
-
-from attncore.pretrained.locate import WEIGHT_FILE, ModelRef
-from attncore.pretrained.wordpiece import WordPieceTokenizer, load_tokenizer
-from attncore.settings import SettingsError
 
 PREFIXES = ("bert.", "model.", "")  # key prefixes seen in BERT checkpoints
 

@@ -16,9 +16,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore import attention as att
-from attncore.pretrained.checkpoint import Checkpoint, LayerNormWeights, LayerWeights
+from attention_video.attncore import attention as att
+from attention_video.attncore.pretrained.checkpoint import (
+    Checkpoint,
+    LayerNormWeights,
+    LayerWeights,
+)
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])  # exact erf; numpy has none (≈4 ms per 32×1536)
 

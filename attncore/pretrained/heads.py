@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore.pretrained.run import Run, is_real_word
-from attncore.trace import HeadChoice
+from attention_video.attncore.pretrained.run import Run, is_real_word
+from attention_video.attncore.trace import HeadChoice
 
 POSITIONAL_SHARE = 0.5  # a head is positional when the tokens give it this much, on average,
 #                         to their neighbour at one fixed side

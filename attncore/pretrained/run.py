@@ -6,12 +6,12 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from attncore.pretrained.checkpoint import Checkpoint, load
-from attncore.pretrained.forward import Forward, encode
-from attncore.pretrained.locate import ModelRef, find_model
-from attncore.pretrained.wordpiece import Encoding
-from attncore.settings import MAX_TOKENS_LIMIT, Settings, SettingsError
-from attncore.tokenize import Token
+from attention_video.attncore.pretrained.checkpoint import Checkpoint, load
+from attention_video.attncore.pretrained.forward import Forward, encode
+from attention_video.attncore.pretrained.locate import ModelRef, find_model
+from attention_video.attncore.pretrained.wordpiece import Encoding
+from attention_video.attncore.settings import MAX_TOKENS_LIMIT, Settings, SettingsError
+from attention_video.attncore.tokenize import Token
 
 ONLY_RANDOM = "is only available with --weights random"
 

@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from attncore.tokenize import Token
+from attention_video.attncore.tokenize import Token
 
 MAX_WORD_CHARS = 100  # a longer word becomes [UNK]
 SPECIALS = ("[CLS]", "[SEP]", "[UNK]", "[PAD]", "[MASK]")

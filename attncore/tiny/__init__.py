@@ -8,11 +8,11 @@ by hand, trained so its attention means something.
     run.W_O, run.concat, run.output        # Concat(Z_1…Z_H)·W_O
     rows = history_rows(model, run.tokens, focus=5)   # chapter 8: training aligns Q and K
 
-    from attncore.tiny.train import train  # other sizes: train, then save/to_bytes to cache
+    from attention_video.attncore.tiny.train import train  # other sizes: train, then save/to_bytes to cache
     model = train(TrainConfig(d_model=8, heads=2), progress=callback)
 
 Corpus (corpus.toml), model and hand-written gradients (model.py), training (train.py:
-`python -m pipeline.commands.train_models tiny --seed 0 --out attncore/tiny/default.safetensors`
+`python -m attention_video.pipeline.commands.train_models tiny --seed 0 --out attncore/tiny/default.safetensors`
 made the shipped file), history (history.py), safetensors storage (store.py). What it
 shares with attncore.translate is in attncore.trained. The package does not import train.py
 itself: only what trains pays for its import.
@@ -20,8 +20,8 @@ itself: only what trains pays for its import.
 
 from __future__ import annotations
 
-from attncore.tiny.config import ModelConfig, TrainConfig
-from attncore.tiny.corpus import (
+from attention_video.attncore.tiny.config import ModelConfig, TrainConfig
+from attention_video.attncore.tiny.corpus import (
     Corpus,
     Sentence,
     UnknownWordError,
@@ -30,11 +30,18 @@ from attncore.tiny.corpus import (
     tokenize,
     vocabulary,
 )
-from attncore.tiny.evaluate import Scores, encode, evaluate
-from attncore.tiny.history import HistoryRow, HistoryRows, Snapshot, history_rows
-from attncore.tiny.model import Forward, HeadRun, Params, Run, TinyModel, forward
-from attncore.tiny.store import fingerprint, from_bytes, load, load_default, save, to_bytes
-from attncore.trained.history import History
+from attention_video.attncore.tiny.evaluate import Scores, encode, evaluate
+from attention_video.attncore.tiny.history import HistoryRow, HistoryRows, Snapshot, history_rows
+from attention_video.attncore.tiny.model import Forward, HeadRun, Params, Run, TinyModel, forward
+from attention_video.attncore.tiny.store import (
+    fingerprint,
+    from_bytes,
+    load,
+    load_default,
+    save,
+    to_bytes,
+)
+from attention_video.attncore.trained.history import History
 
 __all__ = [
     "Corpus", "Forward", "HeadRun", "History", "HistoryRow", "HistoryRows", "ModelConfig",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attncore.trained.training import TrainSettings
+from attention_video.attncore.trained.training import TrainSettings
 
 MAX_HEADS = 4
 MAX_D_MODEL = 16

@@ -24,10 +24,9 @@ from importlib import resources
 from operator import attrgetter
 
 import numpy as np
-
-from attncore.tokenize import Token, TokenizeError
-from attncore.trained import corpus as shared
-from attncore.trained.corpus import draw_distinct, split_words
+from attention_video.attncore.tokenize import Token, TokenizeError
+from attention_video.attncore.trained import corpus as shared
+from attention_video.attncore.trained.corpus import draw_distinct, split_words
 
 CORPUS_FILE = "corpus.toml"
 

@@ -14,9 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore.tiny.corpus import Sentence
-from attncore.tiny.model import Params, bce_loss, forward
+from attention_video.attncore.tiny.corpus import Sentence
+from attention_video.attncore.tiny.model import Params, bce_loss, forward
 
 
 @dataclass(frozen=True, eq=False)

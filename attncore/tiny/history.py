@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore.tiny.model import GRID_PARAMS, Params, TinyModel, forward
-from attncore.tokenize import Token
-from attncore.trained.run import read_only
+from attention_video.attncore.tiny.model import GRID_PARAMS, Params, TinyModel, forward
+from attention_video.attncore.tokenize import Token
+from attention_video.attncore.trained.run import read_only
 
 
 @dataclass(frozen=True, eq=False)

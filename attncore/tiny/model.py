@@ -24,13 +24,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-
-from attncore import attention as att
-from attncore.tiny import corpus
-from attncore.tiny.config import ModelConfig, TrainConfig
-from attncore.tokenize import Token
-from attncore.trained.history import History
-from attncore.trained.layers import (
+from attention_video.attncore import attention as att
+from attention_video.attncore.tiny import corpus
+from attention_video.attncore.tiny.config import ModelConfig, TrainConfig
+from attention_video.attncore.tokenize import Token
+from attention_video.attncore.trained.history import History
+from attention_video.attncore.trained.layers import (
     concat_heads,
     concat_heads_backward,
     embed,
@@ -48,9 +47,9 @@ from attncore.trained.layers import (
     softmax_backward,
     weighted_sum_backward,
 )
-from attncore.trained.params import GridParams
-from attncore.trained.provenance import Provenance
-from attncore.trained.run import HeadRun, read_only
+from attention_video.attncore.trained.params import GridParams
+from attention_video.attncore.trained.provenance import Provenance
+from attention_video.attncore.trained.run import HeadRun, read_only
 
 GRID_PARAMS = ("E", "W_Q", "W_K", "W_V", "W_O")  # on the 0.1 grid in a finished model
 

@@ -5,7 +5,7 @@ as integer tenths (attncore.trained.store), so they load back exactly; the reado
 float64. The metadata holds the vocabulary, the architecture, the full TrainConfig (seed
 included), the command that trains it again, the platform that trained it and the corpus
 file's SHA-256, so a stale file is recognisable and the file can be reproduced (bit for bit
-on the same platform) with `python -m pipeline.commands.train_models tiny`. It is one key,
+on the same platform) with `python -m attention_video.pipeline.commands.train_models tiny`. It is one key,
 "attncore.tiny".
 
 Nothing is written unless the caller asks (`save` with a path, or `to_bytes`).
@@ -20,14 +20,12 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from safetensors.numpy import load as st_load
-
-from attncore.tiny.config import ModelConfig, TrainConfig
-from attncore.tiny.corpus import CORPUS_FILE
-from attncore.tiny.history import Snapshot
-from attncore.tiny.model import GRID_PARAMS, Params, TinyModel
-from attncore.trained.provenance import Provenance
-from attncore.trained.store import (
+from attention_video.attncore.tiny.config import ModelConfig, TrainConfig
+from attention_video.attncore.tiny.corpus import CORPUS_FILE
+from attention_video.attncore.tiny.history import Snapshot
+from attention_video.attncore.tiny.model import GRID_PARAMS, Params, TinyModel
+from attention_video.attncore.trained.provenance import Provenance
+from attention_video.attncore.trained.store import (
     from_tenths,
     history_parts,
     metadata,
@@ -38,6 +36,7 @@ from attncore.trained.store import (
     tenths,
     write_model_file,
 )
+from safetensors.numpy import load as st_load
 
 FORMAT = "attncore.tiny/1"
 META_KEY = "attncore.tiny"  # the one metadata key
@@ -85,7 +84,7 @@ def command(c: TrainConfig) -> str:
     cli = TrainConfig(seed=c.seed, d_model=c.d_model, heads=c.heads, restarts=c.restarts)
     if cli != c:
         return "attncore.tiny.train.train(TrainConfig(**metadata['train']))"
-    parts = ["python -m pipeline.commands.train_models tiny", f"--seed {c.seed}"]
+    parts = ["python -m attention_video.pipeline.commands.train_models tiny", f"--seed {c.seed}"]
     if c.d_model != TrainConfig.d_model:
         parts.append(f"--d-model {c.d_model}")
     if c.heads != TrainConfig.heads:

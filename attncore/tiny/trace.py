@@ -8,21 +8,20 @@ decimal and Q, K, V have two: the numbers on screen are the numbers the model us
 from __future__ import annotations
 
 import numpy as np
-
-from attncore import attention as att
-from attncore.settings import Settings, SettingsError
-from attncore.tiny.config import TrainConfig
-from attncore.tiny.corpus import UnknownWordError
-from attncore.tiny.history import history_rows
-from attncore.tiny.model import TinyModel
-from attncore.tokenize import Token
-from attncore.trace import AttentionTrace, HeadChoice, TrainingHistory, compute_head
+from attention_video.attncore import attention as att
+from attention_video.attncore.settings import Settings, SettingsError
+from attention_video.attncore.tiny.config import TrainConfig
+from attention_video.attncore.tiny.corpus import UnknownWordError
+from attention_video.attncore.tiny.history import history_rows
+from attention_video.attncore.tiny.model import TinyModel
+from attention_video.attncore.tokenize import Token
+from attention_video.attncore.trace import AttentionTrace, HeadChoice, TrainingHistory, compute_head
 
 
 def task_lines() -> tuple[str, str]:
     """What the model was trained to do, with an example of a swapped object taken from
     the corpus itself (the first category's verb with the second category's object)."""
-    from attncore.tiny.corpus import default_corpus
+    from attention_video.attncore.tiny.corpus import default_corpus
 
     corpus = default_corpus()
     first, second = corpus.categories[0], corpus.categories[1]

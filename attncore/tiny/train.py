@@ -2,7 +2,7 @@
 
     model = train(TrainConfig(seed=0))     # the shipped default (d_model 4, one head)
 
-`python -m pipeline.commands.train_models tiny --seed 0 --out attncore/tiny/default.safetensors`
+`python -m attention_video.pipeline.commands.train_models tiny --seed 0 --out attncore/tiny/default.safetensors`
 writes it to a file (it made the shipped one). Objective (ELECTRA-style): an object is
 sometimes swapped for one its verb does not take and every word says whether it was
 swapped; the object can only tell by looking at its verb, so its query learns to find the
@@ -29,15 +29,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
 
-from attncore.tiny.config import TrainConfig
-from attncore.tiny.corpus import default_corpus
-from attncore.tiny.evaluate import Encoded, Scores, encode, evaluate
-from attncore.tiny.history import Snapshot
-from attncore.tiny.model import Params, TinyModel, init_params, loss_and_grads
-from attncore.tiny.store import command
-from attncore.trained import training
-from attncore.trained.history import History
-from attncore.trained.provenance import Platform, Provenance
+from attention_video.attncore.tiny.config import TrainConfig
+from attention_video.attncore.tiny.corpus import default_corpus
+from attention_video.attncore.tiny.evaluate import Encoded, Scores, encode, evaluate
+from attention_video.attncore.tiny.history import Snapshot
+from attention_video.attncore.tiny.model import Params, TinyModel, init_params, loss_and_grads
+from attention_video.attncore.tiny.store import command
+from attention_video.attncore.trained import training
+from attention_video.attncore.trained.history import History
+from attention_video.attncore.trained.provenance import Platform, Provenance
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,7 @@ from collections.abc import Callable, Hashable, Iterable
 from typing import TypeVar
 
 import numpy as np
-
-from attncore.tokenize import Token, TokenizeError, clean
+from attention_video.attncore.tokenize import Token, TokenizeError, clean
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"  # Chinese characters
 _PIECE = re.compile(

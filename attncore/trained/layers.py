@@ -11,9 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from attncore import attention as att
-from attncore.random_weights import on_grid
+from attention_video.attncore import attention as att
+from attention_video.attncore.random_weights import on_grid
 
 
 def positions(n: int, d_model: int) -> np.ndarray:

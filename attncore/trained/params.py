@@ -6,8 +6,7 @@ import dataclasses
 from typing import ClassVar, Self
 
 import numpy as np
-
-from attncore.random_weights import on_grid
+from attention_video.attncore.random_weights import on_grid
 
 
 class GridParams:

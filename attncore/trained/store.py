@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
+from attention_video.attncore.trained.history import History
 from safetensors.numpy import save as st_save
-
-from attncore.trained.history import History
 
 S = TypeVar("S")  # a model's snapshot type
 

@@ -26,8 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
-
-from attncore.trained.params import GridParams
+from attention_video.attncore.trained.params import GridParams
 
 P = TypeVar("P", bound="GridParams")
 S = TypeVar("S")  # a model's held-out scores

@@ -14,16 +14,16 @@ real alignment ("The ball is blue" → "La bola es azul": azul looks at blue).
 Decoder row i WRITES target word i (its input is word i − 1, or <s>).
 
 Corpus (corpus.toml, corpus.py), model and hand-written gradients (model.py), training
-(train.py: `python -m pipeline.commands.train_models translate --seed 0 --out
+(train.py: `python -m attention_video.pipeline.commands.train_models translate --seed 0 --out
 attncore/translate/default.safetensors` made the shipped file), storage (store.py). What it
 shares with attncore.tiny is in attncore.trained.
 """
 
 from __future__ import annotations
 
-from attncore.trained.history import History
-from attncore.translate.config import ModelConfig, TrainConfig
-from attncore.translate.corpus import (
+from attention_video.attncore.trained.history import History
+from attention_video.attncore.translate.config import ModelConfig, TrainConfig
+from attention_video.attncore.translate.corpus import (
     BOS,
     EOS,
     Corpus,
@@ -34,10 +34,17 @@ from attncore.translate.corpus import (
     tokenize,
     vocabulary,
 )
-from attncore.translate.evaluate import Scores, encode_pairs, evaluate
-from attncore.translate.history import AlignmentHistory, Snapshot, alignment_history
-from attncore.translate.model import Params, TranslationModel, TranslationRun
-from attncore.translate.store import fingerprint, from_bytes, load, load_default, save, to_bytes
+from attention_video.attncore.translate.evaluate import Scores, encode_pairs, evaluate
+from attention_video.attncore.translate.history import AlignmentHistory, Snapshot, alignment_history
+from attention_video.attncore.translate.model import Params, TranslationModel, TranslationRun
+from attention_video.attncore.translate.store import (
+    fingerprint,
+    from_bytes,
+    load,
+    load_default,
+    save,
+    to_bytes,
+)
 
 
 def decode(model: TranslationModel, sentence: str):

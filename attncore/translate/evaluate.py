@@ -14,9 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore.translate.corpus import Pair, default_corpus
-from attncore.translate.model import BOS_ID, EOS_ID, Params, cross_entropy, forward, greedy
+from attention_video.attncore.translate.corpus import Pair, default_corpus
+from attention_video.attncore.translate.model import (
+    BOS_ID,
+    EOS_ID,
+    Params,
+    cross_entropy,
+    forward,
+    greedy,
+)
 
 
 @dataclass(frozen=True, eq=False)

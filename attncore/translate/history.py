@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore.tokenize import Token
-from attncore.translate.model import GRID_PARAMS, Params, TranslationModel
+from attention_video.attncore.tokenize import Token
+from attention_video.attncore.translate.model import GRID_PARAMS, Params, TranslationModel
 
 
 @dataclass(frozen=True, eq=False)

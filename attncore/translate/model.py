@@ -27,11 +27,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-
-from attncore import attention as att
-from attncore.tokenize import Token
-from attncore.trained.history import History
-from attncore.trained.layers import (
+from attention_video.attncore import attention as att
+from attention_video.attncore.tokenize import Token
+from attention_video.attncore.trained.history import History
+from attention_video.attncore.trained.layers import (
     embed,
     embed_backward,
     linear,
@@ -45,11 +44,11 @@ from attncore.trained.layers import (
     softmax_backward,
     weighted_sum_backward,
 )
-from attncore.trained.params import GridParams
-from attncore.trained.provenance import Provenance
-from attncore.trained.run import HeadRun, read_only
-from attncore.translate import corpus
-from attncore.translate.config import ModelConfig, TrainConfig
+from attention_video.attncore.trained.params import GridParams
+from attention_video.attncore.trained.provenance import Provenance
+from attention_video.attncore.trained.run import HeadRun, read_only
+from attention_video.attncore.translate import corpus
+from attention_video.attncore.translate.config import ModelConfig, TrainConfig
 
 ATTENTIONS = ("enc", "self", "cross")  # encoder self-, decoder causal self-, cross-attention
 GRID_PARAMS = ("E_src", "E_tgt", *(f"{a}_{w}" for a in ATTENTIONS

@@ -18,10 +18,8 @@ from operator import attrgetter
 from pathlib import Path
 
 import numpy as np
-from safetensors.numpy import load as st_load
-
-from attncore.trained.provenance import Provenance
-from attncore.trained.store import (
+from attention_video.attncore.trained.provenance import Provenance
+from attention_video.attncore.trained.store import (
     from_tenths,
     history_parts,
     metadata,
@@ -32,10 +30,11 @@ from attncore.trained.store import (
     tenths,
     write_model_file,
 )
-from attncore.translate.config import ModelConfig, TrainConfig
-from attncore.translate.corpus import CORPUS_FILE
-from attncore.translate.history import Snapshot
-from attncore.translate.model import GRID_PARAMS, READOUT, Params, TranslationModel
+from attention_video.attncore.translate.config import ModelConfig, TrainConfig
+from attention_video.attncore.translate.corpus import CORPUS_FILE
+from attention_video.attncore.translate.history import Snapshot
+from attention_video.attncore.translate.model import GRID_PARAMS, READOUT, Params, TranslationModel
+from safetensors.numpy import load as st_load
 
 FORMAT = "attncore.translate/1"
 META_KEY = "attncore.translate"
@@ -51,7 +50,7 @@ def command(c: TrainConfig) -> str:
     if TrainConfig(seed=c.seed, restarts=c.restarts) != c:
         return "attncore.translate.train.train(TrainConfig(**metadata['train']))"
     extra = "" if c.restarts == TrainConfig.restarts else f" --restarts {c.restarts}"
-    return f"python -m pipeline.commands.train_models translate --seed {c.seed}{extra} --out PATH"
+    return f"python -m attention_video.pipeline.commands.train_models translate --seed {c.seed}{extra} --out PATH"
 
 
 def to_bytes(model: TranslationModel) -> bytes:

@@ -9,13 +9,12 @@ query_inputs the words each row reads.
 from __future__ import annotations
 
 import numpy as np
-
-from attncore import attention as att
-from attncore.settings import Settings, SettingsError
-from attncore.tokenize import Token
-from attncore.trace import AttentionTrace, TrainingHistory, compute_head
-from attncore.translate.corpus import UnknownWordError
-from attncore.translate.model import TranslationModel
+from attention_video.attncore import attention as att
+from attention_video.attncore.settings import Settings, SettingsError
+from attention_video.attncore.tokenize import Token
+from attention_video.attncore.trace import AttentionTrace, TrainingHistory, compute_head
+from attention_video.attncore.translate.corpus import UnknownWordError
+from attention_video.attncore.translate.model import TranslationModel
 
 TASK_EN = "trained to translate English into Spanish, one word after the other"
 TASK_ZH = "训练任务：把英语逐词翻译成西班牙语"

@@ -2,7 +2,7 @@
 
     model = train(TrainConfig(seed=0))     # the shipped default
 
-`python -m pipeline.commands.train_models translate --seed 0 --out
+`python -m attention_video.pipeline.commands.train_models translate --seed 0 --out
 attncore/translate/default.safetensors` writes it to a file (it made the shipped one). Adam on minibatches, warm-up then cosine decay (the tiny model's
 schedule), then a rounding-aware phase: the forward pass uses the embeddings and attention
 weights rounded to 0.1, the gradient updates the unrounded copy (straight-through), so the
@@ -21,22 +21,21 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 import numpy as np
-
-from attncore.trained import training
-from attncore.trained.history import History
-from attncore.trained.provenance import Platform, Provenance
-from attncore.translate.config import TrainConfig
-from attncore.translate.corpus import default_corpus
-from attncore.translate.evaluate import Batch, Scores, encode_pairs, evaluate
-from attncore.translate.history import Snapshot
-from attncore.translate.model import (
+from attention_video.attncore.trained import training
+from attention_video.attncore.trained.history import History
+from attention_video.attncore.trained.provenance import Platform, Provenance
+from attention_video.attncore.translate.config import TrainConfig
+from attention_video.attncore.translate.corpus import default_corpus
+from attention_video.attncore.translate.evaluate import Batch, Scores, encode_pairs, evaluate
+from attention_video.attncore.translate.history import Snapshot
+from attention_video.attncore.translate.model import (
     READOUT,
     Params,
     TranslationModel,
     init_params,
     loss_and_grads,
 )
-from attncore.translate.store import command
+from attention_video.attncore.translate.store import command
 
 
 @dataclass(frozen=True)

@@ -33,15 +33,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from attention_video.attncore.chapters import SCENE_SETTINGS
+from attention_video.attncore.chapters import chapter as chapter_entry
+from attention_video.attncore.trace import AttentionTrace, HeadTrace, TrainingHistory
+from attention_video.pipeline.cache import sources
+from attention_video.pipeline.cache.paths import (
+    CACHE_ENV,
+    CacheDirError,
+    cache_dir,
+    ensure_cache_dir,
+)
+from attention_video.pipeline.run.chapter import ChapterResult
 
-from attncore.chapters import SCENE_SETTINGS
-from attncore.chapters import chapter as chapter_entry
-from attncore.trace import AttentionTrace, HeadTrace, TrainingHistory
-from pipeline.cache import sources
-from pipeline.cache.paths import CACHE_ENV, CacheDirError, cache_dir, ensure_cache_dir
-from pipeline.run.chapter import ChapterResult
-
-RENDERER = "pipeline.run.chapter"  # the module that turns a scene into a clip
+RENDERER = "attention_video.pipeline.run.chapter"  # the module that turns a scene into a clip
 LIMIT_ENV = "ATTENTION_CACHE_LIMIT"
 DEFAULT_LIMIT = 2 * 1024 ** 3
 RECENT = 3600.0  # seconds: an entry used this recently is never pruned
@@ -109,7 +113,7 @@ def chapter_key(chapter: str, trace: AttentionTrace, settings, plan: tuple[str, 
         "code": code_digest(chapter),
     }
     if getattr(settings, "voice", None) is not None:  # what says it: the file, not its name
-        from scenes.voice import resolve
+        from attention_video.scenes.voice import resolve
 
         parts["voice"] = resolve(settings.voice, settings.language).identity
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
@@ -247,7 +251,7 @@ def is_full(folder: Path) -> bool:
 
 def full_message(cache: ChapterCache) -> str:
     """'the cache folder /x is full (12 KB free; a render needs 67.1 MB)'."""
-    from pipeline.outputs.formats import human_size
+    from attention_video.pipeline.outputs.formats import human_size
 
     free = human_size(free_space(cache.root) or 0)
     return f"{cache.name} {cache.root} is full ({free} free; a render needs {human_size(MIN_FREE)})"

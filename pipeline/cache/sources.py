@@ -11,15 +11,19 @@ from functools import lru_cache
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("attncore", "pipeline", "scenes", "fastmanim")  # the project's own packages; others are libraries
+DISTRIBUTION = "attention_video"  # the one installed top-level name
+PACKAGES = ("attncore", "pipeline", "scenes", "fastmanim")  # its subpackages, each a top-level folder
 
 
 def module_file(name: str, root: Path) -> Path | None:
-    """The file of a project module ('scenes.widgets' → root/scenes/widgets.py, a package
-    → its __init__.py); None for a library module or a name that is not a module."""
+    """The file of a project module ('attention_video.scenes.widgets' →
+    root/scenes/widgets.py, a package → its __init__.py; 'attention_video.api' →
+    root/attention_video/api.py); None for a library module or a name that is not a module."""
     parts = name.split(".")
-    if parts[0] not in PACKAGES:
+    if parts[0] != DISTRIBUTION:
         return None
+    if len(parts) > 1 and parts[1] in PACKAGES:  # pyproject maps these folders into the package
+        parts = parts[1:]
     base = root.joinpath(*parts)
     for path in (base.with_suffix(".py"), base / "__init__.py"):
         if path.is_file():
@@ -28,9 +32,11 @@ def module_file(name: str, root: Path) -> Path | None:
 
 
 def _packages_of(name: str) -> list[str]:
-    """The packages Python runs before a module: 'a.b.c' → ['a', 'a.b']."""
+    """The packages Python runs before a module: 'a.b.c' → ['a', 'a.b'], but the
+    distribution's own __init__.py, which runs nothing (it re-exports the notebook API
+    lazily) and would otherwise tie every chapter's clip to the whole pipeline."""
     parts = name.split(".")
-    return [".".join(parts[:i]) for i in range(1, len(parts))]
+    return [".".join(parts[:i]) for i in range(2 if parts[0] == DISTRIBUTION else 1, len(parts))]
 
 
 @lru_cache(maxsize=512)

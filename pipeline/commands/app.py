@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from attncore.build import build_trace, choose_source, settings_for
-from attncore.pretrained import head_table
-from attncore.settings import (
+from attention_video.attncore.build import build_trace, choose_source, settings_for
+from attention_video.attncore.pretrained import head_table
+from attention_video.attncore.settings import (
     QUALITIES,
     Settings,
     SettingsError,
@@ -24,23 +24,28 @@ from attncore.settings import (
     ignored_options,
     parse_chapters,
 )
-from attncore.tiny.corpus import vocabulary
-from attncore.tiny.store import fingerprint, load_default
-from attncore.tiny.trace import train_config
-from attncore.trained.provenance import bit_identical_here
-from attncore.translate.corpus import vocabulary as translation_vocabulary
-from pipeline.cache.clips import cache_limit, prune
-from pipeline.cache.paths import ensure_cache_dir
-from pipeline.commands.batch import BatchFailed, read_manifest, render_batch, summary_table
-from pipeline.commands.tiny_models import model_path, tiny_model, train_and_keep
-from pipeline.outputs.exports import write_csv, write_json
-from pipeline.outputs.files import check_outputs, check_writable_folder, companions
-from pipeline.outputs.formats import derive_formats, human_size
-from pipeline.outputs.slides import write_slides
-from pipeline.outputs.storyboard import make_storyboard, storyboard_path
-from pipeline.run.executors import DaskExecutor
-from pipeline.run.render import dry_run, named, output_path, render_video
-from scenes.voice import resolve
+from attention_video.attncore.tiny.corpus import vocabulary
+from attention_video.attncore.tiny.store import fingerprint, load_default
+from attention_video.attncore.tiny.trace import train_config
+from attention_video.attncore.trained.provenance import bit_identical_here
+from attention_video.attncore.translate.corpus import vocabulary as translation_vocabulary
+from attention_video.pipeline.cache.clips import cache_limit, prune
+from attention_video.pipeline.cache.paths import ensure_cache_dir
+from attention_video.pipeline.commands.batch import (
+    BatchFailed,
+    read_manifest,
+    render_batch,
+    summary_table,
+)
+from attention_video.pipeline.commands.tiny_models import model_path, tiny_model, train_and_keep
+from attention_video.pipeline.outputs.exports import write_csv, write_json
+from attention_video.pipeline.outputs.files import check_outputs, check_writable_folder, companions
+from attention_video.pipeline.outputs.formats import derive_formats, human_size
+from attention_video.pipeline.outputs.slides import write_slides
+from attention_video.pipeline.outputs.storyboard import make_storyboard, storyboard_path
+from attention_video.pipeline.run.executors import DaskExecutor
+from attention_video.pipeline.run.render import dry_run, named, output_path, render_video
+from attention_video.scenes.voice import resolve
 
 Say = Callable[[str], None]
 
@@ -213,7 +218,9 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
         for made in derive_formats(result.video, request.formats):
             say(f"{made.format + ':':10s} {made.path}  ({human_size(made.size)})")
     if request.slides:
-        from scenes.widgets import THEMES  # lazy on purpose: it imports Manim, which a
+        from attention_video.scenes.widgets import (
+            THEMES,  # lazy on purpose: it imports Manim, which a
+        )
         #                                    re-run whose chapters are all cached never needs
 
         html, pptx, steps = write_slides(result.chapters, result.video, settings.sentence,

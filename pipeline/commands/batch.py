@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attncore import AttentionTrace, build_trace
-from attncore.settings import (
+from attention_video.attncore import AttentionTrace, build_trace
+from attention_video.attncore.settings import (
     MAX_CONFIG_BYTES,
     Settings,
     SettingsError,
@@ -43,11 +43,16 @@ from attncore.settings import (
     parse_chapters,
     read_toml,
 )
-from pipeline.cache.clips import ChapterCache, room_to_render
-from pipeline.cache.paths import ensure_cache_dir
-from pipeline.outputs.files import OutputError, check_outputs, check_writable_folder, companions
-from pipeline.run.chapter import ChapterResult
-from pipeline.run.render import (
+from attention_video.pipeline.cache.clips import ChapterCache, room_to_render
+from attention_video.pipeline.cache.paths import ensure_cache_dir
+from attention_video.pipeline.outputs.files import (
+    OutputError,
+    check_outputs,
+    check_writable_folder,
+    companions,
+)
+from attention_video.pipeline.run.chapter import ChapterResult
+from attention_video.pipeline.run.render import (
     ChapterFailed,
     ChapterTodo,
     chapter_pool,
@@ -58,7 +63,7 @@ from pipeline.run.render import (
     render_chapters,
     write_video,
 )
-from pipeline.run.workers import sigterm_as_interrupt
+from attention_video.pipeline.run.workers import sigterm_as_interrupt
 
 Say = Callable[[str], None]
 SECTIONS = ("defaults", "video")  # the manifest's top-level keys

@@ -11,10 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import click
-
-from attncore.chapters import SOFTMAX, describe, number
-from attncore.settings import LANGUAGES, QUALITIES, THEMES, WEIGHT_SOURCES, SettingsError
-from pipeline.commands import app
+from attention_video.attncore.chapters import SOFTMAX, describe, number
+from attention_video.attncore.settings import (
+    LANGUAGES,
+    QUALITIES,
+    THEMES,
+    WEIGHT_SOURCES,
+    SettingsError,
+)
+from attention_video.pipeline.commands import app
 
 EPILOG = """\b
 Examples:
@@ -147,7 +152,7 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         raise click.UsageError("--scheduler renders video chapters; --dry-run, --storyboard "
                                "and --watch run here")
     if init_config is not None:
-        from pipeline.commands.starter import write_starter
+        from attention_video.pipeline.commands.starter import write_starter
 
         write_starter(init_config)
         _say(f"wrote {init_config}")
@@ -163,7 +168,7 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
                                f"{' and '.join(given)} need{'s' if len(given) == 1 else ''} "
                                "the video: make them in a run without --storyboard")
     board = flags.pop("output") if storyboard else None  # -o names the storyboard's PNG
-    from pipeline.outputs.formats import parse_formats
+    from attention_video.pipeline.outputs.formats import parse_formats
 
     try:
         kinds = parse_formats(formats) if formats is not None else ("mp4",)
@@ -175,7 +180,7 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
                           storyboard=storyboard, storyboard_output=board, formats=kinds,
                           scheduler=scheduler)
     if watch:
-        from pipeline.commands.watch import watch_config
+        from attention_video.pipeline.commands.watch import watch_config
 
         watch_config(config, dict(sentence=sentence, chapters=chapters, **flags),
                      request=request, say=_say, show=click.echo)
@@ -191,8 +196,8 @@ INTERRUPTED = "Interrupted: stopped, temporary files removed, earlier output lef
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line for every error, never a traceback. Ctrl-C or SIGTERM
     at any moment: the workers stop, one line, exit 130 or 143 within seconds."""
-    from pipeline.cache.paths import settle_cache_dir
-    from pipeline.run.workers import Terminated, exit_status, stop_on_signals
+    from attention_video.pipeline.cache.paths import settle_cache_dir
+    from attention_video.pipeline.run.workers import Terminated, exit_status, stop_on_signals
 
     global _interrupted_said
     _interrupted_said = False
@@ -224,9 +229,9 @@ def _give_up(status: int) -> None:
 
 
 def _main(argv: list[str] | None) -> None:
-    from pipeline.commands.batch import BatchFailed
-    from pipeline.outputs.files import OutputError
-    from pipeline.run.render import ChapterFailed
+    from attention_video.pipeline.commands.batch import BatchFailed
+    from attention_video.pipeline.outputs.files import OutputError
+    from attention_video.pipeline.run.render import ChapterFailed
 
     try:
         cli.main(args=argv, prog_name="render.py", standalone_mode=False)
@@ -279,7 +284,7 @@ def _save_traceback() -> str:
     import time
     import traceback
 
-    from pipeline.cache.paths import cache_dir
+    from attention_video.pipeline.cache.paths import cache_dir
 
     text = traceback.format_exc()
     for folder in (cache_dir() / "crashes", Path(tempfile.gettempdir())):

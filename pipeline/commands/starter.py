@@ -7,8 +7,8 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
-from attncore.chapters import CHAPTERS, SOFTMAX, number
-from attncore.settings import (
+from attention_video.attncore.chapters import CHAPTERS, SOFTMAX, number
+from attention_video.attncore.settings import (
     FIELD_NAMES,
     LANGUAGES,
     MAX_DIM,
@@ -20,7 +20,11 @@ from attncore.settings import (
     WEIGHT_SOURCES,
     Settings,
 )
-from pipeline.outputs.files import OutputError, check_writable_folder, write_text_atomic
+from attention_video.pipeline.outputs.files import (
+    OutputError,
+    check_writable_folder,
+    write_text_atomic,
+)
 
 
 def _quoted(values) -> str:

@@ -8,12 +8,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from attncore.settings import Settings
-from attncore.tiny.config import TrainConfig
-from attncore.tiny.model import TinyModel
-from attncore.tiny.store import load, load_default, save
-from attncore.tiny.trace import train_config
-from pipeline.cache.paths import cache_dir, ensure_cache_dir
+from attention_video.attncore.settings import Settings
+from attention_video.attncore.tiny.config import TrainConfig
+from attention_video.attncore.tiny.model import TinyModel
+from attention_video.attncore.tiny.store import load, load_default, save
+from attention_video.attncore.tiny.trace import train_config
+from attention_video.pipeline.cache.paths import cache_dir, ensure_cache_dir
 
 Say = Callable[[str], None]
 
@@ -41,7 +41,7 @@ def tiny_model(settings: Settings, say: Say | None = None, root: Path | None = N
 
 
 def train_and_keep(config: TrainConfig, path: Path, say: Say | None = None) -> TinyModel:
-    from attncore.tiny.train import train
+    from attention_video.attncore.tiny.train import train
 
     say = say or (lambda s: print(s, file=sys.stderr, flush=True))
     say(f"training the tiny model (d_model {config.d_model}, {config.heads} head"

@@ -1,7 +1,7 @@
 """Train a model this project ships and write it as a safetensors file.
 
-    python -m pipeline.commands.train_models tiny --seed 0 --out attncore/tiny/default.safetensors
-    python -m pipeline.commands.train_models translate --seed 0 --out attncore/translate/default.safetensors
+    python -m attention_video.pipeline.commands.train_models tiny --seed 0 --out attncore/tiny/default.safetensors
+    python -m attention_video.pipeline.commands.train_models translate --seed 0 --out attncore/translate/default.safetensors
 
 made the shipped files (then named `python -m attncore.tiny.train` and `python -m
 attncore.translate.train`, as their metadata still says). attncore trains and returns a
@@ -16,14 +16,14 @@ import argparse
 import sys
 import time
 
-from attncore.tiny import train as tiny_train
-from attncore.tiny.config import TrainConfig as TinyConfig
-from attncore.tiny.store import save as save_tiny
-from attncore.translate import train as translation_train
-from attncore.translate.config import TrainConfig as TranslationConfig
-from attncore.translate.store import save as save_translation
+from attention_video.attncore.tiny import train as tiny_train
+from attention_video.attncore.tiny.config import TrainConfig as TinyConfig
+from attention_video.attncore.tiny.store import save as save_tiny
+from attention_video.attncore.translate import train as translation_train
+from attention_video.attncore.translate.config import TrainConfig as TranslationConfig
+from attention_video.attncore.translate.store import save as save_translation
 
-PROG = "python -m pipeline.commands.train_models"
+PROG = "python -m attention_video.pipeline.commands.train_models"
 
 
 def _bar(step: int, total: int, info: tiny_train.TrainInfo, started: float) -> str:

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from attncore.settings import SettingsError, read_toml
-from pipeline.commands import app
-from pipeline.outputs.files import OutputError
-from pipeline.run.render import ChapterFailed
+from attention_video.attncore.settings import SettingsError, read_toml
+from attention_video.pipeline.commands import app
+from attention_video.pipeline.outputs.files import OutputError
+from attention_video.pipeline.run.render import ChapterFailed
 
 
 def _stamp(paths: list[Path]) -> tuple:

@@ -22,8 +22,7 @@ from pathlib import Path
 
 import av
 import numpy as np
-
-from pipeline.cache.paths import cache_dir
+from attention_video.pipeline.cache.paths import cache_dir
 
 RATE = 48_000  # samples a second of every track written here
 AAC_BITRATE = 96_000  # mono speech

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attncore.export import csv_tables, to_json
-from attncore.settings import Settings
-from attncore.trace import AttentionTrace
-from pipeline.outputs.files import check_writable_folder, write_text_atomic
+from attention_video.attncore.export import csv_tables, to_json
+from attention_video.attncore.settings import Settings
+from attention_video.attncore.trace import AttentionTrace
+from attention_video.pipeline.outputs.files import check_writable_folder, write_text_atomic
 
 
 def write_json(path: Path, trace: AttentionTrace, settings: Settings | None = None) -> None:

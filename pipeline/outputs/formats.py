@@ -12,8 +12,7 @@ from pathlib import Path
 
 import av
 import av.filter
-
-from pipeline.outputs.files import atomic_output
+from attention_video.pipeline.outputs.files import atomic_output
 
 FORMATS = ("mp4", "gif", "webm")  # what --format takes; mp4 is the video itself, the source
 GIF_HEIGHT = 480  # pixels; never scaled up
@@ -119,7 +118,7 @@ def write_gif(video: Path, out: Path, height: int = GIF_HEIGHT, fps: int = GIF_F
 def write_webm(video: Path, out: Path, crf: str = WEBM_CRF) -> int:
     """A WebM (VP9, constant quality) of `video` at its own size and frame rate; its
     narration, if it has one, as Opus (encoded from the decoded sound, never copied)."""
-    from pipeline.outputs import audio
+    from attention_video.pipeline.outputs import audio
 
     sound = audio.read_track(video)
     with av.open(str(video)) as src, av.open(str(out), "w", format="webm") as dst:

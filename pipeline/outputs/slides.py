@@ -23,10 +23,9 @@ from typing import Any
 from unittest.mock import patch
 
 import av
+from attention_video.pipeline.outputs.files import atomic_output
+from attention_video.pipeline.run.chapter import ChapterResult
 from PIL import Image
-
-from pipeline.outputs.files import atomic_output
-from pipeline.run.chapter import ChapterResult
 
 REVEAL_DIR = Path(__file__).parent / "revealjs"  # vendored reveal.js 6.0.1 (MIT, LICENSE there)
 _VENDOR = "vendored-reveal.js"  # stands for the CDN in the template; replaced by inlined files
@@ -69,7 +68,7 @@ def plan_steps(chapters: list[ChapterResult]) -> list[Step]:
 def cut_steps(chapters: list[ChapterResult], folder: Path) -> list[Step]:
     """Write each step's clip into `folder` (step01.mp4, ...). A narrated chapter's steps
     each carry their own stretch of its sound, as AAC (pipeline.outputs.audio)."""
-    from pipeline.outputs.audio import RATE, add_track, fit, read_track
+    from attention_video.pipeline.outputs.audio import RATE, add_track, fit, read_track
 
     clips = {r.chapter: r.clip for r in chapters}
     sounds = {r.chapter: read_track(r.clip) for r in chapters}

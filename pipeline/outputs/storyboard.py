@@ -25,14 +25,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from attention_video.attncore.chapters import chapter, number
+from attention_video.attncore.settings import Settings
+from attention_video.attncore.tokenize import CLOSING, OPENING
+from attention_video.attncore.trace import AttentionTrace
+from attention_video.pipeline.cache.paths import cache_dir
+from attention_video.pipeline.outputs.files import (
+    OutputError,
+    atomic_output,
+    check_writable_folder,
+    slug,
+)
 from PIL import Image, ImageDraw, ImageFont
-
-from attncore.chapters import chapter, number
-from attncore.settings import Settings
-from attncore.tokenize import CLOSING, OPENING
-from attncore.trace import AttentionTrace
-from pipeline.cache.paths import cache_dir
-from pipeline.outputs.files import OutputError, atomic_output, check_writable_folder, slug
 
 Progress = Callable[[str], None]
 
@@ -112,9 +116,8 @@ class _FastForward:
         super().__init__(*args, **kwargs)
 
     def play(self, *args: Any, **kwargs: Any) -> None:
+        from attention_video.fastmanim.fades import Fade
         from manim import Create, FadeIn, FadeOut, Write
-
-        from fastmanim.fades import Fade
 
         self._flush_hold()  # the holds gathered before it, as a render plays them
         animations = self.compile_animations(*args, **kwargs)
@@ -168,12 +171,11 @@ def chapter_stills(slug: str, trace: AttentionTrace, settings: Settings,
                    plan: tuple[str, ...]) -> ChapterStills:
     """Build chapter `slug` of a video that plays `plan` without animating and take one
     still per caption."""
+    from attention_video.fastmanim.camera import PathCamera
+    from attention_video.fastmanim.texts import use_text_cache
+    from attention_video.pipeline.run.chapter import manim_config
+    from attention_video.scenes import scene_class
     from manim import tempconfig
-
-    from fastmanim.camera import PathCamera
-    from fastmanim.texts import use_text_cache
-    from pipeline.run.chapter import manim_config
-    from scenes import scene_class
 
     use_text_cache(cache_dir() / "text-objects")
     start = time.perf_counter()
@@ -203,8 +205,8 @@ def take_stills(plan: list[str], trace: AttentionTrace, settings: Settings, *,
                 ) -> list[ChapterStills]:
     """Every planned chapter's stills, built by `jobs` worker processes (1: here).
     `on_chapter` is called with each chapter's stills as soon as they are back."""
-    from pipeline.run.schedule import longest_first
-    from pipeline.run.workers import LocalPool
+    from attention_video.pipeline.run.schedule import longest_first
+    from attention_video.pipeline.run.workers import LocalPool
 
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(plan)))
     results: dict[str, ChapterStills] = {}
@@ -546,7 +548,7 @@ def make_storyboard(settings: Settings, trace: AttentionTrace, output: str | Pat
                     *, jobs: int | None = None, progress: Progress = lambda s: None,
                     executor=None) -> StoryboardResult:
     """The storyboard of the planned chapters: stills, contact sheet and handout."""
-    from pipeline.run.render import plan_chapters
+    from attention_video.pipeline.run.render import plan_chapters
 
     start = time.perf_counter()
     png = storyboard_path(settings.sentence, output)

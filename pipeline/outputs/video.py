@@ -123,7 +123,7 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
             pkt.dts, pkt.duration = dts, until[pkt.pts] - pkt.pts
         seconds = float(offset * otb)
         if sounds:
-            from pipeline.outputs import audio
+            from attention_video.pipeline.outputs import audio
 
             timeline = audio.fit(None, seconds)
             for start, end, clip in sounds:

@@ -8,10 +8,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from attncore.chapters import SLUGS
-from attncore.settings import QUALITIES, Settings
-from attncore.trace import AttentionTrace
-from pipeline.cache.paths import cache_dir
+from attention_video.attncore.chapters import SLUGS
+from attention_video.attncore.settings import QUALITIES, Settings
+from attention_video.attncore.trace import AttentionTrace
+from attention_video.pipeline.cache.paths import cache_dir
 
 
 @dataclass(frozen=True)
@@ -63,12 +63,11 @@ def manim_config(settings: Settings, work_dir: Path | None, clip: Path | None,
 
 def render_chapter(job: ChapterJob) -> ChapterResult:
     """Build the chapter's scene from the trace and render it (dry run: build only)."""
+    from attention_video.fastmanim.encoder import CLOCK, TimedRenderer
+    from attention_video.fastmanim.texts import use_text_cache
+    from attention_video.scenes import scene_class
+    from attention_video.scenes.voice import use_speech_cache
     from manim import tempconfig
-
-    from fastmanim.encoder import CLOCK, TimedRenderer
-    from fastmanim.texts import use_text_cache
-    from scenes import scene_class
-    from scenes.voice import use_speech_cache
 
     use_text_cache(cache_dir() / "text-objects")
     use_speech_cache(cache_dir())
@@ -85,7 +84,7 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
             scene.render()
             duration = float(scene.renderer.time)
         if job.clip is not None and scene.voice is not None:  # the narration goes in the clip
-            from pipeline.outputs.audio import add_track, mix
+            from attention_video.pipeline.outputs.audio import add_track, mix
 
             add_track(job.clip, mix([(t, s.samples, s.rate) for t, s in scene.speech], duration))
     finally:

@@ -23,9 +23,9 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from pipeline.cache import sources
-from pipeline.run.chapter import ChapterJob, ChapterResult
-from pipeline.run.workers import InlineExecutor
+from attention_video.pipeline.cache import sources
+from attention_video.pipeline.run.chapter import ChapterJob, ChapterResult
+from attention_video.pipeline.run.workers import InlineExecutor
 
 LOCAL_EXECUTORS = (ProcessPoolExecutor, ThreadPoolExecutor, InlineExecutor)
 CONNECT_SECONDS = 10  # how long to wait for the scheduler to answer

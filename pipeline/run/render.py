@@ -14,18 +14,33 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from attncore import AttentionTrace, build_trace
-from attncore.chapters import LEARNING, SOFTMAX, chapter, number
-from attncore.settings import Settings, SettingsError
-from pipeline.cache.clips import ChapterCache, chapter_key, full_message, is_full, room_to_render
-from pipeline.cache.paths import CACHE_ENV
-from pipeline.outputs.files import atomic_output, check_writable_folder, default_output
-from pipeline.outputs.subtitles import to_srt, to_vtt
-from pipeline.outputs.video import join
-from pipeline.run.chapter import ChapterJob, ChapterResult, render_chapter
-from pipeline.run.executors import ShippedChapter, cancel, render_shipped, shares_files
-from pipeline.run.schedule import Timings, expected_seconds
-from pipeline.run.workers import LocalPool, sigterm_as_interrupt
+from attention_video.attncore import AttentionTrace, build_trace
+from attention_video.attncore.chapters import LEARNING, SOFTMAX, chapter, number
+from attention_video.attncore.settings import Settings, SettingsError
+from attention_video.pipeline.cache.clips import (
+    ChapterCache,
+    chapter_key,
+    full_message,
+    is_full,
+    room_to_render,
+)
+from attention_video.pipeline.cache.paths import CACHE_ENV
+from attention_video.pipeline.outputs.files import (
+    atomic_output,
+    check_writable_folder,
+    default_output,
+)
+from attention_video.pipeline.outputs.subtitles import to_srt, to_vtt
+from attention_video.pipeline.outputs.video import join
+from attention_video.pipeline.run.chapter import ChapterJob, ChapterResult, render_chapter
+from attention_video.pipeline.run.executors import (
+    ShippedChapter,
+    cancel,
+    render_shipped,
+    shares_files,
+)
+from attention_video.pipeline.run.schedule import Timings, expected_seconds
+from attention_video.pipeline.run.workers import LocalPool, sigterm_as_interrupt
 
 Progress = Callable[[str], None]
 

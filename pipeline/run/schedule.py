@@ -18,8 +18,8 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from attncore.settings import Settings
-from attncore.trace import AttentionTrace
+from attention_video.attncore.settings import Settings
+from attention_video.attncore.trace import AttentionTrace
 
 # Seconds per chapter of the default sentence at -q l on the development machine (2 cores,
 # --jobs 2), by the model's kind; a kind not listed is ordered as the tiny model.

@@ -19,11 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore.geometry import QueryGeometry
-from attncore.trace import AttentionTrace, HeadTrace
-from fastmanim import *  # noqa: F403
-from scenes.arrows import (
+from attention_video.attncore.geometry import QueryGeometry
+from attention_video.attncore.trace import AttentionTrace, HeadTrace
+from attention_video.fastmanim import *  # noqa: F403
+from attention_video.scenes.arrows import (
     ArrowPicture,
     GeometryKeys,
     angle_text,
@@ -36,8 +35,8 @@ from scenes.arrows import (
     norm_text,
     shadow_text,
 )
-from scenes.base import ChapterScene
-from scenes.layout import (
+from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.layout import (
     MAX_PAIRS,
     MIN_FONT,
     PAIR_FILL,
@@ -51,8 +50,8 @@ from scenes.layout import (
     shown_pairs,
     widest,
 )
-from scenes.text import Translate, fit_width, fmt, make_text
-from scenes.widgets import CellLayout, MatrixView, Recorder, Theme, sign_color
+from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.widgets import CellLayout, MatrixView, Recorder, Theme, sign_color
 
 PAIR_FONT = (18, 30)  # the pair table's font, from the largest down while it is too wide
 PAIR_PAD = 0.3  # air beside a pair's numbers in its column, and beside the row names

@@ -11,11 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore.trace import AttentionTrace
-from fastmanim import *  # noqa: F403
-from scenes.base import ChapterScene
-from scenes.layout import (
+from attention_video.attncore.trace import AttentionTrace
+from attention_video.fastmanim import *  # noqa: F403
+from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.layout import (
     CELL_FILL,
     LABEL_FILL,
     MIN_FONT,
@@ -26,8 +25,8 @@ from scenes.layout import (
     row_for_font,
     text_width,
 )
-from scenes.text import Translate, fit_width, fmt, make_text
-from scenes.widgets import (
+from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.widgets import (
     MASKED_TEXT,
     CellLayout,
     MatrixView,

@@ -15,15 +15,21 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore.attention import ranking
-from attncore.pretrained.heads import OFFSET_NAMES, SPECIAL
-from attncore.trace import AttentionTrace
-from fastmanim import *  # noqa: F403
-from scenes.base import ChapterScene
-from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, STAGE_TOP, text_width, widest
-from scenes.text import Translate, fit_width, fmt, make_text
-from scenes.widgets import (
+from attention_video.attncore.attention import ranking
+from attention_video.attncore.pretrained.heads import OFFSET_NAMES, SPECIAL
+from attention_video.attncore.trace import AttentionTrace
+from attention_video.fastmanim import *  # noqa: F403
+from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.layout import (
+    MIN_FONT,
+    SAFE_BOTTOM,
+    SAFE_X,
+    STAGE_TOP,
+    text_width,
+    widest,
+)
+from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
     Recorder,

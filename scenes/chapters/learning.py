@@ -14,11 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore.attention import ranking
-from attncore.geometry import QueryGeometry
-from fastmanim import *  # noqa: F403
-from scenes.arrows import (
+from attention_video.attncore.attention import ranking
+from attention_video.attncore.geometry import QueryGeometry
+from attention_video.fastmanim import *  # noqa: F403
+from attention_video.scenes.arrows import (
     ArrowPicture,
     GeometryKeys,
     angle_text,
@@ -29,8 +28,8 @@ from scenes.arrows import (
     make_not_to_scale_note,
     norm_text,
 )
-from scenes.base import ChapterScene
-from scenes.layout import (
+from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.layout import (
     MIN_FONT,
     PANEL_FONT,
     PANEL_GAP,
@@ -41,8 +40,8 @@ from scenes.layout import (
     shown_pairs,
     widest,
 )
-from scenes.text import Translate, fit_width, fmt, make_text, subscript
-from scenes.widgets import (
+from attention_video.scenes.text import Translate, fit_width, fmt, make_text, subscript
+from attention_video.scenes.widgets import (
     CHIP_FONT,
     CHIP_MAX_W,
     CellLayout,

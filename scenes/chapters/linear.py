@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attncore.trace import AttentionTrace
-from fastmanim import *  # noqa: F403
-from scenes.base import ChapterScene
-from scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP, text_width
-from scenes.text import Translate, fit_width, fmt, make_text
-from scenes.widgets import (
+from attention_video.attncore.trace import AttentionTrace
+from attention_video.fastmanim import *  # noqa: F403
+from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP, text_width
+from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
     Recorder,

@@ -6,13 +6,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore.attention import ranking
-from fastmanim import *  # noqa: F403
-from scenes.base import ChapterScene
-from scenes.layout import LABEL_FILL, MIN_FONT, SAFE_BOTTOM, SAFE_X, font_for_row, widest
-from scenes.text import Translate, fit_width, fmt, make_text, wrap
-from scenes.widgets import Recorder, Theme, make_label
+from attention_video.attncore.attention import ranking
+from attention_video.fastmanim import *  # noqa: F403
+from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.layout import (
+    LABEL_FILL,
+    MIN_FONT,
+    SAFE_BOTTOM,
+    SAFE_X,
+    font_for_row,
+    widest,
+)
+from attention_video.scenes.text import Translate, fit_width, fmt, make_text, wrap
+from attention_video.scenes.widgets import Recorder, Theme, make_label
 
 MAX_BARS = 12  # up to this many allowed keys: one bar each
 TOP_BARS = 10  # more keys: the 10 largest as bars, the rest summed in one line

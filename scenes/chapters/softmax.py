@@ -12,13 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from attncore.attention import ranking
-from fastmanim import *  # noqa: F403
-from scenes.base import ChapterScene
-from scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP, TABLE_FILL, font_for_row, widest
-from scenes.text import Translate, fit_width, fmt, make_text
-from scenes.widgets import MASKED_TEXT, Recorder, Theme
+from attention_video.attncore.attention import ranking
+from attention_video.fastmanim import *  # noqa: F403
+from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.layout import (
+    SAFE_BOTTOM,
+    SAFE_X,
+    STAGE_TOP,
+    TABLE_FILL,
+    font_for_row,
+    widest,
+)
+from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.widgets import MASKED_TEXT, Recorder, Theme
 
 MIN_ROW_H = 0.31  # rows closer than this would make the numbers too small
 BAR_LEN = 2.6  # length of a bar of weight 1

@@ -7,14 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore.attention import ranking
-from attncore.chapters import number
-from fastmanim import *  # noqa: F403
-from scenes.base import ChapterScene
-from scenes.layout import LABEL_FILL, SAFE_BOTTOM, SAFE_X, font_for_row
-from scenes.text import Translate, fit_width, fmt, make_text, subscript
-from scenes.widgets import MatrixView, Recorder, Theme, fit_cells, make_sub
+from attention_video.attncore.attention import ranking
+from attention_video.attncore.chapters import number
+from attention_video.fastmanim import *  # noqa: F403
+from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.layout import LABEL_FILL, SAFE_BOTTOM, SAFE_X, font_for_row
+from attention_video.scenes.text import Translate, fit_width, fmt, make_text, subscript
+from attention_video.scenes.widgets import MatrixView, Recorder, Theme, fit_cells, make_sub
 
 MAX_COLS = 8  # long vectors: first ones, "…", last one
 DECIMALS = 2

@@ -6,13 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncore.attention import ranking
-from fastmanim import *  # noqa: F403
-from scenes.base import ChapterScene
-from scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, STAGE_TOP
-from scenes.text import Translate, fit_width, fmt, make_text
-from scenes.widgets import (
+from attention_video.attncore.attention import ranking
+from attention_video.fastmanim import *  # noqa: F403
+from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, STAGE_TOP
+from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
     Recorder,

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attncore.settings import Settings, build_settings
-from attncore.trace import AttentionTrace
+from attention_video.attncore.settings import Settings, build_settings
+from attention_video.attncore.trace import AttentionTrace
 
 
 def in_colab() -> bool:
@@ -43,7 +43,7 @@ class Explanation:
         handout (pipeline.outputs.storyboard; no animation is rendered). Default: beside the video,
         `<video stem>-storyboard.png`. Shown as the contact sheet in Jupyter."""
         try:
-            from pipeline.outputs.storyboard import make_storyboard
+            from attention_video.pipeline.outputs.storyboard import make_storyboard
         except ImportError as e:
             raise NotImplementedError(
                 "storyboard() needs pipeline.outputs.storyboard.make_storyboard, which this version "
@@ -106,11 +106,11 @@ def explain(sentence: str, *, chapters: Iterable[int | str] | None = None, quali
 
     `embed`: put the video into the notebook (True), link the file (False), or embed only
     in Colab (None)."""
-    from pipeline.cache.paths import settle_cache_dir
-    from pipeline.commands.app import make_trace, read_cache_limit, tidy_cache
-    from pipeline.outputs.files import slug
-    from pipeline.outputs.subtitles import to_vtt
-    from pipeline.run.render import _subtitle_cues, render_video
+    from attention_video.pipeline.cache.paths import settle_cache_dir
+    from attention_video.pipeline.commands.app import make_trace, read_cache_limit, tidy_cache
+    from attention_video.pipeline.outputs.files import slug
+    from attention_video.pipeline.outputs.subtitles import to_vtt
+    from attention_video.pipeline.run.render import _subtitle_cues, render_video
 
     chapters = _check_arguments(sentence, chapters, quality, folder, embed, jobs, progress)
     values = dict(settings, sentence=sentence, quality=quality, chapters=chapters)
