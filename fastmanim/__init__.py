@@ -17,8 +17,12 @@ once, so no chapter's behaviour depends on the order of its imports.
 from types import ModuleType
 
 import manim as _manim
-from attention_video.fastmanim.fades import FadeIn, FadeOut  # noqa: F401 (Manim's two, replaced on purpose)
+from attention_video.fastmanim import fades as _fades
 from manim import *  # noqa: F403
+
+# Manim's two, replaced on purpose: assigned after the star import, so no import sorting
+# can put Manim's back over them.
+FadeIn, FadeOut = _fades.FadeIn, _fades.FadeOut
 
 __all__ = sorted({name for name, value in vars(_manim).items()
                   if not name.startswith("_") and not isinstance(value, ModuleType)}

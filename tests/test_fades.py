@@ -120,3 +120,15 @@ def test_a_chapter_draws_the_same_frames_with_either_fade(tmp_path, monkeypatch)
                                   work_dir=tmp_path / name))
         frames[name] = list(seen)
     assert len(frames["quick"]) > 100 and frames["quick"] == frames["manim"]
+
+
+def test_the_chapters_namespace_holds_our_fades_not_manims():
+    """`from attention_video.fastmanim import *` gives fastmanim's FadeIn and FadeOut,
+    whatever order an import sorter puts the lines of fastmanim/__init__.py in (once it
+    put Manim's star import last, and five frames of a chapter's fade changed)."""
+    import attention_video.fastmanim as namespace
+
+    assert namespace.FadeIn is fades.FadeIn and namespace.FadeOut is fades.FadeOut
+    scope: dict = {}
+    exec("from attention_video.fastmanim import *", scope)
+    assert scope["FadeIn"] is fades.FadeIn and scope["FadeOut"] is fades.FadeOut
