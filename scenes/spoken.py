@@ -113,7 +113,7 @@ _APPLIED = re.compile(r"(?<![\w.])([A-Za-z][\w']*)\(([^()]*)\)")
 # A name indexed by a word in square brackets: Q[milk], K[[CLS]] (a token's own brackets).
 _INDEXED = re.compile(r"(?<![\w.])([A-Za-z][\w']*)\[((?:[^\[\]]|\[[^\[\]]*\])+)\]")
 _FUNCTION = r"\b(cos|sin|tan|log)"
-_OPERAND = r"[^\s,.;:!?()]+"  # what an exponent or a function's argument is, unbracketed
+_OPERAND = r"[^\s,.;:!?()，。；：！？、（）]+"  # an exponent or a function's argument, unbracketed
 
 
 def _rules(w: Words) -> list[Rule]:
@@ -153,6 +153,7 @@ def _rules(w: Words) -> list[Rule]:
         (re.compile("Σ"), w.total),
         (re.compile(f"{_SUB}+"), lambda m: " " + _plain(m[0], SUBSCRIPT)),  # xᵢ: x i
         (re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*°"), lambda m: w.degrees(m[1])),
+        (re.compile(r"(?<=\d)…(?=[A-Za-z\d])"), w.to),  # a range: Z₁…Z₁₂, 1…12
         (re.compile(r"(?<=\w)…"), ""),  # a word cut short on screen: 'extraordi…'
         (re.compile(r"\s*[,，+]\s*…"), w.pause.strip() + w.more),
         (re.compile("…"), w.more),

@@ -299,6 +299,27 @@ def test_webm_gets_opus_gif_stays_silent_and_each_deck_step_carries_its_sound(na
         assert np.abs(audio.read_track(step.clip)).max() > 5000  # its own speech
 
 
+@pytest.mark.slow
+def test_every_output_speaks_at_minus_16_lufs_with_no_true_peak_over_minus_1(narrated, tmp_path):
+    """EBU R128 as web video and podcasts use it, measured by FFmpeg's ebur128 meter on
+    what a player decodes: the MP4's AAC, the WebM's Opus and each deck step's AAC."""
+    from attention_video.pipeline.outputs.formats import derive_formats
+    from attention_video.pipeline.outputs.slides import cut_steps
+
+    _, result = narrated
+    video = tmp_path / "v.mp4"
+    shutil.copy(result.video, video)
+    (webm,) = derive_formats(video, ("mp4", "webm"))
+    steps = cut_steps(result.chapters, tmp_path)
+    measured = {name: audio.loudness(audio.read_track(path)) for name, path in
+                [("mp4", video), ("webm", webm.path)] + [(s.clip.name, s.clip) for s in steps]}
+    off = {name: m for name, m in measured.items()
+           if abs(m.integrated - audio.TARGET_LUFS) > 0.5 or m.true_peak > audio.PEAK_DBTP}
+    assert len(measured) == 2 + len(steps) and not off, off
+    # the video as a whole is within 0.2 LU of the target
+    assert measured["mp4"].integrated == pytest.approx(audio.TARGET_LUFS, abs=0.2)
+
+
 class ElsewhereExecutor:
     """Runs jobs at once, like a machine without this one's files: clips come back as bytes."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from attention_video.scenes.spoken import spoken
+from attention_video.scenes.spoken import SUBSCRIPT, spoken
 
 
 @pytest.mark.parametrize("caption, said", [
@@ -64,6 +64,7 @@ from attention_video.scenes.spoken import spoken
     # degrees and infinity
     ("11° from the query (from 125°); 1°", "11 degrees from the query, from 125 degrees; 1 degree"),
     ("masked: −∞", "masked: minus infinity"),
+    ("Concat(Z₁…Z₁₂)·W_O", "Concat of Z 1 to Z 12 times W O"),
 ])
 def test_each_symbol_is_read_by_rule(caption, said):
     assert spoken(caption) == said
@@ -80,6 +81,7 @@ def test_each_symbol_is_read_by_rule(caption, said):
     ("|k| · cos θ", "k 的长度 乘 theta 的余弦"),
     ("q·k，11°", "q 点乘 k，11 度"),
     ("exp(x) 与 x²", "e 的 x 次方 与 x 的平方"),
+    ("|k| · cos θ：6.73 × 5.94", "k 的长度 乘 theta 的余弦：6.73 乘 5.94"),
 ])
 def test_chinese_captions_are_read_in_chinese_words(caption, said):
     assert spoken(caption, "zh") == said
@@ -102,7 +104,8 @@ def check_said_without_a_symbol(captions: list[str], language: str) -> None:
         assert not re.search(r"[ᵀ·×/√Σ…=+−_()\[\]（）\"“”|‖°∞^α-ωΑ-Ω₀-₉ₐ-ₜᵢⱼ⁰-⁹²³¹]", said), (
             text, said)
         assert not re.search(r"\bexp\b", said), (text, said)
-        numbers = re.findall(r"\d+(?:\.\d+)?", text)
+        shown = "".join(SUBSCRIPT.get(c, c) for c in text)  # Z₁₂ is said "Z 12"
+        numbers = re.findall(r"\d+(?:\.\d+)?", shown)
         assert re.findall(r"\d+(?:\.\d+)?", said) == numbers, (text, said)
 
 

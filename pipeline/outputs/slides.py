@@ -64,8 +64,9 @@ def plan_steps(chapters: list[ChapterResult]) -> list[Step]:
 
 def cut_steps(chapters: list[ChapterResult], folder: Path) -> list[Step]:
     """Write each step's clip into `folder` (step01.mp4, ...). A narrated chapter's steps
-    each carry their own stretch of its sound, as AAC (pipeline.outputs.audio)."""
-    from attention_video.pipeline.outputs.audio import RATE, add_track, fit, read_track
+    each carry their own stretch of its sound, as AAC at the online loudness standard
+    (pipeline.outputs.audio.normalise: −16 LUFS, true peak under −1 dBTP)."""
+    from attention_video.pipeline.outputs.audio import RATE, add_track, fit, normalise, read_track
 
     clips = {r.chapter: r.clip for r in chapters}
     sounds = {r.chapter: read_track(r.clip) for r in chapters}
@@ -75,7 +76,8 @@ def cut_steps(chapters: list[ChapterResult], folder: Path) -> list[Step]:
         cut(clips[s.chapter], s.start, s.end, out)
         sound = sounds[s.chapter]
         if sound is not None:
-            add_track(out, fit(sound[round(s.start * RATE):], s.end - s.start), codec="aac")
+            stretch = fit(sound[round(s.start * RATE):], s.end - s.start)
+            add_track(out, normalise(stretch), codec="aac")
         steps.append(Step(s.chapter, s.start, s.end, s.notes, out))
     return steps
 
