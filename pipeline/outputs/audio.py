@@ -201,7 +201,8 @@ def fit(samples: np.ndarray | None, seconds: float) -> np.ndarray:
 # ---- loudness: the online standard (EBU R128 measurement, −16 LUFS, true peak ≤ −1 dBTP) --
 TARGET_LUFS = -16.0  # integrated loudness of the narration in every output (podcasts, web video)
 PEAK_DBTP = -1.0  # highest true peak allowed in every output
-CEILING_DBTP = -2.0  # what the limiter aims for: decoded, AAC adds 0.1 dB and Opus 0.7 dB
+CEILING_DBTP = -2.0  # what the limiter aims for before AAC, whose decoded peaks rise ≤ 0.1 dB
+OPUS_CEILING_DBTP = -3.0  # before Opus, whose decoded peaks rose up to 1.3 dB on the narration
 LIMITER_SECONDS = 0.04  # the gain falls over this long before a peak and rises as long after
 OVERSAMPLE = 4  # true peaks are read 4× oversampled (ITU-R BS.1770's way)
 _TAPS = 24  # each side of the interpolating filter

@@ -150,10 +150,12 @@ def write_webm(video: Path, out: Path, crf: str = WEBM_CRF) -> int:
     """A WebM (VP9, constant quality) of `video` at its own size and timing: every frame
     at its own timestamp on the video's frame grid, a held frame stored once for its whole
     hold; its narration, if it has one, as Opus (encoded from the decoded sound, never
-    copied)."""
+    copied; its peaks limited again, lower: Opus's decoded peaks overshoot more than AAC's)."""
     from attention_video.pipeline.outputs import audio
 
     sound = audio.read_track(video)
+    if sound is not None:  # at the video's loudness, with room for Opus's overshoot
+        sound = audio.normalise(sound, ceiling=audio.OPUS_CEILING_DBTP)
     with av.open(str(video)) as src, av.open(str(out), "w", format="webm") as dst:
         stream = src.streams.video[0]
         vp9 = dst.add_stream("libvpx-vp9", rate=grid_rate(stream),
