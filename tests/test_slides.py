@@ -32,6 +32,7 @@ from attention_video.pipeline.outputs.slides import (
 from attention_video.pipeline.outputs.video import probe
 from attention_video.pipeline.run.chapter import ChapterResult
 from attention_video.scenes.layout import SAFE_BOTTOM, STAGE_TOP
+from pptx.oxml.ns import qn
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SOFFICE = shutil.which("soffice")
@@ -231,6 +232,58 @@ def test_pptx_one_slide_per_step_with_a_movie_and_notes(deck):
     assert all(any(s.shape_type == MSO_SHAPE_TYPE.MEDIA for s in sl.shapes) for sl in slides)
     assert [sl.notes_slide.notes_text_frame.text for sl in slides] == [
         "First <step> & one", "Second", "Third"]
+
+
+def test_pptx_notes_pages_show_the_slide_at_its_own_aspect(deck):
+    """The notes master's picture box has the slides' 16:9 shape (python-pptx's default is
+    4:3, which letterboxed the slide) and the notes text starts below it."""
+    from pptx import Presentation
+    from pptx.enum.shapes import PP_PLACEHOLDER
+
+    prs = Presentation(str(deck[1]))
+    boxes = {p.placeholder_format.type: p for p in prs.notes_master.placeholders}
+    picture, notes = boxes[PP_PLACEHOLDER.SLIDE_IMAGE], boxes[PP_PLACEHOLDER.BODY]
+    assert prs.slide_width / prs.slide_height == pytest.approx(16 / 9, rel=1e-3)
+    assert picture.width / picture.height == pytest.approx(16 / 9, rel=1e-3)
+    assert notes.top > picture.top + picture.height
+    for slide in prs.slides:  # every notes page takes its boxes from the master
+        image = next(p for p in slide.notes_slide.placeholders
+                     if p.placeholder_format.type == PP_PLACEHOLDER.SLIDE_IMAGE)
+        assert image._element.spPr.find(qn("a:xfrm")) is None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(SOFFICE is None or shutil.which("pdftoppm") is None,
+                    reason="LibreOffice Impress and poppler are not installed (bash "
+                    "scripts/setup.sh --test installs libreoffice-impress and poppler-utils)")
+def test_pptx_notes_pages_in_libreoffice_hold_the_picture_without_bands(deck, tmp_path):
+    """Printed as notes pages by LibreOffice, each page's picture (the first block drawn
+    from the top) is 16:9: no white bands above and below it inside a 4:3 frame."""
+    from PIL import Image
+
+    export = ('pdf:impress_pdf_Export:{"ExportNotesPages":{"type":"boolean","value":"true"},'
+              '"ExportOnlyNotesPages":{"type":"boolean","value":"true"}}')
+    subprocess.run([SOFFICE, f"-env:UserInstallation={(tmp_path / 'lo').as_uri()}",
+                    "--headless", "--convert-to", export, "--outdir", str(tmp_path),
+                    str(deck[1])], check=True, capture_output=True, timeout=300)
+    subprocess.run(["pdftoppm", "-r", "60", "-png", str(tmp_path / "talk.pdf"),
+                    str(tmp_path / "notes")], check=True, timeout=120)
+    pages = sorted(tmp_path.glob("notes-*.png"))
+    if os.environ.get("SLIDES_SHOTS"):
+        for page in pages:
+            shutil.copy(page, Path(os.environ["SLIDES_SHOTS"]) / page.name)
+    assert len(pages) == 3
+    for page in pages:
+        grey = np.asarray(Image.open(page).convert("L"), float)  # (H, W)
+        h, w = grey.shape
+        drawn = grey < 200  # (H, W): the picture, its frame if any, the notes, the number
+        rows = np.flatnonzero(drawn.any(axis=1))
+        ends = np.flatnonzero(np.diff(rows) > 1)  # white rows: the picture's block ends
+        top, bottom = rows[0], rows[ends[0]] if len(ends) else rows[-1]
+        cols = np.flatnonzero(drawn[top:bottom + 1].any(axis=0))
+        height, width = bottom - top + 1, cols[-1] - cols[0] + 1
+        assert width > 0.6 * w, page.name  # the picture spans the notes' width
+        assert width / height == pytest.approx(16 / 9, rel=0.03), (page.name, width, height)
 
 
 class DevTools:

@@ -193,6 +193,29 @@ def write_pptx(description: Path, dest: Path) -> None:
           patch("manim_slides.convert.read_image_from_video_file", held_frame),
           patch("manim_slides.convert.tqdm", _quietly)):
         PowerPoint(presentation_configs=[config]).convert_to(tmp)
+        fit_notes_pages(tmp)
+
+
+NOTES_GAP = 457_200  # EMU (0.5 in): between a notes page's picture and its notes
+
+
+def fit_notes_pages(pptx: Path) -> None:
+    """Give the notes pages' picture the slides' own shape (16:9): python-pptx's notes
+    master has a 4:3 box, in which the slide was letterboxed. The box is made as wide as the
+    notes text and as tall as the slides' aspect asks, the notes text starts below it; every
+    notes page takes both from the master."""
+    from pptx import Presentation
+    from pptx.enum.shapes import PP_PLACEHOLDER
+
+    deck = Presentation(str(pptx))
+    boxes = {p.placeholder_format.type: p for p in deck.notes_master.placeholders}
+    picture, notes = boxes[PP_PLACEHOLDER.SLIDE_IMAGE], boxes[PP_PLACEHOLDER.BODY]
+    bottom = notes.top + notes.height
+    picture.left, picture.width = notes.left, notes.width
+    picture.height = round(notes.width * deck.slide_height / deck.slide_width)
+    notes.top = picture.top + picture.height + NOTES_GAP
+    notes.height = bottom - notes.top
+    deck.save(str(pptx))
 
 
 def write_slides(chapters: list[ChapterResult], video: Path, title: str,
