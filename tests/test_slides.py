@@ -460,12 +460,12 @@ def test_a_narrated_deck_speaks_from_its_first_step_where_sound_may_autoplay(nar
                     "--test installs Debian's chromium package)")
 def test_a_narrated_deck_opened_without_a_click_speaks_its_first_step_at_the_first_key(
         narrated_deck):
-    """Chromium's default policy refuses sound before the viewer's first click or key:
+    """Chromium's default policy (named here) refuses sound before the first click or key:
     reveal.js starts the step muted and shows its "Unmute video" button. Space (the
     presenter's first key) unmutes it and plays the step again from its start, with its
     sound, still on the first step."""
     profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
-    browser = DevTools(profile)
+    browser = DevTools(profile, "--autoplay-policy=document-user-activation-required")
     try:
         browser.open(narrated_deck.resolve().as_uri())
         browser.wait_for("typeof Reveal !== 'undefined' && Reveal.isReady()")
