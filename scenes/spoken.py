@@ -1,15 +1,22 @@
-"""A caption as it is said: the same text, its symbols read out by rule.
+"""A caption as it is said: the same text, its symbols read out by rule, as a lecturer
+reads them aloud.
 
 The voice reads the caption on screen (scenes.base.say), so what is said is made from the
 same text that is shown, by the rules below, never typed by hand for a particular caption:
 
     Kᵀ → "K transpose"      X · W_Q → "X times W Q"     6 × 4 → "6 by 4"
+    q·k → "q dot k"          |q| → "the length of q"     cos θ → "the cosine of theta"
     / → "divided by"         √d_k → "the square root of d k"
-    Σ → "the sum"            … → "and so on"             ch. 2 → "chapter 2"
-    V(drank) → "V of drank"  = → "equals"  + → "plus"   −0.27 → "minus 0.27"
+    exp(x) → "e to the x"    eˣ → "e to the x"           x² → "x squared"
+    Σ → "the sum"            Σₘ → "the sum over m"       xᵢ → "x i"
+    V(drank) → "V of drank"  Q[milk] → "Q of milk"       11° → "11 degrees"
+    = → "equals"  + → "plus"   −0.27 → "minus 0.27"     −∞ → "minus infinity"
+    … → "and so on"          ch. 2 → "chapter 2"         θ → "theta" (every Greek letter)
 
-Quotation marks and square brackets go, and round brackets become the pauses of commas. Chinese captions get the
-same rules in Chinese words (for a Chinese Piper voice the user provides).
+Quotation marks and square brackets go, and round brackets become the pauses of commas.
+A voice left to read symbols itself says `Q[milk]` as "Qmilk" (heard as "chemo can"),
+drops the bars of |q| and reads "exp" as a word ("hex"). Chinese captions get the same
+rules in Chinese words (for a Chinese Piper voice the user provides).
 """
 
 from __future__ import annotations
@@ -20,6 +27,21 @@ from dataclasses import dataclass
 
 Rule = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
 
+GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon",
+         "ζ": "zeta", "η": "eta", "θ": "theta", "ι": "iota", "κ": "kappa", "λ": "lambda",
+         "μ": "mu", "ν": "nu", "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau",
+         "υ": "upsilon", "φ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega", "Γ": "gamma",
+         "Δ": "delta", "Θ": "theta", "Λ": "lambda", "Π": "pi", "Φ": "phi", "Ψ": "psi",
+         "Ω": "omega"}  # Σ is the sum sign, read by its own rule
+SUBSCRIPT = dict(zip("₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵣᵤᵥ", "0123456789aeoxhklmnpstijruv"))
+SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹ⁱⁿˣʸᵏ", "0123456789inxyk"))  # ᵀ is the transpose
+_SUB = f"[{''.join(SUBSCRIPT)}]"
+_SUP = f"[{''.join(SUPERSCRIPT)}]"
+
+
+def _plain(chars: str, table: dict[str, str]) -> str:
+    return "".join(table.get(c, c) for c in chars)
+
 
 @dataclass(frozen=True)
 class Words:
@@ -28,9 +50,11 @@ class Words:
     transpose: str
     times: str
     by: str  # the × of a shape, 6 × 4
+    dot: str  # the · between two vectors, q·k
     divided: str
     root: str  # √
     total: str  # Σ
+    total_over: Callable[[str], str]  # Σₘ: the index → words
     more: str  # …
     chapter: str
     equals: str
@@ -39,25 +63,57 @@ class Words:
     less: str  # − between two terms
     to: str  # →
     about: str  # ≈
-    of: Callable[[str, str], str]  # V(drank): (function, argument) → words
+    infinity: str
+    of: Callable[[str, str], str]  # V(drank), Q[milk]: (function, argument) → words
+    length: Callable[[str], str]  # |q|
+    exp: Callable[[str], str]  # exp(x), e^x, eˣ: the exponent → words
+    exponential: str  # exp on its own ("take exp")
+    function: Callable[[str, str], str]  # cos θ: (cos, θ) → words
+    functions: dict[str, str]  # cos, sin, tan, log: their names said
+    power: Callable[[str, str], str]  # x², xⁿ: (base, exponent) → words
+    degrees: Callable[[str], str]  # 11°: the number → words
+    greek: dict[str, str]  # θ → theta
     pause: str  # what brackets become
 
 
-ENGLISH = Words(transpose=" transpose", times=" times ", by=" by ", divided=" divided by ",
-                root=" the square root of ", total=" the sum ", more=" and so on",
+def _english_power(base: str, exponent: str) -> str:
+    said = {"2": "squared", "3": "cubed", "-1": "inverse"}.get(exponent)
+    return f"{base} {said}" if said else f"{base} to the {exponent}"
+
+
+_CHINESE_POWERS = {"2": "平方", "3": "立方", "-1": "逆"}
+ENGLISH = Words(transpose=" transpose", times=" times ", by=" by ", dot=" dot ",
+                divided=" divided by ", root=" the square root of ", total=" the sum ",
+                total_over=lambda m: f" the sum over {m} ", more=" and so on",
                 chapter="chapter ", equals=" equals ", plus=" plus ", minus="minus ",
-                less=" minus ", to=" to ", about=" about ", of=lambda f, x: f"{f} of {x}",
-                pause=", ")
-CHINESE = Words(transpose=" 转置", times=" 乘 ", by=" 乘 ", divided=" 除以 ", root=" 根号 ",
-                total=" 总和 ", more="等等", chapter="第 ", equals=" 等于 ", plus=" 加 ",
-                minus="负 ", less=" 减 ", to=" 到 ", about=" 约 ",
-                of=lambda f, x: f"{x} 的 {f}", pause="，")
+                less=" minus ", to=" to ", about=" about ", infinity="infinity",
+                of=lambda f, x: f"{f} of {x}", length=lambda x: f"the length of {x}",
+                exp=lambda x: f"e to the {x}", exponential="the exponential",
+                function=lambda f, x: f"the {f} of {x}",
+                functions={"cos": "cosine", "sin": "sine", "tan": "tangent", "log": "log"},
+                power=_english_power,
+                degrees=lambda n: f"{n} degree" if n == "1" else f"{n} degrees",
+                greek=GREEK, pause=", ")
+CHINESE = Words(transpose=" 转置", times=" 乘 ", by=" 乘 ", dot=" 点乘 ", divided=" 除以 ",
+                root=" 根号 ", total=" 总和 ", total_over=lambda m: f" 对 {m} 求和 ",
+                more="等等", chapter="第 ", equals=" 等于 ", plus=" 加 ", minus="负 ",
+                less=" 减 ", to=" 到 ", about=" 约 ", infinity="无穷大",
+                of=lambda f, x: f"{x} 的 {f}", length=lambda x: f"{x} 的长度",
+                exp=lambda x: f"e 的 {x} 次方", exponential="指数",
+                function=lambda f, x: f"{x} 的{f}",
+                functions={"cos": "余弦", "sin": "正弦", "tan": "正切", "log": "对数"},
+                power=lambda b, e: f"{b} 的{_CHINESE_POWERS.get(e, f' {e} 次方')}",
+                degrees=lambda n: f"{n} 度", greek=GREEK, pause="，")
 WORDS = {"en": ENGLISH, "zh": CHINESE}
 
 _QUOTES = "\"“”„«»「」『』"
 _SHAPE = re.compile(r"(?<![\d.])(\d+)\s*×\s*(\d+)(?!\.?\d)")  # a shape: whole numbers
 # A name applied to what follows in brackets without a space: V(drank), Attention(Q, K, V).
 _APPLIED = re.compile(r"(?<![\w.])([A-Za-z][\w']*)\(([^()]*)\)")
+# A name indexed by a word in square brackets: Q[milk], K[[CLS]] (a token's own brackets).
+_INDEXED = re.compile(r"(?<![\w.])([A-Za-z][\w']*)\[((?:[^\[\]]|\[[^\[\]]*\])+)\]")
+_FUNCTION = r"\b(cos|sin|tan|log)"
+_OPERAND = r"[^\s,.;:!?()，。；：！？、（）]+"  # an exponent or a function's argument, unbracketed
 
 
 def _rules(w: Words) -> list[Rule]:
@@ -66,23 +122,49 @@ def _rules(w: Words) -> list[Rule]:
         (re.compile(r"\bch\.\s*(\d+)"), lambda m: f"{w.chapter}{m[1]}"),
         (re.compile(r"\be\.g\.", re.IGNORECASE), "for example" if w is ENGLISH else "例如"),
         (re.compile(r"\bi\.e\.", re.IGNORECASE), "that is" if w is ENGLISH else "也就是"),
+        (_INDEXED, lambda m: w.of(m[1], m[2])),
+        # exponentials: exp(x), e^(x), e^x, eˣ; a lone exp ("take exp") is the function
+        (re.compile(r"\bexp\(([^()]*)\)"), lambda m: w.exp(m[1])),
+        (re.compile(r"(?<![\w.])e\^\(([^()]*)\)"), lambda m: w.exp(m[1])),
+        (re.compile(rf"(?<![\w.])e\^({_OPERAND})"), lambda m: w.exp(m[1])),
+        (re.compile(rf"(?<![\w.])e({_SUP}+)"), lambda m: w.exp(_plain(m[1], SUPERSCRIPT))),
+        (re.compile(r"\bexp\b"), w.exponential),
+        # powers: x², x⁻¹, xⁿ
+        (re.compile(r"(\S)⁻¹"), lambda m: w.power(m[1], "-1")),
+        (re.compile(rf"([\w)])({_SUP}+)"), lambda m: w.power(m[1], _plain(m[2], SUPERSCRIPT))),
+        # lengths: |q|, ‖q‖
+        (re.compile(r"‖([^‖]+)‖"), lambda m: w.length(m[1].strip())),
+        (re.compile(r"\|([^|\s][^|]*?)\|"), lambda m: w.length(m[1].strip())),
+        # cos θ, cos(θ): the cosine of theta
+        (re.compile(_FUNCTION + r"\(([^()]*)\)"), lambda m: w.function(w.functions[m[1]], m[2])),
+        (re.compile(_FUNCTION + rf"\s+({_OPERAND})"),
+         lambda m: w.function(w.functions[m[1]], m[2])),
         (re.compile("ᵀ"), w.transpose),
         (re.compile("√"), w.root),
         (_APPLIED, lambda m: w.of(m[1], m[2])),
         (_SHAPE, lambda m: f"{m[1]}{w.by}{m[2]}"),
         (re.compile("×"), w.times),
+        (re.compile(r"(?<![\w.])([a-z])\s*[·⋅]\s*([a-z])(?![\w(\[])"),
+         lambda m: f"{m[1]}{w.dot}{m[2]}"),  # two vectors: q·k
         (re.compile("[·⋅]"), w.times),
         (re.compile(r"\s/\s|(?<=\w)/(?=[\s√])"), w.divided),
+        (re.compile(f"Σ({_SUB}+)"), lambda m: w.total_over(_plain(m[1], SUBSCRIPT))),
+        (re.compile(r"Σ_(\w+)"), lambda m: w.total_over(m[1])),
         (re.compile("Σ"), w.total),
+        (re.compile(f"{_SUB}+"), lambda m: " " + _plain(m[0], SUBSCRIPT)),  # xᵢ: x i
+        (re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*°"), lambda m: w.degrees(m[1])),
+        (re.compile(r"(?<=\d)…(?=[A-Za-z\d])"), w.to),  # a range: Z₁…Z₁₂, 1…12
         (re.compile(r"(?<=\w)…"), ""),  # a word cut short on screen: 'extraordi…'
         (re.compile(r"\s*[,，+]\s*…"), w.pause.strip() + w.more),
         (re.compile("…"), w.more),
-        (re.compile(r"(?<![\w.])[−-](?=\d)"), w.minus),  # a negative number
+        (re.compile(r"(?<![\w.])[−-](?=[\d∞])"), w.minus),  # a negative number
         (re.compile(r"\s[−-]\s"), w.less),
+        (re.compile("∞"), w.infinity),
         (re.compile("="), w.equals),
         (re.compile(r"\+"), w.plus),
         (re.compile("→"), w.to),
         (re.compile("≈"), w.about),
+        (re.compile(f"[{''.join(w.greek)}]"), lambda m: f" {w.greek[m[0]]} "),
         (re.compile(r"(?<=[A-Za-z\d])_(?=[A-Za-z\d])"), " "),  # W_Q, d_k, d_model
         (re.compile(r"[(（]"), w.pause),  # brackets: the pauses of commas
         (re.compile(r"[)）]"), w.pause),

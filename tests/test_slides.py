@@ -26,13 +26,13 @@ import pytest
 from attention_video.pipeline.outputs.slides import (
     Step,
     cut,
-    inline_reveal,
     plan_steps,
     write_slides,
 )
 from attention_video.pipeline.outputs.video import probe
 from attention_video.pipeline.run.chapter import ChapterResult
 from attention_video.scenes.layout import SAFE_BOTTOM, STAGE_TOP
+from pptx.oxml.ns import qn
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SOFFICE = shutil.which("soffice")
@@ -159,15 +159,6 @@ def test_cut_inside_a_hold_opens_on_the_held_frame_and_keeps_each_frames_time(tm
     assert [t for t, _ in shown] == [0.0, 1.0, 1.1, 1.2, 1.3, 1.4]
 
 
-def test_html_needs_no_network():
-    page = ('<head><link rel="stylesheet" href="vendored-reveal.js/dist/reveal.css">'
-            '<link rel="stylesheet" href="vendored-reveal.js/dist/theme/black.css"></head>'
-            '<script src="vendored-reveal.js/dist/reveal.js"></script>')
-    out = inline_reveal(page, "#000000")
-    assert "vendored-reveal.js" not in out and "<link" not in out
-    assert "Hakim El Hattab" in out and out.count("<script>") == 1
-
-
 @pytest.fixture(scope="module")
 def deck(tmp_path_factory):
     """A deck of two chapters with two and one captions, from synthetic clips."""
@@ -186,7 +177,21 @@ def test_outputs_beside_the_video_with_its_stem(deck):
     assert (html.name, pptx.name, n) == ("talk.html", "talk.pptx", 3)
     text = html.read_text(encoding="utf-8")
     assert text.count("data:video/mp4;base64,") == 3  # the videos are inside the file
-    assert "cdn" not in text.lower() and "First &lt;step&gt; &amp; one" in text
+    outside = re.sub(r"data:[^\"]*", "", text)  # (base64 may spell anything)
+    assert "cdn" not in outside.lower() and "First &lt;step&gt; &amp; one" in text
+
+
+def test_html_needs_no_network_and_mutes_no_step(deck):
+    """The project's template (revealjs/deck.html, rendered by manim-slides' converter)
+    brings reveal.js inline, as data URIs: nothing is fetched from anywhere. No step is
+    marked muted (manim-slides' own template mutes the first)."""
+    text = deck[0].read_text(encoding="utf-8")
+    links = re.findall(r'(?:src|href)="([^"]*)"', text)
+    assert links and all(link.startswith("data:") for link in links), links
+    assert not re.search(r"https?://(?!github\.com/hakimel)", text)  # (a credit in a comment)
+    assert "Hakim El Hattab" in base64.b64decode(
+        next(link for link in links if "javascript" in link).split(",", 1)[1]).decode()
+    assert text.count("data-background-video=") == 3 and "muted" not in text.split("<script")[0]
 
 
 def last_frame(clip: bytes) -> np.ndarray:
@@ -229,17 +234,69 @@ def test_pptx_one_slide_per_step_with_a_movie_and_notes(deck):
         "First <step> & one", "Second", "Third"]
 
 
+def test_pptx_notes_pages_show_the_slide_at_its_own_aspect(deck):
+    """The notes master's picture box has the slides' 16:9 shape (python-pptx's default is
+    4:3, which letterboxed the slide) and the notes text starts below it."""
+    from pptx import Presentation
+    from pptx.enum.shapes import PP_PLACEHOLDER
+
+    prs = Presentation(str(deck[1]))
+    boxes = {p.placeholder_format.type: p for p in prs.notes_master.placeholders}
+    picture, notes = boxes[PP_PLACEHOLDER.SLIDE_IMAGE], boxes[PP_PLACEHOLDER.BODY]
+    assert prs.slide_width / prs.slide_height == pytest.approx(16 / 9, rel=1e-3)
+    assert picture.width / picture.height == pytest.approx(16 / 9, rel=1e-3)
+    assert notes.top > picture.top + picture.height
+    for slide in prs.slides:  # every notes page takes its boxes from the master
+        image = next(p for p in slide.notes_slide.placeholders
+                     if p.placeholder_format.type == PP_PLACEHOLDER.SLIDE_IMAGE)
+        assert image._element.spPr.find(qn("a:xfrm")) is None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(SOFFICE is None or shutil.which("pdftoppm") is None,
+                    reason="LibreOffice Impress and poppler are not installed (bash "
+                    "scripts/setup.sh --test installs libreoffice-impress and poppler-utils)")
+def test_pptx_notes_pages_in_libreoffice_hold_the_picture_without_bands(deck, tmp_path):
+    """Printed as notes pages by LibreOffice, each page's picture (the first block drawn
+    from the top) is 16:9: no white bands above and below it inside a 4:3 frame."""
+    from PIL import Image
+
+    export = ('pdf:impress_pdf_Export:{"ExportNotesPages":{"type":"boolean","value":"true"},'
+              '"ExportOnlyNotesPages":{"type":"boolean","value":"true"}}')
+    subprocess.run([SOFFICE, f"-env:UserInstallation={(tmp_path / 'lo').as_uri()}",
+                    "--headless", "--convert-to", export, "--outdir", str(tmp_path),
+                    str(deck[1])], check=True, capture_output=True, timeout=300)
+    subprocess.run(["pdftoppm", "-r", "60", "-png", str(tmp_path / "talk.pdf"),
+                    str(tmp_path / "notes")], check=True, timeout=120)
+    pages = sorted(tmp_path.glob("notes-*.png"))
+    if os.environ.get("SLIDES_SHOTS"):
+        for page in pages:
+            shutil.copy(page, Path(os.environ["SLIDES_SHOTS"]) / page.name)
+    assert len(pages) == 3
+    for page in pages:
+        grey = np.asarray(Image.open(page).convert("L"), float)  # (H, W)
+        h, w = grey.shape
+        drawn = grey < 200  # (H, W): the picture, its frame if any, the notes, the number
+        rows = np.flatnonzero(drawn.any(axis=1))
+        ends = np.flatnonzero(np.diff(rows) > 1)  # white rows: the picture's block ends
+        top, bottom = rows[0], rows[ends[0]] if len(ends) else rows[-1]
+        cols = np.flatnonzero(drawn[top:bottom + 1].any(axis=0))
+        height, width = bottom - top + 1, cols[-1] - cols[0] + 1
+        assert width > 0.6 * w, page.name  # the picture spans the notes' width
+        assert width / height == pytest.approx(16 / 9, rel=0.03), (page.name, width, height)
+
+
 class DevTools:
     """Headless Chromium driven over --remote-debugging-pipe (fds 3 and 4)."""
 
-    def __init__(self, profile: Path):
+    def __init__(self, profile: Path, *flags: str):
         r_in, self._w = os.pipe()  # we write, Chromium reads fd 3
         self._r, w_out = os.pipe()  # Chromium writes fd 4, we read
         self.proc = subprocess.Popen(
             [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              "--no-first-run", "--mute-audio", f"--user-data-dir={profile}",
-             "--remote-debugging-pipe", "--window-size=1280,720", "about:blank"],
+             "--remote-debugging-pipe", "--window-size=1280,720", *flags, "about:blank"],
             pass_fds=(3, 4), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             preexec_fn=lambda: (os.dup2(r_in, 3), os.dup2(w_out, 4)))
         os.close(r_in)
@@ -350,6 +407,91 @@ def test_deck_plays_in_a_real_browser(deck):
     finally:
         browser.close()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def narrated_deck(tmp_path_factory) -> Path:
+    """A deck of two narrated steps (a tone under each), from a synthetic clip."""
+    from attention_video.pipeline.outputs import audio
+
+    folder = tmp_path_factory.mktemp("narrated-deck")
+    clip = make_clip(folder / "a.mp4", 3.0, keyframes=(0.0, 1.5))
+    n = 3 * audio.RATE
+    audio.add_track(clip, (8000 * np.sin(np.arange(n) * 0.05)).astype(np.int16))
+    chapters = [ChapterResult(1, 3.0, [(0.0, 1.5, "One"), (1.5, 3.0, "Two")], clip=clip)]
+    return write_slides(chapters, folder / "talk.mp4", "Narrated", "#000000")[0]
+
+
+FIRST = "document.querySelector('.backgrounds .slide-background.present video')"
+
+
+def first_step_state(browser: DevTools) -> dict:
+    return browser.evaluate(
+        f"({{muted: {FIRST}.muted, volume: {FIRST}.volume, paused: {FIRST}.paused, "
+        f"time: {FIRST}.currentTime, audio: {FIRST}.webkitAudioDecodedByteCount, "
+        f"mutedByReveal: {FIRST}.hasAttribute('data-muted-by-reveal'), "
+        f"button: !!document.querySelector('.r-media-play-button')}})")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (bash scripts/setup.sh "
+                    "--test installs Debian's chromium package)")
+def test_a_narrated_deck_speaks_from_its_first_step_where_sound_may_autoplay(narrated_deck):
+    """Where the browser lets a page play sound at once (a kiosk, or a deck opened from a
+    click), the first step plays unmuted at full volume and its sound is decoded."""
+    profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
+    browser = DevTools(profile, "--autoplay-policy=no-user-gesture-required")
+    try:
+        browser.open(narrated_deck.resolve().as_uri())
+        browser.wait_for("typeof Reveal !== 'undefined' && Reveal.isReady()")
+        browser.wait_for(f"{FIRST} && {FIRST}.currentTime > 0.2 && "
+                         f"{FIRST}.webkitAudioDecodedByteCount > 0")
+        state = first_step_state(browser)
+        assert reveal_index(browser) == 0
+        assert state["muted"] is False and state["volume"] == 1 and not state["paused"], state
+        assert not state["mutedByReveal"] and not state["button"], state
+    finally:
+        browser.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (bash scripts/setup.sh "
+                    "--test installs Debian's chromium package)")
+def test_a_narrated_deck_opened_without_a_click_speaks_its_first_step_at_the_first_key(
+        narrated_deck):
+    """Chromium's default policy (named here) refuses sound before the first click or key:
+    reveal.js starts the step muted and shows its "Unmute video" button. Space (the
+    presenter's first key) unmutes it and plays the step again from its start, with its
+    sound, still on the first step."""
+    profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
+    browser = DevTools(profile, "--autoplay-policy=document-user-activation-required")
+    try:
+        browser.open(narrated_deck.resolve().as_uri())
+        browser.wait_for("typeof Reveal !== 'undefined' && Reveal.isReady()")
+        browser.wait_for(f"{FIRST} && {FIRST}.currentTime > 0.3")
+        before = first_step_state(browser)
+        assert before["muted"] and before["mutedByReveal"] and before["button"], before
+        browser.evaluate(f"window.restarted = false; {FIRST}.addEventListener('seeked', "
+                         f"() => window.restarted = {FIRST}.currentTime < 0.1, {{once: true}}); "
+                         "true")
+        for kind in ("keyDown", "keyUp"):
+            browser.send("Input.dispatchKeyEvent", type=kind, key=" ", code="Space",
+                         windowsVirtualKeyCode=32)
+        browser.wait_for("window.restarted")
+        browser.wait_for(f"{FIRST}.currentTime > 0.2 && "
+                         f"{FIRST}.webkitAudioDecodedByteCount > {before['audio']}")
+        after = first_step_state(browser)
+        assert reveal_index(browser) == 0
+        assert after["muted"] is False and after["volume"] == 1 and not after["paused"], after
+        assert not after["mutedByReveal"] and not after["button"], after
+    finally:
+        browser.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def reveal_index(browser: DevTools) -> int:
+    return browser.evaluate("Reveal.getIndices().h")
 
 
 DARK = "#14161c"  # the default theme's background (scenes.widgets.THEMES["dark"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from attention_video.scenes.spoken import spoken
+from attention_video.scenes.spoken import SUBSCRIPT, spoken
 
 
 @pytest.mark.parametrize("caption, said", [
@@ -39,6 +39,32 @@ from attention_video.scenes.spoken import spoken
     ("[CLS] and [SEP]", "CLS and SEP"),
     ("blue → azul", "blue to azul"),
     ("the well-known cat", "the well-known cat"),
+    # brackets that index: a row named by its word
+    ("There Q[milk] and K[drank] keep", "There Q of milk and K of drank keep"),
+    ("K[[CLS]] answers", "K of CLS answers"),
+    # bars: a vector's length
+    ("|q| · |k| · cos θ", "the length of q times the length of k times the cosine of theta"),
+    ("the score is |q| times it", "the score is the length of q times it"),
+    ("‖x‖ = 1", "the length of x equals 1"),
+    # two vectors' dot product (a matrix product stays "times")
+    ("q·k = −0.03", "q dot k equals minus 0.03"),
+    ("Q·K, pair by pair", "Q times K, pair by pair"),
+    # functions and Greek letters
+    ("cos(θ) and sin φ", "the cosine of theta and the sine of phi"),
+    ("α, β, λ and Δ", "alpha, beta, lambda and delta"),
+    # exponentials: "exp" said as a word is heard as "hex"
+    ("exp(x_j − max x)", "e to the x j minus max x"),
+    ("e^x and e^(x − m) and eˣ", "e to the x and e to the x minus m and e to the x"),
+    ("subtract the row's max (12.07) and take exp: all positive",
+     "subtract the row's max, 12.07, and take the exponential: all positive"),
+    # powers, subscripts, roots
+    ("x² + y³ and W⁻¹ and xⁿ", "x squared plus y cubed and W inverse and x to the n"),
+    ("Σₘ Q[i, m] and Σ_k x_k and xᵢ", "the sum over m Q of i, m and the sum over k x k and x i"),
+    ("√d_k", "the square root of d k"),
+    # degrees and infinity
+    ("11° from the query (from 125°); 1°", "11 degrees from the query, from 125 degrees; 1 degree"),
+    ("masked: −∞", "masked: minus infinity"),
+    ("Concat(Z₁…Z₁₂)·W_O", "Concat of Z 1 to Z 12 times W O"),
 ])
 def test_each_symbol_is_read_by_rule(caption, said):
     assert spoken(caption) == said
@@ -51,6 +77,11 @@ def test_each_symbol_is_read_by_rule(caption, said):
     ("0.989 × V(drank)，…", "0.989 乘 drank 的 V，等等"),
     ("除以 √d_k = √4 = 2.00", "除以 根号 d k 等于 根号 4 等于 2.00"),
     ("和为 −0.03", "和为 负 0.03"),
+    ("Q[milk] 和 K[drank]", "milk 的 Q 和 drank 的 K"),
+    ("|k| · cos θ", "k 的长度 乘 theta 的余弦"),
+    ("q·k，11°", "q 点乘 k，11 度"),
+    ("exp(x) 与 x²", "e 的 x 次方 与 x 的平方"),
+    ("|k| · cos θ：6.73 × 5.94", "k 的长度 乘 theta 的余弦：6.73 乘 5.94"),
 ])
 def test_chinese_captions_are_read_in_chinese_words(caption, said):
     assert spoken(caption, "zh") == said
@@ -70,8 +101,11 @@ def check_said_without_a_symbol(captions: list[str], language: str) -> None:
     assert len(captions) > 30
     for text in captions:
         said = spoken(text, language)
-        assert not re.search(r"[ᵀ·×/√Σ…=+−_()\[\]（）\"“”]", said), (text, said)
-        numbers = re.findall(r"\d+(?:\.\d+)?", text)
+        assert not re.search(r"[ᵀ·×/√Σ…=+−_()\[\]（）\"“”|‖°∞^α-ωΑ-Ω₀-₉ₐ-ₜᵢⱼ⁰-⁹²³¹]", said), (
+            text, said)
+        assert not re.search(r"\bexp\b", said), (text, said)
+        shown = "".join(SUBSCRIPT.get(c, c) for c in text)  # Z₁₂ is said "Z 12"
+        numbers = re.findall(r"\d+(?:\.\d+)?", shown)
         assert re.findall(r"\d+(?:\.\d+)?", said) == numbers, (text, said)
 
 

@@ -3,12 +3,14 @@ its clip, then one audio track for the whole video.
 
 A chapter clip carries its narration as FLAC (lossless), so it travels with the clip: into
 the cache, and back from a Dask worker as the clip's bytes. The joined video gets one AAC
-track encoded from the whole timeline (pipeline.outputs.video.join): AAC is never stream-copied
+track encoded from the whole timeline (pipeline.outputs.video.join), brought to −16 LUFS
+with no true peak over −1 dBTP (EBU R128, as web video and podcasts are; Piper speaks at
+about −21 LUFS with peaks at full scale): AAC is never stream-copied
 from clip to clip, since each encoding starts with its own priming samples. That encoding
 is kept in the cache folder under the hash of the timeline's samples, so a video joined
 again from the same clips copies it whole. A WebM gets
 Opus from the video's track (pipeline.outputs.formats); each step of a deck, AAC of its own
-stretch (pipeline.outputs.slides).
+stretch (pipeline.outputs.slides), brought to the same standard.
 """
 
 from __future__ import annotations
@@ -17,12 +19,15 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
 import av
+import av.filter
 import numpy as np
 from attention_video.pipeline.cache.paths import cache_dir
+from scipy.ndimage import minimum_filter1d, uniform_filter1d
 
 RATE = 48_000  # samples a second of every track written here
 AAC_BITRATE = 96_000  # mono speech
@@ -127,9 +132,11 @@ TRACKS = "audio-tracks"  # kept AAC encodings of whole timelines, inside the cac
 
 
 def aac_track(timeline: np.ndarray) -> Path:
-    """An .m4a file holding the AAC encoding of `timeline` (int16 mono at RATE): kept in
-    the cache folder, made when missing (written under a unique name, then renamed)."""
-    h = hashlib.sha256(f"aac fast {AAC_BITRATE} {RATE} {av.__version__} ".encode())
+    """An .m4a file holding the AAC encoding of `timeline` (int16 mono at RATE) brought to
+    the online loudness standard (normalise): kept in the cache folder, made when missing
+    (written under a unique name, then renamed)."""
+    h = hashlib.sha256(f"aac fast {AAC_BITRATE} {RATE} {av.__version__} R128 {TARGET_LUFS} "
+                       f"{CEILING_DBTP} {LIMITER_SECONDS} ".encode())
     h.update(np.ascontiguousarray(timeline, dtype="<i2").tobytes())
     folder = cache_dir() / TRACKS
     path = folder / f"{h.hexdigest()[:32]}.m4a"
@@ -145,7 +152,7 @@ def aac_track(timeline: np.ndarray) -> Path:
     try:
         with av.open(tmp, "w", format="mp4") as dst:
             stream = add_stream(dst, "aac")
-            for p in encode(stream, timeline):
+            for p in encode(stream, normalise(timeline)):
                 dst.mux(p)
         os.replace(tmp, path)
     finally:
@@ -188,4 +195,104 @@ def fit(samples: np.ndarray | None, seconds: float) -> np.ndarray:
     out = np.zeros(n, dtype=np.int16)
     if samples is not None:
         out[:min(n, len(samples))] = samples[:n]
+    return out
+
+
+# ---- loudness: the online standard (EBU R128 measurement, −16 LUFS, true peak ≤ −1 dBTP) --
+TARGET_LUFS = -16.0  # integrated loudness of the narration in every output (podcasts, web video)
+PEAK_DBTP = -1.0  # highest true peak allowed in every output
+CEILING_DBTP = -2.0  # what the limiter aims for before AAC, whose decoded peaks rise ≤ 0.1 dB
+OPUS_CEILING_DBTP = -3.0  # before Opus, whose decoded peaks rose up to 1.3 dB on the narration
+LIMITER_SECONDS = 0.04  # the gain falls over this long before a peak and rises as long after
+OVERSAMPLE = 4  # true peaks are read 4× oversampled (ITU-R BS.1770's way)
+_TAPS = 24  # each side of the interpolating filter
+
+
+@dataclass(frozen=True)
+class Loudness:
+    integrated: float  # LUFS (−inf for silence)
+    true_peak: float  # dBTP
+
+
+def loudness(samples: np.ndarray, rate: int = RATE, peak: bool = True) -> Loudness:
+    """Integrated loudness and true peak of int16 mono `samples`, by FFmpeg's ebur128
+    filter (ITU-R BS.1770-4 with the R128 gates; true peak 4× oversampled; without `peak`,
+    quicker, and the peak is nan)."""
+    graph = av.filter.Graph()
+    source = graph.add_abuffer(format="s16", sample_rate=rate, layout="mono",
+                               time_base=Fraction(1, rate))
+    meter = graph.add("ebur128", "metadata=1" + (":peak=true" if peak else ""))
+    sink = graph.add("abuffersink")
+    graph.link_nodes(source, meter, sink).configure()
+    found: dict[str, str] = {}
+
+    def drain() -> None:
+        while True:
+            try:
+                found.update(sink.pull().metadata)
+            except (av.BlockingIOError, av.EOFError):
+                return
+
+    for a in range(0, len(samples), 4800):
+        frame = av.AudioFrame.from_ndarray(
+            np.ascontiguousarray(samples[None, a:a + 4800], dtype=np.int16),
+            format="s16", layout="mono")
+        frame.sample_rate, frame.pts, frame.time_base = rate, a, Fraction(1, rate)
+        source.push(frame)
+        drain()
+    source.push(None)
+    drain()
+    top = float(found.get("lavfi.r128.true_peak", "nan"))
+    return Loudness(float(found.get("lavfi.r128.I", "-inf")),
+                    20 * np.log10(top) if top > 0 else (-np.inf if top == 0 else np.nan))
+
+
+def _true_peaks(x: np.ndarray) -> np.ndarray:
+    """Each sample's true peak: the largest magnitude of it and the OVERSAMPLE − 1 values
+    between it and the next, interpolated by a Hann-windowed sinc (what a DAC draws)."""
+    k = np.arange(-_TAPS, _TAPS + 1)
+    peaks = np.abs(x)  # (N,)
+    for phase in range(1, OVERSAMPLE):
+        h = np.sinc(k + phase / OVERSAMPLE) * np.hanning(len(k) + 2)[1:-1]  # (2 TAPS + 1,)
+        peaks = np.maximum(peaks, np.abs(np.convolve(x, h / h.sum(), mode="same")))
+    return peaks
+
+
+def _limit(x: np.ndarray, peaks: np.ndarray, ceiling: float, rate: int) -> np.ndarray:
+    """`x` (float, full scale 1; `peaks` its true peaks) with every true peak brought under
+    `ceiling` (linear) by a smooth gain: the gain each sample needs, the least of it within
+    ±LIMITER_SECONDS, averaged over as long: never above what any sample needs, and without
+    clicks."""
+    needed = np.minimum(1.0, ceiling / np.maximum(peaks, 1e-12))  # (N,)
+    width = 2 * round(LIMITER_SECONDS * rate) + 1
+    gain = uniform_filter1d(minimum_filter1d(needed, width, mode="nearest"), width,
+                            mode="nearest")
+    return x * np.minimum(gain, needed)  # (the average's rounding never lets a peak through)
+
+
+def normalise(samples: np.ndarray, rate: int = RATE, target: float = TARGET_LUFS,
+              ceiling: float = CEILING_DBTP) -> np.ndarray:
+    """int16 mono `samples` at `target` LUFS integrated with no true peak over `ceiling`
+    dBTP (EBU R128 as the web and podcasts use it: Piper's speech comes at about −21 LUFS
+    with peaks at full scale). A gain to the target, then the peaks limited; limiting takes
+    some loudness away, so the gain is found again from each measurement (the secant
+    through the last two), to within 0.1 LU. Silence stays as it is."""
+    measured = loudness(samples, rate).integrated
+    if len(samples) == 0 or not np.isfinite(measured):
+        return samples
+    x = samples.astype(np.float64) / 32768
+    peaks, limit = _true_peaks(x), 10 ** (ceiling / 20)
+    tried: list[tuple[float, float]] = []  # (gain in dB, loudness it gave)
+    gain_db, out = target - measured, samples
+    for _ in range(6):
+        gain = 10 ** (gain_db / 20)
+        out = np.round(_limit(x * gain, peaks * gain, limit, rate) * 32768)
+        out = np.clip(out, -32768, 32767).astype(np.int16)
+        tried.append((gain_db, loudness(out, rate, peak=False).integrated))
+        if abs(tried[-1][1] - target) < 0.1:
+            break
+        slope = 1.0  # LU per dB of gain: 1 without limiting, less with it
+        if len(tried) > 1 and tried[-1][0] != tried[-2][0]:
+            slope = max(0.1, (tried[-1][1] - tried[-2][1]) / (tried[-1][0] - tried[-2][0]))
+        gain_db += (target - tried[-1][1]) / slope
     return out

@@ -73,9 +73,11 @@ def _scale(video: Path, height: int) -> str:
 
 def write_gif(video: Path, out: Path, height: int = GIF_HEIGHT, fps: int = GIF_FPS) -> int:
     """A looping GIF of `video`: one palette made for the whole video (first pass), then
-    every frame mapped onto it, only the changed rectangle stored (second pass)."""
+    every frame mapped onto it, only the changed rectangle stored (second pass). Sampled
+    at `fps` by timestamp (a held frame fills as many GIF frames as its hold covers), each
+    GIF frame the picture the video shows when it starts (round=up: never a picture early)."""
     scale_args = _scale(video, height)
-    palettes = _frames(video, [("fps", str(fps)), ("scale", scale_args),
+    palettes = _frames(video, [("fps", f"{fps}:round=up"), ("scale", scale_args),
                                ("palettegen", "stats_mode=diff:max_colors=256")])
     palette = next(iter(palettes), None)  # palettegen gives one frame, after the last
     if palette is None:
@@ -86,7 +88,7 @@ def write_gif(video: Path, out: Path, height: int = GIF_HEIGHT, fps: int = GIF_F
         source = graph.add_buffer(template=stream)
         pal_src = graph.add_buffer(width=palette.width, height=palette.height,
                                    format=palette.format.name, time_base=Fraction(1, 1))
-        fps_node = graph.add("fps", str(fps))
+        fps_node = graph.add("fps", f"{fps}:round=up")
         scale = graph.add("scale", scale_args)
         use = graph.add("paletteuse", "dither=bayer:bayer_scale=3:diff_mode=rectangle")
         sink = graph.add("buffersink")
@@ -115,30 +117,68 @@ def write_gif(video: Path, out: Path, height: int = GIF_HEIGHT, fps: int = GIF_F
     return out.stat().st_size
 
 
+def grid_rate(stream: av.VideoStream) -> Fraction:
+    """The frame rate every timestamp of `stream` is a multiple of (FFmpeg's r_frame_rate).
+
+    Not the average rate: a held frame is stored once and shown for the whole hold
+    (fastmanim.encoder), so frames ÷ seconds is a fraction of the real rate (4.5 against
+    15 on the default video), and an encoder on that clock puts several frames on one
+    timestamp."""
+    return Fraction(stream.base_rate or stream.guessed_rate or stream.average_rate or 30)
+
+
+def _timed(src: av.container.InputContainer,
+           stream: av.VideoStream) -> Iterator[av.VideoFrame]:
+    """`stream`'s frames as yuv420p, each lasting until the next one starts and the last
+    until the video's end: the encoder and the muxer take a frame's length from its
+    duration, so a held last frame would otherwise end the WebM when the hold begins."""
+    end = (stream.duration + (stream.start_time or 0)) if stream.duration else None
+    before = None
+    for frame in src.decode(stream):
+        if before is not None:
+            before.duration = frame.pts - before.pts
+            yield before
+        before = frame.reformat(format="yuv420p")  # (a reformatted frame has no duration)
+        before.pts, before.time_base, before.duration = frame.pts, frame.time_base, frame.duration
+    if before is not None:
+        if end is not None and end > before.pts:
+            before.duration = end - before.pts
+        yield before
+
+
 def write_webm(video: Path, out: Path, crf: str = WEBM_CRF) -> int:
-    """A WebM (VP9, constant quality) of `video` at its own size and frame rate; its
-    narration, if it has one, as Opus (encoded from the decoded sound, never copied)."""
+    """A WebM (VP9, constant quality) of `video` at its own size and timing: every frame
+    at its own timestamp on the video's frame grid, a held frame stored once for its whole
+    hold; its narration, if it has one, as Opus (encoded from the decoded sound, never
+    copied; its peaks limited again, lower: Opus's decoded peaks overshoot more than AAC's)."""
     from attention_video.pipeline.outputs import audio
 
     sound = audio.read_track(video)
+    if sound is not None:  # at the video's loudness, with room for Opus's overshoot
+        sound = audio.normalise(sound, ceiling=audio.OPUS_CEILING_DBTP)
     with av.open(str(video)) as src, av.open(str(out), "w", format="webm") as dst:
         stream = src.streams.video[0]
-        vp9 = dst.add_stream("libvpx-vp9", rate=stream.average_rate or 30,
+        vp9 = dst.add_stream("libvpx-vp9", rate=grid_rate(stream),
                              options={"crf": crf, "b:v": "0", "deadline": "realtime",
                                       "cpu-used": "8", "row-mt": "1", "threads": "4"})
         vp9.width, vp9.height, vp9.pix_fmt = stream.width, stream.height, "yuv420p"
         pending = audio.encode(audio.add_stream(dst, "libopus"), sound) if sound is not None else []
         pending.reverse()  # popped from the end: the earliest first
 
+        shown: dict[Fraction, Fraction] = {}  # each frame's start → its length, in seconds
+
         def mux(packets: list[av.Packet]) -> None:  # each with the sound up to its time
             for p in packets:
                 t = float(p.pts * p.time_base) if p.pts is not None else 0.0
+                if p.pts is not None and p.pts * p.time_base in shown:  # (libvpx sets none)
+                    p.duration = round(shown[p.pts * p.time_base] / p.time_base)
                 while pending and float((pending[-1].pts or 0) * pending[-1].time_base) <= t:
                     dst.mux(pending.pop())
                 dst.mux(p)
 
-        for frame in src.decode(stream):
-            mux(vp9.encode(frame.reformat(format="yuv420p")))
+        for frame in _timed(src, stream):
+            shown[frame.pts * frame.time_base] = frame.duration * frame.time_base
+            mux(vp9.encode(frame))
         mux(vp9.encode(None))
         while pending:
             dst.mux(pending.pop())

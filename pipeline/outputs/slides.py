@@ -11,8 +11,6 @@ files from its JSON description of the steps; its Qt player is never imported.
 
 from __future__ import annotations
 
-import html
-import re
 import tempfile
 from collections import deque
 from collections.abc import Iterable
@@ -28,10 +26,9 @@ from attention_video.pipeline.run.chapter import ChapterResult
 from PIL import Image
 
 REVEAL_DIR = Path(__file__).parent / "revealjs"  # vendored reveal.js 6.0.1 (MIT, LICENSE there)
-_VENDOR = "vendored-reveal.js"  # stands for the CDN in the template; replaced by inlined files
-# The two stylesheets of manim-slides' template that are not vendored (a theme and code
-# highlighting): a deck of full-frame videos needs only a background and the notes' font.
-_STYLE = ".reveal-viewport { background: %s; } .reveal { font-family: sans-serif; color: #eee; }"
+# The deck's page, rendered by manim-slides: its template with reveal.js from REVEAL_DIR (the
+# converter's `assets_dir`, which a one-file deck does not write to) and no step muted.
+TEMPLATE = REVEAL_DIR / "deck.html"
 
 
 @dataclass(frozen=True)
@@ -67,8 +64,9 @@ def plan_steps(chapters: list[ChapterResult]) -> list[Step]:
 
 def cut_steps(chapters: list[ChapterResult], folder: Path) -> list[Step]:
     """Write each step's clip into `folder` (step01.mp4, ...). A narrated chapter's steps
-    each carry their own stretch of its sound, as AAC (pipeline.outputs.audio)."""
-    from attention_video.pipeline.outputs.audio import RATE, add_track, fit, read_track
+    each carry their own stretch of its sound, as AAC at the online loudness standard
+    (pipeline.outputs.audio.normalise: −16 LUFS, true peak under −1 dBTP)."""
+    from attention_video.pipeline.outputs.audio import RATE, add_track, fit, normalise, read_track
 
     clips = {r.chapter: r.clip for r in chapters}
     sounds = {r.chapter: read_track(r.clip) for r in chapters}
@@ -78,7 +76,8 @@ def cut_steps(chapters: list[ChapterResult], folder: Path) -> list[Step]:
         cut(clips[s.chapter], s.start, s.end, out)
         sound = sounds[s.chapter]
         if sound is not None:
-            add_track(out, fit(sound[round(s.start * RATE):], s.end - s.start), codec="aac")
+            stretch = fit(sound[round(s.start * RATE):], s.end - s.start)
+            add_track(out, normalise(stretch), codec="aac")
         steps.append(Step(s.chapter, s.start, s.end, s.notes, out))
     return steps
 
@@ -156,41 +155,17 @@ def write_description(steps: list[Step], path: Path, background: str,
 
 
 def write_html(description: Path, dest: Path, title: str) -> None:
-    """The deck as one HTML file: clips as data URIs, reveal.js inlined (works offline)."""
+    """The deck as one HTML file (clips as data URIs, reveal.js inlined: it works offline),
+    rendered by manim-slides' converter from the project's template (revealjs/deck.html:
+    no step muted, so a narrated deck speaks from its first step)."""
     from manim_slides.config import PresentationConfig
     from manim_slides.convert import RevealJS
 
     config = PresentationConfig.from_file(description)
-    for slide in config.slides:  # the template inserts notes unescaped
-        slide.notes = html.escape(slide.notes)
-    background = config.background_color.as_hex()
-    with tempfile.TemporaryDirectory() as tmp:
-        page = Path(tmp) / "deck.html"
-        RevealJS(presentation_configs=[config], one_file=True, offline=False,
-                 cdn_url=_VENDOR, title=html.escape(title)).convert_to(page)
-        text = page.read_text(encoding="utf-8")
-    with atomic_output(dest) as tmp_dest:
-        tmp_dest.write_text(inline_reveal(text, background), encoding="utf-8")
-
-
-def inline_reveal(page: str, background: str) -> str:
-    """Replace the template's CDN links by the vendored files' text (stylesheets the
-    project does not vendor by one small style), so that the page needs no network."""
-    def inline(m: re.Match) -> str:
-        tag, name = m.group(1), Path(m.group(2)).name
-        vendored = REVEAL_DIR / name
-        if tag == "script":
-            body = vendored.read_text(encoding="utf-8").replace("</script", "<\\/script")
-            return f"<script>{body}</script>"
-        if name == "reveal.css":
-            return f"<style>{vendored.read_text(encoding='utf-8')}</style>"
-        return ""
-
-    pattern = rf'<(link|script)\b[^>]*?(?:href|src)="{re.escape(_VENDOR)}/([^"]+)"[^>]*>(?:</script>)?'
-    page = re.sub(pattern, inline, page)
-    if _VENDOR in page:
-        raise RuntimeError("the deck still refers to the CDN: manim-slides' template changed")
-    return page.replace("</head>", f"<style>{_STYLE % background}</style></head>", 1)
+    converter = RevealJS(presentation_configs=[config], template=TEMPLATE, one_file=True,
+                         assets_dir=str(REVEAL_DIR), title=title)
+    with atomic_output(dest) as tmp:
+        converter.convert_to(tmp)
 
 
 def held_frame(clip: Path, frame_index: Any = None) -> Image.Image:
@@ -218,6 +193,29 @@ def write_pptx(description: Path, dest: Path) -> None:
           patch("manim_slides.convert.read_image_from_video_file", held_frame),
           patch("manim_slides.convert.tqdm", _quietly)):
         PowerPoint(presentation_configs=[config]).convert_to(tmp)
+        fit_notes_pages(tmp)
+
+
+NOTES_GAP = 457_200  # EMU (0.5 in): between a notes page's picture and its notes
+
+
+def fit_notes_pages(pptx: Path) -> None:
+    """Give the notes pages' picture the slides' own shape (16:9): python-pptx's notes
+    master has a 4:3 box, in which the slide was letterboxed. The box is made as wide as the
+    notes text and as tall as the slides' aspect asks, the notes text starts below it; every
+    notes page takes both from the master."""
+    from pptx import Presentation
+    from pptx.enum.shapes import PP_PLACEHOLDER
+
+    deck = Presentation(str(pptx))
+    boxes = {p.placeholder_format.type: p for p in deck.notes_master.placeholders}
+    picture, notes = boxes[PP_PLACEHOLDER.SLIDE_IMAGE], boxes[PP_PLACEHOLDER.BODY]
+    bottom = notes.top + notes.height
+    picture.left, picture.width = notes.left, notes.width
+    picture.height = round(notes.width * deck.slide_height / deck.slide_width)
+    notes.top = picture.top + picture.height + NOTES_GAP
+    notes.height = bottom - notes.top
+    deck.save(str(pptx))
 
 
 def write_slides(chapters: list[ChapterResult], video: Path, title: str,
