@@ -12,6 +12,7 @@ from pathlib import Path
 
 import av
 import av.filter
+from attention_video.pipeline.outputs import audio
 from attention_video.pipeline.outputs.files import atomic_output
 
 FORMATS = ("mp4", "gif", "webm")  # what --format takes; mp4 is the video itself, the source
@@ -118,8 +119,6 @@ def write_gif(video: Path, out: Path, height: int = GIF_HEIGHT, fps: int = GIF_F
 def write_webm(video: Path, out: Path, crf: str = WEBM_CRF) -> int:
     """A WebM (VP9, constant quality) of `video` at its own size and frame rate; its
     narration, if it has one, as Opus (encoded from the decoded sound, never copied)."""
-    from attention_video.pipeline.outputs import audio
-
     sound = audio.read_track(video)
     with av.open(str(video)) as src, av.open(str(out), "w", format="webm") as dst:
         stream = src.streams.video[0]
@@ -160,11 +159,3 @@ def derive_formats(video: Path, formats: tuple[str, ...]) -> list[Derived]:
             size = WRITERS[fmt](video, tmp)
         made.append(Derived(fmt, final, size))
     return made
-
-
-def human_size(size: int) -> str:
-    for unit in ("B", "KB", "MB"):
-        if size < 1000 or unit == "MB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    return f"{size:.1f} MB"
