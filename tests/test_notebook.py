@@ -71,6 +71,15 @@ def test_storyboard_of_the_same_settings(explained):
     assert board._repr_png_().startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
+def test_explain_makes_the_gif_and_the_deck_beside_the_video(explained):
+    """slides= and formats= make what --slides and --format make (app.video_extras)."""
+    v = explain("The black cat drank the milk", chapters=[3], folder=explained.video.parent,
+                formats=["gif"], slides=True)
+    for suffix in (".gif", ".html", ".pptx"):
+        assert v.video.with_suffix(suffix).stat().st_size > 1000
+
+
 def test_one_documented_entry_point():
     assert attention_video.__all__ == ["Explanation", "explain"] and explain.__doc__
 

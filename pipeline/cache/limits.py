@@ -111,6 +111,7 @@ def prune(root: Path | None = None, limit: int | None = DEFAULT_LIMIT, *,
 
 
 def human_size(size: int) -> str:
+    """Bytes as a person writes them: '512 B', '2.3 MB'."""
     for unit in ("B", "KB", "MB"):
         if size < 1000 or unit == "MB":
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
