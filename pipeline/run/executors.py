@@ -102,6 +102,7 @@ class DaskExecutor:
     shares_files = False
 
     def __init__(self, address: str):
+        # Lazy on purpose: Dask's client (~1 s to import) only for --scheduler.
         from distributed import Client
 
         self.address = address
