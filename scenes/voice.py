@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from attention_video.attncore.settings import SettingsError
+from attention_video.attncore.settings import Settings, SettingsError
 from attention_video.scenes.spoken import spoken
 
 INSTALL = ("install the voice extra: bash scripts/setup.sh, or pip install -e '.[voice]' "
@@ -184,7 +184,7 @@ class Narrator:
         self._loaded: Any = None  # the Piper voice, loaded on the first synthesis
 
     @classmethod
-    def from_settings(cls, settings: Any, folder: Path | None) -> Narrator | None:
+    def from_settings(cls, settings: Settings, folder: Path | None) -> Narrator | None:
         """The narrator the settings ask for (None: silent), its voice checked: every
         failure is one SettingsError line."""
         if settings.voice is None:

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attention_video.pipeline.cache.paths import cache_dir
+from attention_video.scenes.voice import SPEECH  # the narrator's kept speech
 
 LIMIT_ENV = "ATTENTION_CACHE_LIMIT"
 DEFAULT_LIMIT = 2 * 1024 ** 3
 RECENT = 3600.0  # seconds: an entry used this recently is never pruned
 TEXTS = "text-objects"  # scenes.text's kept texts, inside the cache folder
-SPEECH = "speech"  # scenes.voice's kept speech, inside the cache folder
 TRACKS = "audio-tracks"  # pipeline.outputs.audio's kept AAC tracks of whole videos
 
 

@@ -105,7 +105,6 @@ def make_trace(settings: Settings, say: Say = to_stderr):
             f"{source} model, which does not read {'them' if len(ignored) > 1 else 'it'}")
     model = None
     if source == "tiny":
-
         model = tiny_model(settings, say)
     trace = build_trace(settings, tiny_model=model)
     if reason:
@@ -126,7 +125,6 @@ def weights_line(trace) -> str:
 
 def vocabulary_table() -> str:
     """The tiny model's words, by language."""
-
     lines = ["The tiny model's vocabulary (--weights tiny, or auto when every word is in it):"]
     for code, name in (("en", "English"), ("zh", "中文")):
         lines.append(f"  {name}: " + " ".join(vocabulary(code)))
@@ -141,7 +139,6 @@ def vocabulary_table() -> str:
 def retrain(settings: Settings, say: Say = to_stderr, show: Say = to_stdout) -> None:
     """Train the tiny model for these settings (seed, sizes) again and report its scores;
     it replaces the kept one of the same settings (the shipped file is never touched)."""
-
     config = train_config(settings)
     model = train_and_keep(config, model_path(config), say)
     s = model.scores
@@ -337,7 +334,6 @@ def make_batch(manifest: Path, flags: dict[str, Any], chapters: str | None, *,
     """Render every video of a manifest (pipeline.commands.batch) and show the summary table;
     BatchFailed when any video was not made. `flags` (None = not given) win over the
     manifest."""
-
     values = dict(flags, chapters=parse_chapters(chapters) if chapters is not None else None)
     videos = read_manifest(manifest, values)
     started = time.perf_counter()
