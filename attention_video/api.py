@@ -83,7 +83,7 @@ class Explanation:
 
 @dataclass(frozen=True)
 class Storyboard:
-    """A storyboard (pipeline.outputs.storyboard.StoryboardResult: .png, .pdf, .stills) that
+    """A storyboard (pipeline.records.StoryboardResult: .png, .pdf, .stills) that
     Jupyter shows as its contact sheet."""
 
     result: Any

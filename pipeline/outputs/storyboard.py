@@ -8,7 +8,7 @@ import struct
 import subprocess
 import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from attention_video.pipeline.outputs.files import (
     atomic_output,
     slug,
 )
+from attention_video.pipeline.records import ChapterStills, Still
 from PIL import Image, ImageDraw, ImageFont
 
 FRAME_ASPECT = 480 / 854  # height ÷ width of the video's frame (-q l's 854 × 480)
@@ -34,43 +35,17 @@ PRINT_FONTS = ("Noto Sans CJK SC", "Noto Sans Arabic", "Noto Sans Hebrew",
                "Noto Sans Devanagari", "Noto Sans Thai", "Symbola")
 
 
-@dataclass(frozen=True)
-class Still:
-    chapter: str
-    title: str  # the chapter's title, as its scene showed it
-    caption: str  # the caption on screen, as the subtitles have it
-    image: np.ndarray  # (H, W, 3) uint8, the frame when the caption was about to leave
-    # (width, height) → the image resized for a sheet, made by the worker that drew it
-    # (in parallel, rather than one after another once every still is back)
-    resized: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, compare=False)
-
-    def thumbnail(self, size: tuple[int, int]) -> Image.Image:
-        if (self.image.shape[1], self.image.shape[0]) == size:
-            return Image.fromarray(self.image)
-        made = self.resized.get(size)
-        return Image.fromarray(made if made is not None else shrink(self.image, size))
+def thumbnail(still: Still, size: tuple[int, int]) -> Image.Image:
+    """The still at `size`: as taken, as its worker resized it, or resized now."""
+    if (still.image.shape[1], still.image.shape[0]) == size:
+        return Image.fromarray(still.image)
+    made = still.resized.get(size)
+    return Image.fromarray(made if made is not None else shrink(still.image, size))
 
 
 def shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return np.asarray(Image.fromarray(image).resize(size, Image.Resampling.BICUBIC,
                                                     reducing_gap=2.0))
-
-
-@dataclass
-class ChapterStills:
-    chapter: str
-    stills: list[Still]
-    subtitles: list[tuple[float, float, str]]  # as the dry run records them
-    seconds: float = 0.0  # wall time spent
-
-
-@dataclass
-class StoryboardResult:
-    png: Path
-    pdf: Path
-    stills: list[Still] = field(default_factory=list)
-    pages: int = 0  # of the PDF
-    seconds: float = 0.0
 
 
 def storyboard_path(sentence: str, output: str | Path | None) -> Path:
@@ -242,7 +217,7 @@ def draw_blocks(stills: list[Still], sheet: Sheet) -> list[Block]:
             draw = ImageDraw.Draw(image)
             for k, (still, lines) in enumerate(row):
                 x = round(sheet.margin + k * (cell + sheet.gap))
-                image.paste(still.thumbnail(size), (x, top))
+                image.paste(thumbnail(still, size), (x, top))
                 draw.rectangle((x - 1, top - 1, x + round(cell), top + size[1]), outline=RULE)
                 for n, line in enumerate(lines):
                     _print(draw, (x, top + size[1] + 8 + n * line_h), line, sheet.text, INK)

@@ -29,14 +29,12 @@ from attention_video.pipeline.outputs.files import check_writable_folder
 from attention_video.pipeline.outputs.storyboard import (
     HANDOUT,
     STILL_SIZE,
-    ChapterStills,
     Composer,
-    Still,
-    StoryboardResult,
     shrink,
     storyboard_path,
     thumb_size,
 )
+from attention_video.pipeline.records import ChapterStills, Still, StoryboardResult
 from attention_video.pipeline.run.chapter import manim_config
 from attention_video.pipeline.run.render import plan_chapters
 from attention_video.pipeline.run.schedule import longest_first
