@@ -16,6 +16,20 @@ from typing import Any
 
 from attention_video.attncore.settings import Settings, build_settings
 from attention_video.attncore.trace import AttentionTrace
+from attention_video.pipeline.cache.paths import settle_cache_dir
+from attention_video.pipeline.commands.app import (
+    Request,
+    make_trace,
+    read_cache_limit,
+    tidy_cache,
+    video_extras,
+)
+from attention_video.pipeline.commands.modes import MODES, refused
+from attention_video.pipeline.outputs.files import slug
+from attention_video.pipeline.outputs.formats import parse_formats
+from attention_video.pipeline.outputs.subtitles import to_vtt
+from attention_video.pipeline.run.render import _subtitle_cues, render_video
+from attention_video.pipeline.run.stills import make_storyboard
 
 
 def in_colab() -> bool:
@@ -40,14 +54,8 @@ class Explanation:
 
     def storyboard(self, output: str | Path | None = None, **kwargs: Any) -> Storyboard:
         """One still per caption of the same settings, as a PNG contact sheet and a PDF
-        handout (pipeline.outputs.storyboard; no animation is rendered). Default: beside the video,
+        handout (pipeline.run.stills; no animation is rendered). Default: beside the video,
         `<video stem>-storyboard.png`. Shown as the contact sheet in Jupyter."""
-        try:
-            from attention_video.pipeline.outputs.storyboard import make_storyboard
-        except ImportError as e:
-            raise NotImplementedError(
-                "storyboard() needs pipeline.outputs.storyboard.make_storyboard, which this version "
-                "of the project does not have") from e
         png = output or self.video.with_name(f"{self.video.stem}-storyboard.png")
         return Storyboard(make_storyboard(self.settings, self.trace, png, **kwargs))
 
@@ -75,7 +83,7 @@ class Explanation:
 
 @dataclass(frozen=True)
 class Storyboard:
-    """A storyboard (pipeline.outputs.storyboard.StoryboardResult: .png, .pdf, .stills) that
+    """A storyboard (pipeline.records.StoryboardResult: .png, .pdf, .stills) that
     Jupyter shows as its contact sheet."""
 
     result: Any
@@ -99,20 +107,18 @@ def _relative(path: Path) -> str:
 
 def explain(sentence: str, *, chapters: Iterable[int | str] | None = None, quality: str = "l",
             folder: str | Path = "media", embed: bool | None = None, jobs: int | None = None,
-            progress: Callable[[str], None] | None = None, **settings: Any) -> Explanation:
+            progress: Callable[[str], None] | None = None, slides: bool = False,
+            formats: Iterable[str] | None = None, **settings: Any) -> Explanation:
     """Render the video of `sentence` (any of the command's settings as keywords:
     query=, weights=, theme=, language=, ...; quality defaults to the quick 480p draft)
     into `folder`, named after the sentence and a hash of the video, and return it.
 
     `embed`: put the video into the notebook (True), link the file (False), or embed only
-    in Colab (None)."""
-    from attention_video.pipeline.cache.paths import settle_cache_dir
-    from attention_video.pipeline.commands.app import make_trace, read_cache_limit, tidy_cache
-    from attention_video.pipeline.outputs.files import slug
-    from attention_video.pipeline.outputs.subtitles import to_vtt
-    from attention_video.pipeline.run.render import _subtitle_cues, render_video
-
+    in Colab (None). `slides` and `formats` (such as ["gif"]) make, beside the video, what
+    the command's --slides and --format make. A combination the command refuses is
+    refused here with the same line (pipeline.commands.modes)."""
     chapters = _check_arguments(sentence, chapters, quality, folder, embed, jobs, progress)
+    kinds = _check_outputs(slides, formats, settings)
     values = dict(settings, sentence=sentence, quality=quality, chapters=chapters)
     build_settings(None, **values)  # every setting checked (SettingsError) before any work
     say = progress or (lambda s: None)
@@ -131,10 +137,36 @@ def explain(sentence: str, *, chapters: Iterable[int | str] | None = None, quali
         shutil.move(result.subtitles, video.with_suffix(".srt"))
     captions = video.with_suffix(".vtt")
     captions.write_text(to_vtt(cues), encoding="utf-8")
+    video_extras(s, Request(slides=slides, formats=kinds), result.chapters, video, say)
     tidy_cache(limit, say)  # as the command does: the cache stays under its size
     return Explanation(s.replace(output=str(video)), trace, video.resolve(),
                        video.with_suffix(".srt").resolve(), captions.resolve(), cues,
                        result.duration, embed)
+
+
+def _check_outputs(slides: Any, formats: Any, settings: dict[str, Any]) -> tuple[str, ...]:
+    """The video's extras checked before any work, and the command's modes refused: a
+    ValueError with the command's own line for a combination it refuses, and one that
+    points at the notebook's way for a mode explain() does not make. Returns the formats."""
+    modes = {m.option: m for m in MODES if m.option is not None and m.option in settings}
+    given = dict(slides=slides, formats=None if formats is None else tuple(formats),
+                 **{option: settings[option] for option in modes})
+    why = refused(given)
+    if why is not None:
+        raise ValueError(f"explain(): {why}")
+    for option, mode in modes.items():
+        if settings.pop(option):
+            also = " (call .storyboard() on its result)" if option == "storyboard" else ""
+            raise ValueError(f"explain() makes the video: {mode.flag} is the command's{also}")
+    if not isinstance(slides, bool):
+        raise TypeError(f"explain(): slides must be True or False, not {slides!r}")
+    if isinstance(formats, str):
+        raise TypeError(f"explain(): formats must be a list such as ['gif'], not the "
+                        f"string {formats!r}")
+    try:
+        return parse_formats(",".join(["mp4", *formats])) if formats is not None else ("mp4",)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"explain(): formats: {e}") from None
 
 
 def _check_arguments(sentence: Any, chapters: Any, quality: Any, folder: Any, embed: Any,

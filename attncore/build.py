@@ -12,15 +12,25 @@ import difflib
 import numpy as np
 from attention_video.attncore import attention as att
 from attention_video.attncore import random_weights as rw
+from attention_video.attncore.pretrained import build_pretrained_trace
 from attention_video.attncore.settings import (
+    PRETRAINED_ONLY,
+    SIZED_ONLY,
     TINY_MAX_DIM,
     TINY_MAX_HEADS,
     Settings,
     SettingsError,
     ignored_options,
 )
+from attention_video.attncore.tiny import corpus as tiny_corpus
+from attention_video.attncore.tiny import store as tiny_store
+from attention_video.attncore.tiny.trace import build_tiny_trace, train_config
+from attention_video.attncore.tiny.train import train
 from attention_video.attncore.tokenize import Token, TokenizeError, tokenize
 from attention_video.attncore.trace import AttentionTrace, HeadChoice, compute_head
+from attention_video.attncore.translate import corpus as translation_corpus
+from attention_video.attncore.translate import store as translation_store
+from attention_video.attncore.translate.trace import build_translation_trace
 
 
 def resolve_focus(tokens: tuple[Token, ...], s: Settings) -> int:
@@ -119,11 +129,9 @@ def choose_source(s: Settings) -> tuple[str, str | None]:
     if s.causal:
         return "random", ("causal masking: no model here was trained with a mask, so untrained "
                           "random weights show it")
-    from attention_video.attncore.tiny.corpus import UnknownWordError, tokenize
-
     try:
-        tokenize(s.sentence)
-    except UnknownWordError as e:
+        tiny_corpus.tokenize(s.sentence)
+    except tiny_corpus.UnknownWordError as e:
         unknown = ", ".join(repr(w) for w in e.unknown[:4]) + (" …" if len(e.unknown) > 4 else "")
         return "pretrained", f"not in the tiny model's vocabulary: {unknown}"
     sizes_ok = (2 <= s.d_model <= TINY_MAX_DIM and s.heads <= TINY_MAX_HEADS and s.positional
@@ -136,14 +144,12 @@ def choose_source(s: Settings) -> tuple[str, str | None]:
 def translation_unknown(s: Settings) -> tuple[str, str] | None:
     """(field, the unknown words) when a sentence is outside the translation model's
     vocabulary, else None."""
-    from attention_video.attncore.translate.corpus import UnknownWordError, tokenize
-
     for field, text, language in (("sentence", s.sentence, "en"), ("target", s.target, "es")):
         if text is None:
             continue
         try:
-            tokenize(text, language=language)
-        except UnknownWordError as e:
+            translation_corpus.tokenize(text, language=language)
+        except translation_corpus.UnknownWordError as e:
             words = ", ".join(repr(w) for w in e.unknown[:4]) + (" …" if len(e.unknown) > 4 else "")
             return field, words
     return None
@@ -152,8 +158,6 @@ def translation_unknown(s: Settings) -> tuple[str, str] | None:
 def settings_for(s: Settings, source: str) -> Settings:
     """`s` with the weights resolved to `source` and the settings that source does not
     read (which --weights auto may carry, see ignored_options) back to "not given"."""
-    from attention_video.attncore.settings import PRETRAINED_ONLY, SIZED_ONLY
-
     unread = SIZED_ONLY if source == "pretrained" else PRETRAINED_ONLY
     return s.replace(weights=source, **{n: unread[n] for n in ignored_options(s, source)})
 
@@ -163,20 +167,14 @@ def build_trace(s: Settings, tiny_model=None) -> AttentionTrace:
     (the pipeline passes a cached one); None loads the shipped one or trains in memory."""
     source, reason = choose_source(s)
     if source == "pretrained":
-        from attention_video.attncore.pretrained import build_pretrained_trace
-
         trace = build_pretrained_trace(settings_for(s, "pretrained"))
         return dataclasses.replace(trace, source_reason=reason) if reason else trace
     if source == "tiny":
-        from attention_video.attncore.tiny.trace import build_tiny_trace
-
         model = tiny_model if tiny_model is not None else tiny_model_for(s)
         return build_tiny_trace(s, model, resolve_focus, reason)
     if source == "translation":
-        from attention_video.attncore.translate.store import load_default
-        from attention_video.attncore.translate.trace import build_translation_trace
-
-        return build_translation_trace(s, load_default(), resolve_focus, reason)
+        return build_translation_trace(s, translation_store.load_default(), resolve_focus,
+                                       reason)
     trace = build_random_trace(settings_for(s, "random"))
     return dataclasses.replace(trace, source_reason=reason) if reason else trace
 
@@ -184,12 +182,7 @@ def build_trace(s: Settings, tiny_model=None) -> AttentionTrace:
 def tiny_model_for(s: Settings, progress=None):
     """The shipped tiny model when it is the one asked for, else one trained now (seconds;
     the pipeline keeps trained ones on disk so this happens once per size and seed)."""
-    from attention_video.attncore.tiny.store import load_default
-    from attention_video.attncore.tiny.trace import train_config
-
-    shipped = load_default()
+    shipped = tiny_store.load_default()
     if shipped.train_config == train_config(s):
         return shipped
-    from attention_video.attncore.tiny.train import train
-
     return train(train_config(s), progress=progress)

@@ -22,7 +22,7 @@ class Chapter:
     scene: str  # the scene class in that module
     title_en: str  # the on-screen title
     title_zh: str
-    # What its scene reads beyond the trace, for the chapter cache's key (pipeline.cache.clips),
+    # What its scene reads beyond the trace, for the chapter cache's key (pipeline.cache.keys),
     # declared here so that a key is made without importing the scene (or Manim), and
     # enforced by the scene: it can read no other setting and ask of no other chapter.
     reads_focus: bool = True  # the followed word changes what it draws

@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from attention_video.attncore.settings import parse_chapters  # noqa: E402
-from attention_video.pipeline.cache.clips import ChapterCache  # noqa: E402
+from attention_video.pipeline.cache.store import ChapterCache  # noqa: E402
 from attention_video.pipeline.commands.batch import BatchVideo, render_batch, summary_table  # noqa: E402
 
 SENTENCES = ["The black cat drank the milk", "A dog ate the bone", "The ball is blue",

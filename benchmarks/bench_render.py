@@ -36,7 +36,7 @@ from attention_video.attncore.settings import (
     QUALITIES,  # noqa: E402
     parse_chapters,  # noqa: E402
 )
-from attention_video.pipeline.cache.clips import ChapterCache  # noqa: E402
+from attention_video.pipeline.cache.store import ChapterCache  # noqa: E402
 from attention_video.pipeline.run.render import render_video  # noqa: E402
 
 DEFAULT = "The black cat drank the milk"

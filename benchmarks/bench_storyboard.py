@@ -33,11 +33,11 @@ def main() -> None:
     args = parser.parse_args()
 
     from attention_video.attncore.settings import build_settings
-    from attention_video.pipeline.cache.clips import ChapterCache
     from attention_video.pipeline.cache.paths import CACHE_ENV
+    from attention_video.pipeline.cache.store import ChapterCache
     from attention_video.pipeline.commands.app import make_trace
-    from attention_video.pipeline.outputs.storyboard import make_storyboard
     from attention_video.pipeline.run.render import render_video
+    from attention_video.pipeline.run.stills import make_storyboard
 
     with tempfile.TemporaryDirectory(prefix="bench-storyboard-") as tmp:
         folder = Path(tmp)

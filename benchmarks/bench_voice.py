@@ -57,12 +57,11 @@ def synthesis(cache: Path, srt: Path) -> tuple[float, float]:
 
     files = sorted((cache / "speech").rglob("*.wav"))
     speech = sum(voice._read_wav(p).seconds for p in files)
-    v = voice.resolve("joe", "en")
-    voice._piper(str(v.model), str(v.config))  # loaded first (0.3 s), as a worker does once
+    piper = voice.Narrator(voice.resolve("joe", "en"), "en")._piper()  # loaded first (0.3 s)
     texts = _spoken_texts(srt)
     t0 = time.process_time()
     for text in texts:
-        voice._synthesize(v, text, voice.synthesis_settings(1.0))
+        voice._synthesize(piper, text, voice.synthesis_settings(1.0))
     return speech, time.process_time() - t0
 
 

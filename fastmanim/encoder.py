@@ -13,23 +13,28 @@ with the same conversion and the same x264 settings.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
 import av
 import numpy as np
 from attention_video.fastmanim.camera import PathCamera
-from attention_video.pipeline.outputs.video import join
+from manim.animation.composition import AnimationGroup
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.scene_file_writer import SceneFileWriter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 from manim.typing import RGBAPixelArray
 
 STAGES = ("draw", "convert", "encode", "segments", "join")
+# How finished clips are joined by stream copy (the pipeline's pipeline.outputs.video.join):
+# (clips, out, faststart=...) → seconds. The renderer is handed it: Manim's speed-ups sit
+# below the pipeline and never import it.
+Join = Callable[..., float]
 
 
 @dataclass
@@ -133,7 +138,11 @@ class HeldFrameEncoder(VideoSegmentEncoder):
 
 
 class HeldFrameWriter(SceneFileWriter):
-    """Manim's file writer with held frames encoded once."""
+    """Manim's file writer with held frames encoded once, its segments joined by `join`."""
+
+    def __init__(self, settings: Any, join: Join) -> None:
+        super().__init__(settings)
+        self.join = join
 
     def _create_segment_encoder(self, target: Path) -> VideoSegmentEncoder:
         if self.video_encoder is None:
@@ -151,7 +160,7 @@ class HeldFrameWriter(SceneFileWriter):
         if create_gif or includes_sound:
             raise RuntimeError("chapter clips are silent MP4s")
         output_file.parent.mkdir(parents=True, exist_ok=True)
-        join([Path(f) for f in input_files], output_file, faststart=False)
+        self.join([Path(f) for f in input_files], output_file, faststart=False)
 
 
 class TimedRenderer(CairoRenderer):
@@ -175,8 +184,9 @@ class TimedRenderer(CairoRenderer):
     MARGIN = 0.15  # scene units (20 px at 1080p) around every box: strokes, anti-aliasing
     park: ClassVar[bool] = True  # False: Manim's own way (tests compare the two)
 
-    def __init__(self, skip_animations: bool = False) -> None:
-        super().__init__(file_writer_class=HeldFrameWriter, camera_class=PathCamera,
+    def __init__(self, join: Join | None = None, skip_animations: bool = False) -> None:
+        writer = partial(HeldFrameWriter, join=join or _cannot_join)
+        super().__init__(file_writer_class=writer, camera_class=PathCamera,
                          skip_animations=skip_animations)
         self._plan: _DrawPlan | None = None
         self.draws = not skip_animations  # False: a dry run, no frame is ever drawn
@@ -268,12 +278,15 @@ class _DrawPlan:
         return True
 
 
+def _cannot_join(*args: Any, **kwargs: Any) -> float:
+    raise RuntimeError("TimedRenderer(join=...) writes clips: give it the pipeline's join "
+                       "(pipeline.outputs.video.join)")
+
+
 def _moving_groups(scene: Any) -> list[list[Any]]:
     """The families that can change during the animation, as Manim decides it: each
     animation's object (nested animations too), every object with updaters (its whole
     family), the foreground objects."""
-    from manim.animation.composition import AnimationGroup
-
     groups: list[list[Any]] = []
 
     def animations(anims: Any) -> None:

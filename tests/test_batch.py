@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from attention_video.attncore.chapters import number
-from attention_video.pipeline.cache.clips import ChapterCache
+from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.commands.batch import read_manifest, render_batch, summary_table
 from attention_video.pipeline.run import render as render_mod
 from attention_video.pipeline.run.chapter import ChapterJob, ChapterResult

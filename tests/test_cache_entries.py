@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from attention_video.pipeline.cache.clips import ChapterCache
+from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.run.chapter import ChapterResult
 
 KEY = "0123456789abcdef0123456789abcdef"

@@ -18,7 +18,7 @@ from attention_video.attncore import Settings, build_trace
 from attention_video.attncore.settings import FIELD_NAMES
 from attention_video.attncore.tokenize import Token
 from attention_video.attncore.trace import AttentionTrace, HeadChoice, HeadTrace, TrainingHistory
-from attention_video.pipeline.cache.clips import chapter_key, trace_digest
+from attention_video.pipeline.cache.keys import chapter_key, trace_digest
 from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 from attention_video.pipeline.run.render import plan_chapters
 

@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from attention_video.pipeline.cache.clips import (
+from attention_video.pipeline.cache.limits import (
     DEFAULT_LIMIT,
     LIMIT_ENV,
     TEXTS,
-    ChapterCache,
     cache_limit,
     prune,
 )
+from attention_video.pipeline.cache.store import ChapterCache
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = 1_000_000_000.0

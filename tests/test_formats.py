@@ -11,6 +11,7 @@ import av
 import numpy as np
 import pytest
 from attention_video.fastmanim.encoder import HeldFrameEncoder
+from attention_video.pipeline.cache.limits import human_size
 from attention_video.pipeline.outputs import formats
 from attention_video.pipeline.outputs.subtitles import to_srt, to_vtt
 from attention_video.pipeline.outputs.video import frame_at, join, probe
@@ -82,8 +83,8 @@ def test_a_failed_conversion_leaves_no_partial_file_and_the_earlier_one(tmp_path
 
 
 def test_sizes_read_as_people_write_them():
-    assert formats.human_size(512) == "512 B"
-    assert formats.human_size(2_345_678) == "2.3 MB"
+    assert human_size(512) == "512 B"
+    assert human_size(2_345_678) == "2.3 MB"
 
 
 def test_vtt_has_its_header_and_dotted_cue_timings():

@@ -83,7 +83,7 @@ def test_the_title_says_how_many_heads_on_screen_and_on_the_storyboard(case, lan
                                                                         not_says):
     """A one-head model's chapter 9 was titled "Every head: patterns side by side, then
     joined" over a caption saying it has only one head."""
-    from attention_video.pipeline.outputs.storyboard import chapter_stills
+    from attention_video.pipeline.run.stills import chapter_stills
 
     s = Settings(**CASES[case], language=language)
     t = build_trace(s)

@@ -386,7 +386,7 @@ def test_a_moving_object_that_reaches_a_parked_one_is_drawn_under_it_as_before(t
                              "media_dir": str(tmp_path / f"m{park}"), "output_file": str(out),
                              "disable_caching": True, "verbosity": "ERROR",
                              "progress_bar": "none"}):
-                Slide(renderer=encoder.TimedRenderer()).render()
+                Slide(renderer=encoder.TimedRenderer(join=join)).render()
         finally:
             encoder.TimedRenderer.park = True
         frames[park] = decoded(out)

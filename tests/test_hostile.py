@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from attention_video.attncore import Settings, SettingsError, build_trace
 from attention_video.attncore.chapters import SLUGS
-from attention_video.pipeline.cache.clips import ChapterCache, chapter_key
+from attention_video.pipeline.cache.keys import chapter_key
+from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.commands.cli import main
 from attention_video.pipeline.run import render as run_mod
 from attention_video.pipeline.run.chapter import ChapterJob, ChapterResult, render_chapter

@@ -20,7 +20,8 @@ import pytest
 from attention_video.attncore import Settings, build_trace
 from attention_video.attncore.chapters import SLUGS
 from attention_video.attncore.settings import SettingsError
-from attention_video.pipeline.cache.clips import ChapterCache, chapter_key
+from attention_video.pipeline.cache.keys import chapter_key
+from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.outputs import audio
 from attention_video.pipeline.outputs.video import join, probe
 from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
@@ -51,22 +52,35 @@ def test_the_joe_voice_is_installed_and_speaks_english():
 
 def test_speech_is_the_same_every_time_and_kept_once(tmp_path, monkeypatch):
     v = voice.resolve("joe", "en")
-    voice.use_speech_cache(None)
-    first = voice.say(v, "Milk attends most to drank: 0.99.")
-    again = voice.say(v, "Milk attends most to drank: 0.99.")
+    unkept = voice.Narrator(v, "en", folder=None)
+    first = unkept.say("Milk attends most to drank: 0.99.")
+    again = unkept.say("Milk attends most to drank: 0.99.")
     assert np.array_equal(first.samples, again.samples) and first.rate == 22050
     assert 1.5 < first.seconds < 4.0 and np.abs(first.samples).max() > 10_000
-    faster = voice.say(v, "Milk attends most to drank: 0.99.", pace=1.25)
+    faster = voice.Narrator(v, "en", pace=1.25).say("Milk attends most to drank: 0.99.")
     assert faster.seconds < first.seconds * 0.9  # pace speeds the voice like a player
-    voice.use_speech_cache(tmp_path)
-    try:
-        kept = voice.say(v, "Milk attends most to drank: 0.99.")
-        assert len(list((tmp_path / "speech").rglob("*.wav"))) == 1
-        monkeypatch.setattr(voice, "_synthesize", lambda *a: pytest.fail("synthesized again"))
-        assert np.array_equal(voice.say(v, "Milk attends most to drank: 0.99.").samples,
-                              kept.samples)
-    finally:
-        voice.use_speech_cache(None)
+    narrator = voice.Narrator(v, "en", folder=tmp_path)
+    kept = narrator.say("Milk attends most to drank: 0.99.")
+    assert len(list((tmp_path / "speech").rglob("*.wav"))) == 1
+    monkeypatch.setattr(voice, "_synthesize", lambda *a: pytest.fail("synthesized again"))
+    assert np.array_equal(narrator.say("Milk attends most to drank: 0.99.").samples,
+                          kept.samples)
+
+
+def test_the_narrator_is_made_once_from_the_settings_and_travels_by_pickle(tmp_path):
+    """No module state: the narrator carries its voice, language, pace and speech folder,
+    and a worker process gets all of it (the loaded voice stays behind)."""
+    import pickle
+
+    assert not any(name.startswith("_cache") for name in vars(voice))
+    s = Settings(sentence="cats drink milk", weights="random", voice="joe", pace=1.25)
+    narrator = voice.Narrator.from_settings(s, tmp_path)
+    assert voice.Narrator.from_settings(s.replace(voice=None), tmp_path) is None
+    narrator.say("Milk.")  # loads the voice
+    copy = pickle.loads(pickle.dumps(narrator))
+    assert (copy.identity, copy.language, copy.pace, copy.folder) == (
+        narrator.identity, "en", 1.25, tmp_path)
+    assert copy._loaded is None and narrator._loaded is not None
 
 
 @pytest.mark.parametrize("case, message", [
@@ -119,15 +133,18 @@ def test_the_voice_and_its_file_are_part_of_the_chapter_key(tmp_path):
     t = build_trace(s)
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir(), b.mkdir()
-    silent = chapter_key("input", t, s, SLUGS)
-    joe = chapter_key("input", t, s.replace(voice="joe"), SLUGS)
-    one = chapter_key("input", t, s.replace(voice=str(fake_voice(a))), SLUGS)
-    other = chapter_key("input", t, s.replace(voice=str(fake_voice(b, body=b"other weights"))),
-                        SLUGS)
-    moved = chapter_key("input", t, s.replace(voice=str(fake_voice(b, body=b"weights"))), SLUGS)
+    def key(settings: Settings) -> str:  # as the renderer keys it: with its narrator
+        return chapter_key("input", t, settings, SLUGS,
+                           voice.Narrator.from_settings(settings, None))
+
+    silent = key(s)
+    joe = key(s.replace(voice="joe"))
+    one = key(s.replace(voice=str(fake_voice(a))))
+    other = key(s.replace(voice=str(fake_voice(b, body=b"other weights"))))
+    moved = key(s.replace(voice=str(fake_voice(b, body=b"weights"))))
     assert len({silent, joe, one, other}) == 4
     assert moved != one  # (another path: the setting differs, though the file is the same)
-    assert chapter_key("input", t, s.replace(pace=1.25), SLUGS) != silent
+    assert key(s.replace(pace=1.25)) != silent
 
 
 # ---- timing -----------------------------------------------------------------------------
@@ -136,12 +153,12 @@ def test_a_narrated_step_holds_until_its_speech_ends_and_a_gap():
     than the speech's end plus the gap, nor before the caption's reading time."""
     s = Settings(**NARRATED)
     t = build_trace(s)
-    r = render_chapter(ChapterJob("input", t, s, clip=None))
-    v = voice.resolve("joe", "en")
+    narrator = voice.Narrator.from_settings(s, None)
+    r = render_chapter(ChapterJob("input", t, s, clip=None, narrator=narrator))
     cues = r.subtitles
     assert len(cues) >= 4
     for (start, end, text), nxt in zip(cues, cues[1:] + [(r.duration, None, None)]):
-        said = voice.say(v, spoken(text)).seconds
+        said = narrator.say(text).seconds
         assert end - start == pytest.approx(said, abs=1e-6)
         assert nxt[0] >= start + max(said + SPEECH_GAP, reading_seconds(text, "en")) - 1e-6
 

@@ -71,6 +71,15 @@ def test_storyboard_of_the_same_settings(explained):
     assert board._repr_png_().startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
+def test_explain_makes_the_gif_and_the_deck_beside_the_video(explained):
+    """slides= and formats= make what --slides and --format make (app.video_extras)."""
+    v = explain("The black cat drank the milk", chapters=[3], folder=explained.video.parent,
+                formats=["gif"], slides=True)
+    for suffix in (".gif", ".html", ".pptx"):
+        assert v.video.with_suffix(suffix).stat().st_size > 1000
+
+
 def test_one_documented_entry_point():
     assert attention_video.__all__ == ["Explanation", "explain"] and explain.__doc__
 
@@ -133,6 +142,18 @@ def test_explain_keeps_the_cache_under_its_limit(tmp_path, monkeypatch):
     ("The cat sat", dict(embed="yes"), TypeError, "explain(): embed must be True, False or None"),
     ("The cat sat", dict(progress="print"), TypeError, "explain(): progress must be a function"),
     ("The cat sat", dict(folder=3), TypeError, "explain(): folder must be a folder path"),
+    # The command's modes, refused with the command's own line (pipeline.commands.modes)
+    ("The cat sat", dict(storyboard=True, slides=True), ValueError,
+     "explain(): --storyboard makes stills instead of the video, and --slides needs the video"),
+    ("The cat sat", dict(storyboard=True, formats=["gif"]), ValueError,
+     "explain(): --storyboard makes stills instead of the video, and --format needs the video"),
+    ("The cat sat", dict(storyboard=True), ValueError,
+     "explain() makes the video: --storyboard is the command's (call .storyboard() on its"),
+    ("The cat sat", dict(dry_run=True), ValueError,
+     "explain() makes the video: --dry-run is the command's"),
+    ("The cat sat", dict(formats=["mkv"]), ValueError, "explain(): formats: 'mkv' is not a format"),
+    ("The cat sat", dict(formats="gif"), TypeError, "explain(): formats must be a list"),
+    ("The cat sat", dict(slides="yes"), TypeError, "explain(): slides must be True or False"),
     ("The cat sat", dict(colour="red"), ValueError, "colour: unknown setting"),
 ])
 def test_explain_checks_its_arguments_before_any_work(tmp_path, monkeypatch, sentence,
@@ -140,14 +161,13 @@ def test_explain_checks_its_arguments_before_any_work(tmp_path, monkeypatch, sen
     """Before, explain(None, chapters=[1]) rendered chapter 1 of the default sentence and
     then raised "normalize() argument 2 must be str, not None"; chapters="1" said "'1' is
     not a chapter"."""
-    import attention_video.pipeline.commands.app
-    import attention_video.pipeline.run.render
+    from attention_video import api
 
     def no_work(*args, **kw):
         raise AssertionError("explain() started work before checking its arguments")
 
-    monkeypatch.setattr(attention_video.pipeline.commands.app, "make_trace", no_work)
-    monkeypatch.setattr(attention_video.pipeline.run.render, "render_video", no_work)
+    monkeypatch.setattr(api, "make_trace", no_work)
+    monkeypatch.setattr(api, "render_video", no_work)
     monkeypatch.chdir(tmp_path)
     kwargs.setdefault("folder", tmp_path / "media")
     with pytest.raises(error) as info:

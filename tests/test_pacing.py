@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from attention_video.attncore import Settings
-from attention_video.pipeline.cache.clips import ChapterCache
+from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.outputs.video import probe
 from attention_video.pipeline.run.render import render_video
 from attention_video.scenes.pacing import caption_chars, reading_seconds, whole_frames

@@ -11,7 +11,7 @@ import pytest
 from attention_video.attncore import Settings, SettingsError, build_trace
 from attention_video.attncore.chapters import SLUGS, number
 from attention_video.pipeline.cache import sources
-from attention_video.pipeline.cache.clips import chapter_key, code_digest
+from attention_video.pipeline.cache.keys import chapter_key, code_digest
 from attention_video.pipeline.outputs.files import slug
 from attention_video.pipeline.outputs.subtitles import srt_time, to_srt
 from attention_video.pipeline.run import render as render_mod

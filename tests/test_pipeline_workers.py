@@ -125,7 +125,8 @@ INTERRUPTED_WITH_CHAPTERS_QUEUED = """
 import signal, sys, tempfile, time
 from pathlib import Path
 from attention_video.attncore import Settings, build_trace
-from attention_video.pipeline.cache.clips import ChapterCache, chapter_key
+from attention_video.pipeline.cache.keys import chapter_key
+from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.run.render import ChapterTodo, chapter_pool, render_chapters
 
 def interrupt(signum, frame):

@@ -18,7 +18,7 @@ import av
 import numpy as np
 import pytest
 from attention_video.attncore import Settings
-from attention_video.pipeline.cache.clips import ChapterCache
+from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.outputs.video import probe
 from attention_video.pipeline.run.render import render_video
 

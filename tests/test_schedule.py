@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from attention_video.attncore import Settings, build_trace
 from attention_video.attncore.chapters import SLUGS
-from attention_video.pipeline.cache.clips import ChapterCache
+from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.run import render as render_mod
 from attention_video.pipeline.run import schedule
 from attention_video.pipeline.run.chapter import ChapterJob, ChapterResult

@@ -1,5 +1,5 @@
-"""The storyboard (pipeline.outputs.storyboard): one still per caption, taken without animating,
-laid out as a PNG contact sheet and an A4 PDF handout beside it."""
+"""The storyboard: one still per caption, taken without animating (pipeline.run.stills),
+laid out as a PNG contact sheet and an A4 PDF handout beside it (pipeline.outputs.storyboard)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from attention_video.attncore.tokenize import CLOSING, OPENING
 from attention_video.pipeline.commands.cli import main
 from attention_video.pipeline.outputs import storyboard as sb
 from attention_video.pipeline.outputs.files import OutputError
+from attention_video.pipeline.run import stills as st
 from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 from PIL import Image
 
@@ -32,7 +33,7 @@ def trace():
 def stills(trace):
     """Chapters 1 and 4, built here (the cheapest pair that covers a ReplacementTransform,
     a TransformFromCopy and LaggedStart)."""
-    return {ch: sb.chapter_stills(ch, trace, S, SLUGS) for ch in ("input", "dot")}
+    return {ch: st.chapter_stills(ch, trace, S, SLUGS) for ch in ("input", "dot")}
 
 
 def pdf_pages(path: Path) -> int:
@@ -186,6 +187,6 @@ def test_default_sentence_storyboard_has_every_caption_of_the_dry_run(tmp_path, 
     assert out.exists()
     trace = build_trace(S)
     captions = [text for r in dry_run(S, trace) for _, _, text in r.subtitles]
-    board = sb.make_storyboard(S, trace, out, jobs=2)
+    board = st.make_storyboard(S, trace, out, jobs=2)
     assert [s.caption for s in board.stills] == captions
     assert pdf_pages(out.with_suffix(".pdf")) == board.pages

@@ -1,6 +1,6 @@
-"""attncore.trained, what the two trained models share: the tiny model and the translation
-model are siblings that never import each other; no attncore module is part of an import
-cycle (type-checking and function-level imports included); each imports first in a fresh
+"""attncore.trained, what the two trained models share (that the tiny model and the
+translation model never import each other, nor any module one that imports it back, is
+import-linter's: tests/test_layers.py); each attncore module imports first in a fresh
 interpreter; the store's integer tenths are exact and refuse values off the grid; a model's
 platform record, and when a retraining is expected to give the same bytes."""
 
@@ -38,96 +38,6 @@ def module_files() -> dict[str, Path]:
             parts = parts[:-1]
         out[".".join(["attention_video", *parts])] = f
     return out
-
-
-def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
-    """Every attncore module `path` imports, anywhere in it: at the top, under
-    TYPE_CHECKING, inside functions. `from a.b import c` counts as a.b.c when that is a
-    module, else as a.b; relative imports are resolved."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    out = set()
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
-        if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name in known}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
-                base = ".".join([*parts, base] if base else parts)
-            for a in node.names:
-                full = f"{base}.{a.name}"
-                if full in known:
-                    out.add(full)
-                elif base in known:
-                    out.add(base)
-    return out
-
-
-def import_graph() -> dict[str, set[str]]:
-    files = module_files()
-    return {m: imported_modules(m, f, set(files)) for m, f in files.items()}
-
-
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One cycle of the graph as a path (its first module repeated at the end), or None."""
-    state: dict[str, int] = {}  # 1: on the current path, 2: done
-
-    def visit(u: str, path: list[str]) -> list[str] | None:
-        state[u] = 1
-        path.append(u)
-        for v in sorted(graph[u]):
-            if state.get(v) == 1:
-                return path[path.index(v):] + [v]
-            if v not in state:
-                found = visit(v, path)
-                if found:
-                    return found
-        path.pop()
-        state[u] = 2
-        return None
-
-    for m in sorted(graph):
-        if m not in state:
-            found = visit(m, [])
-            if found:
-                return found
-    return None
-
-
-def test_the_cycle_finder_finds_a_cycle_and_accepts_a_tree():
-    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
-    assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
-
-
-def test_the_import_reader_sees_type_checking_function_and_relative_imports(tmp_path):
-    f = tmp_path / "mod.py"
-    f.write_text("from typing import TYPE_CHECKING\n"
-                 "if TYPE_CHECKING:\n    from attention_video.attncore.tiny.model import TinyModel\n"
-                 "def f():\n    import attention_video.attncore.translate.store\n"
-                 "from . import corpus\nfrom .history import Snapshot\n")
-    known = {"attention_video.attncore.tiny.model", "attention_video.attncore.translate.store",
-             "attention_video.attncore.trained.corpus", "attention_video.attncore.trained.history"}
-    assert imported_modules("attention_video.attncore.trained.mod", f, known) == known
-
-
-@pytest.mark.parametrize("package, sibling", [("tiny", "translate"), ("translate", "tiny"),
-                                              ("trained", "tiny"), ("trained", "translate")])
-def test_the_trained_models_never_import_each_other(package, sibling):
-    graph = import_graph()
-    inside = [m for m in graph if m == f"attention_video.attncore.{package}" or
-              m.startswith(f"attention_video.attncore.{package}.")]
-    assert inside
-    wrong = {m: sorted(v for v in graph[m] if v == f"attention_video.attncore.{sibling}" or
-                       v.startswith(f"attention_video.attncore.{sibling}."))
-             for m in inside}
-    assert not {m: v for m, v in wrong.items() if v}
-
-
-def test_no_attncore_module_is_part_of_an_import_cycle():
-    graph = import_graph()
-    assert ("attention_video.attncore.trained.training"
-            in graph["attention_video.attncore.tiny.config"])  # the graph is read
-    assert find_cycle(graph) is None
 
 
 def test_no_attncore_module_is_a_command():

@@ -11,7 +11,7 @@ import numpy as np
 from attention_video.attncore import attention as att
 from attention_video.attncore.settings import Settings, SettingsError
 from attention_video.attncore.tiny.config import TrainConfig
-from attention_video.attncore.tiny.corpus import UnknownWordError
+from attention_video.attncore.tiny.corpus import UnknownWordError, default_corpus
 from attention_video.attncore.tiny.history import history_rows
 from attention_video.attncore.tiny.model import TinyModel
 from attention_video.attncore.tokenize import Token
@@ -21,8 +21,6 @@ from attention_video.attncore.trace import AttentionTrace, HeadChoice, TrainingH
 def task_lines() -> tuple[str, str]:
     """What the model was trained to do, with an example of a swapped object taken from
     the corpus itself (the first category's verb with the second category's object)."""
-    from attention_video.attncore.tiny.corpus import default_corpus
-
     corpus = default_corpus()
     first, second = corpus.categories[0], corpus.categories[1]
     en, zh = corpus.language("en"), corpus.language("zh")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from attention_video.pipeline.outputs.files import OutputError
+from attention_video.pipeline.records import OutputError
 
 CACHE_ENV = "ATTENTION_CACHE_DIR"  # the one way to choose another cache folder
 

@@ -29,7 +29,7 @@ from attention_video.attncore.tiny.store import fingerprint, load_default
 from attention_video.attncore.tiny.trace import train_config
 from attention_video.attncore.trained.provenance import bit_identical_here
 from attention_video.attncore.translate.corpus import vocabulary as translation_vocabulary
-from attention_video.pipeline.cache.clips import cache_limit, prune
+from attention_video.pipeline.cache.limits import cache_limit, human_size, prune
 from attention_video.pipeline.cache.paths import ensure_cache_dir
 from attention_video.pipeline.commands.batch import (
     BatchFailed,
@@ -37,15 +37,23 @@ from attention_video.pipeline.commands.batch import (
     render_batch,
     summary_table,
 )
+from attention_video.pipeline.commands.modes import MODES, Mode
 from attention_video.pipeline.commands.tiny_models import model_path, tiny_model, train_and_keep
 from attention_video.pipeline.outputs.exports import write_csv, write_json
 from attention_video.pipeline.outputs.files import check_outputs, check_writable_folder, companions
-from attention_video.pipeline.outputs.formats import derive_formats, human_size
+from attention_video.pipeline.outputs.formats import derive_formats
 from attention_video.pipeline.outputs.slides import write_slides
-from attention_video.pipeline.outputs.storyboard import make_storyboard, storyboard_path
+from attention_video.pipeline.outputs.storyboard import storyboard_path
+from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.executors import DaskExecutor
-from attention_video.pipeline.run.render import dry_run, named, output_path, render_video
-from attention_video.scenes.voice import resolve
+from attention_video.pipeline.run.render import (
+    dry_run,
+    named,
+    narrator_for,
+    output_path,
+    render_video,
+)
+from attention_video.pipeline.run.stills import make_storyboard
 
 Say = Callable[[str], None]
 
@@ -97,7 +105,6 @@ def make_trace(settings: Settings, say: Say = to_stderr):
             f"{source} model, which does not read {'them' if len(ignored) > 1 else 'it'}")
     model = None
     if source == "tiny":
-
         model = tiny_model(settings, say)
     trace = build_trace(settings, tiny_model=model)
     if reason:
@@ -118,7 +125,6 @@ def weights_line(trace) -> str:
 
 def vocabulary_table() -> str:
     """The tiny model's words, by language."""
-
     lines = ["The tiny model's vocabulary (--weights tiny, or auto when every word is in it):"]
     for code, name in (("en", "English"), ("zh", "中文")):
         lines.append(f"  {name}: " + " ".join(vocabulary(code)))
@@ -133,7 +139,6 @@ def vocabulary_table() -> str:
 def retrain(settings: Settings, say: Say = to_stderr, show: Say = to_stdout) -> None:
     """Train the tiny model for these settings (seed, sizes) again and report its scores;
     it replaces the kept one of the same settings (the shipped file is never touched)."""
-
     config = train_config(settings)
     model = train_and_keep(config, model_path(config), say)
     s = model.scores
@@ -153,24 +158,32 @@ def retrain(settings: Settings, say: Say = to_stderr, show: Say = to_stdout) -> 
 
 def make_outputs(settings: Settings, request: Request | None = None, *, say: Say = to_stderr,
                  show: Say = to_stdout) -> None:
-    """Make what `request` asks for (default: the video); progress and paths go to `say`,
-    the table of heads to `show`."""
-
+    """Make what `request` asks for (default: the video) with its mode's function
+    (pipeline.commands.modes); progress and paths go to `say`, tables to `show`."""
     request = request or Request()
-    if request.list_vocab:
-        show(vocabulary_table())
-        return
-    if request.train_tiny:
-        retrain(settings, say=say, show=show)
-        return
-    if request.list_heads:
+    MAKERS[mode_of(request).name](settings, request, say, show)
 
-        if settings.weights not in ("pretrained", "auto"):
-            raise SettingsError("list_heads", "--list-heads needs --weights pretrained")
 
-        show(head_table(settings_for(settings, "pretrained")))
-        return
+def list_vocab(settings: Settings, request: Request, say: Say, show: Say) -> None:
+    """--list-vocab: the words the two models trained here know."""
+    show(vocabulary_table())
 
+
+def train_tiny(settings: Settings, request: Request, say: Say, show: Say) -> None:
+    """--train-tiny: the tiny model trained again, and its scores."""
+    retrain(settings, say=say, show=show)
+
+
+def list_heads(settings: Settings, request: Request, say: Say, show: Say) -> None:
+    """--list-heads: the pretrained model's layer × head table."""
+    if settings.weights not in ("pretrained", "auto"):
+        raise SettingsError("list_heads", "--list-heads needs --weights pretrained")
+    show(head_table(settings_for(settings, "pretrained")))
+
+
+def _checked_trace(settings: Settings, request: Request, say: Say):
+    """Every output path checked (one line, before any work), then the trace, and the
+    exports asked for."""
     files, folders = planned_outputs(settings, request)
     if request.storyboard:
         check_writable_folder(files["the storyboard"], create=request.storyboard_output is None)
@@ -178,10 +191,8 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
         check_writable_folder(files["the video"], create=not settings.output)
     check_outputs(files, folders)  # nothing written over another, or onto a folder
     if not request.dry_run and not request.storyboard:
-
         ensure_cache_dir()  # clips are rendered and kept there: say so now if it cannot be
-    if settings.voice is not None and not request.storyboard:  # one line, before anything
-        resolve(settings.voice, settings.language)
+    narrator = None if request.storyboard else narrator_for(settings)  # a bad voice: one line
     trace = make_trace(settings, say)
     if request.export_json:
         write_json(request.export_json, trace, settings)
@@ -189,43 +200,68 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
     if request.export_csv:
         write_csv(request.export_csv, trace)
         say(f"tables:    {request.export_csv}/")
-    if request.storyboard:
+    return trace, narrator
 
-        board = make_storyboard(settings, trace, request.storyboard_output, jobs=request.jobs,
-                                progress=lambda s: say("  " + s))
-        say(f"storyboard: {board.png} and {board.pdf} ({len(board.stills)} stills, "
-            f"{board.pages} pages, made in {board.seconds:.1f} s)")
-        say(f"weights:   {weights_line(trace)}")
-        return
-    if request.dry_run:
-        results = dry_run(settings, trace, progress=say)
-        bad = [(r.chapter, r.off_frame[0]) for r in results if r.off_frame]
-        total = sum(r.duration for r in results)
-        say(f"dry run: {len(results)} chapters build, {total:.0f} s of video"
-            + (f"; WARNING objects off frame in {named(bad[0][0])}" if bad else ""))
-        return
+
+def storyboard(settings: Settings, request: Request, say: Say, show: Say) -> None:
+    """--storyboard: one still per caption, as a contact sheet and a PDF handout."""
+    trace, _ = _checked_trace(settings, request, say)
+    board = make_storyboard(settings, trace, request.storyboard_output, jobs=request.jobs,
+                            progress=lambda s: say("  " + s))
+    say(f"storyboard: {board.png} and {board.pdf} ({len(board.stills)} stills, "
+        f"{board.pages} pages, made in {board.seconds:.1f} s)")
+    say(f"weights:   {weights_line(trace)}")
+
+
+def check_scenes(settings: Settings, request: Request, say: Say, show: Say) -> None:
+    """--dry-run: every scene built, no frame written."""
+    trace, narrator = _checked_trace(settings, request, say)
+    results = dry_run(settings, trace, progress=say, narrator=narrator)
+    bad = [(r.chapter, r.off_frame[0]) for r in results if r.off_frame]
+    total = sum(r.duration for r in results)
+    say(f"dry run: {len(results)} chapters build, {total:.0f} s of video"
+        + (f"; WARNING objects off frame in {named(bad[0][0])}" if bad else ""))
+
+
+def video(settings: Settings, request: Request, say: Say, show: Say) -> None:
+    """The video (the default), with its subtitles, and the formats and deck asked for."""
+    trace, narrator = _checked_trace(settings, request, say)
     started = time.perf_counter()
     with chapter_executor(request.scheduler, say) as executor:
         result = render_video(settings, jobs=request.jobs, use_cache=request.use_cache,
-                              trace=trace, progress=lambda s: say("  " + s), executor=executor)
+                              trace=trace, progress=lambda s: say("  " + s), executor=executor,
+                              narrator=narrator)
     say(f"video:     {result.video}  ({result.duration:.1f} s, "
         f"{QUALITIES[settings.quality][3]}, rendered in {time.perf_counter() - started:.0f} s)")
     say(f"weights:   {weights_line(trace)}")
     say(f"subtitles: {result.subtitles}")
     say(f"captions:  {result.captions}")
-    if len(request.formats) > 1:
+    video_extras(settings, request, result.chapters, result.video, say)
 
-        for made in derive_formats(result.video, request.formats):
+
+def video_extras(settings: Settings, request: Request, chapters: list[ChapterResult],
+                 video: Path, say: Say) -> None:
+    """What is made from a finished video: the other formats, the deck."""
+    if len(request.formats) > 1:
+        for made in derive_formats(video, request.formats):
             say(f"{made.format + ':':10s} {made.path}  ({human_size(made.size)})")
     if request.slides:
-        from attention_video.scenes.widgets import (
-            THEMES,  # lazy on purpose: it imports Manim, which a
-        )
-        #                                    re-run whose chapters are all cached never needs
+        # Lazy on purpose: scenes.widgets imports Manim, which a re-run whose chapters are
+        # all cached never needs.
+        from attention_video.scenes.widgets import THEMES
 
-        html, pptx, steps = write_slides(result.chapters, result.video, settings.sentence,
+        html, pptx, steps = write_slides(chapters, video, settings.sentence,
                                          THEMES[settings.theme].background)
         say(f"slides:    {html} and {pptx} ({steps} steps, one per caption)")
+
+
+MAKERS = {"list_vocab": list_vocab, "train_tiny": train_tiny, "list_heads": list_heads,
+          "storyboard": storyboard, "dry_run": check_scenes, "video": video}
+
+
+def mode_of(request: Request) -> Mode:
+    """The mode a request asks for: the first of MODES whose option it sets, else the video."""
+    return next(m for m in MODES if m.option is None or getattr(request, m.option))
 
 
 def planned_outputs(settings: Settings, request: Request) -> tuple[dict[str, Path],
@@ -278,7 +314,7 @@ def read_cache_limit() -> int | None:
 
 
 def tidy_cache(limit: int | None, say: Say = to_stderr) -> None:
-    """Keep the cache folder under `limit` (see pipeline.cache.clips.prune); says what it removed."""
+    """Keep the cache folder under `limit` (see pipeline.cache.limits.prune); says what it removed."""
 
     try:
         pruned = prune(limit=limit)
@@ -298,7 +334,6 @@ def make_batch(manifest: Path, flags: dict[str, Any], chapters: str | None, *,
     """Render every video of a manifest (pipeline.commands.batch) and show the summary table;
     BatchFailed when any video was not made. `flags` (None = not given) win over the
     manifest."""
-
     values = dict(flags, chapters=parse_chapters(chapters) if chapters is not None else None)
     videos = read_manifest(manifest, values)
     started = time.perf_counter()

@@ -43,21 +43,23 @@ from attention_video.attncore.settings import (
     parse_chapters,
     read_toml,
 )
-from attention_video.pipeline.cache.clips import ChapterCache, room_to_render
+from attention_video.pipeline.cache.disk import room_to_render
 from attention_video.pipeline.cache.paths import ensure_cache_dir
+from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.outputs.files import (
     OutputError,
     check_outputs,
     check_writable_folder,
     companions,
 )
-from attention_video.pipeline.run.chapter import ChapterResult
+from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.render import (
     ChapterFailed,
     ChapterTodo,
     chapter_pool,
     look_up,
     named,
+    narrator_for,
     output_path,
     plan_chapters,
     render_chapters,
@@ -237,7 +239,8 @@ def render_batch(videos: list[BatchVideo], *, executor: Executor | None = None,
                 trace = make_trace(s, lambda m, label=label: say(label + m))
                 row.plan = plan_chapters(s, trace, lambda m, label=label: say(label + m))
                 row.chapters, left = look_up(row.plan, trace, s, cache, use_cache,
-                                             lambda m: say("  " + m), label)
+                                             lambda m: say("  " + m), label,
+                                             narrator=narrator_for(s))
             except Exception as e:  # this video's own error; the others go on
                 row.error = str(e) if isinstance(e, KNOWN_ERRORS) else f"{type(e).__name__}: {e}"
                 say(f"{label}FAILED: {row.error}")

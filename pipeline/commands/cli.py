@@ -7,6 +7,9 @@ import errno
 import os
 import shlex
 import sys
+import tempfile
+import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,16 @@ from attention_video.attncore.settings import (
     WEIGHT_SOURCES,
     SettingsError,
 )
+from attention_video.pipeline.cache.paths import cache_dir, settle_cache_dir
 from attention_video.pipeline.commands import app
+from attention_video.pipeline.commands import watch as watcher
+from attention_video.pipeline.commands.batch import BatchFailed
+from attention_video.pipeline.commands.modes import refused
+from attention_video.pipeline.commands.starter import write_starter
+from attention_video.pipeline.outputs.files import OutputError
+from attention_video.pipeline.outputs.formats import parse_formats
+from attention_video.pipeline.run.render import ChapterFailed
+from attention_video.pipeline.run.workers import Terminated, exit_status, stop_on_signals
 
 EPILOG = """\b
 Examples:
@@ -55,17 +67,6 @@ def scheduler_address(ctx, param, value: str | None) -> str | None:
         raise click.BadParameter(f"{value!r} is not a scheduler address; give "
                                  "tcp://HOST:PORT, as `dask scheduler` prints it")
     return value
-
-
-BATCH_ALONE = {  # what --batch cannot be combined with: each video has its own
-    "sentence": "a sentence (each [[video]] has its own)",
-    "config": "--config (use [defaults] or a video's `config` key)",
-    "output": "-o (each [[video]] has its own `output`)",
-    "watch": "--watch", "dry_run": "--dry-run", "storyboard": "--storyboard",
-    "slides": "--slides", "formats": "--format", "export_json": "--export-json",
-    "export_csv": "--export-csv", "list_heads": "--list-heads", "list_vocab": "--list-vocab",
-    "train_tiny": "--train-tiny", "init_config": "--init-config",
-}
 
 
 def _say(message: str) -> None:
@@ -132,15 +133,14 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         **flags: Any) -> None:
     """Render a video that explains attention on SENTENCE with real computed numbers."""
     limit = app.read_cache_limit()
+    why = refused(dict(sentence=sentence, config=config, output=flags["output"], watch=watch,
+                       dry_run=dry_run, storyboard=storyboard, slides=slides, formats=formats,
+                       export_json=export_json, export_csv=export_csv, list_heads=list_heads,
+                       list_vocab=list_vocab, train_tiny=train_tiny, init_config=init_config,
+                       batch=batch, scheduler=scheduler))
+    if why is not None:  # a combination pipeline.commands.modes refuses
+        raise click.UsageError(why)
     if batch is not None:
-        given = dict(sentence=sentence, config=config, watch=watch, dry_run=dry_run,
-                     storyboard=storyboard, slides=slides, formats=formats,
-                     export_json=export_json, export_csv=export_csv, list_heads=list_heads,
-                     list_vocab=list_vocab, train_tiny=train_tiny, init_config=init_config,
-                     output=flags["output"])
-        clash = [BATCH_ALONE[k] for k, v in given.items() if v not in (None, False)]
-        if clash:
-            raise click.UsageError(f"--batch cannot be combined with {', '.join(clash)}")
         del flags["output"]
         try:
             app.make_batch(batch, flags, chapters, jobs=jobs, use_cache=not no_cache,
@@ -148,28 +148,13 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         finally:  # a failed video leaves the others' clips: tidy all the same
             app.tidy_cache(limit, say=_say)
         return
-    if scheduler is not None and (dry_run or storyboard or watch):
-        raise click.UsageError("--scheduler renders video chapters; --dry-run, --storyboard "
-                               "and --watch run here")
     if init_config is not None:
-        from attention_video.pipeline.commands.starter import write_starter
-
         write_starter(init_config)
         _say(f"wrote {init_config}")
         return
     if watch and config is None:
         raise click.UsageError("--watch needs --config FILE.toml to watch")
-    if watch and (list_heads or list_vocab or train_tiny):
-        raise click.UsageError("--watch makes outputs again on every save; --list-heads, "
-                               "--list-vocab and --train-tiny run once, without it")
-    if storyboard and (slides or formats is not None):
-        given = [f for f, v in (("--slides", slides), ("--format", formats)) if v]
-        raise click.UsageError(f"--storyboard makes stills instead of the video, and "
-                               f"{' and '.join(given)} need{'s' if len(given) == 1 else ''} "
-                               "the video: make them in a run without --storyboard")
     board = flags.pop("output") if storyboard else None  # -o names the storyboard's PNG
-    from attention_video.pipeline.outputs.formats import parse_formats
-
     try:
         kinds = parse_formats(formats) if formats is not None else ("mp4",)
     except ValueError as e:
@@ -180,9 +165,7 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
                           storyboard=storyboard, storyboard_output=board, formats=kinds,
                           scheduler=scheduler)
     if watch:
-        from attention_video.pipeline.commands.watch import watch_config
-
-        watch_config(config, dict(sentence=sentence, chapters=chapters, **flags),
+        watcher.watch_config(config, dict(sentence=sentence, chapters=chapters, **flags),
                      request=request, say=_say, show=click.echo)
         return
     settings = app.make_settings(config, sentence, chapters, flags)
@@ -196,9 +179,6 @@ INTERRUPTED = "Interrupted: stopped, temporary files removed, earlier output lef
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line for every error, never a traceback. Ctrl-C or SIGTERM
     at any moment: the workers stop, one line, exit 130 or 143 within seconds."""
-    from attention_video.pipeline.cache.paths import settle_cache_dir
-    from attention_video.pipeline.run.workers import Terminated, exit_status, stop_on_signals
-
     global _interrupted_said
     _interrupted_said = False
     settle_cache_dir()
@@ -229,10 +209,6 @@ def _give_up(status: int) -> None:
 
 
 def _main(argv: list[str] | None) -> None:
-    from attention_video.pipeline.commands.batch import BatchFailed
-    from attention_video.pipeline.outputs.files import OutputError
-    from attention_video.pipeline.run.render import ChapterFailed
-
     try:
         cli.main(args=argv, prog_name="render.py", standalone_mode=False)
     except click.exceptions.Exit as e:
@@ -280,12 +256,6 @@ def _command(argv: list[str] | None) -> str:
 def _save_traceback() -> str:
     """Write the current exception's traceback to a file (the cache folder, else the
     temporary folder) and return its path."""
-    import tempfile
-    import time
-    import traceback
-
-    from attention_video.pipeline.cache.paths import cache_dir
-
     text = traceback.format_exc()
     for folder in (cache_dir() / "crashes", Path(tempfile.gettempdir())):
         try:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from attention_video.attncore.tiny.config import TrainConfig
 from attention_video.attncore.tiny.model import TinyModel
 from attention_video.attncore.tiny.store import load, load_default, save
 from attention_video.attncore.tiny.trace import train_config
+from attention_video.attncore.tiny.train import train
 from attention_video.pipeline.cache.paths import cache_dir, ensure_cache_dir
 
 Say = Callable[[str], None]
@@ -20,8 +22,6 @@ Say = Callable[[str], None]
 
 def model_path(config: TrainConfig, root: Path | None = None) -> Path:
     """Where a trained model of these training settings is kept."""
-    import hashlib
-
     key = hashlib.sha256(repr(config).encode()).hexdigest()[:16]
     return (root or cache_dir()) / "tiny" / f"d{config.d_model}-h{config.heads}-s{config.seed}-{key}.safetensors"
 
@@ -41,8 +41,6 @@ def tiny_model(settings: Settings, say: Say | None = None, root: Path | None = N
 
 
 def train_and_keep(config: TrainConfig, path: Path, say: Say | None = None) -> TinyModel:
-    from attention_video.attncore.tiny.train import train
-
     say = say or (lambda s: print(s, file=sys.stderr, flush=True))
     say(f"training the tiny model (d_model {config.d_model}, {config.heads} head"
         f"{'s' if config.heads > 1 else ''}, seed {config.seed}) on first use; it is kept for "

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from attention_video.pipeline.records import OutputError
+
 
 def slug(text: str, max_len: int = 48) -> str:
     """A file-name-safe form of a sentence: 'The black cat…' → 'the-black-cat'."""
@@ -21,10 +23,6 @@ def slug(text: str, max_len: int = 48) -> str:
 
 def default_output(sentence: str) -> Path:
     return Path("media") / f"{slug(sentence)}.mp4"
-
-
-class OutputError(OSError):
-    """An output cannot be written: says where and why, in one line."""
 
 
 def check_writable_folder(path: Path, create: bool = False) -> None:

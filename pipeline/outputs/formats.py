@@ -12,6 +12,7 @@ from pathlib import Path
 
 import av
 import av.filter
+from attention_video.pipeline.outputs import audio
 from attention_video.pipeline.outputs.files import atomic_output
 
 FORMATS = ("mp4", "gif", "webm")  # what --format takes; mp4 is the video itself, the source
@@ -151,8 +152,6 @@ def write_webm(video: Path, out: Path, crf: str = WEBM_CRF) -> int:
     at its own timestamp on the video's frame grid, a held frame stored once for its whole
     hold; its narration, if it has one, as Opus (encoded from the decoded sound, never
     copied; its peaks limited again, lower: Opus's decoded peaks overshoot more than AAC's)."""
-    from attention_video.pipeline.outputs import audio
-
     sound = audio.read_track(video)
     if sound is not None:  # at the video's loudness, with room for Opus's overshoot
         sound = audio.normalise(sound, ceiling=audio.OPUS_CEILING_DBTP)
@@ -200,11 +199,3 @@ def derive_formats(video: Path, formats: tuple[str, ...]) -> list[Derived]:
             size = WRITERS[fmt](video, tmp)
         made.append(Derived(fmt, final, size))
     return made
-
-
-def human_size(size: int) -> str:
-    for unit in ("B", "KB", "MB"):
-        if size < 1000 or unit == "MB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    return f"{size:.1f} MB"

@@ -21,8 +21,9 @@ from typing import Any
 from unittest.mock import patch
 
 import av
+from attention_video.pipeline.outputs.audio import RATE, add_track, fit, normalise, read_track
 from attention_video.pipeline.outputs.files import atomic_output
-from attention_video.pipeline.run.chapter import ChapterResult
+from attention_video.pipeline.records import ChapterResult
 from PIL import Image
 
 REVEAL_DIR = Path(__file__).parent / "revealjs"  # vendored reveal.js 6.0.1 (MIT, LICENSE there)
@@ -66,8 +67,6 @@ def cut_steps(chapters: list[ChapterResult], folder: Path) -> list[Step]:
     """Write each step's clip into `folder` (step01.mp4, ...). A narrated chapter's steps
     each carry their own stretch of its sound, as AAC at the online loudness standard
     (pipeline.outputs.audio.normalise: −16 LUFS, true peak under −1 dBTP)."""
-    from attention_video.pipeline.outputs.audio import RATE, add_track, fit, normalise, read_track
-
     clips = {r.chapter: r.clip for r in chapters}
     sounds = {r.chapter: read_track(r.clip) for r in chapters}
     steps = []
@@ -145,6 +144,7 @@ def write_description(steps: list[Step], path: Path, background: str,
                       resolution: tuple[int, int]) -> None:
     """manim-slides' JSON description of the presentation (its `PresentationConfig`):
     one slide per step, played once, no auto-advance, the caption as notes."""
+    # Lazy on purpose: manim-slides (Manim's slides: pydantic, ~1 s to load) only for --slides.
     from manim_slides.config import PresentationConfig, SlideConfig
 
     config = PresentationConfig(
@@ -158,6 +158,7 @@ def write_html(description: Path, dest: Path, title: str) -> None:
     """The deck as one HTML file (clips as data URIs, reveal.js inlined: it works offline),
     rendered by manim-slides' converter from the project's template (revealjs/deck.html:
     no step muted, so a narrated deck speaks from its first step)."""
+    # Lazy on purpose: manim-slides (Manim's slides: pydantic, ~1 s to load) only for --slides.
     from manim_slides.config import PresentationConfig
     from manim_slides.convert import RevealJS
 
@@ -185,6 +186,7 @@ def write_pptx(description: Path, dest: Path) -> None:
     preview (poster frame) the step's held picture. The converter would take each clip's
     first frame (the step before's picture, or a chapter's blank opening) and draw a tqdm
     bar (tqdm reads TQDM_DISABLE once, on import): both are replaced in its module."""
+    # Lazy on purpose: manim-slides (Manim's slides: pydantic, ~1 s to load) only for --slides.
     from manim_slides.config import PresentationConfig
     from manim_slides.convert import PowerPoint
 

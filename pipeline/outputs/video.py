@@ -12,6 +12,7 @@ from pathlib import Path
 
 import av
 import numpy as np
+from attention_video.pipeline.outputs import audio
 
 
 @dataclass(frozen=True)
@@ -123,8 +124,6 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
             pkt.dts, pkt.duration = dts, until[pkt.pts] - pkt.pts
         seconds = float(offset * otb)
         if sounds:
-            from attention_video.pipeline.outputs import audio
-
             timeline = audio.fit(None, seconds)
             for start, end, clip in sounds:
                 a, b = (round(float(t * otb) * audio.RATE) for t in (start, end))

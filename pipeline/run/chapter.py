@@ -5,13 +5,18 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from attention_video.attncore.chapters import SLUGS
 from attention_video.attncore.settings import QUALITIES, Settings
 from attention_video.attncore.trace import AttentionTrace
+from attention_video.pipeline.cache.limits import TEXTS
 from attention_video.pipeline.cache.paths import cache_dir
+from attention_video.pipeline.outputs.audio import add_track, mix
+from attention_video.pipeline.outputs.video import join
+from attention_video.pipeline.records import ChapterResult
+from attention_video.scenes.voice import Narrator
 
 
 @dataclass(frozen=True)
@@ -22,20 +27,7 @@ class ChapterJob:
     clip: Path | None  # where the finished clip goes; None: dry run (no frames written)
     work_dir: Path | None = None  # Manim's scratch folder, removed afterwards
     plan: tuple[str, ...] = SLUGS  # every chapter the video plays (a scene may state some)
-
-
-@dataclass
-class ChapterResult:
-    chapter: str
-    duration: float  # seconds of video
-    subtitles: list[tuple[float, float, str]]  # (start, end, text), chapter-relative
-    drawn: list[tuple[str, tuple, str]] = field(default_factory=list)
-    off_frame: list[tuple] = field(default_factory=list)
-    seconds: float = 0.0  # wall time spent
-    cached: bool = False
-    clip: Path | None = None
-    stages: dict[str, float] = field(default_factory=dict)  # seconds per stage (fastmanim.encoder)
-    holds: list[float] = field(default_factory=list)  # per subtitle: its picture complete (s)
+    narrator: Narrator | None = None  # who says the captions (scenes.voice); None: silent
 
 
 def manim_config(settings: Settings, work_dir: Path | None, clip: Path | None,
@@ -63,14 +55,14 @@ def manim_config(settings: Settings, work_dir: Path | None, clip: Path | None,
 
 def render_chapter(job: ChapterJob) -> ChapterResult:
     """Build the chapter's scene from the trace and render it (dry run: build only)."""
+    # Lazy on purpose: these import Manim (~2 s), which a run whose chapters are all cached
+    # never needs.
     from attention_video.fastmanim.encoder import CLOCK, TimedRenderer
     from attention_video.fastmanim.texts import use_text_cache
     from attention_video.scenes import scene_class
-    from attention_video.scenes.voice import use_speech_cache
     from manim import tempconfig
 
-    use_text_cache(cache_dir() / "text-objects")
-    use_speech_cache(cache_dir())
+    use_text_cache(cache_dir() / TEXTS)
     start, cpu = time.perf_counter(), time.process_time()
     CLOCK.reset()  # this chapter's stages alone
     cls = scene_class(job.chapter)
@@ -79,13 +71,12 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
         with tempconfig(manim_config(job.settings, job.work_dir, job.clip, text_dir)):
             # Held frames are encoded once (fastmanim.encoder); dry run skips every frame.
             skip = job.clip is None
-            scene = cls(job.trace, job.settings, job.plan, renderer=TimedRenderer(skip_animations=skip),
-                        skip_animations=skip)
+            renderer = TimedRenderer(join=join, skip_animations=skip)
+            scene = cls(job.trace, job.settings, job.plan, narrator=job.narrator,
+                        renderer=renderer, skip_animations=skip)
             scene.render()
             duration = float(scene.renderer.time)
-        if job.clip is not None and scene.voice is not None:  # the narration goes in the clip
-            from attention_video.pipeline.outputs.audio import add_track, mix
-
+        if job.clip is not None and scene.narrator is not None:  # the narration goes in the clip
             add_track(job.clip, mix([(t, s.samples, s.rate) for t, s in scene.speech], duration))
     finally:
         shutil.rmtree(text_dir, ignore_errors=True)

@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from attention_video.pipeline.cache import sources
-from attention_video.pipeline.run.chapter import ChapterJob, ChapterResult
+from attention_video.pipeline.cache.paths import cache_dir
+from attention_video.pipeline.records import ChapterResult
+from attention_video.pipeline.run.chapter import ChapterJob
 from attention_video.pipeline.run.workers import InlineExecutor
 
 LOCAL_EXECUTORS = (ProcessPoolExecutor, ThreadPoolExecutor, InlineExecutor)
@@ -57,12 +59,14 @@ def render_shipped(job: ChapterJob, render: Callable[[ChapterJob], ChapterResult
     """Run on a worker without the client's filesystem: render into a temporary folder of
     this machine, read the clip back and remove the folder. `job.clip` is the client's
     path and is only used for its name. A worker process running several tasks in threads
-    renders them one at a time (Manim's config is global to the process)."""
+    renders them one at a time (Manim's config is global to the process). The narrator's
+    voice is found again on this machine, its speech kept in this machine's cache folder."""
     work = Path(tempfile.mkdtemp(prefix="attention-chapter-"))
     try:
         clip = work / (job.clip.name if job.clip else f"chapter-{job.chapter}.mp4")
+        narrator = job.narrator.elsewhere(cache_dir()) if job.narrator is not None else None
         with _render_lock:
-            result = render(replace(job, clip=clip, work_dir=work / "manim"))
+            result = render(replace(job, clip=clip, work_dir=work / "manim", narrator=narrator))
         data = clip.read_bytes()
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -98,6 +102,7 @@ class DaskExecutor:
     shares_files = False
 
     def __init__(self, address: str):
+        # Lazy on purpose: Dask's client (~1 s to import) only for --scheduler.
         from distributed import Client
 
         self.address = address

@@ -17,14 +17,10 @@ from pathlib import Path
 from attention_video.attncore import AttentionTrace, build_trace
 from attention_video.attncore.chapters import LEARNING, SOFTMAX, chapter, number
 from attention_video.attncore.settings import Settings, SettingsError
-from attention_video.pipeline.cache.clips import (
-    ChapterCache,
-    chapter_key,
-    full_message,
-    is_full,
-    room_to_render,
-)
-from attention_video.pipeline.cache.paths import CACHE_ENV
+from attention_video.pipeline.cache.disk import full_message, is_full, room_to_render
+from attention_video.pipeline.cache.keys import chapter_key
+from attention_video.pipeline.cache.paths import CACHE_ENV, cache_dir
+from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.outputs.files import (
     atomic_output,
     check_writable_folder,
@@ -32,7 +28,8 @@ from attention_video.pipeline.outputs.files import (
 )
 from attention_video.pipeline.outputs.subtitles import to_srt, to_vtt
 from attention_video.pipeline.outputs.video import join
-from attention_video.pipeline.run.chapter import ChapterJob, ChapterResult, render_chapter
+from attention_video.pipeline.records import ChapterResult, Cue
+from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 from attention_video.pipeline.run.executors import (
     ShippedChapter,
     cancel,
@@ -41,6 +38,7 @@ from attention_video.pipeline.run.executors import (
 )
 from attention_video.pipeline.run.schedule import Timings, expected_seconds
 from attention_video.pipeline.run.workers import LocalPool, sigterm_as_interrupt
+from attention_video.scenes.voice import Narrator
 
 Progress = Callable[[str], None]
 
@@ -95,14 +93,23 @@ def output_path(settings: Settings) -> Path:
     return Path(settings.output) if settings.output else default_output(settings.sentence)
 
 
+def narrator_for(settings: Settings) -> Narrator | None:
+    """The one narrator of a video (None: silent), its speech kept in the cache folder."""
+    return Narrator.from_settings(settings, cache_dir())
+
+
 def dry_run(settings: Settings, trace: AttentionTrace | None = None,
-            progress: Progress = lambda s: None) -> list[ChapterResult]:
-    """Build every planned chapter without writing frames (a fast check of a sentence)."""
+            progress: Progress = lambda s: None,
+            narrator: Narrator | None = None) -> list[ChapterResult]:
+    """Build every planned chapter without writing frames (a fast check of a sentence);
+    narrated, each caption is said, as it paces the chapter."""
     trace = trace or build_trace(settings)
+    narrator = narrator or narrator_for(settings)
     results = []
     plan = plan_chapters(settings, trace, progress)
     for ch in plan:
-        r = render_chapter(ChapterJob(ch, trace, settings, clip=None, plan=tuple(plan)))
+        r = render_chapter(ChapterJob(ch, trace, settings, clip=None, plan=tuple(plan),
+                                      narrator=narrator))
         progress(f"{named(ch)}: builds, {r.duration:.1f} s of video, "
                  f"{len(r.drawn)} numbers drawn")
         results.append(r)
@@ -111,10 +118,12 @@ def dry_run(settings: Settings, trace: AttentionTrace | None = None,
 
 def render_video(settings: Settings, *, jobs: int | None = None, use_cache: bool = True,
                  cache: ChapterCache | None = None, trace: AttentionTrace | None = None,
-                 progress: Progress = lambda s: None, executor: Executor | None = None) -> VideoResult:
+                 progress: Progress = lambda s: None, executor: Executor | None = None,
+                 narrator: Narrator | None = None) -> VideoResult:
     """Render the video: cached chapters are reused, the others rendered by `jobs` local
     worker processes, or by `executor`: any concurrent.futures.Executor (an InlineExecutor
-    in tests, a Dask cluster's with --scheduler), which its owner shuts down.
+    in tests, a Dask cluster's with --scheduler), which its owner shuts down. `narrator`
+    says the captions (default: the one the settings ask for).
 
     SIGTERM is handled like Ctrl-C for the whole render: workers stop, scratch files go,
     and the earlier output stays as it was.
@@ -126,7 +135,9 @@ def render_video(settings: Settings, *, jobs: int | None = None, use_cache: bool
         video = output_path(settings)
         check_writable_folder(video, create=not settings.output)
         cache = cache or ChapterCache()
-        results, todo = look_up(plan, trace, settings, cache, use_cache, progress)
+        narrator = narrator or narrator_for(settings)
+        results, todo = look_up(plan, trace, settings, cache, use_cache, progress,
+                                narrator=narrator)
         if not todo:
             return write_video(settings, [results[ch] for ch in plan], t0)
         with room_to_render(cache, progress) as store:  # a full cache: a temporary one
@@ -152,16 +163,19 @@ class ChapterTodo:
     settings: Settings
     label: str = ""
     plan: tuple[str, ...] = ()  # every chapter of its video
+    narrator: Narrator | None = None  # who says its captions (None: silent)
 
 
 def look_up(plan: list[str], trace: AttentionTrace, settings: Settings, cache: ChapterCache,
-            use_cache: bool, progress: Progress = lambda s: None,
-            label: str = "") -> tuple[dict[str, ChapterResult], list[ChapterTodo]]:
-    """The planned chapters the cache already has, and those left to render."""
+            use_cache: bool, progress: Progress = lambda s: None, label: str = "", *,
+            narrator: Narrator | None = None
+            ) -> tuple[dict[str, ChapterResult], list[ChapterTodo]]:
+    """The planned chapters the cache already has, and those left to render (said by
+    `narrator`, None: silent)."""
     results: dict[str, ChapterResult] = {}
     todo: list[ChapterTodo] = []
     for ch in plan:
-        key = chapter_key(ch, trace, settings, tuple(plan))
+        key = chapter_key(ch, trace, settings, tuple(plan), narrator)
         hit = cache.get(key, lambda why, ch=ch: progress(
             f"{label}{named(ch)}: the cached copy is unusable ({why}); rendering it again "
             "and replacing it")) if use_cache else None
@@ -169,7 +183,7 @@ def look_up(plan: list[str], trace: AttentionTrace, settings: Settings, cache: C
             results[ch] = hit
             progress(f"{label}{named(ch)}: cached")
         else:
-            todo.append(ChapterTodo(ch, key, trace, settings, label, tuple(plan)))
+            todo.append(ChapterTodo(ch, key, trace, settings, label, tuple(plan), narrator))
     return results, todo
 
 
@@ -187,7 +201,7 @@ def write_video(settings: Settings, chapters: list[ChapterResult], t0: float) ->
                        captions=vtt_path)
 
 
-def _subtitle_cues(chapters: list[ChapterResult]) -> list[tuple[float, float, str]]:
+def _subtitle_cues(chapters: list[ChapterResult]) -> list[Cue]:
     """Each chapter's cues, shifted by the length of the chapters before it."""
     cues, offset = [], 0.0
     for r in chapters:
@@ -250,7 +264,7 @@ def render_chapters(todo: list[ChapterTodo], cache: ChapterCache, pool: Executor
             scratch.append(work)
             clip = work / f"chapter-{t.chapter}.mp4"
             job = ChapterJob(t.chapter, t.trace, t.settings, clip=clip, work_dir=work / "manim",
-                             plan=t.plan)
+                             plan=t.plan, narrator=t.narrator)
             fut = (pool.submit(render_shipped, job, render_chapter) if shipped
                    else pool.submit(render_chapter, job))
             futures[fut] = (t, clip)

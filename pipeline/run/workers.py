@@ -6,6 +6,7 @@ itself, with SIGKILL, before it removes their scratch folders."""
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import multiprocessing
 import os
@@ -16,6 +17,7 @@ import types
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from multiprocessing import resource_tracker
 from multiprocessing.process import BaseProcess
 from typing import Any
 
@@ -106,8 +108,6 @@ def quiet_resource_tracker() -> None:
     warning silenced. A worker terminated mid-chapter (Ctrl-C, SIGTERM) leaves the
     semaphore it held registered; the tracker removes it itself at exit, but its warning
     would be the last line the user sees, after "Interrupted: …"."""
-    from multiprocessing import resource_tracker
-
     flag = "ignore:resource_tracker:UserWarning"  # the tracker process gets the -W options
     sys.warnoptions.append(flag)
     try:
@@ -206,8 +206,6 @@ def _die_with_parent() -> None:
     elsewhere nothing happens."""
     if not sys.platform.startswith("linux"):
         return
-    import ctypes
-
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
     except (OSError, AttributeError):

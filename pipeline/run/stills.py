@@ -1,0 +1,196 @@
+"""The storyboard's stills: one per caption, taken without animating, and the storyboard
+made from them (its pages are pipeline.outputs.storyboard's).
+
+Each chapter scene is built as in a dry run, but every play() jumps straight to the
+animations' final state (no in-between frames, no copies of the animated objects for the
+common fades), and the Cairo camera draws one frame, at a small size, for each caption:
+at the end of its animations, the moment before the next caption replaces it, the stage
+is cleared or anything shown under it starts to fade out (ChapterScene.caption_ends).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import as_completed
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from attention_video.attncore.chapters import chapter, number
+from attention_video.attncore.settings import Settings
+from attention_video.attncore.trace import AttentionTrace
+from attention_video.pipeline.cache.limits import TEXTS
+from attention_video.pipeline.cache.paths import cache_dir
+from attention_video.pipeline.outputs.files import check_writable_folder
+from attention_video.pipeline.outputs.storyboard import (
+    HANDOUT,
+    STILL_SIZE,
+    Composer,
+    shrink,
+    storyboard_path,
+    thumb_size,
+)
+from attention_video.pipeline.records import ChapterStills, Still, StoryboardResult
+from attention_video.pipeline.run.chapter import manim_config
+from attention_video.pipeline.run.render import plan_chapters
+from attention_video.pipeline.run.schedule import longest_first
+from attention_video.pipeline.run.workers import LocalPool
+
+Progress = Callable[[str], None]
+
+
+class _FastForward:
+    """Mixed into a chapter scene: every play() ends at once in its final state, and the
+    frame is drawn only when a caption ends (under skip_animations nothing else is).
+    A voice setting is not said: stills need no speech."""
+
+    speaks = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.stills: list[tuple[str, np.ndarray]] = []
+        self._still_of: object = None  # the caption whose still was taken
+        super().__init__(*args, **kwargs)
+
+    def play(self, *args: Any, **kwargs: Any) -> None:
+        # Lazy on purpose: these import Manim, which only a scene being built needs.
+        from attention_video.fastmanim.fades import Fade
+        from manim import Create, FadeIn, FadeOut, Write
+
+        self._flush_hold()  # the holds gathered before it, as a render plays them
+        animations = self.compile_animations(*args, **kwargs)
+        leaves = list(_leaves(animations))
+        if self._caption is not None and any(
+                a.is_remover() and a.mobject is not self._caption for a in leaves):
+            self.caption_ends()  # what the caption explains starts to leave: its still now
+        self.add_mobjects_from_animations(animations)
+        # Fades, Create and Write end with their object exactly as built: no need to run them.
+        slow = [a for a in leaves if type(a) not in (Fade, FadeIn, FadeOut, Create, Write)]
+        for a in leaves:
+            a._setup_scene(self)  # adds what an introducer brings in
+        for a in slow:
+            a.begin()
+        for a in slow:
+            a.finish()
+        for a in leaves:
+            if type(a) is FadeOut or (type(a) is Fade and not a.fade_in):
+                self.remove(a.mobject)
+            elif a in slow:
+                a.clean_up_from_scene(self)
+        self.renderer.time += self.get_run_time(animations)
+        self.renderer.num_plays += 1
+
+    def wait(self, duration: float = 1.0, *args: Any, **kwargs: Any) -> None:
+        if self._deferring:  # gathered into one hold, as a render does (scenes.base)
+            self._pending_hold += duration
+            return
+        self.renderer.time += duration
+        self.renderer.num_plays += 1
+
+    def caption_ends(self) -> None:
+        if self._caption is self._still_of:  # taken already (the stage was cleared)
+            return
+        self._still_of = self._caption
+        self.renderer.static_image = None
+        self.renderer.update_frame(self)
+        self.stills.append((self._caption_text, self.renderer.get_frame()[:, :, :3].copy()))
+
+
+def _leaves(animations) -> Iterator[Any]:
+    for a in animations:
+        inner = getattr(a, "animations", None)
+        if inner is not None:  # AnimationGroup, LaggedStart, Succession
+            yield from _leaves(inner)
+        else:
+            yield a
+
+
+def chapter_stills(slug: str, trace: AttentionTrace, settings: Settings,
+                   plan: tuple[str, ...]) -> ChapterStills:
+    """Build chapter `slug` of a video that plays `plan` without animating and take one
+    still per caption."""
+    # Lazy on purpose: these import Manim (~2 s), loaded by the process that builds scenes.
+    from attention_video.fastmanim.camera import PathCamera
+    from attention_video.fastmanim.texts import use_text_cache
+    from attention_video.scenes import scene_class
+    from manim import tempconfig
+
+    use_text_cache(cache_dir() / TEXTS)
+    start = time.perf_counter()
+    base = scene_class(slug)
+    cls = type(base.__name__, (_FastForward, base), {})
+    text_dir = Path(tempfile.mkdtemp(prefix="manim-texts-"))
+    cfg = manim_config(settings, None, None, text_dir)
+    cfg["pixel_width"], cfg["pixel_height"] = STILL_SIZE
+    try:
+        with tempconfig(cfg):
+            scene = cls(trace, settings, plan, skip_animations=True, camera_class=PathCamera)
+            scene.render()
+    finally:
+        shutil.rmtree(text_dir, ignore_errors=True)
+    # Drawn at the contact sheet's size (Cairo's cost here is per path, not per pixel),
+    # so only the handout's smaller copy is resized.
+    size = thumb_size(HANDOUT)
+    stills = [Still(slug, scene.title_text, text, image, {size: shrink(image, size)})
+              for text, image in scene.stills]
+    return ChapterStills(slug, stills, scene.subtitles, time.perf_counter() - start)
+
+
+def take_stills(plan: list[str], trace: AttentionTrace, settings: Settings, *,
+                jobs: int | None = None, progress: Progress = lambda s: None,
+                executor=None,
+                on_chapter: Callable[[ChapterStills], None] = lambda c: None
+                ) -> list[ChapterStills]:
+    """Every planned chapter's stills, built by `jobs` worker processes (1: here).
+    `on_chapter` is called with each chapter's stills as soon as they are back."""
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(plan)))
+    results: dict[str, ChapterStills] = {}
+    whole = tuple(plan)
+    if jobs == 1 and executor is None:
+        for ch in plan:
+            results[ch] = chapter_stills(ch, trace, settings, whole)
+            on_chapter(results[ch])
+    else:
+        pool = executor or LocalPool(jobs)
+        try:
+            order = longest_first(plan, trace, settings)
+            futures = [pool.submit(chapter_stills, ch, trace, settings, whole) for ch in order]
+            for done in as_completed(futures):
+                got = done.result()
+                results[got.chapter] = got
+                on_chapter(got)
+        except BaseException:
+            if isinstance(pool, LocalPool):
+                pool.stop()
+            else:
+                pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        # Every result is in: the workers tear down (~0.3 s of Python's clean-up) while
+        # the sheets are finished, not before.
+        pool.shutdown(wait=False)
+    for ch in plan:
+        progress(f"chapter {number(ch)} ({chapter(ch).name}): {len(results[ch].stills)} stills")
+    return [results[ch] for ch in plan]
+
+
+def make_storyboard(settings: Settings, trace: AttentionTrace, output: str | Path | None = None,
+                    *, jobs: int | None = None, progress: Progress = lambda s: None,
+                    executor=None) -> StoryboardResult:
+    """The storyboard of the planned chapters: stills, contact sheet and handout."""
+    start = time.perf_counter()
+    png = storyboard_path(settings.sentence, output)
+    check_writable_folder(png, create=output is None)
+    plan = plan_chapters(settings, trace, progress)
+    composer = Composer(plan)
+    try:
+        chapters = take_stills(plan, trace, settings, jobs=jobs, progress=progress,
+                               executor=executor, on_chapter=composer.add)
+    except BaseException:
+        composer.close()
+        raise
+    pdf, pages = composer.write(png)
+    stills = [s for c in chapters for s in c.stills]
+    return StoryboardResult(png, pdf, stills, pages, time.perf_counter() - start)
