@@ -327,9 +327,8 @@ def make_key_table(heads: list[str], cells: list[tuple[int, list[str]]],
 
 def make_not_to_scale_note(theme: Theme, tr, font: float = 18) -> VGroup:
     """Said wherever keys are drawn together: only their angles to the query are true."""
-    lines = (tr("each key at its true angle to q and its true length;",
-                "每个键与 q 的夹角和长度都是真实的；"),
-             tr("the angles between two keys are not to scale", "两个键之间的夹角不按比例"))
+    lines = (tr("each key at its true angle to q and its true length;"),
+             tr("the angles between two keys are not to scale"))
     return VGroup(*[make_text(line, font, theme.muted) for line in lines]).arrange(
         DOWN, aligned_edge=LEFT, buff=0.06)
 

@@ -11,10 +11,12 @@ from attention_video.attncore.chapters import chapter as chapter_entry
 from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim.fades import FadeIn, FadeOut
+from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, reading_seconds, whole_frames
 from attention_video.scenes.spoken import spoken
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text, short_label
+from attention_video.scenes.text import fit_width, fmt, make_text, short_label
+from attention_video.scenes.titles import chapter_title
 from attention_video.scenes.voice import Speech, resolve
 from attention_video.scenes.voice import say as speak
 from attention_video.scenes.widgets import (
@@ -124,7 +126,7 @@ class ChapterScene(Scene):
 
     def quoted(self, word: str) -> str:
         """A word in quotes of the caption language."""
-        return self.tr(f'"{word}"', f"“{word}”")
+        return self.tr("\"{word}\"", word=word)
 
     def q_word(self, i: int) -> str:
         return self.trace.query_tokens[i].text
@@ -135,30 +137,46 @@ class ChapterScene(Scene):
     def key_name(self, j: int) -> str:
         """A key word in a caption: "itself" when it is the query word in self-attention."""
         if self.trace.is_self_pair(j):
-            return self.tr("itself", "它自己")
+            return self.tr("itself")
         return self.quoted(self.k_word(j))
 
     def head_reason(self, brief: bool = False) -> str | None:
         """Why --head auto followed this head, in the caption language, generated from the
         core's HeadChoice (None when the head was given); `brief`: without the heads skipped."""
-        c = self.trace.head_choice
+        c, why = self.trace.head_choice, self.head_why(brief)
+        if c is None or why is None:
+            return None
+        if c.rule == c.UNTRAINED:
+            return why
+        if c.rule == c.VERB_HEAD:
+            return self.tr("head {head}: {why}", head=c.head, why=why)
+        return self.tr("layer {layer}, head {head}: {why}", layer=c.layer, head=c.head, why=why)
+
+    def head_why(self, brief: bool = False) -> str | None:
+        """The reason without the head it names (head_reason)."""
+        c, tr = self.trace.head_choice, self.tr
         if c is None:
             return None
-        if self.settings.language != "zh":
-            return c.describe(brief)
         if c.rule == c.UNTRAINED:
-            return "未训练的权重没有哪个头更有意义"
+            return tr("untrained weights have no meaningful head to pick")
         if c.rule == c.NO_OTHER_WORD:
-            return f"第 {c.layer} 层，头 {c.head}：句子里没有别的词可让 {c.focus_name} 关注"
+            return tr("the sentence has no other word for {word} to attend to", word=c.focus_name)
         if c.rule == c.VERB_HEAD:
-            rate = f"（{c.rate:.0%} 的留出宾语在这里最关注自己的动词）" if c.rate else ""
-            return f"头 {c.head}：宾语在这个头里找到自己的动词{rate}"
-        where = {-1: "，也就是它前面的那个词元", 1: "，也就是它后面的那个词元"}.get(c.offset, "")
-        text = (f"第 {c.layer} 层，头 {c.head}：{c.focus_name} 把 {c.weight:.2f} 的注意力给了 "
-                f"{c.word_name}{where}，是所有头里给另一个词的最大值")
+            rate = (tr(" ({rate} of held-out objects attend most to their verb there)",
+                       rate=f"{c.rate:.0%}") if c.rate else "")
+            return tr("the head where objects find their verbs{rate}", rate=rate)
+        where = {-1: tr(", the token just before it"),
+                 1: tr(", the token just after it")}.get(c.offset, "")
+        text = tr("{word} gives {weight} of its attention to {other}{where}, the highest to "
+                  "another word of any head", word=c.focus_name, weight=f"{c.weight:.2f}",
+                  other=c.word_name, where=where)
         if c.skipped and not brief:
-            names = "、".join(f"{layer}.{head}" for layer, head in c.skipped)
-            text += f"；只按位置关注前后词元的头（层.头 {names}）不参与挑选"
+            names = tr.context("list separator", ", ").join(
+                f"{layer}.{head}" for layer, head in c.skipped)
+            kinds = (tr("previous or next token") if len(c.skipped_sides) == 2 else
+                     {-1: tr("previous token"), 1: tr("next token")}[c.skipped_sides[0]])
+            text += tr("; positional heads (layer.head {heads}) that mostly look at the {kinds} "
+                       "are left out", heads=names, kinds=kinds)
         return text
 
     def weight_text(self, j: int, decimals: int = 2) -> str:
@@ -241,24 +259,23 @@ class ChapterScene(Scene):
         """Top-right tag: which weights made these numbers."""
         t = self.trace
         if t.source == "tiny":
-            n = len(t.heads)
-            text = self.tr(f"{t.model_name} · trained here",
-                           f"小模型（d_model {t.d_model}，{n} 个头，种子 {t.seed}）· 本项目训练")
+            text = self.tr.plural("tiny model (d_model {d_model}, {n} head, seed {seed}) · trained here",
+                                  "tiny model (d_model {d_model}, {n} heads, seed {seed}) · trained here",
+                                  len(t.heads), d_model=t.d_model, seed=t.seed)
         elif t.source == "translation":
-            text = self.tr(f"English → Spanish model (d_model {t.d_model}) · trained here",
-                           f"英译西小模型（d_model {t.d_model}）· 本项目训练")
+            text = self.tr("English → Spanish model (d_model {d_model}) · trained here",
+                           d_model=t.d_model)
             if len(t.heads) > 1:
-                text += f" · {self.tr('head', '头')} {t.head_index}"
+                text += self.tr(" · head {head}", head=t.head_index)
         elif t.trained:
-            text = f"{t.model_name} · {self.tr('layer', '层')} {t.layer} · {self.tr('head', '头')} {t.head_index}"
+            text = self.tr("{model} · layer {layer} · head {head}", model=t.model_name,
+                           layer=t.layer, head=t.head_index)
         else:
-            text = self.tr(f"untrained random weights · seed {t.seed}",
-                           f"未训练的随机权重 · 种子 {t.seed}")
+            text = self.tr("untrained random weights · seed {seed}", seed=t.seed)
         return make_text(text, 18, self.theme.muted).to_corner(UR, buff=0.25)
 
     def show_title(self) -> None:
-        entry = self.entry
-        self.title_text = entry.title(self.settings.language, len(self.trace.heads))
+        self.title_text = chapter_title(self.slug, self.tr, len(self.trace.heads))
         title = make_title(self.title_text, self.theme)
         badge = self.make_badge()
         self.badge = badge

@@ -36,6 +36,7 @@ from attention_video.scenes.arrows import (
     shadow_text,
 )
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import (
     MAX_PAIRS,
     MIN_FONT,
@@ -50,7 +51,7 @@ from attention_video.scenes.layout import (
     shown_pairs,
     widest,
 )
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import CellLayout, MatrixView, Recorder, Theme, sign_color
 
 PAIR_FONT = (18, 30)  # the pair table's font, from the largest down while it is too wide
@@ -269,7 +270,7 @@ def make_shadow_table(g: QueryGeometry, drawn: list[int], named: list[int], i: i
                       theme: Theme, tr: Translate, keys: GeometryKeys, record: Recorder,
                       max_w: float) -> ShadowTable:
     font = PANEL_FONT
-    heads = [tr("key", "键"), tr("shadow", "投影"), "|q| · " + tr("shadow", "投影")]
+    heads = [tr("key"), tr("shadow"), "|q| · " + tr("shadow")]
     cells = []
     for j in drawn:
         score = fmt(g.scores[j], 2)
@@ -281,9 +282,9 @@ def make_shadow_table(g: QueryGeometry, drawn: list[int], named: list[int], i: i
     if named:
         words = ", ".join(all_names[j] for j in named[:MAX_NAMED])
         more = len(named) - MAX_NAMED
-        tail = tr(f", and {more} more", f"，另有 {more} 个") if more > 0 else ""
-        note = make_text(tr(f"not drawn ({len(named)}): {words}{tail}",
-                            f"未画出（{len(named)} 个）：{words}{tail}"), 18, theme.muted)
+        tail = tr(", and {more} more", more=more) if more > 0 else ""
+        note = make_text(tr("not drawn ({n_named}): {words}{tail}",
+                            n_named=len(named), words=words, tail=tail), 18, theme.muted)
         fit_width(note, max_w)
         note.next_to(VGroup(*rows.values()), DOWN, buff=0.3).align_to(heading, LEFT)
     table = ShadowTable(heading, rows, note)
@@ -326,15 +327,16 @@ class DotProductScene(ChapterScene):
         fit_width(formula, thumb.group.get_left()[0] + SAFE_X - 0.4)
         formula.next_to(LEFT * SAFE_X + UP * (STAGE_TOP - 0.25), RIGHT, buff=0)
         if t.is_self_pair(j):
-            en = (f"Open one cell: {self.quoted(self.focus_word)} has no other word to look at, "
-                  "so we open its cell with itself.")
-            zh = f"打开一个格子：“{self.focus_word}”没有别的词可看，所以打开它和自己的格子。"
+            text = self.tr("Open one cell: \"{word}\" has no other word to look at, so we open its cell with "
+                           "itself.", word=self.focus_word)
         else:
-            other_en, other_zh = ("", "") if t.cross else (" other", "其他")
-            en = (f"Open one cell: query {self.quoted(self.focus_word)} against key "
-                  f"{self.quoted(self.k_word(j))}, its highest-scoring{other_en} word.")
-            zh = f"打开一个格子：查询“{self.focus_word}”对键“{self.k_word(j)}”，它得分最高的{other_zh}词。"
-        self.say(self.tr(en, zh))
+            if t.cross:
+                text = self.tr("Open one cell: query \"{word}\" against key \"{key}\", its "
+                               "highest-scoring word.", word=self.focus_word, key=self.k_word(j))
+            else:
+                text = self.tr("Open one cell: query \"{word}\" against key \"{key}\", its "
+                               "highest-scoring other word.", word=self.focus_word, key=self.k_word(j))
+        self.say(text)
         self.play(FadeIn(VGroup(thumb.grid, thumb.tag)), Create(thumb.box), run_time=0.8)
         self.play(FadeIn(formula), run_time=0.6)
         self.wait(0.8)
@@ -348,28 +350,29 @@ class DotProductScene(ChapterScene):
                                 self.drawn, 2 * SAFE_X)
         fit_width(table.group, 2 * SAFE_X)
         table.group.move_to(ORIGIN).align_to(UP * (below - 0.35), UP)
-        bias = self.tr(" (both include their bias)", "（都已包含偏置）") if h.has_bias else ""
+        bias = self.tr(" (both include their bias)") if h.has_bias else ""
         if t.d_k > MAX_PAIRS:
             shown = sum(m is not None for m in table.cols)
-            en = f"Write both rows aligned: {t.d_k} pairs, the first {shown} shown{bias}."
-            zh = f"把两行对齐：共 {t.d_k} 对，这里显示前 {shown} 对{bias}。"
+            text = self.tr("Write both rows aligned: {d_k} pairs, the first {shown} shown{bias}.",
+                           d_k=t.d_k, shown=shown, bias=bias)
         else:
-            en = f"Write both rows aligned: {t.d_k} pairs of numbers, one per column{bias}."
-            zh = f"把两行对齐：{t.d_k} 对数字，每列一对{bias}。"
-        self.say(self.tr(en, zh))
+            text = self.tr("Write both rows aligned: {d_k} pairs of numbers, one per column{bias}.",
+                           d_k=t.d_k, bias=bias)
+        self.say(text)
         self.play(FadeIn(VGroup(table.labels[:2], table.q_row, table.k_row)), run_time=0.8)
         self.wait(0.8)
         return table
 
     def show_products(self, table: PairTable) -> None:
         t = self.trace
-        zero_en = f", {table.zero} a zero (grey, adds nothing)" if table.zero else ""
-        zero_zh = f"，{table.zero} 对含 0（灰色，不增不减）" if table.zero else ""
-        self.say(self.tr(
-            f"Multiply each pair: {table.agree} of {t.d_k} pairs have the same sign (green, "
-            f"positive), {table.differ} opposite sign{'s' if table.differ != 1 else ''} (red, negative){zero_en}.",
-            f"每对相乘：{t.d_k} 对中 {table.agree} 对同号（绿色，为正），{table.differ} 对异号"
-            f"（红色，为负）{zero_zh}。"))
+        zero = (self.tr(", {zero} a zero (grey, adds nothing)", zero=table.zero)
+                if table.zero else "")
+        self.say(self.tr.plural(
+            "Multiply each pair: {agree} of {d_k} pairs have the same sign (green, positive), "
+            "{n} opposite sign (red, negative){zero}.",
+            "Multiply each pair: {agree} of {d_k} pairs have the same sign (green, positive), "
+            "{n} opposite signs (red, negative){zero}.",
+            table.differ, agree=table.agree, d_k=t.d_k, zero=zero))
         pairs = [VGroup(f, p) for f, p in zip(table.frames, table.p_row)]
         self.play(FadeIn(table.labels[2]),
                   LaggedStart(*[FadeIn(p) for p in pairs], lag_ratio=0.3),
@@ -380,18 +383,16 @@ class DotProductScene(ChapterScene):
         t, i, j = self.trace, self.focus, self.partner
         s = fmt(t.head.scores[i, j], self.decimals)
         self.drawn("scores", (i, j), s)
-        note = f"(d_k = {t.d_k} {self.tr('pairs', '对')})" if t.d_k > MAX_PAIRS else None
+        note = self.tr("(d_k = {d_k} pairs)", d_k=t.d_k) if t.d_k > MAX_PAIRS else None
         line = make_sum_line(s, f"= Q·Kᵀ[{self.q_labels[i]}, {self.k_labels[j]}]", note,
                              self.theme)
         fit_width(line.group, 2 * SAFE_X)
         line.group.next_to(table.group, DOWN, buff=0.45)
         if line.group.get_bottom()[1] < SAFE_BOTTOM + 0.05:
             line.group.shift(UP * (SAFE_BOTTOM + 0.05 - line.group.get_bottom()[1]))
-        self.say(self.tr(
-            f"Same signs add, opposite signs subtract: the {t.d_k} products sum to {s}, "
-            f"the value in the cell ({table.agree} adding, {table.differ} subtracting).",
-            f"同号相加，异号相减：{t.d_k} 个乘积之和为 {s}，正是这个格子的值"
-            f"（{table.agree} 个加，{table.differ} 个减）。"))
+        self.say(self.tr("Same signs add, opposite signs subtract: the {d_k} products sum to {s}, the "
+                         "value in the cell ({agree} adding, {differ} subtracting).",
+                         d_k=t.d_k, s=s, agree=table.agree, differ=table.differ))
         self.play(FadeIn(VGroup(line.lhs, line.rest)),
                   TransformFromCopy(thumb.box, line.cell), FadeIn(line.value), run_time=1.0)
         self.wait(1.5)
@@ -402,10 +403,8 @@ class DotProductScene(ChapterScene):
         return GeometryKeys("", (self.focus,), (self.focus,))
 
     def say_no_direction(self) -> None:
-        self.say(self.tr(
-            f"Q[{self.q_labels[self.focus]}] is all zeros: it has no direction, so every key "
-            "scores 0 against it.",
-            f"Q[{self.q_labels[self.focus]}] 全是 0：它没有方向，所以每个键的得分都是 0。"))
+        self.say(self.tr("Q[{query}] is all zeros: it has no direction, so every key scores 0 against it.",
+                         query=self.q_labels[self.focus]))
         self.wait(1.0)
 
     def show_two_arrows(self, g: QueryGeometry) -> tuple[ArrowPicture, list[int], list[int]]:
@@ -436,12 +435,10 @@ class DotProductScene(ChapterScene):
         keys = self.geometry_keys
         q_len, k_len = norm_text(g, None, keys, self.drawn), norm_text(g, j, keys, self.drawn)
         theta = angle_text(g, j, keys, self.drawn)
-        self.say(self.tr(
-            f"Two vectors, however many numbers wide, lie in one plane. There Q[{self.q_labels[i]}] "
-            f"and K[{self.k_labels[j]}] keep their true lengths, {q_len} and {k_len}, and the "
-            f"true angle between them, {theta}.",
-            f"两个向量不管有多少个数，总在同一个平面里。在这个平面上，Q[{self.q_labels[i]}] 和 "
-            f"K[{self.k_labels[j]}] 保持真实的长度 {q_len} 和 {k_len}，以及它们之间真实的夹角 {theta}。"))
+        self.say(self.tr("Two vectors, however many numbers wide, lie in one plane. There Q[{query}] and "
+                         "K[{key}] keep their true lengths, {q_len} and {k_len}, and the true angle "
+                         "between them, {theta}.",
+                         query=self.q_labels[i], key=self.k_labels[j], q_len=q_len, k_len=k_len, theta=theta))
         self.play(FadeIn(VGroup(picture.axis, picture.q_label)), GrowArrow(picture.q_arrow)
                   if isinstance(picture.q_arrow, Arrow) else FadeIn(picture.q_arrow), run_time=0.6)
         self.play(FadeIn(picture.key_group(j)), *[Create(a) for a in picture.arcs.get(j, [])[:1]],
@@ -451,12 +448,10 @@ class DotProductScene(ChapterScene):
         self.wait(1.2)
         cos = cos_text(g, j, keys, self.drawn)
         shadow = shadow_text(g, j, keys, self.drawn)
-        self.say(self.tr(
-            f"q·k = |q| · |k| · cos θ: {q_len} × {k_len} × {cos} gives {value}, the same value as "
-            f"the cell. |k| · cos θ = {shadow} is the shadow of the key on the query's line: "
-            "the score is |q| times it.",
-            f"q·k = |q| · |k| · cos θ：{q_len} × {k_len} × {cos} 得到 {value}，与格子里的值相同。"
-            f"|k| · cos θ = {shadow} 是键在查询方向上的投影：得分就是 |q| 乘以它。"))
+        self.say(self.tr("q·k = |q| · |k| · cos θ: {q_len} × {k_len} × {cos} gives {value}, the same "
+                         "value as the cell. |k| · cos θ = {shadow} is the shadow of the key on the "
+                         "query's line: the score is |q| times it.",
+                         q_len=q_len, k_len=k_len, cos=cos, value=value, shadow=shadow))
         self.play(FadeIn(readout.identity), Create(readout.cell), run_time=0.8)
         self.play(FadeIn(picture.shadow_group(j)), run_time=0.6)
         self.wait(1.5)
@@ -466,17 +461,15 @@ class DotProductScene(ChapterScene):
         others = [k for k in drawn if k != self.partner]
         if not others:
             return
-        rest_en = f" ({len(named)} more are named, not drawn)" if named else ""
-        rest_zh = f"（另有 {len(named)} 个只列出名字，不画出）" if named else ""
+        rest = (self.tr(" ({n_named} more are named, not drawn)", n_named=len(named))
+                if named else "")
         note = make_not_to_scale_note(self.theme, self.tr)
         right = -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
         fit_width(note, SAFE_X - right - PANEL_GAP)
         note.next_to(RIGHT * (right + PANEL_GAP) + UP * (SAFE_BOTTOM + NOTE_LIFT), UR, buff=0)
-        self.say(self.tr(
-            f"Every other key joins, each at its own true angle to the query and its true "
-            f"length{rest_en}. Only the angles between two keys are not to scale.",
-            f"其他键也加入进来，每个键与查询的夹角和长度都是真实的{rest_zh}。"
-            "只有两个键之间的夹角不按比例。"))
+        self.say(self.tr("Every other key joins, each at its own true angle to the query and its true "
+                         "length{rest}. Only the angles between two keys are not to scale.",
+                         rest=rest))
         self.play(LaggedStart(*[FadeIn(picture.key_group(k)) for k in others], lag_ratio=0.25),
                   FadeIn(note), run_time=min(2.0, 0.6 + 0.25 * len(others)))
         self.wait(1.2)
@@ -498,11 +491,9 @@ class DotProductScene(ChapterScene):
         self.drawn("scores", (i, best), score)
         q_len = norm_text(g, None, self.geometry_keys, self.drawn)
         self.play(FadeOut(self.readout.group), run_time=0.4)
-        self.say(self.tr(
-            f"Their shadows on the query's line, longest first: {self.key_name(best)} reaches "
-            f"furthest ({shadow}), so it has the highest score, {score} = {q_len} × {shadow}.",
-            f"它们在查询方向上的投影，从长到短：{self.key_name(best)}伸得最远（{shadow}），"
-            f"所以得分最高，{score} = {q_len} × {shadow}。"))
+        self.say(self.tr("Their shadows on the query's line, longest first: {key} reaches furthest "
+                         "({shadow}), so it has the highest score, {score} = {q_len} × {shadow}.",
+                         key=self.key_name(best), shadow=shadow, score=score, q_len=q_len))
         self.play(FadeIn(table.heading), run_time=0.4)
         for k in drawn:
             if k == self.partner:
@@ -523,15 +514,13 @@ class DotProductScene(ChapterScene):
         score = fmt(self.trace.head.scores[i, j], 2)
         self.drawn("scores", (i, j), score)
         if g.shadows[j] < 0:
-            en = (f"its shadow falls behind the query ({shadow}), so its score is negative "
-                  f"({score})")
-            zh = f"它的投影落在查询的反方向（{shadow}），所以得分为负（{score}）"
+            text = self.tr("its shadow falls behind the query ({shadow}), so its score is negative ({score})",
+                           shadow=shadow, score=score)
         else:
-            en = f"its shadow is short ({shadow}), and so is its score ({score})"
-            zh = f"它的投影很短（{shadow}），得分也很低（{score}）"
-        self.say(self.tr(
-            f"The least aligned key, {self.key_name(j)}, points {theta} away from the query: {en}.",
-            f"最不对齐的键是{self.key_name(j)}，与查询的夹角为 {theta}：{zh}。"))
+            text = self.tr("its shadow is short ({shadow}), and so is its score ({score})",
+                           shadow=shadow, score=score)
+        self.say(self.tr("The least aligned key, {key}, points {theta} away from the query: {text}.",
+                         key=self.key_name(j), theta=theta, text=text))
         box = SurroundingRectangle(self.shadow_table.rows[j], buff=0.06, color=self.theme.accent)
         anims = [Create(box)]
         if j in picture.arcs:

@@ -14,6 +14,7 @@ import numpy as np
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import (
     CELL_FILL,
     LABEL_FILL,
@@ -25,7 +26,7 @@ from attention_video.scenes.layout import (
     row_for_font,
     text_width,
 )
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     MASKED_TEXT,
     CellLayout,
@@ -277,7 +278,7 @@ def make_panel(trace: AttentionTrace, tr: Translate, theme: Theme, q_label: str,
                mats: FactorMatrices) -> VGroup:
     """The followed row's factors as a titled list, top right, beside the factor matrix."""
     i = trace.focus
-    title = make_text(tr(f"Q·Kᵀ, row of {q_label}", f"Q·Kᵀ 中“{q_label}”这一行"), 22, theme.accent)
+    title = make_text(tr("Q·Kᵀ, row of {q_label}", q_label=q_label), 22, theme.accent)
     top = STAGE_TOP
     max_h = top - SAFE_BOTTOM - title.height - 0.3 - 0.5  # leaves room for the Q·Kᵀ tag
     body = make_row_panel(trace.head.scores[i], trace.head.mask[i], k_labels, k_colors, theme,
@@ -315,10 +316,8 @@ class FactorScene(ChapterScene):
         t = self.trace
         mats = make_factor_matrices(t, self.theme, self.q_labels, self.q_colors, self.k_labels,
                                     self.k_colors, self.drawn)
-        self.say(self.tr(
-            f"Q: one row per query word ({t.n_q} × {t.d_k}). Kᵀ: one column per key word "
-            f"({t.d_k} × {t.n_k}).",
-            f"Q：每个查询词一行（{t.n_q} × {t.d_k}）。Kᵀ：每个键词一列（{t.d_k} × {t.n_k}）。"))
+        self.say(self.tr("Q: one row per query word ({n_q} × {d_k}). Kᵀ: one column per key word ({d_k} × "
+                         "{n_k}).", n_q=t.n_q, d_k=t.d_k, n_k=t.n_k))
         self.play(FadeIn(VGroup(mats.q, mats.q_names, mats.tag_q)),
                   FadeIn(VGroup(mats.kt, mats.k_names, mats.tag_k)), run_time=0.8)
         self.wait(0.8)
@@ -327,12 +326,11 @@ class FactorScene(ChapterScene):
     def fill_factor_matrix(self, mats: FactorMatrices) -> None:
         t, S = self.trace, mats.s
         masked = int((~t.head.mask).sum())
-        extra_en = f" {masked} cells are masked: no word may look at a later one." if masked else ""
-        extra_zh = f"{masked} 个格子被遮住：词不能看后面的词。" if masked else ""
-        self.say(self.tr(
-            f"Each cell is one query row · one key column: {t.n_q} × {t.n_k} dot products."
-            + extra_en,
-            f"每个格子 = 一行查询 · 一列键：共 {t.n_q} × {t.n_k} 个点积。" + extra_zh))
+        extra = (self.tr(" {masked} cells are masked: no word may look at a later one.",
+                         masked=masked)
+                 if masked else "")
+        self.say(self.tr("Each cell is one query row · one key column: {n_q} × {n_k} dot "
+                         "products.{extra}", n_q=t.n_q, n_k=t.n_k, extra=extra))
         rows = []
         for i in range(t.n_q):
             cells = [S.cell_at[(i, j)] for j in S.cols if j is not None]
@@ -357,10 +355,9 @@ class FactorScene(ChapterScene):
             anims.append(FadeIn(make_panel(t, self.tr, self.theme, self.q_labels[i], self.k_labels,
                                            self.k_colors, self.drawn, mats)))
         allowed = int(t.head.mask[i].sum())
-        self.say(self.tr(
-            f"Row {i + 1}: the query of {self.quoted(self.focus_word)} against every key "
-            f"({allowed} factor{'s' if allowed != 1 else ''}).",
-            f"第 {i + 1} 行：“{self.focus_word}”的查询与每个键相乘（{allowed} 个因子）。"))
+        self.say(self.tr.plural("Row {row}: the query of \"{word}\" against every key ({n} factor).",
+                                "Row {row}: the query of \"{word}\" against every key ({n} factors).",
+                                allowed, row=i + 1, word=self.focus_word))
         self.play(*anims, run_time=0.8)
         self.wait(1.4)
 
@@ -375,16 +372,19 @@ class FactorScene(ChapterScene):
             anims.append(FadeIn(keep_in_frame(name)))
         kw, qw = self.k_word(j), self.focus_word
         if t.is_self_pair(j):
-            en = (f"Column {j + 1}: every query against the key of {self.quoted(kw)}. "
-                  f"{self.quoted(qw)} has no other key to look at, so we take itself: {value}.")
-            zh = (f"第 {j + 1} 列：每个查询与“{kw}”的键。“{qw}”没有别的键可看，"
-                  f"所以取它自己：{value}。")
+            text = self.tr("Column {j}: every query against the key of \"{kw}\". \"{qw}\" has no other key to "
+                           "look at, so we take itself: {value}.",
+                           j=j + 1, kw=kw, qw=qw, value=value)
         else:
-            other_en, other_zh = ("", "") if t.cross else (" other", "其他")
-            en = (f"Column {j + 1}: every query against the key of {self.quoted(kw)}, the "
-                  f"highest-scoring{other_en} key for {self.quoted(qw)}: {value}.")
-            zh = f"第 {j + 1} 列：每个查询与“{kw}”的键。“{kw}”是“{qw}”得分最高的{other_zh}键：{value}。"
-        self.say(self.tr(en, zh))
+            if t.cross:
+                text = self.tr("Column {j}: every query against the key of \"{kw}\", the "
+                               "highest-scoring key for \"{qw}\": {value}.",
+                               j=j + 1, kw=kw, qw=qw, value=value)
+            else:
+                text = self.tr("Column {j}: every query against the key of \"{kw}\", the "
+                               "highest-scoring other key for \"{qw}\": {value}.",
+                               j=j + 1, kw=kw, qw=qw, value=value)
+        self.say(text)
         self.play(*anims, run_time=0.8)
         self.wait(1.6)
 
@@ -398,15 +398,13 @@ class FactorScene(ChapterScene):
                     if best[a] > best[b]]
         if crossing:
             a, b = crossing[0]
-            en = (f"Each target row's largest score: {pairs}. The lines cross: "
-                  f"{self.quoted(self.q_word(a))} comes before {self.quoted(self.q_word(b))}, "
-                  f"but {self.quoted(self.k_word(best[a]))} after {self.quoted(self.k_word(best[b]))}.")
-            zh = (f"每个目标行得分最高的源词：{pairs}。对应关系交叉了：“{self.q_word(a)}”在"
-                  f"“{self.q_word(b)}”之前，而“{self.k_word(best[a])}”在“{self.k_word(best[b])}”之后。")
+            text = self.tr("Each target row's largest score: {pairs}. The lines cross: \"{query}\" comes "
+                           "before \"{query2}\", but \"{key}\" after \"{key2}\".",
+                           pairs=pairs, query=self.q_word(a), query2=self.q_word(b), key=self.k_word(best[a]), key2=self.k_word(best[b]))
         else:
-            en = f"Each target row's largest score: {pairs}, in the same order in both sentences."
-            zh = f"每个目标行得分最高的源词：{pairs}，两个句子中的顺序相同。"
-        self.say(self.tr(en, zh))
+            text = self.tr("Each target row's largest score: {pairs}, in the same order in both sentences.",
+                           pairs=pairs)
+        self.say(text)
         boxes = VGroup(*[mats.s.cell_box(i, j, self.theme.accent, width=4)
                          for i, j in enumerate(best)])
         self.play(LaggedStart(*[Create(b) for b in boxes], lag_ratio=0.3), run_time=1.0)

@@ -20,6 +20,7 @@ from attention_video.attncore.pretrained.heads import OFFSET_NAMES, SPECIAL
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import (
     MIN_FONT,
     SAFE_BOTTOM,
@@ -28,7 +29,7 @@ from attention_video.scenes.layout import (
     text_width,
     widest,
 )
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
@@ -47,7 +48,6 @@ NOTE_FONT = 18  # a thumbnail's head name, tag and link
 LABELLED_CELL = 0.3  # thumbnails with cells at least this big get word labels
 MAX_COLS = 8  # numbers shown per row before folding into "…"
 DECIMALS = 2
-PATTERN_NAMES = {OFFSET_NAMES[-1]: "前一个词元", OFFSET_NAMES[1]: "后一个词元", SPECIAL: SPECIAL}
 OVERVIEW_GAP = 0.1  # between the model overview's thumbnails
 OVERVIEW_LABEL = 16  # its layer and head numbers
 
@@ -103,6 +103,12 @@ class Thumb:
         return VGroup(self.name, self.grid, self.link, self.row_mark, self.top_cell)
 
 
+
+def pattern_name(pattern: str, tr: Translate) -> str:
+    """A head's tag as --list-heads prints it, in the caption language."""
+    names = {OFFSET_NAMES[-1]: tr("previous token"), OFFSET_NAMES[1]: tr("next token")}
+    return names.get(pattern, pattern)
+
 @dataclass
 class HeadGrid:
     thumbs: list[Thumb]
@@ -150,10 +156,10 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
     cells = grid.grid_only()
     width = max(cells.width, 1.6)
     followed = link.head == t.head_index
-    name = VGroup(make_text(f"{tr('head', '头')} {link.head}", NOTE_FONT,
+    name = VGroup(make_text(tr("head {head}", head=link.head), NOTE_FONT,
                             theme.accent if followed else theme.text, weight="BOLD"))
     if link.pattern is not None:
-        name.add(make_text(tr(link.pattern, PATTERN_NAMES[link.pattern]), NOTE_FONT - 2,
+        name.add(make_text(pattern_name(link.pattern, tr), NOTE_FONT - 2,
                            theme.muted))
     name.arrange(DOWN, buff=0.06)
     fit_width(name, width)
@@ -232,7 +238,7 @@ def make_overview(t: AttentionTrace, theme: Theme, tr: Translate, top: float,
     A = t.model_weights
     n_layers, n_heads, n_q, n_k = A.shape
     mask = t.head.mask
-    layer_names = [f"{tr('layer', '层')} {L}" for L in range(n_layers)]
+    layer_names = [tr("layer {layer}", layer=L) for L in range(n_layers)]
     label_w = widest(layer_names, OVERVIEW_LABEL) + 0.2
     head_h = 0.35  # the head numbers above the grid
     side = min((2 * SAFE_X - label_w - (n_heads - 1) * OVERVIEW_GAP) / n_heads,
@@ -288,7 +294,7 @@ def make_z_stack(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorde
     """Every head's Z row for the followed word, one head per row (h × d_k)."""
     i, h = t.focus, len(t.heads)
     values = np.stack([head.Z[i] for head in t.heads])  # (h, d_k) drawn, not computed
-    names = [f"{tr('head', '头')} {k}" for k in range(h)]
+    names = [tr("head {head}", head=k) for k in range(h)]
     colors = [theme.accent if k == t.head_index else theme.text for k in range(h)]
     room_w = 2 * SAFE_X - label_width(names, 24) - 1.0
     layout = fit_cells(h, min(t.d_k, MAX_COLS), min(room_w, 0.9 * MAX_COLS), top - bottom - 0.6,
@@ -335,7 +341,7 @@ def make_join(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorder, 
                   theme.muted).next_to(joined, DOWN, buff=0.15),
         make_text(f"W_O   {h * d_k} {times} {d}", size, theme.muted).next_to(w_o, UP, buff=0.12),
         make_text(f"1 {times} {d}", size, theme.muted).next_to(output, DOWN, buff=0.12),
-        fit_width(make_text(tr(f"output of {q_label}", f"{q_label} 的输出"), size, theme.text),
+        fit_width(make_text(tr("output of {q_label}", q_label=q_label), size, theme.text),
                   2.6).next_to(output, UP, buff=0.1).align_to(output, LEFT),
     )
     view = JoinView(joined, segments, w_o, output, VGroup(dot, eq), shapes)
@@ -361,7 +367,7 @@ def make_segments(joined: MatrixView, t: AttentionTrace, theme: Theme, tr: Trans
         line = Line(cells.get_corner(UL) + UP * 0.08 + RIGHT * 0.04,
                     cells.get_corner(UR) + UP * 0.08 + LEFT * 0.04, stroke_color=color,
                     stroke_width=4)
-        name = f"{tr('head', '头')} {h}"
+        name = tr("head {head}", head=h)
         size = NOTE_FONT if text_width(name, NOTE_FONT) <= cells.width else MIN_FONT
         after_fold = cs[0] != joined.cols[0] and joined.cols[joined.cols.index(cs[0]) - 1] is None
         if text_width(name, size) > cells.width and not after_fold:
@@ -413,32 +419,27 @@ class HeadsScene(ChapterScene):
         top, bottom = self.room()
         view = make_overview(t, self.theme, self.tr, top, bottom)
         total = n_layers * n_heads
-        name = t.model_name or self.tr("model", "模型")
-        self.say(self.tr(
-            f"The whole {name}: {n_layers} layers × {n_heads} heads = {total} attention patterns "
-            "for this sentence, one per thumbnail (rows are queries, columns keys).",
-            f"整个 {name}：{n_layers} 层 × {n_heads} 个头 = {total} 个注意力模式，"
-            "每个缩略图一个（行是查询，列是键）。"))
+        name = t.model_name or self.tr("model")
+        self.say(self.tr("The whole {name}: {n_layers} layers × {n_heads} heads = {total} attention "
+                         "patterns for this sentence, one per thumbnail (rows are queries, columns keys).",
+                         name=name, n_layers=n_layers, n_heads=n_heads, total=total))
         self.play(FadeIn(view.layer_labels), FadeIn(view.head_labels), run_time=0.4)
         self.play(LaggedStart(*[FadeIn(Group(*row)) for row in view.thumbs], lag_ratio=0.3),
                   FadeIn(view.frames), run_time=1.5)
         self.wait(2.5)
-        self.say(self.tr(
-            f"We follow layer {t.layer}, head {t.head_index} (outlined; the ticks mark the row "
-            f"of {self.quoted(self.focus_word)}). {self.why_this_head()}",
-            f"我们跟随第 {t.layer} 层的头 {t.head_index}（加框；小横线标出"
-            f"{self.quoted(self.focus_word)}的那一行）。{self.why_this_head()}"))
+        self.say(self.tr("We follow layer {layer}, head {head_index} (outlined; the ticks mark the row of "
+                         "\"{word}\"). {why_this_head}",
+                         layer=t.layer, head_index=t.head_index, word=self.focus_word, why_this_head=self.why_this_head()))
         self.play(Create(view.outline), Create(view.row_marks), run_time=0.6)
         self.wait(3.5)
         self.clear_stage()
 
     def why_this_head(self) -> str:
         """The reason --head auto gave (the core's HeadChoice, phrased), or the options."""
-        reason = self.head_reason(brief=True)
-        if reason is None:
-            return self.tr("It was chosen with --layer and --head.", "它是用 --layer 和 --head 选定的。")
-        why = reason.split("：" if self.settings.language == "zh" else ": ", 1)[-1]
-        return self.tr(f"--head auto chose it: {why}.", f"--head auto 选了它：{why}。")
+        why = self.head_why(brief=True)
+        if why is None:
+            return self.tr("It was chosen with --layer and --head.")
+        return self.tr("--head auto chose it: {why}.", why=why)
 
     def show_patterns(self, links: list[HeadLink]) -> HeadGrid:
         t, h = self.trace, self.n_heads
@@ -446,17 +447,16 @@ class HeadsScene(ChapterScene):
         words = ThumbWords(self.q_labels, self.k_labels, self.q_colors, self.k_colors)
         grid = make_head_grid(t, links, words, self.theme, self.tr, self.drawn, top, bottom)
         if h == 1:
-            en = (f"The {t.model_name or 'model'} has only one head, so there is one pattern. "
-                  "Bigger models run many heads side by side, each with its own W_Q, W_K, W_V.")
-            zh = "这个模型只有一个头，所以只有一个模式。更大的模型并排运行许多头，每个头有自己的 W_Q、W_K、W_V。"
+            text = self.tr("The {value} has only one head, so there is one pattern. Bigger models run many "
+                           "heads side by side, each with its own W_Q, W_K, W_V.",
+                           value=t.model_name or 'model')
         else:
-            en = (f"This layer has {h} heads, each with its own W_Q, W_K and W_V, so each draws its "
-                  "own pattern: rows are queries, columns keys, stronger colour a larger weight.")
-            zh = f"这一层有 {h} 个头，各有自己的 W_Q、W_K、W_V，所以各自画出自己的模式：行是查询，列是键，颜色越深权重越大。"
+            text = self.tr("This layer has {h} heads, each with its own W_Q, W_K and W_V, so each draws its "
+                           "own pattern: rows are queries, columns keys, stronger colour a larger weight.",
+                           h=h)
         if t.causal:
-            en += " Grey cells are masked: no word looks at later words."
-            zh += "灰色格子被遮住：词不能看后面的词。"
-        self.say(self.tr(en, zh))
+            text += self.tr(" Grey cells are masked: no word looks at later words.")
+        self.say(text)
         self.play(LaggedStart(*[FadeIn(th.grid) for th in grid.thumbs], lag_ratio=0.1),
                   run_time=min(2.0, 0.6 + 0.1 * h))
         self.play(*[FadeIn(th.name) for th in grid.thumbs], run_time=0.4)
@@ -467,21 +467,22 @@ class HeadsScene(ChapterScene):
         t, w = self.trace, self.quoted(self.focus_word)
         mine = links[t.head_index]
         if self.n_heads == 1:
-            en = f"The row of {w} is marked; it looks most at {self.key_name(mine.key)} ({self.link_text(mine)})."
-            zh = f"{w}的那一行已标出；它最关注{self.key_name(mine.key)}（{self.link_text(mine)}）。"
+            text = self.tr("The row of {w} is marked; it looks most at {key} ({link_text}).",
+                           w=w, key=self.key_name(mine.key), link_text=self.link_text(mine))
         else:
             others = [link for link in links if link.head != t.head_index]
             shown = others[:3]
-            en_o = ", ".join(f"head {k.head} → {self.key_name(k.key)} ({self.link_text(k)})" for k in shown)
-            zh_o = "，".join(f"头 {k.head} → {self.key_name(k.key)}（{self.link_text(k)}）" for k in shown)
+            tr = self.tr
+            links_o = tr.context("comma", ", ").join(
+                tr("head {head} → {key} ({link})", head=k.head, key=self.key_name(k.key),
+                   link=self.link_text(k)) for k in shown)
             more = len(others) - len(shown)
-            en = (f"The row of {w} is marked in every head. Head {t.head_index}, the one we followed "
-                  f"(outlined), looks most at {self.key_name(mine.key)} ({self.link_text(mine)}); "
-                  f"{en_o}" + (f", and {more} more, each labelled." if more else "."))
-            zh = (f"每个头里{w}的那一行都已标出。我们跟随的头 {t.head_index}（加框）最关注"
-                  f"{self.key_name(mine.key)}（{self.link_text(mine)}）；{zh_o}"
-                  + (f"，另外 {more} 个各有标注。" if more else "。"))
-        self.say(self.tr(en, zh))
+            end = tr(", and {more} more, each labelled.", more=more) if more else tr(".")
+            text = tr("The row of {w} is marked in every head. Head {head}, the one we followed "
+                      "(outlined), looks most at {key} ({link}); {others}{end}", w=w,
+                      head=t.head_index, key=self.key_name(mine.key), link=self.link_text(mine),
+                      others=links_o, end=end)
+        self.say(text)
         self.play(*[Create(th.row_mark) for th in grid.thumbs], run_time=0.6)
         self.play(*[Create(th.top_cell) for th in grid.thumbs],
                   *[FadeIn(th.link) for th in grid.thumbs], Create(grid.outline), run_time=0.8)
@@ -492,18 +493,18 @@ class HeadsScene(ChapterScene):
         special = [str(link.head) for link in links if link.pattern == SPECIAL]
         if not positional and not special:
             return
-        en, zh = [], []
+        said = []
         if positional:
-            heads = ", ".join(positional)
-            en.append(f"Heads tagged by position ({heads}) look at the previous or next token "
-                      "whatever the word, so --head auto leaves them out.")
-            zh.append(f"按位置标注的头（{heads}）不管是什么词都看前一个或后一个词元，所以 --head auto 不选它们。")
+            said.append(self.tr("Heads tagged by position ({heads}) look at the previous or next "
+                                "token whatever the word, so --head auto leaves them out.",
+                                heads=", ".join(positional)))
         if special:
-            heads = ", ".join(special)
-            en.append(f"Heads tagged {SPECIAL} ({heads}) give most of every word's attention to "
-                      "[CLS] and [SEP], whatever the words.")
-            zh.append(f"标注 {SPECIAL} 的头（{heads}）不管是什么词，都把每个词的大部分注意力给了 [CLS] 和 [SEP]。")
-        self.say(self.tr(" ".join(en), "".join(zh)))
+            said.append(self.tr("Heads tagged {tag} ({heads}) give most of every word's attention "
+                                "to [CLS] and [SEP], whatever the words.", tag=SPECIAL,
+                                heads=", ".join(special)))
+        self.say(said[0] if len(said) == 1 else
+                 self.tr.context("two sentences", "{first} {second}", first=said[0],
+                                 second=said[1]))
         self.wait(3.5)
 
     def show_z_rows(self) -> None:
@@ -511,19 +512,19 @@ class HeadsScene(ChapterScene):
         self.clear_stage()
         top, bottom = self.room()
         stack = make_z_stack(t, self.theme, self.tr, self.drawn, top - 0.5, bottom)
-        heading = make_text(self.tr(f"Z rows of {w}, one per head", f"{w}的 Z 行，每个头一行"),
+        heading = make_text(self.tr("Z rows of {w}, one per head", w=w),
                             22, self.theme.text)
         heading.move_to(UP * (top - 0.15))
         stack.move_to(ORIGIN).align_to(UP * (heading.get_bottom()[1] - 0.3), UP)
         mark = stack.row_box(t.head_index, self.theme.accent, width=3)
         if self.n_heads == 1:
-            en = f"Each head hands {w} its Z row. Here there is only one: {t.d_k} numbers."
-            zh = f"每个头交给{w}一行 Z。这里只有一个头：{t.d_k} 个数。"
+            text = self.tr("Each head hands {w} its Z row. Here there is only one: {d_k} numbers.",
+                           w=w, d_k=t.d_k)
         else:
-            en = (f"Each head hands {w} its own Z row of d_k = {t.d_k} numbers: "
-                  f"{self.n_heads} rows, the one we followed marked.")
-            zh = f"每个头交给{w}自己的一行 Z，d_k = {t.d_k} 个数：共 {self.n_heads} 行，我们跟随的那行已标出。"
-        self.say(self.tr(en, zh))
+            text = self.tr("Each head hands {w} its own Z row of d_k = {d_k} numbers: {n_heads} rows, the "
+                           "one we followed marked.",
+                           w=w, d_k=t.d_k, n_heads=self.n_heads)
+        self.say(text)
         self.play(FadeIn(heading), FadeIn(stack), run_time=0.8)
         self.play(Create(mark), run_time=0.4)
         self.wait(2.5)
@@ -535,16 +536,14 @@ class HeadsScene(ChapterScene):
         top, bottom = self.room()
         view = make_join(t, self.theme, self.tr, self.drawn, self.q_labels[i], top - 0.35, bottom)
         if h == 1:
-            en = (f"This model has only one head: Z of {w} times W_O ({d_k} × {d}) gives its "
-                  "output row. Bigger models run many heads and join their Z rows first.")
-            zh = (f"这个模型只有一个头：{w}的 Z 乘以 W_O（{d_k} × {d}）得到它的输出行。"
-                  "更大的模型运行许多头，先把各自的 Z 行拼接起来。")
+            text = self.tr("This model has only one head: Z of {w} times W_O ({d_k} × {d}) gives its output "
+                           "row. Bigger models run many heads and join their Z rows first.",
+                           w=w, d_k=d_k, d=d)
         else:
-            en = (f"Joined side by side, the {h} Z rows make one row of {h}·{d_k} = {h * d_k} numbers. "
-                  f"Times W_O ({h * d_k} × {d}) it gives the output row of {w}.")
-            zh = (f"把 {h} 行 Z 并排拼起来，得到一行 {h}·{d_k} = {h * d_k} 个数。"
-                  f"乘以 W_O（{h * d_k} × {d}），得到{w}的输出行。")
-        self.say(self.tr(en, zh))
+            text = self.tr("Joined side by side, the {h} Z rows make one row of {h}·{d_k} = {h2} numbers. "
+                           "Times W_O ({h2} × {d}) it gives the output row of {w}.",
+                           h=h, d_k=d_k, h2=h * d_k, d=d, w=w)
+        self.say(text)
         self.play(FadeIn(view.joined), FadeIn(view.segments), FadeIn(view.shapes[0]), run_time=0.7)
         self.play(FadeIn(view.symbols[0]), FadeIn(view.w_o), FadeIn(view.shapes[1]), run_time=0.7)
         self.play(FadeIn(view.symbols[1]), FadeIn(view.output), FadeIn(view.shapes[2:]),
@@ -556,15 +555,12 @@ class HeadsScene(ChapterScene):
         out_cell = view.output.cell_box(0, 0, self.theme.accent, width=3)
         row_box = box_around(view.joined.grid_only(), self.theme.accent, buff=0.03, width=3)
         if h == 1:
-            en, zh = (f"Each output number mixes all {d_k} numbers of Z: {first}, the first, is the row "
-                      "times W_O's first column.",
-                      f"每个输出数都混合了 Z 的全部 {d_k} 个数：第一个数 {first} 是这一行乘以 W_O 的第一列。")
+            text = self.tr("Each output number mixes all {d_k} numbers of Z: {first}, the first, is "
+                           "the row times W_O's first column.", d_k=d_k, first=first)
         else:
-            en, zh = (f"Each output number mixes every head: {first}, the first, is the joined row "
-                      "times W_O's first column.",
-                      f"每个输出数都混合了所有的头：第一个数 {first} 是拼接行乘以 W_O 的第一列。")
-        en += f" This row, 1 × {d}, is what the layer passes on for {w}."
-        zh += f"这一行（1 × {d}）就是这一层为{w}传下去的结果。"
-        self.say(self.tr(en, zh))
+            text = self.tr("Each output number mixes every head: {first}, the first, is the joined "
+                           "row times W_O's first column.", first=first)
+        text += self.tr(" This row, 1 × {d}, is what the layer passes on for {w}.", d=d, w=w)
+        self.say(text)
         self.play(Create(row_box), Create(col), Create(out_cell), run_time=0.6)
         self.wait(3.0)

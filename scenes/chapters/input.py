@@ -115,9 +115,10 @@ class InputScene(ChapterScene):
         labels, colors = self.tokens_and_colors()
         chips = make_token_chips(labels, colors, self.theme).move_to(UP * 1.2)
         n = len(labels)
-        self.say(self.tr(f"The sentence is split into {n} token{'s' if n != 1 else ''}; "
-                         "each keeps its own colour in every matrix that follows.",
-                         f"句子被切分成 {n} 个词元；每个词元在后面所有矩阵里都保持自己的颜色。"))
+        self.say(self.tr.plural("The sentence is split into {n} token; each keeps its own colour "
+                                "in every matrix that follows.",
+                                "The sentence is split into {n} tokens; each keeps its own colour "
+                                "in every matrix that follows.", n))
         self.play(LaggedStart(*[FadeIn(c, shift=0.2 * UP) for c in chips], lag_ratio=0.08),
                   run_time=min(2.5, 0.5 + 0.1 * n))
         self.wait(0.8)
@@ -131,21 +132,18 @@ class InputScene(ChapterScene):
                                top=STAGE_TOP, positional=positional)
         E = s.E.view
         n, d = E.values.shape
-        self.say(self.tr(f"Each token looks up its embedding: a row of {t.d_model} numbers (E).",
-                         f"每个词元查到自己的嵌入向量：一行 {t.d_model} 个数字（E）。"))
+        self.say(self.tr("Each token looks up its embedding: a row of {d_model} numbers (E).",
+                         d_model=t.d_model))
         self.play(*[ReplacementTransform(c, lab) for c, lab in zip(chips, E.row_labels)],
                   FadeIn(E.cells), FadeIn(s.E.name), run_time=1.2)
         self.play(FadeIn(E.number_group), run_time=0.6)
         self.wait(1.0)
         if s.P is not None:
             if t.source == "pretrained":
-                self.say(self.tr("Its position is added: the model's learned position embedding P "
-                                 "(with the sentence-segment embedding).",
-                                 "再加上它的位置：模型学到的位置嵌入 P（含句段嵌入）。"))
+                self.say(self.tr("Its position is added: the model's learned position embedding P (with the "
+                                 "sentence-segment embedding)."))
             else:
-                self.say(self.tr("Its position in the sentence is added: the sinusoidal "
-                                 "positional encoding P.",
-                                 "再加上它在句子中的位置：正弦位置编码 P。"))
+                self.say(self.tr("Its position in the sentence is added: the sinusoidal positional encoding P."))
             self.play(FadeIn(*s.P.parts()), run_time=0.8)
             self.wait(1.0)
         self.say(self.x_caption(n, d))
@@ -156,19 +154,15 @@ class InputScene(ChapterScene):
         """What X is: the sum itself, the normalised sum (layer 0), or a later layer's input."""
         t = self.trace
         if t.decoder:
-            return self.tr(f"The encoder mixes the source words with self-attention: "
-                           f"X = {t.x_label} ({n} × {d}). The keys and values are read from X.",
-                           f"编码器用自注意力把源句的词混合起来：X = {t.x_label}（{n} × {d}）。"
-                           "键和值都从 X 读出。")
+            return self.tr("The encoder mixes the source words with self-attention: X = {x_label} ({n} × "
+                           "{d}). The keys and values are read from X.",
+                           x_label=t.x_label, n=n, d=d)
         if t.x_label in ("E + P", "E"):
-            return self.tr(f"X = {t.x_label}: one row per word, {n} × {d}. "
-                           "Everything after works on X.",
-                           f"X = {t.x_label}：每个词一行，{n} × {d}。后面的一切都作用在 X 上。")
+            return self.tr("X = {x_label}: one row per word, {n} × {d}. Everything after works on X.",
+                           x_label=t.x_label, n=n, d=d)
         if t.layer == 0:
-            return self.tr(f"The model normalises the sum: X = {t.x_label} ({n} × {d}), "
-                           "the input to layer 0.",
-                           f"模型先把和归一化：X = {t.x_label}（{n} × {d}），即第 0 层的输入。")
-        return self.tr(f"The input to layer {t.layer} is X = {t.x_label} ({n} × {d}): "
-                       f"layers 0–{t.layer - 1} have already mixed the words.",
-                       f"第 {t.layer} 层的输入是 X = {t.x_label}（{n} × {d}）："
-                       f"第 0–{t.layer - 1} 层已经把词混合过了。")
+            return self.tr("The model normalises the sum: X = {x_label} ({n} × {d}), the input to layer 0.",
+                           x_label=t.x_label, n=n, d=d)
+        return self.tr("The input to layer {layer} is X = {x_label} ({n} × {d}): layers 0–{layer2} have "
+                       "already mixed the words.",
+                       layer=t.layer, x_label=t.x_label, n=n, d=d, layer2=t.layer - 1)

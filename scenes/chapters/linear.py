@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP, text_width
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
@@ -117,8 +118,8 @@ def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors
     r_tag = make_text(name, TAG_FONT, color, weight="BOLD")
     for tag, view in ((x_tag, x_view), (w_tag, w_view), (r_tag, r_view)):
         tag.next_to(view.grid_only(), UP, buff=0.12)
-    learned = make_text(tr("learned", "可学习") if trace.trained else
-                        tr("learned (here still random)", "可学习（此处仍是随机的）"),
+    learned = make_text(tr("learned") if trace.trained else
+                        tr("learned (here still random)"),
                         20, color).next_to(w_view.grid_only(), DOWN, buff=0.12)
     shape = make_text(f"{d} × {dk}", 18, theme.muted).next_to(learned, DOWN, buff=0.06)
     whole = VGroup(row, x_tag, w_tag, r_tag, learned, shape)
@@ -236,21 +237,18 @@ class LinearScene(ChapterScene):
         if previous is not None:
             self.play(FadeOut(*previous.stage.layer_parts(), *previous.boxes), run_time=0.4)
         if previous is None:
-            self.say(self.tr(
-                f"We follow {self.quoted(self.focus_word)} through every step that follows.",
-                f"接下来我们跟随 {self.quoted(self.focus_word)} 走过每一步。"))
+            self.say(self.tr("We follow \"{word}\" through every step that follows.",
+                             word=self.focus_word))
             if self.trace.decoder:
                 self.say(self.decoder_rows_caption())
         bias = " + b" + name if h.has_bias else ""
         d, dk = h.W_Q.shape
-        same_en = (" Each entry is made as Q's was: a row of X against a column of W_"
-                   f"{name}." if name != "Q" else "")
-        same_zh = f"每个数的算法和 Q 一样：X 的一行对 W_{name} 的一列。" if name != "Q" else ""
-        self.say(self.tr(
-            f"{name} = X · W_{name}{bias}: every row of X goes through the same learned "
-            f"{d} × {dk} matrix W_{name}.{same_en}",
-            f"{name} = X · W_{name}{bias}：X 的每一行都乘以同一个可学习的 {d} × {dk} 矩阵 W_{name}。"
-            f"{same_zh}"))
+        same = (self.tr(" Each entry is made as Q's was: a row of X against a column of W_{name}.",
+                        name=name)
+                if name != "Q" else "")
+        self.say(self.tr("{name} = X · W_{name}{bias}: every row of X goes through the same learned {d} × "
+                         "{dk} matrix W_{name}.{same}",
+                         name=name, bias=bias, d=d, dk=dk, same=same))
         self.play(FadeIn(stage.dot, stage.W, stage.w_tag, stage.learned, stage.shape, stage.eq,
                          stage.r_tag, stage.R.cells), run_time=0.8)
         return ShownLayer(stage, self.follow_row(stage, name))
@@ -259,12 +257,10 @@ class LinearScene(ChapterScene):
         """Said once: a decoder row is named for the word it writes, not the one it reads."""
         t, i = self.trace, self.focus
         reads = t.query_inputs[i].text
-        return self.tr(
-            f"The target rows come from the decoder: X = {t.x_label_q}. Row {i + 1} writes "
-            f"{self.quoted(self.focus_word)} (it reads the word before it, {self.quoted(reads)}); "
-            "every target row is named for the word it writes.",
-            f"目标一侧的行来自解码器：X = {t.x_label_q}。第 {i + 1} 行写出{self.quoted(self.focus_word)}"
-            f"（它读入前一个词{self.quoted(reads)}）；每一行都以它写出的词命名。")
+        return self.tr("The target rows come from the decoder: X = {x_label_q}. Row {i} writes \"{word}\" "
+                       "(it reads the word before it, \"{reads}\"); every target row is named for the "
+                       "word it writes.",
+                       x_label_q=t.x_label_q, i=i + 1, word=self.focus_word, reads=reads)
 
     def follow_row(self, stage: LayerStage, name: str) -> VGroup:
         """The followed word's row of X travels through W and lands as its row of R.
@@ -294,9 +290,8 @@ class LinearScene(ChapterScene):
                                       label_color=self.theme.accent)
             readout.next_to(stage.whole, DOWN, buff=0.12)
             self.play(FadeIn(readout), run_time=0.4)
-        self.say(self.tr(
-            f"The row of {self.quoted(word)} in X becomes its row of {name}: ({shown}{more}).",
-            f"{self.quoted(word)} 在 X 中的一行变成它在 {name} 中的一行：（{shown}{more}）。"))
+        self.say(self.tr("The row of \"{word}\" in X becomes its row of {name}: ({shown}{more}).",
+                         word=word, name=name, shown=shown, more=more))
         self.wait(1.0)
         if readout is not None:
             self.play(FadeOut(readout), run_time=0.3)
@@ -314,11 +309,9 @@ class LinearScene(ChapterScene):
         value = fmt(self.trace.head.Q[i, c], 2)
         self.drawn("Q", (i, c), value)
         d = self.trace.d_model
-        self.say(self.tr(
-            f"One number of Q, made before your eyes: X's row for {self.quoted(word)} times "
-            f"column {c + 1} of W_Q, {d} pairs multiplied and added up: {value}.",
-            f"亲眼看 Q 的一个数是怎么来的：{self.quoted(word)} 在 X 中的一行对 W_Q 的第 {c + 1} 列，"
-            f"{d} 对数相乘再相加：{value}。"))
+        self.say(self.tr("One number of Q, made before your eyes: X's row for \"{word}\" times column {c} "
+                         "of W_Q, {d} pairs multiplied and added up: {value}.",
+                         word=word, c=c + 1, d=d, value=value))
         self.play(Create(col), run_time=0.4)
         self.play(FadeIn(line.pairs), run_time=0.6)
         self.play(FadeIn(line.sums), run_time=0.6)
@@ -347,9 +340,8 @@ class LinearScene(ChapterScene):
         fit_width(views, 2 * SAFE_X)
         views.set_x(0).align_to(UP * self.top, UP)
         boxes = [v.row_box(self.followed_row(name), theme.accent) for name, v in shown]
-        self.say(self.tr(f"Each row still belongs to its word: {self.quoted(self.focus_word)} "
-                         "now has a query, a key and a value.",
-                         f"每一行仍然属于它的词：{self.quoted(self.focus_word)} 现在有了查询、键和值。"))
+        self.say(self.tr("Each row still belongs to its word: \"{word}\" now has a query, a key and a value.",
+                         word=self.focus_word))
         self.play(FadeIn(views), run_time=0.8)
         self.play(*[Create(b) for b in boxes], run_time=0.5)
         self.wait(1.5)

@@ -9,6 +9,7 @@ import numpy as np
 from attention_video.attncore.attention import ranking
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import (
     LABEL_FILL,
     MIN_FONT,
@@ -17,7 +18,7 @@ from attention_video.scenes.layout import (
     font_for_row,
     widest,
 )
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text, wrap
+from attention_video.scenes.text import fit_width, fmt, make_text, wrap
 from attention_video.scenes.widgets import Recorder, Theme, make_label
 
 MAX_BARS = 12  # up to this many allowed keys: one bar each
@@ -131,19 +132,19 @@ def make_notes(row: np.ndarray, plan: BarPlan, size: float, theme: Theme, record
     total = fmt(float(row.sum()), DECIMALS)
     record("weight_sum", (focus,), total)
     if normalized:
-        text = tr("all keys: ", "全部键合计：") + total
+        text = tr("all keys: ") + total
     else:
-        text = tr(f"all raw factors: {total} (not 1)", f"全部原始因子之和：{total}（不是 1）")
+        text = tr("all raw factors: {total} (not 1)", total=total)
     if plan.rest:
         rest = fmt(plan.rest_sum(row), DECIMALS)
         record("weights_rest", (focus,), rest)
         m = len(plan.rest)
-        text = tr(f"+ {m} more, together {rest}", f"+ 另外 {m} 个词，合计 {rest}") + "   ·   " + text
+        text = tr("+ {m} more, together {rest}", m=m, rest=rest) + "   ·   " + text
     notes = VGroup(make_text(text, size, theme.text))
     if plan.masked:
         m = len(plan.masked)
-        notes.add(make_text(tr(f"masked (weight 0): {m} later word{'s' if m != 1 else ''}",
-                               f"被遮住（权重 0）：后面的 {m} 个词"), size, theme.muted))
+        notes.add(make_text(tr.plural("masked (weight 0): {n} later word",
+                                      "masked (weight 0): {n} later words", m), size, theme.muted))
     return notes.arrange(DOWN, buff=0.14, aligned_edge=LEFT)
 
 
@@ -161,10 +162,10 @@ def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: li
     axis = Line([geo.x0, geo.row_h * 0.5, 0], [geo.x0, -(n - 0.5) * geo.row_h, 0],
                 stroke_color=theme.muted, stroke_width=2)
     note_size = max(MIN_FONT, min(22, geo.font * 0.85))
-    head_k = make_text(tr("keys", "键 (key)"), note_size, theme.k)
+    head_k = make_text(tr("keys"), note_size, theme.k)
     head_k.next_to(label_col, UP, buff=0.2).align_to(label_col, RIGHT)
-    head_w = make_text(tr("attention weight", "注意力权重") if normalized
-                       else tr("raw factor Q·Kᵀ", "原始因子 Q·Kᵀ"), note_size, theme.w)
+    head_w = make_text(tr("attention weight") if normalized
+                       else tr("raw factor Q·Kᵀ"), note_size, theme.w)
     head_w.next_to(axis, UP, buff=0.2).align_to(bars, LEFT)
     head_w.set_y(head_k.get_y())
     notes = make_notes(row, plan, note_size, theme, record, focus, normalized, tr)
@@ -217,7 +218,7 @@ class QKVScene(ChapterScene):
     def show_roles(self) -> VGroup:
         i = self.focus
         chip = make_label(self.q_labels[i], 30, self.q_colors[i], self.theme, max_width=3.0)
-        tag = make_text(self.tr("query: the word that asks", "查询：提问的词"), 22, self.theme.q)
+        tag = make_text(self.tr("query: the word that asks"), 22, self.theme.q)
         roles = VGroup(chip, tag).arrange(RIGHT, buff=0.25)
         roles.next_to(self.title_mob, DOWN, buff=0.3).to_edge(LEFT, buff=0.6)
         reason = self.head_reason()
@@ -225,14 +226,13 @@ class QKVScene(ChapterScene):
             roles.add(make_head_reason(reason, self.theme, roles))
         w = self.quoted(self.focus_word)
         if self.trace.cross:
-            en = (f"{w} is the query: it comes from the target sentence. The keys, and the values "
-                  "they hand over, come from the source sentence.")
-            zh = f"{w}是查询，来自目标句子；键以及它们交出的值来自源句子。"
+            text = self.tr("{w} is the query: it comes from the target sentence. The keys, and the values "
+                           "they hand over, come from the source sentence.",
+                           w=w)
         else:
-            en = (f"{w} is the query: it asks. Every word, itself included, is a key that answers "
-                  "and a value that gets mixed in.")
-            zh = f"{w}是查询：它提问。每个词（包括它自己）都是回答的键，也是被混合进来的值。"
-        self.say(self.tr(en, zh))
+            text = self.tr("{w} is the query: it asks. Every word, itself included, is a key that answers "
+                           "and a value that gets mixed in.", w=w)
+        self.say(text)
         self.play(FadeIn(roles, shift=0.2 * RIGHT), run_time=0.7)
         self.wait(1.0)
         return roles
@@ -245,13 +245,11 @@ class QKVScene(ChapterScene):
                                itself=None if self.trace.cross else self.focus,
                                normalized=self.trace.normalized, tr=self.tr)
         if self.trace.normalized:
-            en, zh = ("Its attention weights over the keys, ranked from largest to smallest.",
-                      "它对各个键的注意力权重，从大到小排列。")
+            text = self.tr("Its attention weights over the keys, ranked from largest to smallest.")
         else:
-            en, zh = (("No softmax: its raw factors (Q·Kᵀ) over the keys, ranked from largest to "
-                      "smallest. They don't sum to 1."),
-                      "没有 softmax：它对各个键的原始因子（Q·Kᵀ），从大到小排列。它们的和不是 1。")
-        self.say(self.tr(en, zh))
+            text = self.tr("No softmax: its raw factors (Q·Kᵀ) over the keys, ranked from largest "
+                           "to smallest. They don't sum to 1.")
+        self.say(text)
         self.play(FadeIn(chart.labels), FadeIn(chart.headings), Create(chart.axis),
                   run_time=0.6)
         grow = [GrowFromEdge(b, edge) for b, edge in zip(chart.bars, chart.grow_from)]
@@ -269,31 +267,31 @@ class QKVScene(ChapterScene):
         box = SurroundingRectangle(VGroup(chart.labels[0], chart.bars[0], chart.values[0]),
                                    color=self.theme.accent, buff=0.06)
         if len(ranked) == 1:
-            en = f"{w} can only attend to {self.key_name(first)} ({self.w_text(first)})."
-            zh = f"{w}只能关注{self.key_name(first)}（{self.w_text(first)}）。"
+            text = self.tr("{w} can only attend to {key} ({w_text}).",
+                           w=w, key=self.key_name(first), w_text=self.w_text(first))
         else:
             second = ranked[1]
-            verb = ("attends most to", "最关注") if self.trace.normalized else \
-                ("has the largest factor with", "因子最大的是")
-            en = (f"{w} {verb[0]} {self.key_name(first)} ({self.w_text(first)}), "
-                  f"then {self.key_name(second)} ({self.w_text(second)}).")
-            zh = (f"{w}{verb[1]}{self.key_name(first)}（{self.w_text(first)}），"
-                  f"其次是{self.key_name(second)}（{self.w_text(second)}）。")
+            values = dict(w=w, first=self.key_name(first), first_weight=self.w_text(first),
+                          second=self.key_name(second), second_weight=self.w_text(second))
+            if self.trace.normalized:
+                text = self.tr("{w} attends most to {first} ({first_weight}), then {second} "
+                               "({second_weight}).", **values)
+            else:
+                text = self.tr("{w} has the largest factor with {first} ({first_weight}), then "
+                               "{second} ({second_weight}).", **values)
             last = ranked[-1]
             if not plan.rest and len(ranked) > 2:
-                en += f" Least: {self.key_name(last)} ({self.w_text(last)})."
-                zh += f"最少的是{self.key_name(last)}（{self.w_text(last)}）。"
+                text += self.tr(" Least: {key} ({w_text}).",
+                                key=self.key_name(last), w_text=self.w_text(last))
         t = self.trace
         if t.trained_here:
-            en += " The model learned this pattern while training."
-            zh += "这个模式是模型在训练中学到的。"
+            text += self.tr(" The model learned this pattern while training.")
         elif t.trained:
-            en += f" ({t.model_name}, layer {t.layer}, head {t.head_index})"
-            zh += f"（{t.model_name}，第 {t.layer} 层，第 {t.head_index} 个头）"
+            text += self.tr(" ({model_name}, layer {layer}, head {head_index})",
+                            model_name=t.model_name, layer=t.layer, head_index=t.head_index)
         else:
-            en += " The weights are untrained, so this pattern is arbitrary."
-            zh += "权重未经训练，所以这个模式是任意的。"
-        self.say(self.tr(en, zh))
+            text += self.tr(" The weights are untrained, so this pattern is arbitrary.")
+        self.say(text)
         self.play(Create(box), run_time=0.5)
         self.wait(2.0)
         self.play(FadeOut(box), run_time=0.3)
@@ -301,21 +299,19 @@ class QKVScene(ChapterScene):
     def show_caveat(self) -> None:
         t = self.trace
         if t.trained_here:
-            en = f"These weights were learned here, by the {t.model_name}: small enough to check by hand."
-            zh = "这些权重是在这里训练出来的小模型，小到可以手算验证。"
+            text = self.tr("These weights were learned here, by the {model_name}: small enough to check by "
+                           "hand.", model_name=t.model_name)
             if self.in_plan("learning"):
-                en += " The next chapter replays its training."
-                zh += "下一章重放它的训练过程。"
+                text += self.tr(" The next chapter replays its training.")
         elif t.trained:
-            en = (f"These are learned weights: {t.model_name}, layer {t.layer}, head {t.head_index}."
-                  " Each head learns its own pattern.")
-            zh = f"这些是训练得到的权重：{t.model_name}，第 {t.layer} 层，第 {t.head_index} 个头。每个头学到自己的模式。"
+            text = self.tr("These are learned weights: {model_name}, layer {layer}, head {head_index}. Each "
+                           "head learns its own pattern.",
+                           model_name=t.model_name, layer=t.layer, head_index=t.head_index)
             if t.head_choice is not None:
-                en += " Why this head: see the note at the top."
-                zh += "为什么选这个头：见上方的说明。"
+                text += self.tr(" Why this head: see the note at the top.")
         else:
-            en = (f"Careful: random weights (seed {t.seed}) were never trained, so which word wins "
-                  "here means nothing yet. Training is what makes related words attend to each other.")
-            zh = f"注意：随机权重（种子 {t.seed}）从未训练过，所以这里哪个词胜出还没有意义。是训练让相关的词互相关注。"
-        self.say(self.tr(en, zh))
+            text = self.tr("Careful: random weights (seed {seed}) were never trained, so which word wins "
+                           "here means nothing yet. Training is what makes related words attend to each "
+                           "other.", seed=t.seed)
+        self.say(text)
         self.wait(2.2)

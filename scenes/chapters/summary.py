@@ -11,8 +11,9 @@ from attention_video.attncore.attention import ranking
 from attention_video.attncore.chapters import number
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import LABEL_FILL, SAFE_BOTTOM, SAFE_X, font_for_row
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text, subscript
+from attention_video.scenes.text import fit_width, fmt, make_text, subscript
 from attention_video.scenes.widgets import MatrixView, Recorder, Theme, fit_cells, make_sub
 
 MAX_COLS = 8  # long vectors: first ones, "…", last one
@@ -63,12 +64,12 @@ def spans(text: str, parts: list[str]) -> list[tuple[int, int]]:
 Refs = dict[str, "int | None"]  # a chapter's slug → its number, None when the video skips it
 
 
-def chapter_label(ref: int | None, tr: Translate, en: str, zh: str | None = None) -> str:
-    """'ch. 2: what' when the video played the chapter, else just 'what'."""
-    zh = en if zh is None else zh
+def chapter_label(ref: int | None, tr: Translate, what: str) -> str:
+    """'ch. 2: what' when the video played the chapter, else just 'what' (`what` is in the
+    caption language already)."""
     if ref is None:
-        return tr(en, zh)
-    return tr(f"ch. {ref}: {en}", f"第{ref}章：{zh}")
+        return what
+    return tr("ch. {ref}: {what}", ref=ref, what=what)
 
 
 def make_formula(theme: Theme, tr: Translate, normalized: bool, has_bias: bool, refs: Refs,
@@ -91,15 +92,13 @@ def make_formula(theme: Theme, tr: Translate, normalized: bool, has_bias: bool, 
             glyphs[term] = part
     q_def = "Q = X·W_Q" + (" + b_Q" if has_bias else "")
     terms = [FormulaTerm(glyphs["Q"], chapter_label(refs["linear"], tr, q_def), q),
-             FormulaTerm(glyphs["K"], chapter_label(refs["factor"], tr, "factor matrix",
-                                                    "因子矩阵"), k)]
+             FormulaTerm(glyphs["K"], chapter_label(refs["factor"], tr, tr("factor matrix")), k)]
     if normalized:  # softmax( … / √d_k) is one step: linked at its "/ √d_k)" end
         terms.append(FormulaTerm(glyphs["softmax"],
-                                 chapter_label(refs["softmax"], tr, "scale, softmax",
-                                               "缩放、softmax"), w,
+                                 chapter_label(refs["softmax"], tr, tr("scale, softmax")), w,
                                  also=glyphs["softmax("]))
     terms.append(FormulaTerm(glyphs["V"], chapter_label(refs["weighted_sum"], tr,
-                                                        "weighted sum", "加权求和"), v))
+                                                        tr("weighted sum")), v))
     return Formula(line, terms)
 
 
@@ -156,8 +155,8 @@ def make_chapter_links(formula: Formula, theme: Theme, tr: Translate,
     note = None
     if not normalized:
         skipped = number("softmax")
-        note = make_text(tr(f"as in the article: no √d_k, no softmax (ch. {skipped} skipped)",
-                            f"与文章相同：不除以 √d_k，不做 softmax（跳过第{skipped}章）"),
+        note = make_text(tr("as in the article: no √d_k, no softmax (ch. {skipped} skipped)",
+                            skipped=skipped),
                          LINK_FONT, theme.muted)
         fit_width(note, 2 * SAFE_X).next_to(labels, DOWN, buff=0.2).set_x(0)
         whole.add(note)
@@ -248,14 +247,11 @@ class SummaryScene(ChapterScene):
         fit_width(formula.line, 2 * SAFE_X)
         formula.line.next_to(self.title_mob, DOWN, buff=0.45).set_x(0)
         if t.normalized:
-            self.say(self.tr(
-                "Everything this video showed, in one line: Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V.",
-                "这个视频展示的一切，写成一行：Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V。"))
+            self.say(self.tr("Everything this video showed, in one line: Attention(Q, K, V) = softmax(Q·Kᵀ / "
+                             "√d_k)·V."))
         else:
-            self.say(self.tr(
-                "Without softmax, as in the article: Z = (Q·Kᵀ)·V. "
-                "The raw factors weigh V directly (no √d_k, no softmax).",
-                "没有 softmax，和文章中一样：Z = (Q·Kᵀ)·V。原始因子直接给 V 加权（不除以 √d_k，也不做 softmax）。"))
+            self.say(self.tr("Without softmax, as in the article: Z = (Q·Kᵀ)·V. The raw factors weigh V "
+                             "directly (no √d_k, no softmax)."))
         self.play(Write(formula.line), run_time=1.5)
         self.wait(0.8)
         return formula
@@ -271,21 +267,22 @@ class SummaryScene(ChapterScene):
     def steps_caption(self) -> str:
         """Each term named with the chapter that showed it, where the video played it."""
         refs, normalized = self.refs, self.trace.normalized
-        steps = [("linear", "Q from the linear layer", "Q 来自线性层"),
-                 ("factor", "Q·Kᵀ the factor matrix", "Q·Kᵀ 是因子矩阵")]
+        tr = self.tr
+        steps = [("linear", tr("Q from the linear layer")),
+                 ("factor", tr("Q·Kᵀ the factor matrix"))]
         if normalized:
-            steps.append(("softmax", "scaling and softmax", "缩放和 softmax"))
-        steps.append(("weighted_sum", "the weighted sum of V", "V 的加权求和"))
-        en = [f"{what} (ch. {refs[slug]})" if refs[slug] else what for slug, what, _ in steps]
-        zh = [f"{what}（第{refs[slug]}章）" if refs[slug] else what for slug, _, what in steps]
-        played = any(refs[slug] for slug, _, _ in steps)
-        head_en = "Each term is a step we took: " if played else "Each term is one step: "
-        head_zh = "每一项都是我们走过的一步：" if played else "每一项都是一步："
+            steps.append(("softmax", tr("scaling and softmax")))
+        steps.append(("weighted_sum", tr("the weighted sum of V")))
+        named = tr.context("comma", ", ").join(
+            tr("{what} (ch. {ref})", what=what, ref=refs[slug]) if refs[slug] else what
+            for slug, what in steps)
+        if any(refs[slug] for slug, _ in steps):
+            text = tr("Each term is a step we took: {steps}", steps=named)
+        else:
+            text = tr("Each term is one step: {steps}", steps=named)
         if normalized:
-            return self.tr(head_en + ", ".join(en) + ".", head_zh + "，".join(zh) + "。")
-        skipped = number("softmax")
-        return self.tr(head_en + ", ".join(en) + f"; ch. {skipped} was skipped.",
-                       head_zh + "，".join(zh) + f"；跳过了第{skipped}章。")
+            return text + tr(".")
+        return text + tr("; ch. {n} was skipped.", n=number("softmax"))
 
     # ---- the followed word's rows ---------------------------------------------------------
     def key_order(self) -> list[int]:
@@ -300,13 +297,13 @@ class SummaryScene(ChapterScene):
         """The note right of each row: the chapter that computed it."""
         t = self.trace
         refs = self.refs
-        steps = [("linear", "linear layer", "线性层"),
-                 ("softmax", "softmax", "softmax") if t.normalized else ("factor", "Q·Kᵀ", "Q·Kᵀ"),
-                 ("weighted_sum", "weighted sum", "加权求和")]
-        tags = [self.tr(f"ch. {refs[slug]}", f"第{refs[slug]}章") if refs[slug] else self.tr(en, zh)
-                for slug, en, zh in steps]
+        steps = [("linear", self.tr("linear layer")),
+                 ("softmax", "softmax") if t.normalized else ("factor", "Q·Kᵀ"),
+                 ("weighted_sum", self.tr("weighted sum"))]
+        tags = [self.tr("ch. {refs}", refs=refs[slug]) if refs[slug] else what
+                for slug, what in steps]
         if reordered:
-            tags[1] += "\n" + self.tr("largest first", "从大到小")
+            tags[1] += "\n" + self.tr("largest first")
         if len(t.heads) > 1:
             tags.append("MultiHead =\n" + self.multi_head_text())
         return tags
@@ -325,7 +322,7 @@ class SummaryScene(ChapterScene):
         cell_h = min(MAX_CELL_H, (top - SAFE_BOTTOM - reserve) / n_rows) - shrink
         size = font_for_row(cell_h, LABEL_FILL, hi=26)
         word, word_col = self.q_labels[i], self.q_colors[i]
-        weights_name = self.tr("weights", "权重") if t.normalized else "Q·Kᵀ"
+        weights_name = self.tr("weights") if t.normalized else "Q·Kᵀ"
         names = [make_sub("Q", word, size, th.q, word_col),
                  make_sub(weights_name, word, size * 0.8, th.w, word_col),
                  make_sub("Z", word, size, th.v, word_col)]
@@ -384,10 +381,11 @@ class SummaryScene(ChapterScene):
             w = fmt(h.weights[i, j], DECIMALS)
             self.drawn("weights", (i, j), w)
             terms.append(f"{w if not w.startswith('−') else f'({w})'}·V({self.k_labels[j]})")
-        more = " + …" if len(ranked) > SUM_TERMS else "."
         word = self.quoted(self.focus_word)
-        self.say(self.tr(f"For {word}: Z = " + " + ".join(terms) + more,
-                         f"对{word}来说：Z = " + " + ".join(terms) + more.replace(".", "。")))
+        if len(ranked) > SUM_TERMS:
+            self.say(self.tr("For {word}: Z = {terms} + …", word=word, terms=" + ".join(terms)))
+        else:
+            self.say(self.tr("For {word}: Z = {terms}.", word=word, terms=" + ".join(terms)))
         self.play(LaggedStart(*[FadeIn(r, shift=0.2 * UP) for r in rows[:3]], lag_ratio=0.3),
                   run_time=1.6)
         self.wait(2.2)
@@ -405,10 +403,8 @@ class SummaryScene(ChapterScene):
         if h <= 1:
             return
         last = subscript(h)
-        self.say(self.tr(
-            f"This layer has {h} heads; we followed head {t.head_index}. Each head computes its "
-            f"own Z; MultiHead = Concat(Z₁…Z{last})·W_O joins them into the output row.",
-            f"这一层有 {h} 个头；我们跟随的是第 {t.head_index} 个头。每个头算出自己的 Z；"
-            f"MultiHead = Concat(Z₁…Z{last})·W_O 把它们拼接成输出行。"))
+        self.say(self.tr("This layer has {h} heads; we followed head {head_index}. Each head computes its "
+                         "own Z; MultiHead = Concat(Z₁…Z{last})·W_O joins them into the output row.",
+                         h=h, head_index=t.head_index, last=last))
         self.play(FadeIn(self.rows[-1]), run_time=0.6)  # the output row: Concat(Z₁…Z_h)·W_O
         self.wait(2.0)

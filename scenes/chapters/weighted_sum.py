@@ -9,8 +9,9 @@ import numpy as np
 from attention_video.attncore.attention import ranking
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, STAGE_TOP
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
@@ -116,10 +117,10 @@ def make_headers(trace, views: tuple[MatrixView, ...], size: float, theme: Theme
                  tr: Translate) -> VGroup:
     """'weight' (or 'factor' without softmax), 'V values' and 'weight × V' over their grids."""
     weights, V, weighted = views
-    name = tr("weight", "权重") if trace.normalized else tr("factor", "因子")
+    name = tr("weight") if trace.normalized else tr("factor")
     headers = VGroup(
         make_text(name, size, theme.muted).next_to(weights.grid_only(), UP, 0.15),
-        make_sub("V", tr("values", "值"), size * 1.15, theme.v, theme.muted)
+        make_sub("V", tr("values"), size * 1.15, theme.v, theme.muted)
         .next_to(V.grid_only(), UP, 0.15),
         make_text(name + " × V", size, theme.muted).next_to(weighted.grid_only(), UP, 0.15),
     )
@@ -136,7 +137,7 @@ def make_fold_note(plan: RowPlan, views: tuple[MatrixView, ...], theme: Theme,
     weights, V, weighted = views
     layout = V.layout
     n = plan.folded
-    note = make_text(tr(f"⋮  + {n} smaller row{'s' if n != 1 else ''}", f"⋮  另外 {n} 个较小的行"),
+    note = make_text(tr.plural("⋮  + {n} smaller row", "⋮  + {n} smaller rows", n),
                      max(MIN_FONT, min(22, layout.font_size * 0.85)), theme.muted)
     fit_width(note, V.grid_only().width)
     note.next_to(V.grid_only(), DOWN, buff=layout.cell_h * 0.5 - note.height / 2)
@@ -181,7 +182,7 @@ def make_weighted_table(trace, plan: RowPlan, theme: Theme, k_labels: list[str],
     Z.grid_only().next_to(rule, DOWN, buff=0.12)
     Z.align_to(weighted.grid_only(), LEFT)
     z_label = VGroup(
-        make_text(tr("sum of the rows =", "各行相加 ="), max(MIN_FONT, head_size), theme.muted),
+        make_text(tr("sum of the rows ="), max(MIN_FONT, head_size), theme.muted),
         make_sub("Z", q_label, max(22, head_size * 1.25), theme.accent, q_color),
     ).arrange(RIGHT, buff=0.15)
     z_label.next_to(Z.grid_only(), LEFT, buff=0.25)
@@ -220,19 +221,15 @@ class WeightedSumScene(ChapterScene):
             self.q_colors[i], self.drawn, top=STAGE_TOP, tr=self.tr)
         w = self.quoted(self.focus_word)
         if t.normalized:
-            text = self.tr(
-                f"The weights of {w} (its softmax row) say how much of each value row V it takes.",
-                f"{w}的权重（它的 softmax 行）决定它从每一行值 V 中取多少。")
+            text = self.tr("The weights of {w} (its softmax row) say how much of each value row V it takes.",
+                           w=w)
         else:
-            text = self.tr(
-                f"No softmax: the raw factors of {w} (its row of Q·Kᵀ, not summing to 1) "
-                "weigh the value rows V directly.",
-                f"没有 softmax：{w}的原始因子（Q·Kᵀ 的一行，总和不为 1）直接给每一行值 V 加权。")
+            text = self.tr("No softmax: the raw factors of {w} (its row of Q·Kᵀ, not summing to 1) weigh "
+                           "the value rows V directly.", w=w)
         if plan.masked:
             m = len(plan.masked)
-            text += self.tr(f" The {m} later word{'s are' if m != 1 else ' is'} masked: "
-                            "weight 0, excluded.",
-                            f"后面的 {m} 个词被遮住：权重为 0，不参与求和。")
+            text += self.tr.plural(" The {n} later word is masked: weight 0, excluded.",
+                                   " The {n} later words are masked: weight 0, excluded.", m)
         self.say(text)
         self.play(FadeIn(VGroup(table.weights, table.headers[0])), run_time=0.7)
         self.play(FadeIn(VGroup(table.times, table.V, table.headers[1])), run_time=0.7)
@@ -248,9 +245,9 @@ class WeightedSumScene(ChapterScene):
         terms = [f"{self.w_text(k)} × V({self.k_labels[k]})" for k in ranked]
         if len(shown) > 2 or plan.folded:
             terms.append("…")
-        what = self.tr("weight", "权重") if self.trace.normalized else self.tr("raw factor", "原始因子")
-        self.say(self.tr(f"Each V row is multiplied by its {what}: {', '.join(terms)}",
-                         f"每一行 V 乘以它的{what}：{'，'.join(terms)}"))
+        what = self.tr("weight") if self.trace.normalized else self.tr("raw factor")
+        self.say(self.tr("Each V row is multiplied by its {what}: {terms}", what=what,
+                         terms=self.tr.context("comma", ", ").join(terms)))
         boxes = VGroup(table.weights.cell_box(first, 0, self.theme.accent, width=4),
                        table.V.row_box(first, self.theme.accent),
                        table.weighted.row_box(first, self.theme.accent))
@@ -280,15 +277,12 @@ class WeightedSumScene(ChapterScene):
         zw = self.quoted(self.focus_word)
         if plan.folded:
             n = len(plan.rows) + plan.folded
-            text = self.tr(
-                f"Adding the rows column by column gives Z of {zw}. Z is the full sum of all "
-                f"{n} rows: the {len(plan.rows)} shown + {plan.folded} smaller rows.",
-                f"按列把各行相加，得到{zw}的 Z。Z 是全部 {n} 行的和："
-                f"显示的 {len(plan.rows)} 行 + 另外 {plan.folded} 个较小的行。")
+            text = self.tr("Adding the rows column by column gives Z of {zw}. Z is the full sum of all {n} "
+                           "rows: the {n_rows} shown + {folded} smaller rows.",
+                           zw=zw, n=n, n_rows=len(plan.rows), folded=plan.folded)
         else:
-            text = self.tr(
-                f"Adding the scaled rows column by column gives Z of {zw}: its encoded value.",
-                f"把加权后的各行按列相加，得到{zw}的 Z：它的“编码值”。")
+            text = self.tr("Adding the scaled rows column by column gives Z of {zw}: its encoded value.",
+                           zw=zw)
         self.say(text)
         copies = [self.weighted_row(table, a).copy() for a in range(len(plan.rows))]
         self.play(Create(table.rule), run_time=0.4)
@@ -307,21 +301,17 @@ class WeightedSumScene(ChapterScene):
         zw, kw, v = self.quoted(self.focus_word), self.quoted(self.k_word(top)), self.k_labels[top]
         wt = self.w_text(top)
         if len(allowed) == 1 and t.normalized:
-            text = self.tr(
-                f"Only one word to attend to: its weight is {wt}, so Z of {zw} is V({v}) itself.",
-                f"只有一个词可以关注：它的权重是 {wt}，所以{zw}的 Z 就是 V({v}) 本身。")
+            text = self.tr("Only one word to attend to: its weight is {wt}, so Z of {zw} is V({v}) itself.",
+                           wt=wt, zw=zw, v=v)
         elif t.normalized:
-            text = self.tr(
-                f"The weights sum to 1, so Z is a blend of the value rows; {kw} has the largest "
-                f"weight ({wt}), so Z of {zw} leans most towards V({v}).",
-                f"权重之和为 1，所以 Z 是各行值的混合；{kw}的权重最大（{wt}），"
-                f"所以{zw}的 Z 最接近 V({v})。")
+            text = self.tr("The weights sum to 1, so Z is a blend of the value rows; {kw} has the largest "
+                           "weight ({wt}), so Z of {zw} leans most towards V({v}).",
+                           kw=kw, wt=wt, zw=zw, v=v)
         else:
             st = fmt(float(np.sum(h.weights[i])), DECIMALS)
             self.drawn("weight_sum", (i,), st)
-            text = self.tr(
-                f"Without softmax the factors sum to {st}, not 1, so Z is not an average: "
-                f"{kw} (factor {wt}) weighs most.",
-                f"没有 softmax 时，这些因子之和是 {st} 而不是 1，所以 Z 不是平均值：{kw}（因子 {wt}）分量最大。")
+            text = self.tr("Without softmax the factors sum to {st}, not 1, so Z is not an average: {kw} "
+                           "(factor {wt}) weighs most.",
+                           st=st, kw=kw, wt=wt)
         self.say(text)
         self.wait(1.8)
