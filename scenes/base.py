@@ -14,6 +14,7 @@ from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, reading_seconds, whole_frames
+from attention_video.scenes.reasons import head_reason, head_why
 from attention_video.scenes.spoken import spoken
 from attention_video.scenes.text import fit_width, fmt, make_text, short_label
 from attention_video.scenes.titles import chapter_title
@@ -141,43 +142,12 @@ class ChapterScene(Scene):
         return self.quoted(self.k_word(j))
 
     def head_reason(self, brief: bool = False) -> str | None:
-        """Why --head auto followed this head, in the caption language, generated from the
-        core's HeadChoice (None when the head was given); `brief`: without the heads skipped."""
-        c, why = self.trace.head_choice, self.head_why(brief)
-        if c is None or why is None:
-            return None
-        if c.rule == c.UNTRAINED:
-            return why
-        if c.rule == c.VERB_HEAD:
-            return self.tr("head {head}: {why}", head=c.head, why=why)
-        return self.tr("layer {layer}, head {head}: {why}", layer=c.layer, head=c.head, why=why)
+        """Why --head auto followed this head, in the caption language (scenes.reasons)."""
+        return head_reason(self.trace.head_choice, self.tr, brief)
 
     def head_why(self, brief: bool = False) -> str | None:
-        """The reason without the head it names (head_reason)."""
-        c, tr = self.trace.head_choice, self.tr
-        if c is None:
-            return None
-        if c.rule == c.UNTRAINED:
-            return tr("untrained weights have no meaningful head to pick")
-        if c.rule == c.NO_OTHER_WORD:
-            return tr("the sentence has no other word for {word} to attend to", word=c.focus_name)
-        if c.rule == c.VERB_HEAD:
-            rate = (tr(" ({rate} of held-out objects attend most to their verb there)",
-                       rate=f"{c.rate:.0%}") if c.rate else "")
-            return tr("the head where objects find their verbs{rate}", rate=rate)
-        where = {-1: tr(", the token just before it"),
-                 1: tr(", the token just after it")}.get(c.offset, "")
-        text = tr("{word} gives {weight} of its attention to {other}{where}, the highest to "
-                  "another word of any head", word=c.focus_name, weight=f"{c.weight:.2f}",
-                  other=c.word_name, where=where)
-        if c.skipped and not brief:
-            names = tr.context("list separator", ", ").join(
-                f"{layer}.{head}" for layer, head in c.skipped)
-            kinds = (tr("previous or next token") if len(c.skipped_sides) == 2 else
-                     {-1: tr("previous token"), 1: tr("next token")}[c.skipped_sides[0]])
-            text += tr("; positional heads (layer.head {heads}) that mostly look at the {kinds} "
-                       "are left out", heads=names, kinds=kinds)
-        return text
+        """The reason without the head it names."""
+        return head_why(self.trace.head_choice, self.tr, brief)
 
     def weight_text(self, j: int, decimals: int = 2) -> str:
         """The followed word's weight (or raw factor) for key j as a caption shows it,

@@ -89,8 +89,8 @@ def test_agreement_is_strict_and_a_zero_agrees_with_nothing():
 def test_the_learning_table_colours_exactly_the_pairs_its_caption_counts(trace):
     """The default video's step-0 row had products 0.00 and −0.00 drawn green while the
     caption said "0 of 4 pairs agree" (colours used ≥ 0, the caption > 0)."""
+    from attention_video.scenes.catalogue import Translate
     from attention_video.scenes.chapters.learning import make_pairs_table
-    from attention_video.scenes.text import Translate
     from attention_video.scenes.widgets import THEMES, Recorder
 
     theme, h = THEMES["dark"], trace.history

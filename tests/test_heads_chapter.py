@@ -12,9 +12,10 @@ from attention_video.attncore.chapters import SLUGS, chapter, number
 from attention_video.attncore.pretrained import INSTALL_LINE
 from attention_video.attncore.settings import parse_chapters
 from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
+from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.chapters.heads import heat_image, make_overview
 from attention_video.scenes.layout import SAFE_X
-from attention_video.scenes.text import Translate
+from attention_video.scenes.reasons import head_why
 from attention_video.scenes.widgets import THEMES
 from manim import color_to_rgb
 from scene_truth import check_drawn
@@ -117,7 +118,7 @@ def test_pretrained_twelve_heads_with_positional_tags():
     captions = " ".join(text for _, _, text in r.subtitles)
     assert "6 layers × 12 heads = 72 attention patterns" in captions
     assert f"We follow layer {t.layer}, head {t.head_index}" in captions
-    assert t.head_reason.split(": ", 1)[1].split("; ")[0] in captions  # the core's reason
+    assert head_why(t.head_choice, Translate("en"), brief=True) in captions  # the core's reason
 
 
 def test_models_without_layers_have_no_overview():
