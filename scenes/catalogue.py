@@ -33,10 +33,14 @@ def N_(message: str) -> str:  # noqa: N802 (gettext's name for a marker)
     return message
 
 
+def translations(language: str) -> gettext.GNUTranslations:
+    """The catalogue of `language`, compiled in memory from its .po file in LOCALE_DIR
+    (fuzzy entries are left out, as msgfmt leaves them out)."""
+    return _compiled(language, LOCALE_DIR)
+
+
 @cache
-def translations(language: str, locale_dir: Path = LOCALE_DIR) -> gettext.GNUTranslations:
-    """The catalogue of `language`, compiled in memory from its .po file (fuzzy entries
-    are left out, as msgfmt leaves them out)."""
+def _compiled(language: str, locale_dir: Path) -> gettext.GNUTranslations:
     with open(catalogue_path(language, locale_dir), "rb") as f:
         catalog = read_po(f, locale=None, domain=DOMAIN)
     buf = io.BytesIO()
@@ -50,9 +54,9 @@ class Translate:
     English with named placeholders; the values are formatted in after the lookup, so a
     translation may put them in any order. Passed to builders that write words."""
 
-    def __init__(self, language: str, locale_dir: Path = LOCALE_DIR):
+    def __init__(self, language: str):
         self.language = language
-        self._t = translations(language, locale_dir)
+        self._t = translations(language)
 
     def __call__(self, message: str, /, **values: object) -> str:
         """`message` in the caption language, its placeholders filled."""
