@@ -149,6 +149,21 @@ class ChapterScene(Scene):
         """The reason without the head it names."""
         return head_why(self.trace.head_choice, self.tr, brief)
 
+    @property
+    def x_label(self) -> str:
+        """How X was made, in the caption language (the core's formula, worded)."""
+        t, tr = self.trace, self.tr
+        if t.source == "translation":
+            return tr("E + P + self-attention")
+        if t.source == "pretrained" and t.layer > 0:
+            return tr("hidden state after layer {layer}", layer=t.layer - 1)
+        return t.x_label
+
+    @property
+    def x_label_q(self) -> str | None:
+        """How the decoder rows the queries come from were made, worded (None: no decoder)."""
+        return self.tr("E + P + causal self-attention") if self.trace.decoder else None
+
     def weight_text(self, j: int, decimals: int = 2) -> str:
         """The followed word's weight (or raw factor) for key j as a caption shows it,
         recorded like every drawn number."""

@@ -117,7 +117,7 @@ def test_trace_holds_the_real_heads_of_the_chosen_layer(ck, ref):
     lw = ck.layers[3]
     np.testing.assert_array_equal(t.heads[7].W_K, lw.W_K[:, 7 * 32:8 * 32])
     np.testing.assert_allclose(t.output, np.concatenate([h.Z for h in t.heads], 1) @ t.W_O)
-    assert t.x_label == "hidden state after layer 2"
+    assert t.x_label == "H2"
 
 
 def test_layer_zero_input_is_layer_norm_of_embeddings(ck, ref):

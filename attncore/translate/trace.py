@@ -16,8 +16,10 @@ from attention_video.attncore.trace import AttentionTrace, TrainingHistory, comp
 from attention_video.attncore.translate.corpus import UnknownWordError
 from attention_video.attncore.translate.model import TranslationModel
 
-X_LABEL = "E + P + self-attention"  # the encoder rows the keys and values are read from
-X_LABEL_Q = "E + P + causal self-attention"  # the decoder rows the queries are made from
+# How X was made, as a formula (the scenes word it): the encoder rows the keys and values
+# are read from, and the decoder rows the queries are made from.
+X_LABEL = "E + P + SelfAttention(E + P)"
+X_LABEL_Q = "E + P + CausalSelfAttention(E + P)"
 
 
 def _run(model: TranslationModel, s: Settings):

@@ -156,13 +156,13 @@ class InputScene(ChapterScene):
         if t.decoder:
             return self.tr("The encoder mixes the source words with self-attention: X = {x_label} ({n} × "
                            "{d}). The keys and values are read from X.",
-                           x_label=t.x_label, n=n, d=d)
+                           x_label=self.x_label, n=n, d=d)
         if t.x_label in ("E + P", "E"):
             return self.tr("X = {x_label}: one row per word, {n} × {d}. Everything after works on X.",
-                           x_label=t.x_label, n=n, d=d)
+                           x_label=self.x_label, n=n, d=d)
         if t.layer == 0:
             return self.tr("The model normalises the sum: X = {x_label} ({n} × {d}), the input to layer 0.",
-                           x_label=t.x_label, n=n, d=d)
+                           x_label=self.x_label, n=n, d=d)
         return self.tr("The input to layer {layer} is X = {x_label} ({n} × {d}): layers 0–{layer2} have "
                        "already mixed the words.",
-                       layer=t.layer, x_label=t.x_label, n=n, d=d, layer2=t.layer - 1)
+                       layer=t.layer, x_label=self.x_label, n=n, d=d, layer2=t.layer - 1)

@@ -260,7 +260,7 @@ class LinearScene(ChapterScene):
         return self.tr("The target rows come from the decoder: X = {x_label_q}. Row {i} writes \"{word}\" "
                        "(it reads the word before it, \"{reads}\"); every target row is named for the "
                        "word it writes.",
-                       x_label_q=t.x_label_q, i=i + 1, word=self.focus_word, reads=reads)
+                       x_label_q=self.x_label_q, i=i + 1, word=self.focus_word, reads=reads)
 
     def follow_row(self, stage: LayerStage, name: str) -> VGroup:
         """The followed word's row of X travels through W and lands as its row of R.
