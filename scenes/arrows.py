@@ -25,6 +25,8 @@ from attention_video.scenes.layout import (
     ARROW_STROKE,
     ARROW_TIP,
     AXIS_OVERHANG,
+    BUFF_SMALL,
+    BUFF_TIGHT,
     LABELLED_ARROW,
     SHADOW_ROW,
     SHADOW_STROKE,
@@ -193,7 +195,7 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
                       plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG,
                       color=theme.grid, stroke_width=2, dash_length=0.08)
     q_label = make_text(q_name, Q_LABEL_FONT, theme.q, weight="BOLD")
-    q_label.next_to(plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG, RIGHT, buff=0.1)
+    q_label.next_to(plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG, RIGHT, buff=BUFF_SMALL)
     placed: list[Mobject] = [q_label]
     arrows, labels = {}, {}
     for j in sorted(keys, key=lambda j: -g.k_norms[j]):  # longest first get their labels
@@ -330,5 +332,5 @@ def make_not_to_scale_note(theme: Theme, tr, font: float = 18) -> VGroup:
     lines = (tr("each key at its true angle to q and its true length;"),
              tr("the angles between two keys are not to scale"))
     return VGroup(*[make_text(line, font, theme.muted) for line in lines]).arrange(
-        DOWN, aligned_edge=LEFT, buff=0.06)
+        DOWN, aligned_edge=LEFT, buff=BUFF_TIGHT)
 

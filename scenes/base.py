@@ -12,7 +12,7 @@ from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
-from attention_video.scenes.layout import SAFE_X
+from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, reading_seconds, whole_frames
 from attention_video.scenes.reasons import head_reason, head_why
 from attention_video.scenes.spoken import spoken
@@ -257,7 +257,7 @@ class ChapterScene(Scene):
                            layer=t.layer, head=t.head_index)
         else:
             text = self.tr("untrained random weights · seed {seed}", seed=t.seed)
-        return make_text(text, 18, self.theme.muted).to_corner(UR, buff=0.25)
+        return make_text(text, 18, self.theme.muted).to_corner(UR, buff=BUFF_MEDIUM)
 
     def show_title(self) -> None:
         self.title_text = chapter_title(self.slug, self.tr, len(self.trace.heads))
@@ -265,7 +265,7 @@ class ChapterScene(Scene):
         badge = self.make_badge()
         self.badge = badge
         fit_width(title, 2 * SAFE_X - badge.width - 0.6)
-        title.to_edge(LEFT, buff=0.5).align_to(title, UP)
+        title.to_edge(LEFT, buff=BUFF_LARGE).align_to(title, UP)
         self.add(badge)
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=0.6)
         self.title_mob = title

@@ -38,6 +38,13 @@ from attention_video.scenes.arrows import (
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import (
+    BUFF_BLOCK,
+    BUFF_MEDIUM,
+    BUFF_NOTE,
+    BUFF_NOTE_WIDE,
+    BUFF_ROW,
+    BUFF_SECTION,
+    BUFF_TIGHT,
     MAX_PAIRS,
     MIN_FONT,
     PAIR_FILL,
@@ -156,7 +163,7 @@ def make_pair_table(h: HeadTrace, i: int, j: int, q_label: str, k_label: str,
     labels = VGroup(make_text(names[0], font, q_color), make_text(names[1], font, k_color),
                     make_text(names[2], font, theme.muted))
     for y, lab in enumerate(labels):
-        lab.next_to(LEFT * (cell_w / 2) + DOWN * y * cell_h, LEFT, buff=0.25)
+        lab.next_to(LEFT * (cell_w / 2) + DOWN * y * cell_h, LEFT, buff=BUFF_MEDIUM)
     return PairTable(q_row, k_row, p_row, frames, labels, cols, signs)
 
 
@@ -182,7 +189,7 @@ def make_cell_thumbnail(scores: np.ndarray, mask: np.ndarray, i: int, j: int, th
     grid = MatrixView(scores, key="scores", theme=theme, max_cols=64, heat=True, mask=mask,
                       layout=CellLayout(side, side, MIN_FONT, False))
     tag = make_text("Q·Kᵀ", 24, theme.accent, weight="BOLD")
-    tag.next_to(grid, LEFT, buff=0.2).align_to(grid, UP)
+    tag.next_to(grid, LEFT, buff=BUFF_ROW).align_to(grid, UP)
     return CellThumbnail(grid, grid.cell_box(i, j, theme.accent, width=5), tag)
 
 
@@ -211,7 +218,7 @@ def make_sum_line(value: str, name: str, note: str | None, theme: Theme) -> SumL
     rest = VGroup(make_text(name, font, theme.accent))
     if note:
         rest.add(make_text(note, 22, theme.muted))
-    VGroup(lhs, VGroup(cell, text), *rest).arrange(RIGHT, buff=0.25)
+    VGroup(lhs, VGroup(cell, text), *rest).arrange(RIGHT, buff=BUFF_MEDIUM)
     return SumLine(lhs, cell, text, rest)
 
 
@@ -236,14 +243,14 @@ def make_pair_readout(g: QueryGeometry, j: int, q_name: str, k_name: str, q_colo
     lengths = VGroup(make_text(f"|{q_name}| = {q}", PANEL_FONT, q_color),
                      make_text(f"|{k_name}| = {k}", PANEL_FONT, k_color),
                      make_text(f"θ = {angle_text(g, j, keys, record)}", PANEL_FONT, theme.text))
-    lengths.arrange(DOWN, aligned_edge=LEFT, buff=0.16)
+    lengths.arrange(DOWN, aligned_edge=LEFT, buff=BUFF_NOTE_WIDE)
     result = VGroup(make_text("=", PANEL_FONT, theme.text),
                     make_text(value, PANEL_FONT, theme.text, weight="BOLD"),
-                    make_text(cell_name, PANEL_FONT, theme.accent)).arrange(RIGHT, buff=0.15)
+                    make_text(cell_name, PANEL_FONT, theme.accent)).arrange(RIGHT, buff=BUFF_NOTE)
     identity = VGroup(make_text("|q| · |k| · cos θ", PANEL_FONT, theme.text),
                       make_text(f"= {q} · {k} · {cos_text(g, j, keys, record)}", PANEL_FONT,
                                 theme.text), result)
-    identity.arrange(DOWN, aligned_edge=LEFT, buff=0.16)
+    identity.arrange(DOWN, aligned_edge=LEFT, buff=BUFF_NOTE_WIDE)
     VGroup(lengths, identity).arrange(DOWN, aligned_edge=LEFT, buff=0.4)
     cell = Rectangle(width=result[1].width + 0.24, height=result[1].height + 0.2,
                      stroke_color=theme.accent, stroke_width=4).move_to(result[1])
@@ -286,7 +293,7 @@ def make_shadow_table(g: QueryGeometry, drawn: list[int], named: list[int], i: i
         note = make_text(tr("not drawn ({n_named}): {words}{tail}",
                             n_named=len(named), words=words, tail=tail), 18, theme.muted)
         fit_width(note, max_w)
-        note.next_to(VGroup(*rows.values()), DOWN, buff=0.3).align_to(heading, LEFT)
+        note.next_to(VGroup(*rows.values()), DOWN, buff=BUFF_BLOCK).align_to(heading, LEFT)
     table = ShadowTable(heading, rows, note)
     fit_width(table.group, max_w)
     return table
@@ -320,7 +327,7 @@ class DotProductScene(ChapterScene):
     def show_cell(self) -> tuple[CellThumbnail, Mobject]:
         t, i, j = self.trace, self.focus, self.partner
         thumb = make_cell_thumbnail(t.head.scores, t.head.mask, i, j, self.theme, THUMB_W, THUMB_H)
-        thumb.group.to_corner(UR, buff=0.25).align_to(UP * STAGE_TOP, UP)
+        thumb.group.to_corner(UR, buff=BUFF_MEDIUM).align_to(UP * STAGE_TOP, UP)
         qw, kw = self.q_labels[i], self.k_labels[j]
         formula = make_text(f"Q·Kᵀ[{qw}, {kw}] = Σₘ Q[{qw}, m] · K[{kw}, m]", 28,
                             self.theme.text)
@@ -387,7 +394,7 @@ class DotProductScene(ChapterScene):
         line = make_sum_line(s, f"= Q·Kᵀ[{self.q_labels[i]}, {self.k_labels[j]}]", note,
                              self.theme)
         fit_width(line.group, 2 * SAFE_X)
-        line.group.next_to(table.group, DOWN, buff=0.45)
+        line.group.next_to(table.group, DOWN, buff=BUFF_SECTION)
         if line.group.get_bottom()[1] < SAFE_BOTTOM + 0.05:
             line.group.shift(UP * (SAFE_BOTTOM + 0.05 - line.group.get_bottom()[1]))
         self.say(self.tr("Same signs add, opposite signs subtract: the {d_k} products sum to {s}, the "
@@ -521,7 +528,7 @@ class DotProductScene(ChapterScene):
                            shadow=shadow, score=score)
         self.say(self.tr("The least aligned key, {key}, points {theta} away from the query: {text}.",
                          key=self.key_name(j), theta=theta, text=text))
-        box = SurroundingRectangle(self.shadow_table.rows[j], buff=0.06, color=self.theme.accent)
+        box = SurroundingRectangle(self.shadow_table.rows[j], buff=BUFF_TIGHT, color=self.theme.accent)
         anims = [Create(box)]
         if j in picture.arcs:
             anims += [Create(picture.arcs[j][0]), FadeIn(picture.arcs[j][1])]

@@ -16,6 +16,15 @@ from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import (
+    BUFF_BLOCK,
+    BUFF_LABEL,
+    BUFF_LARGE,
+    BUFF_NOTE,
+    BUFF_ROW,
+    BUFF_SECTION,
+    BUFF_SMALL,
+    BUFF_SNUG,
+    BUFF_TIGHT,
     CELL_FILL,
     LABEL_FILL,
     MIN_FONT,
@@ -167,8 +176,8 @@ def make_grids(trace: AttentionTrace, theme: Theme, lay: FactorLayout,
                    layout=CellLayout(lay.w, lay.h, lay.font, lay.numbers), heat=heat,
                    mask=h.mask)
     # Factor matrix under Kᵀ, Q left of the factor matrix with rows aligned.
-    kt.next_to(s.grid_only(), UP, buff=0.12)
-    q.next_to(s.grid_only(), LEFT, buff=0.3)
+    kt.next_to(s.grid_only(), UP, buff=BUFF_LABEL)
+    q.next_to(s.grid_only(), LEFT, buff=BUFF_BLOCK)
     q.align_to(s.grid_only(), UP)
     return Grids(q, kt, s)
 
@@ -192,20 +201,20 @@ def make_col_names(kt: MatrixView, lay: FactorLayout, labels: list[str],
         return make_marks(colors, cols, UP, min(0.14, lay.w * 0.8))
     size = col_label_font(lay.w)
     return VGroup(*[fit_width(make_text(labels[j], size, colors[j]), lay.w * 0.98)
-                    .next_to(cols[j], UP, buff=0.08) for j in cols])
+                    .next_to(cols[j], UP, buff=BUFF_SNUG) for j in cols])
 
 
 def make_tags(q: MatrixView, kt: MatrixView, s: MatrixView, theme: Theme) -> Tags:
     """The tags: "Q" above Q, "Kᵀ" left of Kᵀ (raised if it would hit "Q"), "Q·Kᵀ" right
     of the factor matrix."""
-    tag_q = make_text("Q", 30, theme.q, weight="BOLD").next_to(q.grid_only(), UP, buff=0.15)
-    tag_k = make_text("Kᵀ", 30, theme.k, weight="BOLD").next_to(kt.grid_only(), LEFT, buff=0.2)
+    tag_q = make_text("Q", 30, theme.q, weight="BOLD").next_to(q.grid_only(), UP, buff=BUFF_NOTE)
+    tag_k = make_text("Kᵀ", 30, theme.k, weight="BOLD").next_to(kt.grid_only(), LEFT, buff=BUFF_ROW)
     hits_q = (tag_k.get_left()[0] < tag_q.get_right()[0] + 0.1
               and tag_k.get_bottom()[1] < tag_q.get_top()[1])
     if hits_q:
         tag_k.align_to(kt.grid_only(), UP)
     tag_s = make_text("Q·Kᵀ", 26, theme.accent, weight="BOLD")
-    tag_s.next_to(s.grid_only(), RIGHT, buff=0.2).align_to(s.grid_only(), UP)
+    tag_s.next_to(s.grid_only(), RIGHT, buff=BUFF_ROW).align_to(s.grid_only(), UP)
     return Tags(tag_q, tag_k, tag_s)
 
 
@@ -221,9 +230,9 @@ def place(mats: FactorMatrices, focus_label: str) -> None:
     if whole.get_left()[0] < -SAFE_X:
         whole.shift(RIGHT * (-SAFE_X - whole.get_left()[0]))
     if not lay.numbers:  # the side panel sits top right; the tag goes below it
-        mats.tag_s.next_to(grid, RIGHT, buff=0.2).align_to(grid, DOWN)
+        mats.tag_s.next_to(grid, RIGHT, buff=BUFF_ROW).align_to(grid, DOWN)
     elif mats.tag_s.get_right()[0] > SAFE_X:
-        mats.tag_s.next_to(grid, DOWN, buff=0.1).align_to(grid, RIGHT)
+        mats.tag_s.next_to(grid, DOWN, buff=BUFF_SMALL).align_to(grid, RIGHT)
     if not lay.row_text:
         room = mats.q_names.get_left()[0] + SAFE_X
         name_w = text_width(focus_label, NAME_FONT) + 0.15
@@ -267,9 +276,9 @@ def make_row_panel(values: np.ndarray, allowed: np.ndarray, labels: list[str],
             else:
                 val = make_text(MASKED_TEXT, size, theme.muted)
             name.move_to(DOWN * k * line_h, aligned_edge=RIGHT)
-            block.add(VGroup(name, val.next_to(name, RIGHT, buff=0.15)))
+            block.add(VGroup(name, val.next_to(name, RIGHT, buff=BUFF_NOTE)))
         blocks.add(block)
-    blocks.arrange(RIGHT, buff=0.45, aligned_edge=UP)
+    blocks.arrange(RIGHT, buff=BUFF_SECTION, aligned_edge=UP)
     return fit_width(blocks, max_w)
 
 
@@ -283,8 +292,8 @@ def make_panel(trace: AttentionTrace, tr: Translate, theme: Theme, q_label: str,
     max_h = top - SAFE_BOTTOM - title.height - 0.3 - 0.5  # leaves room for the Q·Kᵀ tag
     body = make_row_panel(trace.head.scores[i], trace.head.mask[i], k_labels, k_colors, theme,
                           record, "scores", i, mats.layout.panel_w - 0.2, max_h)
-    panel = VGroup(title, body).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-    panel.next_to(mats.s, RIGHT, buff=0.5)
+    panel = VGroup(title, body).arrange(DOWN, buff=BUFF_ROW, aligned_edge=LEFT)
+    panel.next_to(mats.s, RIGHT, buff=BUFF_LARGE)
     panel.align_to(UP * top, UP)
     if panel.get_right()[0] > SAFE_X:
         panel.shift(LEFT * (panel.get_right()[0] - SAFE_X))
@@ -349,7 +358,7 @@ class FactorScene(ChapterScene):
         anims = [Create(boxes)]
         if not lay.row_text:  # the word's name beside its mark
             name = make_text(self.q_labels[i], NAME_FONT, self.q_colors[i])
-            name.next_to(mats.q_names, LEFT, buff=0.1).match_y(mats.q.row_rect_of(i))
+            name.next_to(mats.q_names, LEFT, buff=BUFF_SMALL).match_y(mats.q.row_rect_of(i))
             anims.append(FadeIn(keep_in_frame(name)))
         if not lay.numbers:
             anims.append(FadeIn(make_panel(t, self.tr, self.theme, self.q_labels[i], self.k_labels,
@@ -368,7 +377,7 @@ class FactorScene(ChapterScene):
                  Create(mats.s.cell_box(i, j, self.theme.accent, width=6))]
         if not mats.layout.col_text:
             name = make_text(self.k_labels[j], NAME_FONT, self.k_colors[j])
-            name.next_to(mats.k_names, UP, buff=0.06).match_x(mats.kt.col_rect_of(j))
+            name.next_to(mats.k_names, UP, buff=BUFF_TIGHT).match_x(mats.kt.col_rect_of(j))
             anims.append(FadeIn(keep_in_frame(name)))
         kw, qw = self.k_word(j), self.focus_word
         if t.is_self_pair(j):

@@ -22,6 +22,13 @@ from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import (
+    BUFF_HAIR,
+    BUFF_LABEL,
+    BUFF_NOTE,
+    BUFF_ROW,
+    BUFF_SMALL,
+    BUFF_SNUG,
+    BUFF_TIGHT,
     MIN_FONT,
     SAFE_BOTTOM,
     SAFE_X,
@@ -161,14 +168,14 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
     if link.pattern is not None:
         name.add(make_text(pattern_name(link.pattern, tr), NOTE_FONT - 2,
                            theme.muted))
-    name.arrange(DOWN, buff=0.06)
+    name.arrange(DOWN, buff=BUFF_TIGHT)
     fit_width(name, width)
-    name.next_to(grid, UP, buff=0.1).set_x(cells.get_x())
+    name.next_to(grid, UP, buff=BUFF_SMALL).set_x(cells.get_x())
     weight = fmt(head.weights[i, link.key], DECIMALS)
     record("head_weights", (link.head, i, link.key), weight)
     text = f"{words.q_labels[i]} → {words.k_labels[link.key]} {weight}"
     link_mob = make_text(text, link_font, theme.text)
-    link_mob.next_to(cells, DOWN, buff=0.1)
+    link_mob.next_to(cells, DOWN, buff=BUFF_SMALL)
     row_mark = grid.row_box(i, words.q_colors[i], buff=0.0, width=3)
     top_cell = grid.cell_box(i, link.key, theme.accent, width=3)
     return Thumb(grid, name, VGroup(link_mob), row_mark, top_cell)
@@ -194,7 +201,7 @@ def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, 
     blocks.move_to(ORIGIN).align_to(UP * top, UP)
     followed = thumbs[t.head_index]
     outline = box_around(VGroup(followed.name, followed.grid, followed.link),
-                         theme.accent, buff=0.08, width=4)
+                         theme.accent, buff=BUFF_SNUG, width=4)
     return HeadGrid(thumbs, outline)
 
 
@@ -260,11 +267,11 @@ def make_overview(t: AttentionTrace, theme: Theme, tr: Translate, top: float,
         thumbs.append(row)
     layer_labels = VGroup(*[
         make_text(name, OVERVIEW_LABEL, theme.accent if L == t.layer else theme.text)
-        .next_to(thumbs[L][0], LEFT, buff=0.15) for L, name in enumerate(layer_names)])
+        .next_to(thumbs[L][0], LEFT, buff=BUFF_NOTE) for L, name in enumerate(layer_names)])
     head_labels = VGroup(*[
         make_text(str(H), OVERVIEW_LABEL, theme.accent if H == t.head_index else theme.muted)
-        .next_to(thumbs[0][H], UP, buff=0.08) for H in range(n_heads)])
-    outline = box_around(thumbs[t.layer][t.head_index], theme.accent, buff=0.04, width=4)
+        .next_to(thumbs[0][H], UP, buff=BUFF_SNUG) for H in range(n_heads)])
+    outline = box_around(thumbs[t.layer][t.head_index], theme.accent, buff=BUFF_HAIR, width=4)
     y = lambda img: img.get_top()[1] - (t.focus + 0.5) * h / n_q  # noqa: E731
     row_marks = VGroup(*[
         Line([img.get_left()[0] - 0.08, y(img), 0], [img.get_left()[0] - 0.01, y(img), 0],
@@ -327,22 +334,22 @@ def make_join(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorder, 
                         index_map=lambda _r, c: (i, c))
     dot = make_text("·", 40, theme.text)
     eq = make_text("=", 32, theme.text)
-    joined.next_to(dot, LEFT, buff=0.2)
-    w_o.next_to(dot, RIGHT, buff=0.2)
+    joined.next_to(dot, LEFT, buff=BUFF_ROW)
+    w_o.next_to(dot, RIGHT, buff=BUFF_ROW)
     joined.set_y(w_o.get_y())
     dot.set_y(w_o.get_y())
     output.next_to(w_o, DOWN, buff=0.7).align_to(w_o, LEFT)
-    eq.next_to(output, LEFT, buff=0.2)
+    eq.next_to(output, LEFT, buff=BUFF_ROW)
     segments = make_segments(joined, t, theme, tr)
     size = max(MIN_FONT, min(20, layout.font_size))
     times = "×"
     shapes = VGroup(
         make_text(f"1 {times} {h}·{d_k}" if h > 1 else f"1 {times} {d_k}", size,
-                  theme.muted).next_to(joined, DOWN, buff=0.15),
-        make_text(f"W_O   {h * d_k} {times} {d}", size, theme.muted).next_to(w_o, UP, buff=0.12),
-        make_text(f"1 {times} {d}", size, theme.muted).next_to(output, DOWN, buff=0.12),
+                  theme.muted).next_to(joined, DOWN, buff=BUFF_NOTE),
+        make_text(f"W_O   {h * d_k} {times} {d}", size, theme.muted).next_to(w_o, UP, buff=BUFF_LABEL),
+        make_text(f"1 {times} {d}", size, theme.muted).next_to(output, DOWN, buff=BUFF_LABEL),
         fit_width(make_text(tr("output of {q_label}", q_label=q_label), size, theme.text),
-                  2.6).next_to(output, UP, buff=0.1).align_to(output, LEFT),
+                  2.6).next_to(output, UP, buff=BUFF_SMALL).align_to(output, LEFT),
     )
     view = JoinView(joined, segments, w_o, output, VGroup(dot, eq), shapes)
     whole = view.group
@@ -372,7 +379,7 @@ def make_segments(joined: MatrixView, t: AttentionTrace, theme: Theme, tr: Trans
         after_fold = cs[0] != joined.cols[0] and joined.cols[joined.cols.index(cs[0]) - 1] is None
         if text_width(name, size) > cells.width and not after_fold:
             name = str(h)
-        label = make_text(name, size, color).next_to(line, UP, buff=0.06)
+        label = make_text(name, size, color).next_to(line, UP, buff=BUFF_TIGHT)
         if label.width > cells.width:  # over the folded "…" cell on its left, which is empty
             label.align_to(line, RIGHT)
         out.add(VGroup(line, label))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
-from attention_video.scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP, widest
+from attention_video.scenes.layout import BUFF_NOTE, SAFE_BOTTOM, SAFE_X, STAGE_TOP, widest
 from attention_video.scenes.text import fit_width, make_text
 from attention_video.scenes.widgets import (
     MatrixView,
@@ -85,7 +85,7 @@ def make_embedding_sum(trace: AttentionTrace, theme: Theme, labels: list[str],
     for view, name in zip(views, ("E", "P", "X") if p_view is not None else ("E", "X")):
         color = theme.accent if name == "X" else theme.text
         names.append(make_text(name, NAME_FONT, color, weight="BOLD")
-                     .next_to(view.grid_only(), UP, buff=0.15))
+                     .next_to(view.grid_only(), UP, buff=BUFF_NOTE))
     whole = VGroup(row, *names)
     fit_width(whole, 2 * SAFE_X)
     whole.set_x(0).align_to(UP * top, UP)

@@ -31,6 +31,13 @@ from attention_video.scenes.arrows import (
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import (
+    BUFF_BLOCK_WIDE,
+    BUFF_LABEL,
+    BUFF_MEDIUM,
+    BUFF_ROW,
+    BUFF_SMALL,
+    BUFF_SNUG,
+    BUFF_TIGHT,
     MIN_FONT,
     PANEL_FONT,
     PANEL_GAP,
@@ -138,7 +145,7 @@ def make_step_labels(view: MatrixView, steps: np.ndarray, size: float, theme: Th
         n = fmt(step, 0)
         record("history_steps", (s,), n)
         label = make_text(tr("step {n}", n=n), size, theme.muted)
-        labels.add(label.next_to(view.row_rect_of(s), LEFT, buff=0.2))
+        labels.add(label.next_to(view.row_rect_of(s), LEFT, buff=BUFF_ROW))
     return labels
 
 
@@ -157,7 +164,7 @@ def make_weights_table(history, keys: list[int], labels: list[str], colors: list
                       record=record, index_map=lambda s, c: (s, keys[c]), max_cols=64)
     steps = make_step_labels(view, history.steps, min(22, layout.font_size), theme, record, tr)
     title = make_sub(tr("weights"), focus_label, 26, theme.w, theme.accent)
-    title.next_to(VGroup(view, steps), UP, buff=0.2).align_to(steps, LEFT)
+    title.next_to(VGroup(view, steps), UP, buff=BUFF_ROW).align_to(steps, LEFT)
     return SnapshotTable(view, steps, title, VGroup())
 
 
@@ -191,12 +198,12 @@ def make_pairs_table(history, q_label: str, k_label: str, theme: Theme, record: 
         cell = make_text(f"= {text}", layout.font_size, theme.text, weight="BOLD")
         sums.add(cell.move_to([right + 0.25, view.row_rect_of(s).get_y(), 0], aligned_edge=LEFT))
     head = make_text("Σ = Q·Kᵀ", min(22, layout.font_size), theme.accent)
-    head.next_to(sums, UP, buff=0.12).align_to(sums, LEFT)
+    head.next_to(sums, UP, buff=BUFF_LABEL).align_to(sums, LEFT)
     head.match_y(view.col_labels)
     extra.add(sums, head)
     steps = make_step_labels(view, history.steps, min(22, layout.font_size), theme, record, tr)
     title = make_text(f"Q[{q_label}] · K[{k_label}]", 26, theme.accent)
-    title.next_to(VGroup(view, steps, extra), UP, buff=0.2).align_to(steps, LEFT)
+    title.next_to(VGroup(view, steps, extra), UP, buff=BUFF_ROW).align_to(steps, LEFT)
     return SnapshotTable(view, steps, title, extra)
 
 
@@ -234,14 +241,14 @@ def make_curve(x: np.ndarray, y: np.ndarray, marks_at: np.ndarray, name: str, ke
     record(key, (0,), first)
     record(key, (len(y) - 1,), last)
     title = VGroup(make_text(name, 22, color), make_text(f"{first} → {last}", 22, theme.text))
-    title.arrange(RIGHT, buff=0.25).next_to(box, UP, buff=0.12).align_to(box, LEFT)
+    title.arrange(RIGHT, buff=BUFF_MEDIUM).next_to(box, UP, buff=BUFF_LABEL).align_to(box, LEFT)
     first_step, last_step = fmt(marks_at[0], 0), fmt(x[-1], 0)  # the box starts at step 0
     record("history_steps", (0,), first_step)
     record("curve_step", (len(x) - 1,), last_step)
     s0 = make_text(tr("step {first_step}", first_step=first_step), 18, theme.muted)
     s1 = make_text(tr("step {last_step}", last_step=last_step), 18, theme.muted)
-    s0.next_to(box, DOWN, buff=0.1).align_to(box, LEFT)
-    s1.next_to(box, DOWN, buff=0.1).align_to(box, RIGHT)
+    s0.next_to(box, DOWN, buff=BUFF_SMALL).align_to(box, LEFT)
+    s1.next_to(box, DOWN, buff=BUFF_SMALL).align_to(box, RIGHT)
     return Curve(box, line, marks, VGroup(title, s0, s1))
 
 
@@ -276,7 +283,7 @@ def make_snapshot_numbers(history, s: int, g: QueryGeometry, drawn: list[int], p
                           score]))
     table = make_key_table(heads, cells, colors, theme, PANEL_FONT, lambda j, c: j == partner)
     heading, rows = table.heading, table.rows
-    VGroup(step, q_norm, table.group).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
+    VGroup(step, q_norm, table.group).arrange(DOWN, aligned_edge=LEFT, buff=BUFF_MEDIUM)
     numbers = SnapshotNumbers(step, q_norm, heading, rows)
     fit_width(numbers.group, max_w)
     return numbers
@@ -343,7 +350,7 @@ class LearningScene(ChapterScene):
         chip stands above the keys' rows."""
         t, i, accent = self.trace, self.focus, self.theme.accent
         chips = make_token_chips(self.k_labels, self.k_colors, self.theme, row_gap=QUESTION_ROW_GAP)
-        box = SurroundingRectangle(chips[partner], buff=0.08, color=accent, stroke_width=4)
+        box = SurroundingRectangle(chips[partner], buff=BUFF_SNUG, color=accent, stroke_width=4)
         if t.cross:
             query = make_label(self.q_labels[i], CHIP_FONT, self.q_colors[i], self.theme,
                                max_width=CHIP_MAX_W).next_to(chips, UP, buff=1.3).set_x(0)
@@ -358,9 +365,9 @@ class LearningScene(ChapterScene):
         if side is None:  # on the line, which stops either side of it
             mark.move_to(anchor)
             mark = VGroup(BackgroundRectangle(mark, color=self.theme.background, fill_opacity=1,
-                                              buff=0.08), mark)
+                                              buff=BUFF_SNUG), mark)
         else:
-            mark.next_to(anchor, side, buff=0.12)
+            mark.next_to(anchor, side, buff=BUFF_LABEL)
         question = Question(chips, arrow, mark, box)
         question.group.move_to(UP * (STAGE_TOP + SAFE_BOTTOM) / 2)
         return question
@@ -433,7 +440,7 @@ class LearningScene(ChapterScene):
             anims.append(FadeIn(table.extra[0]))
         self.play(LaggedStart(*anims, lag_ratio=0.3), run_time=min(2.6, 0.6 + 0.3 * len(rows)))
         self.play(Create(VGroup(v.row_box(last, self.theme.accent),
-                                SurroundingRectangle(table.extra[-2][last], buff=0.06,
+                                SurroundingRectangle(table.extra[-2][last], buff=BUFF_TIGHT,
                                                      color=self.theme.accent))), run_time=0.5)
         self.wait(1.8)
 
@@ -466,7 +473,7 @@ class LearningScene(ChapterScene):
             panels.append(panel)
         note = make_not_to_scale_note(self.theme, self.tr)
         fit_width(note, SAFE_X - right - PANEL_GAP)
-        note.next_to(panels[0].group, DOWN, buff=0.35).align_to(panels[0].group, LEFT)
+        note.next_to(panels[0].group, DOWN, buff=BUFF_BLOCK_WIDE).align_to(panels[0].group, LEFT)
         keys0 = GeometryKeys("history_", (0,), (0,))
         keys1 = GeometryKeys("history_", (last,), (last,))
         t0, t1 = angle_text(geoms[0], p, keys0, self.drawn), angle_text(geoms[last], p, keys1,
@@ -543,7 +550,7 @@ class LearningScene(ChapterScene):
         top = STAGE_TOP - 0.2
         plots.move_to(ORIGIN).align_to(UP * top, UP)
         note = make_text(self.tr("● the snapshots: the rows of the tables before"), 20, th.accent)
-        note.next_to(plots, DOWN, buff=0.35)
+        note.next_to(plots, DOWN, buff=BUFF_BLOCK_WIDE)
         last = len(h.curve_loss) - 1
         self.say(self.tr("Training lowered the loss from {curve_loss} to {curve_loss2}; held-out accuracy "
                          "rose from {curve_accuracy} to {curve_accuracy2}.",

@@ -8,7 +8,15 @@ from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate
-from attention_video.scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP, text_width
+from attention_video.scenes.layout import (
+    BUFF_LABEL,
+    BUFF_NOTE,
+    BUFF_TIGHT,
+    SAFE_BOTTOM,
+    SAFE_X,
+    STAGE_TOP,
+    text_width,
+)
 from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     CellLayout,
@@ -117,11 +125,11 @@ def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors
     w_tag = make_text(w_name, TAG_FONT, color, weight="BOLD")
     r_tag = make_text(name, TAG_FONT, color, weight="BOLD")
     for tag, view in ((x_tag, x_view), (w_tag, w_view), (r_tag, r_view)):
-        tag.next_to(view.grid_only(), UP, buff=0.12)
+        tag.next_to(view.grid_only(), UP, buff=BUFF_LABEL)
     learned = make_text(tr("learned") if trace.trained else
                         tr("learned (here still random)"),
-                        20, color).next_to(w_view.grid_only(), DOWN, buff=0.12)
-    shape = make_text(f"{d} × {dk}", 18, theme.muted).next_to(learned, DOWN, buff=0.06)
+                        20, color).next_to(w_view.grid_only(), DOWN, buff=BUFF_LABEL)
+    shape = make_text(f"{d} × {dk}", 18, theme.muted).next_to(learned, DOWN, buff=BUFF_TIGHT)
     whole = VGroup(row, x_tag, w_tag, r_tag, learned, shape)
     fit_width(whole, 2 * SAFE_X)
     whole.set_x(0).align_to(UP * top, UP)
@@ -176,12 +184,12 @@ def make_entry_line(trace: AttentionTrace, name: str, i: int, c: int, word: str,
         bias = f" + b {signed(bt)}"
     head = make_text(f"{name}[{word}, {c + 1}] =", ENTRY_FONT, color)
     pairs = VGroup(head, make_text(" + ".join(pair_texts) + more, ENTRY_FONT, theme.text))
-    pairs.arrange(RIGHT, buff=0.15)
+    pairs.arrange(RIGHT, buff=BUFF_NOTE)
     value_mob = make_text(value, ENTRY_FONT, color, weight="BOLD")
     sums = VGroup(make_text("= " + " + ".join(product_texts) + more
                             + bias + " =", ENTRY_FONT, theme.text), value_mob)
-    sums.arrange(RIGHT, buff=0.15)
-    VGroup(pairs, sums).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+    sums.arrange(RIGHT, buff=BUFF_NOTE)
+    VGroup(pairs, sums).arrange(DOWN, aligned_edge=LEFT, buff=BUFF_LABEL)
     sums.align_to(pairs[1], LEFT)
     line = EntryLine(pairs, sums, value_mob)
     fit_width(line.group, max_w)
@@ -288,7 +296,7 @@ class LinearScene(ChapterScene):
             readout = make_row_vector(row, name, i, self.theme, 2 * SAFE_X - READOUT_LABEL_ROOM,
                                       record=self.drawn, label=f"{name}[{word}]",
                                       label_color=self.theme.accent)
-            readout.next_to(stage.whole, DOWN, buff=0.12)
+            readout.next_to(stage.whole, DOWN, buff=BUFF_LABEL)
             self.play(FadeIn(readout), run_time=0.4)
         self.say(self.tr("The row of \"{word}\" in X becomes its row of {name}: ({shown}{more}).",
                          word=word, name=name, shown=shown, more=more))
@@ -303,7 +311,7 @@ class LinearScene(ChapterScene):
         c = ENTRY_COLUMN
         line = make_entry_line(self.trace, "Q", i, c, self.q_labels[i], self.theme.q,
                                self.theme, self.drawn, 2 * SAFE_X)
-        line.group.next_to(stage.whole, DOWN, buff=0.15).set_x(0)
+        line.group.next_to(stage.whole, DOWN, buff=BUFF_NOTE).set_x(0)
         col = stage.W.col_box(c, self.theme.q)
         cell = stage.R.cell_box(i, c, self.theme.q)
         value = fmt(self.trace.head.Q[i, c], 2)
@@ -333,7 +341,7 @@ class LinearScene(ChapterScene):
                             self.top - SAFE_BOTTOM - ROWS_TAG_ROOM, row_labels=labels,
                             row_colors=colors, max_cols=MAX_COLS, record=self.drawn)
             tag = make_text(name, TAG_FONT, getattr(theme, color_attr), weight="BOLD")
-            tag.next_to(v.grid_only(), UP, buff=0.12)
+            tag.next_to(v.grid_only(), UP, buff=BUFF_LABEL)
             views.add(VGroup(v, tag))
             shown.append((name, v))
         views.arrange(RIGHT, buff=ROWS_GAP, aligned_edge=UP)

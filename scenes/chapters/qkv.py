@@ -11,6 +11,14 @@ from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import (
+    BUFF_BLOCK,
+    BUFF_LABEL,
+    BUFF_LARGE,
+    BUFF_MEDIUM,
+    BUFF_NOTE,
+    BUFF_ROW,
+    BUFF_SNUG,
+    BUFF_TIGHT,
     LABEL_FILL,
     MIN_FONT,
     SAFE_BOTTOM,
@@ -122,7 +130,7 @@ def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[s
         text = fmt(v, DECIMALS)
         record("weights", (focus, j), text)
         anchor = bar.get_right() if v >= 0 else np.array([geo.x0, y, 0])
-        values.add(make_text(text, geo.font, theme.text).next_to(anchor, RIGHT, buff=0.12))
+        values.add(make_text(text, geo.font, theme.text).next_to(anchor, RIGHT, buff=BUFF_LABEL))
     return Bars(label_col, bars, grow_from, values)
 
 
@@ -163,13 +171,13 @@ def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: li
                 stroke_color=theme.muted, stroke_width=2)
     note_size = max(MIN_FONT, min(22, geo.font * 0.85))
     head_k = make_text(tr("keys"), note_size, theme.k)
-    head_k.next_to(label_col, UP, buff=0.2).align_to(label_col, RIGHT)
+    head_k.next_to(label_col, UP, buff=BUFF_ROW).align_to(label_col, RIGHT)
     head_w = make_text(tr("attention weight") if normalized
                        else tr("raw factor Q·Kᵀ"), note_size, theme.w)
-    head_w.next_to(axis, UP, buff=0.2).align_to(bars, LEFT)
+    head_w.next_to(axis, UP, buff=BUFF_ROW).align_to(bars, LEFT)
     head_w.set_y(head_k.get_y())
     notes = make_notes(row, plan, note_size, theme, record, focus, normalized, tr)
-    notes.next_to(VGroup(bars, axis), DOWN, buff=0.25).align_to(bars, LEFT)
+    notes.next_to(VGroup(bars, axis), DOWN, buff=BUFF_MEDIUM).align_to(bars, LEFT)
     chart = BarChart(label_col, bars, parts.grow_from, parts.values, axis, VGroup(head_k, head_w),
                      notes)
     whole = chart.group
@@ -185,11 +193,11 @@ def make_head_reason(reason: str, theme: Theme, beside: VGroup) -> VGroup:
     line = make_text(reason, 18, theme.muted)
     room = SAFE_X - beside.get_right()[0] - 0.5
     if line.width <= room:
-        return line.next_to(beside, RIGHT, buff=0.5)
+        return line.next_to(beside, RIGHT, buff=BUFF_LARGE)
     lines = VGroup(*[make_text(s, 18, theme.muted) for s in wrap(reason, 120)])
-    lines.arrange(DOWN, buff=0.08, aligned_edge=LEFT)
+    lines.arrange(DOWN, buff=BUFF_SNUG, aligned_edge=LEFT)
     fit_width(lines, 2 * SAFE_X - 0.6)
-    return lines.next_to(beside, DOWN, buff=0.15, aligned_edge=LEFT)
+    return lines.next_to(beside, DOWN, buff=BUFF_NOTE, aligned_edge=LEFT)
 
 
 class QKVScene(ChapterScene):
@@ -219,8 +227,8 @@ class QKVScene(ChapterScene):
         i = self.focus
         chip = make_label(self.q_labels[i], 30, self.q_colors[i], self.theme, max_width=3.0)
         tag = make_text(self.tr("query: the word that asks"), 22, self.theme.q)
-        roles = VGroup(chip, tag).arrange(RIGHT, buff=0.25)
-        roles.next_to(self.title_mob, DOWN, buff=0.3).to_edge(LEFT, buff=0.6)
+        roles = VGroup(chip, tag).arrange(RIGHT, buff=BUFF_MEDIUM)
+        roles.next_to(self.title_mob, DOWN, buff=BUFF_BLOCK).to_edge(LEFT, buff=0.6)
         reason = self.head_reason()
         if reason:
             roles.add(make_head_reason(reason, self.theme, roles))
@@ -265,7 +273,7 @@ class QKVScene(ChapterScene):
             return
         first = ranked[0]
         box = SurroundingRectangle(VGroup(chart.labels[0], chart.bars[0], chart.values[0]),
-                                   color=self.theme.accent, buff=0.06)
+                                   color=self.theme.accent, buff=BUFF_TIGHT)
         if len(ranked) == 1:
             text = self.tr("{w} can only attend to {key} ({w_text}).",
                            w=w, key=self.key_name(first), w_text=self.w_text(first))

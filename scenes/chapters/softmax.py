@@ -17,6 +17,7 @@ from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import (
+    BUFF_SMALL,
     SAFE_BOTTOM,
     SAFE_X,
     STAGE_TOP,
@@ -209,7 +210,7 @@ def make_bars(weights: np.ndarray, geo: TableGeometry, colors: list[str], theme:
     ticks = VGroup(*[Line(UP * 0.08, DOWN * 0.08, stroke_color=theme.muted, stroke_width=2)
                      .move_to(ruler.get_start() + RIGHT * k * BAR_LEN) for k in (0, 1)])
     scale_mark = VGroup(ruler, ticks).move_to(RIGHT * bar_x + UP * HEADER_H, aligned_edge=LEFT)
-    one = make_text("1", geo.head_font, theme.muted).next_to(scale_mark, RIGHT, buff=0.1)
+    one = make_text("1", geo.head_font, theme.muted).next_to(scale_mark, RIGHT, buff=BUFF_SMALL)
     return Bars(bars, VGroup(one, scale_mark))
 
 

@@ -12,7 +12,16 @@ from attention_video.attncore.chapters import number
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate
-from attention_video.scenes.layout import LABEL_FILL, SAFE_BOTTOM, SAFE_X, font_for_row
+from attention_video.scenes.layout import (
+    BUFF_ROW,
+    BUFF_SECTION,
+    BUFF_SNUG,
+    BUFF_TIGHT,
+    LABEL_FILL,
+    SAFE_BOTTOM,
+    SAFE_X,
+    font_for_row,
+)
 from attention_video.scenes.text import fit_width, fmt, make_text, subscript
 from attention_video.scenes.widgets import MatrixView, Recorder, Theme, fit_cells, make_sub
 
@@ -158,7 +167,7 @@ def make_chapter_links(formula: Formula, theme: Theme, tr: Translate,
         note = make_text(tr("as in the article: no √d_k, no softmax (ch. {skipped} skipped)",
                             skipped=skipped),
                          LINK_FONT, theme.muted)
-        fit_width(note, 2 * SAFE_X).next_to(labels, DOWN, buff=0.2).set_x(0)
+        fit_width(note, 2 * SAFE_X).next_to(labels, DOWN, buff=BUFF_ROW).set_x(0)
         whole.add(note)
     return ChapterLinks(labels, lines, underlines, note, whole)
 
@@ -203,7 +212,7 @@ def make_col_words(view: MatrixView, labels: list[str], colors: list[str]) -> VG
     out = VGroup()
     for k, (cell, t) in enumerate(zip(cells, texts)):
         fit_width(t, w * (1.9 if stagger else 0.98))
-        t.next_to(cell, UP, buff=0.08 + (STAGGER if stagger and k % 2 else 0))
+        t.next_to(cell, UP, buff=BUFF_SNUG + (STAGGER if stagger and k % 2 else 0))
         out.add(t)
     return out
 
@@ -211,7 +220,7 @@ def make_col_words(view: MatrixView, labels: list[str], colors: list[str]) -> VG
 def make_tag(tag: str, theme: Theme) -> VGroup:
     """The small muted note right of a row (one or two lines)."""
     lines = VGroup(*[make_text(line, 18, theme.muted) for line in tag.split("\n")])
-    return lines.arrange(DOWN, buff=0.06, aligned_edge=LEFT)
+    return lines.arrange(DOWN, buff=BUFF_TIGHT, aligned_edge=LEFT)
 
 
 @dataclass
@@ -245,7 +254,7 @@ class SummaryScene(ChapterScene):
         t = self.trace
         formula = make_formula(self.theme, self.tr, t.normalized, t.head.has_bias, self.refs)
         fit_width(formula.line, 2 * SAFE_X)
-        formula.line.next_to(self.title_mob, DOWN, buff=0.45).set_x(0)
+        formula.line.next_to(self.title_mob, DOWN, buff=BUFF_SECTION).set_x(0)
         if t.normalized:
             self.say(self.tr("Everything this video showed, in one line: Attention(Q, K, V) = softmax(Q·Kᵀ / "
                              "√d_k)·V."))

@@ -10,7 +10,15 @@ from attention_video.attncore.attention import ranking
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate
-from attention_video.scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, STAGE_TOP
+from attention_video.scenes.layout import (
+    BUFF_LABEL,
+    BUFF_MEDIUM,
+    BUFF_NOTE,
+    MIN_FONT,
+    SAFE_BOTTOM,
+    SAFE_X,
+    STAGE_TOP,
+)
 from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     CellLayout,
@@ -167,7 +175,7 @@ def make_weighted_table(trace, plan: RowPlan, theme: Theme, k_labels: list[str],
     tints = tint_rows(weighted, colors)
     sign = max(20, min(36, layout.font_size * 1.3))
     times, equals = make_text("×", sign, theme.text), make_text("=", sign, theme.text)
-    VGroup(weights, times, V, equals, weighted).arrange(RIGHT, buff=0.25, aligned_edge=UP)
+    VGroup(weights, times, V, equals, weighted).arrange(RIGHT, buff=BUFF_MEDIUM, aligned_edge=UP)
     for op in (times, equals):
         op.set_y(weights.grid_only().get_y())
     head_size = max(MIN_FONT, min(24, layout.font_size * 0.9))
@@ -177,15 +185,15 @@ def make_weighted_table(trace, plan: RowPlan, theme: Theme, k_labels: list[str],
     above_rule = folded if plan.folded else weighted.grid_only()
     rule_w = weighted.grid_only().width + 0.2
     rule = Line(LEFT * rule_w / 2, RIGHT * rule_w / 2, stroke_color=theme.text, stroke_width=2)
-    rule.next_to(VGroup(weighted.grid_only(), above_rule), DOWN, buff=0.12)
+    rule.next_to(VGroup(weighted.grid_only(), above_rule), DOWN, buff=BUFF_LABEL)
     rule.align_to(weighted.grid_only(), LEFT).shift(LEFT * 0.1)
-    Z.grid_only().next_to(rule, DOWN, buff=0.12)
+    Z.grid_only().next_to(rule, DOWN, buff=BUFF_LABEL)
     Z.align_to(weighted.grid_only(), LEFT)
     z_label = VGroup(
         make_text(tr("sum of the rows ="), max(MIN_FONT, head_size), theme.muted),
         make_sub("Z", q_label, max(22, head_size * 1.25), theme.accent, q_color),
-    ).arrange(RIGHT, buff=0.15)
-    z_label.next_to(Z.grid_only(), LEFT, buff=0.25)
+    ).arrange(RIGHT, buff=BUFF_NOTE)
+    z_label.next_to(Z.grid_only(), LEFT, buff=BUFF_MEDIUM)
     table = WeightedTable(weights, V, weighted, Z, times, equals, headers, folded, tints, rule,
                           z_label, Z.row_box(0, theme.accent))
     whole = table.group
