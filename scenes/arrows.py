@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from attention_video.attncore.geometry import QueryGeometry
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     ARC_RADIUS,
     ARC_STEP,
@@ -327,10 +328,10 @@ def make_key_table(heads: list[str], cells: list[tuple[int, list[str]]],
     return KeyTable(heading, rows)
 
 
-def make_not_to_scale_note(theme: Theme, tr, font: float = 18) -> VGroup:
+def make_not_to_scale_note(ctx: ChapterContext, font: float = 18) -> VGroup:
     """Said wherever keys are drawn together: only their angles to the query are true."""
-    lines = (tr("each key at its true angle to q and its true length;"),
-             tr("the angles between two keys are not to scale"))
-    return VGroup(*[make_text(line, font, theme.muted) for line in lines]).arrange(
+    lines = (ctx.tr("each key at its true angle to q and its true length;"),
+             ctx.tr("the angles between two keys are not to scale"))
+    return VGroup(*[make_text(line, font, ctx.theme.muted) for line in lines]).arrange(
         DOWN, aligned_edge=LEFT, buff=BUFF_TIGHT)
 

@@ -12,6 +12,7 @@ from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, reading_seconds, whole_frames
 from attention_video.scenes.reasons import head_reason, head_why
@@ -69,9 +70,11 @@ class ChapterScene(Scene):
         self.trace = trace
         self.settings = SceneSettings(settings)
         self._plan = tuple(plan)
-        self.theme = THEMES[settings.theme]
-        self.tr = Translate(settings.language)
-        self.drawn = Recorder()
+        # What every builder draws with, held once and handed down (scenes.context); the
+        # three names below are the scene's own shortcuts to its parts.
+        self.ctx = ChapterContext(THEMES[settings.theme], Translate(settings.language),
+                                  Recorder(), settings.pace)
+        self.theme, self.tr, self.drawn = self.ctx.theme, self.ctx.tr, self.ctx.record
         self.off_frame: list[tuple] = []  # objects found outside the frame (a bug)
         self.subtitles: list[tuple[float, float, str]] = []
         # Per subtitle, when its caption's picture was complete (caption_ends): where a deck

@@ -36,7 +36,7 @@ from attention_video.scenes.arrows import (
     shadow_text,
 )
 from attention_video.scenes.base import ChapterScene
-from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
     BUFF_MEDIUM,
@@ -59,7 +59,7 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text
-from attention_video.scenes.widgets import CellLayout, MatrixView, Recorder, Theme, sign_color
+from attention_video.scenes.widgets import CellLayout, MatrixView, Theme, sign_color
 
 PAIR_FONT = (18, 30)  # the pair table's font, from the largest down while it is too wide
 PAIR_PAD = 0.3  # air beside a pair's numbers in its column, and beside the row names
@@ -127,7 +127,7 @@ def pair_font(numbers: list[str], products: list[str], names: list[str], n_cols:
 
 
 def make_pair_table(h: HeadTrace, i: int, j: int, q_label: str, k_label: str,
-                    q_color: str, k_color: str, theme: Theme, dec: int, record: Recorder,
+                    q_color: str, k_color: str, ctx: ChapterContext, dec: int,
                     max_w: float) -> PairTable:
     """Q_i over K_j over Q_i·K_j (products coloured by sign agreement), fitted to max_w."""
     q, k = h.Q[i], h.K[j]  # (d_k,) each
@@ -145,23 +145,23 @@ def make_pair_table(h: HeadTrace, i: int, j: int, q_label: str, k_label: str,
         x = RIGHT * (c * cell_w)
         if m is None:
             for row, y in ((q_row, 0), (k_row, 1), (p_row, 2)):
-                row.add(make_text("…", font, theme.muted).move_to(x + DOWN * y * cell_h))
+                row.add(make_text("…", font, ctx.theme.muted).move_to(x + DOWN * y * cell_h))
             frames.add(VGroup())
             continue
-        color = sign_color(signs[m], theme)
+        color = sign_color(signs[m], ctx.theme)
         for row, y, v, key, idx in ((q_row, 0, q[m], "Q", (i, m)), (k_row, 1, k[m], "K", (j, m))):
             s = fmt(v, 2)
-            record(key, idx, s)
-            row.add(make_text(s, font, theme.text).move_to(x + DOWN * y * cell_h))
+            ctx.record(key, idx, s)
+            row.add(make_text(s, font, ctx.theme.text).move_to(x + DOWN * y * cell_h))
         s = fmt(products[m], dec)
-        record("qk_product", (i, j, m), s)
+        ctx.record("qk_product", (i, j, m), s)
         p_row.add(make_text(s, font, color, weight="BOLD").move_to(x + DOWN * 2 * cell_h))
         frame = RoundedRectangle(corner_radius=0.08, width=cell_w - 0.08, height=3 * cell_h + 0.1,
                                  stroke_color=color, stroke_width=2, fill_color=color,
                                  fill_opacity=0.1)
         frames.add(frame.move_to(x + DOWN * cell_h))
     labels = VGroup(make_text(names[0], font, q_color), make_text(names[1], font, k_color),
-                    make_text(names[2], font, theme.muted))
+                    make_text(names[2], font, ctx.theme.muted))
     for y, lab in enumerate(labels):
         lab.next_to(LEFT * (cell_w / 2) + DOWN * y * cell_h, LEFT, buff=BUFF_MEDIUM)
     return PairTable(q_row, k_row, p_row, frames, labels, cols, signs)
@@ -237,23 +237,22 @@ class PairReadout:
 
 
 def make_pair_readout(g: QueryGeometry, j: int, q_name: str, k_name: str, q_color: str,
-                      k_color: str, value: str, cell_name: str, theme: Theme, keys: GeometryKeys,
-                      record: Recorder) -> PairReadout:
-    q, k = norm_text(g, None, keys, record), norm_text(g, j, keys, record)
+                      k_color: str, value: str, cell_name: str, ctx: ChapterContext, keys: GeometryKeys) -> PairReadout:
+    q, k = norm_text(g, None, keys, ctx.record), norm_text(g, j, keys, ctx.record)
     lengths = VGroup(make_text(f"|{q_name}| = {q}", PANEL_FONT, q_color),
                      make_text(f"|{k_name}| = {k}", PANEL_FONT, k_color),
-                     make_text(f"θ = {angle_text(g, j, keys, record)}", PANEL_FONT, theme.text))
+                     make_text(f"θ = {angle_text(g, j, keys, ctx.record)}", PANEL_FONT, ctx.theme.text))
     lengths.arrange(DOWN, aligned_edge=LEFT, buff=BUFF_NOTE_WIDE)
-    result = VGroup(make_text("=", PANEL_FONT, theme.text),
-                    make_text(value, PANEL_FONT, theme.text, weight="BOLD"),
-                    make_text(cell_name, PANEL_FONT, theme.accent)).arrange(RIGHT, buff=BUFF_NOTE)
-    identity = VGroup(make_text("|q| · |k| · cos θ", PANEL_FONT, theme.text),
-                      make_text(f"= {q} · {k} · {cos_text(g, j, keys, record)}", PANEL_FONT,
-                                theme.text), result)
+    result = VGroup(make_text("=", PANEL_FONT, ctx.theme.text),
+                    make_text(value, PANEL_FONT, ctx.theme.text, weight="BOLD"),
+                    make_text(cell_name, PANEL_FONT, ctx.theme.accent)).arrange(RIGHT, buff=BUFF_NOTE)
+    identity = VGroup(make_text("|q| · |k| · cos θ", PANEL_FONT, ctx.theme.text),
+                      make_text(f"= {q} · {k} · {cos_text(g, j, keys, ctx.record)}", PANEL_FONT,
+                                ctx.theme.text), result)
     identity.arrange(DOWN, aligned_edge=LEFT, buff=BUFF_NOTE_WIDE)
     VGroup(lengths, identity).arrange(DOWN, aligned_edge=LEFT, buff=0.4)
     cell = Rectangle(width=result[1].width + 0.24, height=result[1].height + 0.2,
-                     stroke_color=theme.accent, stroke_width=4).move_to(result[1])
+                     stroke_color=ctx.theme.accent, stroke_width=4).move_to(result[1])
     return PairReadout(lengths, identity, cell)
 
 
@@ -274,24 +273,24 @@ class ShadowTable:
 
 def make_shadow_table(g: QueryGeometry, drawn: list[int], named: list[int], i: int,
                       names: dict[int, str], colors: dict[int, str], all_names: list[str],
-                      theme: Theme, tr: Translate, keys: GeometryKeys, record: Recorder,
+                      ctx: ChapterContext, keys: GeometryKeys,
                       max_w: float) -> ShadowTable:
     font = PANEL_FONT
-    heads = [tr("key"), tr("shadow"), "|q| · " + tr("shadow")]
+    heads = [ctx.tr("key"), ctx.tr("shadow"), "|q| · " + ctx.tr("shadow")]
     cells = []
     for j in drawn:
         score = fmt(g.scores[j], 2)
-        record("scores", (i, j), score)
-        cells.append((j, [names[j], shadow_text(g, j, keys, record), score]))
-    table = make_key_table(heads, cells, colors, theme, font, lambda j, c: c == 2)
+        ctx.record("scores", (i, j), score)
+        cells.append((j, [names[j], shadow_text(g, j, keys, ctx.record), score]))
+    table = make_key_table(heads, cells, colors, ctx.theme, font, lambda j, c: c == 2)
     heading, rows = table.heading, table.rows
     note = None
     if named:
         words = ", ".join(all_names[j] for j in named[:MAX_NAMED])
         more = len(named) - MAX_NAMED
-        tail = tr(", and {more} more", more=more) if more > 0 else ""
-        note = make_text(tr("not drawn ({n_named}): {words}{tail}",
-                            n_named=len(named), words=words, tail=tail), 18, theme.muted)
+        tail = ctx.tr(", and {more} more", more=more) if more > 0 else ""
+        note = make_text(ctx.tr("not drawn ({n_named}): {words}{tail}",
+                            n_named=len(named), words=words, tail=tail), 18, ctx.theme.muted)
         fit_width(note, max_w)
         note.next_to(VGroup(*rows.values()), DOWN, buff=BUFF_BLOCK).align_to(heading, LEFT)
     table = ShadowTable(heading, rows, note)
@@ -352,9 +351,8 @@ class DotProductScene(ChapterScene):
     def show_pairs(self, below: float) -> PairTable:
         t, i, j = self.trace, self.focus, self.partner
         h = t.head
-        table = make_pair_table(h, i, j, self.q_labels[i], self.k_labels[j],
-                                self.q_colors[i], self.k_colors[j], self.theme, self.decimals,
-                                self.drawn, 2 * SAFE_X)
+        table = make_pair_table(h, i, j, self.q_labels[i], self.k_labels[j], self.q_colors[i],
+                                self.k_colors[j], self.ctx, self.decimals, 2 * SAFE_X)
         fit_width(table.group, 2 * SAFE_X)
         table.group.move_to(ORIGIN).align_to(UP * (below - 0.35), UP)
         bias = self.tr(" (both include their bias)") if h.has_bias else ""
@@ -434,8 +432,8 @@ class DotProductScene(ChapterScene):
         self.drawn("scores", (i, j), value)
         readout = make_pair_readout(g, j, f"Q[{self.q_labels[i]}]", f"K[{self.k_labels[j]}]",
                                     self.theme.q, self.k_colors[j], value,
-                                    f"= Q·Kᵀ[{self.q_labels[i]}, {self.k_labels[j]}]",
-                                    self.theme, self.geometry_keys, self.drawn)
+                                    f"= Q·Kᵀ[{self.q_labels[i]}, {self.k_labels[j]}]", self.ctx,
+                                    self.geometry_keys)
         fit_width(readout.group, SAFE_X - right - PANEL_GAP)
         readout.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
         self.readout = readout
@@ -470,7 +468,7 @@ class DotProductScene(ChapterScene):
             return
         rest = (self.tr(" ({n_named} more are named, not drawn)", n_named=len(named))
                 if named else "")
-        note = make_not_to_scale_note(self.theme, self.tr)
+        note = make_not_to_scale_note(self.ctx)
         right = -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
         fit_width(note, SAFE_X - right - PANEL_GAP)
         note.next_to(RIGHT * (right + PANEL_GAP) + UP * (SAFE_BOTTOM + NOTE_LIFT), UR, buff=0)
@@ -487,9 +485,8 @@ class DotProductScene(ChapterScene):
         top = self.readout.group.get_top()[1]
         right = -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
         table = make_shadow_table(g, drawn, named, i, {k: self.k_labels[k] for k in drawn},
-                                  {k: self.k_colors[k] for k in drawn}, self.k_labels, self.theme,
-                                  self.tr, self.geometry_keys, self.drawn,
-                                  SAFE_X - right - PANEL_GAP)
+                                  {k: self.k_colors[k] for k in drawn}, self.k_labels, self.ctx,
+                                  self.geometry_keys, SAFE_X - right - PANEL_GAP)
         table.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
         self.shadow_table = table
         best = drawn[0]

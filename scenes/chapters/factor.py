@@ -14,7 +14,7 @@ import numpy as np
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
-from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
     BUFF_LABEL,
@@ -40,7 +40,6 @@ from attention_video.scenes.widgets import (
     MASKED_TEXT,
     CellLayout,
     MatrixView,
-    Recorder,
     Theme,
     col_label_font,
     label_width,
@@ -161,18 +160,17 @@ class Tags:
     s: Mobject
 
 
-def make_grids(trace: AttentionTrace, theme: Theme, lay: FactorLayout,
-               record: Recorder) -> Grids:
+def make_grids(trace: AttentionTrace, ctx: ChapterContext, lay: FactorLayout) -> Grids:
     """Q (left), Kᵀ (above) and the factor matrix, aligned for row-times-column.
     Masked cells of the factor matrix are greyed, without a number."""
     h = trace.head
     heat = not lay.numbers
-    q = MatrixView(h.Q, key="Q", theme=theme, decimals=2, max_cols=MAX_DIMS, record=record,
+    q = MatrixView(h.Q, key="Q", theme=ctx.theme, decimals=2, max_cols=MAX_DIMS, record=ctx.record,
                    layout=CellLayout(lay.w_q, lay.h, lay.font, lay.numbers), heat=heat)
-    kt = MatrixView(h.K.T, key="K", theme=theme, decimals=2, max_cols=64, max_rows=MAX_DIMS,
-                    record=record, layout=CellLayout(lay.w, lay.h_k, lay.font, lay.numbers),
+    kt = MatrixView(h.K.T, key="K", theme=ctx.theme, decimals=2, max_cols=64, max_rows=MAX_DIMS,
+                    record=ctx.record, layout=CellLayout(lay.w, lay.h_k, lay.font, lay.numbers),
                     heat=heat, index_map=lambda r, c: (c, r))
-    s = MatrixView(h.scores, key="scores", theme=theme, decimals=2, max_cols=64, record=record,
+    s = MatrixView(h.scores, key="scores", theme=ctx.theme, decimals=2, max_cols=64, record=ctx.record,
                    layout=CellLayout(lay.w, lay.h, lay.font, lay.numbers), heat=heat,
                    mask=h.mask)
     # Factor matrix under Kᵀ, Q left of the factor matrix with rows aligned.
@@ -240,14 +238,13 @@ def place(mats: FactorMatrices, focus_label: str) -> None:
             whole.shift(RIGHT * (name_w - room))
 
 
-def make_factor_matrices(trace: AttentionTrace, theme: Theme, q_labels: list[str],
-                         q_colors: list[str], k_labels: list[str], k_colors: list[str],
-                         record: Recorder) -> FactorMatrices:
+def make_factor_matrices(trace: AttentionTrace, ctx: ChapterContext, q_labels: list[str],
+                         q_colors: list[str], k_labels: list[str], k_colors: list[str]) -> FactorMatrices:
     """Q, Kᵀ and the factor matrix laid out for this trace: grids, then names, then tags,
     then the whole block placed."""
     lay = plan_for(trace, q_labels, k_labels)
-    g = make_grids(trace, theme, lay, record)
-    tags = make_tags(g.q, g.kt, g.s, theme)
+    g = make_grids(trace, ctx, lay)
+    tags = make_tags(g.q, g.kt, g.s, ctx.theme)
     mats = FactorMatrices(lay, g.q, g.kt, g.s, make_row_names(g.q, lay, q_labels, q_colors),
                           make_col_names(g.kt, lay, k_labels, k_colors), tags.q, tags.k, tags.s)
     place(mats, q_labels[trace.focus])
@@ -256,7 +253,7 @@ def make_factor_matrices(trace: AttentionTrace, theme: Theme, q_labels: list[str
 
 # ---- the side panel (heat-map layout) -------------------------------------------------------
 def make_row_panel(values: np.ndarray, allowed: np.ndarray, labels: list[str],
-                   colors: list[str], theme: Theme, record: Recorder, key: str, row: int,
+                   colors: list[str], ctx: ChapterContext, key: str, row: int,
                    max_w: float, max_h: float) -> VGroup:
     """The followed row as a readable list "word  value" (one or two columns), names
     right-aligned, values left-aligned beside them; masked keys read MASKED_TEXT."""
@@ -271,10 +268,10 @@ def make_row_panel(values: np.ndarray, allowed: np.ndarray, labels: list[str],
             name = fit_width(make_text(labels[j], size, colors[j]), 1.3)
             if allowed[j]:
                 s = fmt(values[j], 2)
-                record(key, (row, j), s)
-                val = make_text(s, size, theme.text)
+                ctx.record(key, (row, j), s)
+                val = make_text(s, size, ctx.theme.text)
             else:
-                val = make_text(MASKED_TEXT, size, theme.muted)
+                val = make_text(MASKED_TEXT, size, ctx.theme.muted)
             name.move_to(DOWN * k * line_h, aligned_edge=RIGHT)
             block.add(VGroup(name, val.next_to(name, RIGHT, buff=BUFF_NOTE)))
         blocks.add(block)
@@ -282,16 +279,16 @@ def make_row_panel(values: np.ndarray, allowed: np.ndarray, labels: list[str],
     return fit_width(blocks, max_w)
 
 
-def make_panel(trace: AttentionTrace, tr: Translate, theme: Theme, q_label: str,
-               k_labels: list[str], k_colors: list[str], record: Recorder,
+def make_panel(trace: AttentionTrace, ctx: ChapterContext, q_label: str,
+               k_labels: list[str], k_colors: list[str],
                mats: FactorMatrices) -> VGroup:
     """The followed row's factors as a titled list, top right, beside the factor matrix."""
     i = trace.focus
-    title = make_text(tr("Q·Kᵀ, row of {q_label}", q_label=q_label), 22, theme.accent)
+    title = make_text(ctx.tr("Q·Kᵀ, row of {q_label}", q_label=q_label), 22, ctx.theme.accent)
     top = STAGE_TOP
     max_h = top - SAFE_BOTTOM - title.height - 0.3 - 0.5  # leaves room for the Q·Kᵀ tag
-    body = make_row_panel(trace.head.scores[i], trace.head.mask[i], k_labels, k_colors, theme,
-                          record, "scores", i, mats.layout.panel_w - 0.2, max_h)
+    body = make_row_panel(trace.head.scores[i], trace.head.mask[i], k_labels, k_colors, ctx,
+                          "scores", i, mats.layout.panel_w - 0.2, max_h)
     panel = VGroup(title, body).arrange(DOWN, buff=BUFF_ROW, aligned_edge=LEFT)
     panel.next_to(mats.s, RIGHT, buff=BUFF_LARGE)
     panel.align_to(UP * top, UP)
@@ -323,8 +320,8 @@ class FactorScene(ChapterScene):
     # ---- steps ---------------------------------------------------------------------
     def show_inputs(self) -> FactorMatrices:
         t = self.trace
-        mats = make_factor_matrices(t, self.theme, self.q_labels, self.q_colors, self.k_labels,
-                                    self.k_colors, self.drawn)
+        mats = make_factor_matrices(t, self.ctx, self.q_labels, self.q_colors, self.k_labels,
+                                    self.k_colors)
         self.say(self.tr("Q: one row per query word ({n_q} × {d_k}). Kᵀ: one column per key word ({d_k} × "
                          "{n_k}).", n_q=t.n_q, d_k=t.d_k, n_k=t.n_k))
         self.play(FadeIn(VGroup(mats.q, mats.q_names, mats.tag_q)),
@@ -361,8 +358,8 @@ class FactorScene(ChapterScene):
             name.next_to(mats.q_names, LEFT, buff=BUFF_SMALL).match_y(mats.q.row_rect_of(i))
             anims.append(FadeIn(keep_in_frame(name)))
         if not lay.numbers:
-            anims.append(FadeIn(make_panel(t, self.tr, self.theme, self.q_labels[i], self.k_labels,
-                                           self.k_colors, self.drawn, mats)))
+            anims.append(FadeIn(make_panel(t, self.ctx, self.q_labels[i], self.k_labels,
+                                           self.k_colors, mats)))
         allowed = int(t.head.mask[i].sum())
         self.say(self.tr.plural("Row {row}: the query of \"{word}\" against every key ({n} factor).",
                                 "Row {row}: the query of \"{word}\" against every key ({n} factors).",

@@ -21,6 +21,7 @@ from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_HAIR,
     BUFF_LABEL,
@@ -40,7 +41,6 @@ from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
-    Recorder,
     Theme,
     box_around,
     fit_cells,
@@ -150,11 +150,11 @@ def thumb_side(t: AttentionTrace, tagged: bool, top: float, bottom: float) -> tu
 
 
 def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, words: ThumbWords,
-               link_font: float, theme: Theme, tr: Translate, record: Recorder) -> Thumb:
+               link_font: float, ctx: ChapterContext) -> Thumb:
     head, i = t.heads[link.head], t.focus
     cell = side / max(t.n_q, t.n_k)
     layout = CellLayout(cell, cell, MIN_FONT, False)
-    grid = MatrixView(head.weights, key="head_weights", theme=theme, layout=layout, heat=True,
+    grid = MatrixView(head.weights, key="head_weights", theme=ctx.theme, layout=layout, heat=True,
                       mask=head.mask, max_cols=t.n_k, max_rows=t.n_q,
                       row_labels=words.q_labels if labelled else None,
                       row_colors=words.q_colors if labelled else None,
@@ -163,26 +163,26 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
     cells = grid.grid_only()
     width = max(cells.width, 1.6)
     followed = link.head == t.head_index
-    name = VGroup(make_text(tr("head {head}", head=link.head), NOTE_FONT,
-                            theme.accent if followed else theme.text, weight="BOLD"))
+    name = VGroup(make_text(ctx.tr("head {head}", head=link.head), NOTE_FONT,
+                            ctx.theme.accent if followed else ctx.theme.text, weight="BOLD"))
     if link.pattern is not None:
-        name.add(make_text(pattern_name(link.pattern, tr), NOTE_FONT - 2,
-                           theme.muted))
+        name.add(make_text(pattern_name(link.pattern, ctx.tr), NOTE_FONT - 2,
+                           ctx.theme.muted))
     name.arrange(DOWN, buff=BUFF_TIGHT)
     fit_width(name, width)
     name.next_to(grid, UP, buff=BUFF_SMALL).set_x(cells.get_x())
     weight = fmt(head.weights[i, link.key], DECIMALS)
-    record("head_weights", (link.head, i, link.key), weight)
+    ctx.record("head_weights", (link.head, i, link.key), weight)
     text = f"{words.q_labels[i]} → {words.k_labels[link.key]} {weight}"
-    link_mob = make_text(text, link_font, theme.text)
+    link_mob = make_text(text, link_font, ctx.theme.text)
     link_mob.next_to(cells, DOWN, buff=BUFF_SMALL)
     row_mark = grid.row_box(i, words.q_colors[i], buff=0.0, width=3)
-    top_cell = grid.cell_box(i, link.key, theme.accent, width=3)
+    top_cell = grid.cell_box(i, link.key, ctx.theme.accent, width=3)
     return Thumb(grid, name, VGroup(link_mob), row_mark, top_cell)
 
 
-def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, theme: Theme,
-                   tr: Translate, record: Recorder, top: float, bottom: float) -> HeadGrid:
+def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, ctx: ChapterContext,
+                   top: float, bottom: float) -> HeadGrid:
     """Every head's pattern, in rows of up to MAX_HEAD_COLS, fitted between top and bottom."""
     tagged = any(link.pattern is not None for link in links)
     side, labelled = thumb_side(t, tagged, top, bottom)
@@ -190,7 +190,7 @@ def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, 
     block_w = (2 * SAFE_X - (cols - 1) * THUMB_GAP) / cols
     texts = [f"{words.q_labels[t.focus]} → {words.k_labels[link.key]} 0.00" for link in links]
     link_font = max(MIN_FONT, min(NOTE_FONT, NOTE_FONT * block_w / widest(texts, NOTE_FONT)))
-    thumbs = [make_thumb(t, link, side, labelled, words, link_font, theme, tr, record)
+    thumbs = [make_thumb(t, link, side, labelled, words, link_font, ctx)
               for link in links]
     blocks = VGroup(*[th.block for th in thumbs])
     blocks.arrange_in_grid(rows, cols, buff=THUMB_GAP, cell_alignment=DOWN)  # grids in line
@@ -201,7 +201,7 @@ def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, 
     blocks.move_to(ORIGIN).align_to(UP * top, UP)
     followed = thumbs[t.head_index]
     outline = box_around(VGroup(followed.name, followed.grid, followed.link),
-                         theme.accent, buff=BUFF_SNUG, width=4)
+                         ctx.theme.accent, buff=BUFF_SNUG, width=4)
     return HeadGrid(thumbs, outline)
 
 
@@ -238,14 +238,14 @@ class Overview:
                      self.head_labels, self.outline, self.row_marks)
 
 
-def make_overview(t: AttentionTrace, theme: Theme, tr: Translate, top: float,
+def make_overview(t: AttentionTrace, ctx: ChapterContext, top: float,
                   bottom: float) -> Overview:
     """The model_weights (layers, heads, n_q, n_k) as a grid of thumbnails fitted between
     top and bottom; the followed head (t.layer, t.head_index) outlined."""
     A = t.model_weights
     n_layers, n_heads, n_q, n_k = A.shape
     mask = t.head.mask
-    layer_names = [tr("layer {layer}", layer=L) for L in range(n_layers)]
+    layer_names = [ctx.tr("layer {layer}", layer=L) for L in range(n_layers)]
     label_w = widest(layer_names, OVERVIEW_LABEL) + 0.2
     head_h = 0.35  # the head numbers above the grid
     side = min((2 * SAFE_X - label_w - (n_heads - 1) * OVERVIEW_GAP) / n_heads,
@@ -256,26 +256,26 @@ def make_overview(t: AttentionTrace, theme: Theme, tr: Translate, top: float,
     for L in range(n_layers):
         row = []
         for H in range(n_heads):
-            img = ImageMobject(heat_image(A[L, H], mask, theme))
+            img = ImageMobject(heat_image(A[L, H], mask, ctx.theme))
             img.set_resampling_algorithm(RESAMPLING_ALGORITHMS["nearest"])
             img.stretch_to_fit_width(w).stretch_to_fit_height(h)
             img.move_to([left + w / 2 + H * (w + OVERVIEW_GAP),
                          top - head_h - h / 2 - L * (h + OVERVIEW_GAP), 0])
             row.append(img)
-            frames.add(Rectangle(width=w, height=h, stroke_width=1, stroke_color=theme.grid)
+            frames.add(Rectangle(width=w, height=h, stroke_width=1, stroke_color=ctx.theme.grid)
                        .move_to(img))
         thumbs.append(row)
     layer_labels = VGroup(*[
-        make_text(name, OVERVIEW_LABEL, theme.accent if L == t.layer else theme.text)
+        make_text(name, OVERVIEW_LABEL, ctx.theme.accent if L == t.layer else ctx.theme.text)
         .next_to(thumbs[L][0], LEFT, buff=BUFF_NOTE) for L, name in enumerate(layer_names)])
     head_labels = VGroup(*[
-        make_text(str(H), OVERVIEW_LABEL, theme.accent if H == t.head_index else theme.muted)
+        make_text(str(H), OVERVIEW_LABEL, ctx.theme.accent if H == t.head_index else ctx.theme.muted)
         .next_to(thumbs[0][H], UP, buff=BUFF_SNUG) for H in range(n_heads)])
-    outline = box_around(thumbs[t.layer][t.head_index], theme.accent, buff=BUFF_HAIR, width=4)
+    outline = box_around(thumbs[t.layer][t.head_index], ctx.theme.accent, buff=BUFF_HAIR, width=4)
     y = lambda img: img.get_top()[1] - (t.focus + 0.5) * h / n_q  # noqa: E731
     row_marks = VGroup(*[
         Line([img.get_left()[0] - 0.08, y(img), 0], [img.get_left()[0] - 0.01, y(img), 0],
-             stroke_color=theme.accent, stroke_width=3) for img in thumbs[t.layer]])
+             stroke_color=ctx.theme.accent, stroke_width=3) for img in thumbs[t.layer]])
     return Overview(thumbs, frames, layer_labels, head_labels, outline, row_marks)
 
 
@@ -296,24 +296,24 @@ class JoinView:
         return VGroup(self.joined, self.segments, self.w_o, self.output, self.symbols, self.shapes)
 
 
-def make_z_stack(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorder, top: float,
+def make_z_stack(t: AttentionTrace, ctx: ChapterContext, top: float,
                  bottom: float) -> MatrixView:
     """Every head's Z row for the followed word, one head per row (h × d_k)."""
     i, h = t.focus, len(t.heads)
     values = np.stack([head.Z[i] for head in t.heads])  # (h, d_k) drawn, not computed
-    names = [tr("head {head}", head=k) for k in range(h)]
-    colors = [theme.accent if k == t.head_index else theme.text for k in range(h)]
+    names = [ctx.tr("head {head}", head=k) for k in range(h)]
+    colors = [ctx.theme.accent if k == t.head_index else ctx.theme.text for k in range(h)]
     room_w = 2 * SAFE_X - label_width(names, 24) - 1.0
     layout = fit_cells(h, min(t.d_k, MAX_COLS), min(room_w, 0.9 * MAX_COLS), top - bottom - 0.6,
                        DECIMALS, max_font=26)
     layout = CellLayout(layout.cell_w, layout.cell_h, max(layout.font_size, MIN_FONT), True)
-    view = MatrixView(values, key="head_Z", theme=theme, layout=layout, decimals=DECIMALS,
-                      max_cols=MAX_COLS, record=record, heat=False, row_labels=names,
+    view = MatrixView(values, key="head_Z", theme=ctx.theme, layout=layout, decimals=DECIMALS,
+                      max_cols=MAX_COLS, record=ctx.record, heat=False, row_labels=names,
                       row_colors=colors, index_map=lambda r, m: (r, i, m))
     return view
 
 
-def make_join(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorder, q_label: str,
+def make_join(t: AttentionTrace, ctx: ChapterContext, q_label: str,
               top: float, bottom: float) -> JoinView:
     """[joined Z row] · [W_O] on one line, [output] under W_O with its columns aligned."""
     i, h, d_k, d = t.focus, len(t.heads), t.d_k, t.d_model
@@ -324,31 +324,31 @@ def make_join(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorder, 
     layout = fit_cells(r2 + 3, c1 + c2, 2 * SAFE_X - symbol_w - label_w, top - bottom - 1.3,
                        DECIMALS, max_font=24)
     layout = CellLayout(layout.cell_w, layout.cell_h, max(layout.font_size, MIN_FONT), True)
-    joined = MatrixView(joined_values[None, :], key="head_Z", theme=theme, layout=layout,
-                        decimals=DECIMALS, max_cols=MAX_COLS, record=record, heat=False,
+    joined = MatrixView(joined_values[None, :], key="head_Z", theme=ctx.theme, layout=layout,
+                        decimals=DECIMALS, max_cols=MAX_COLS, record=ctx.record, heat=False,
                         index_map=lambda _r, c: (c // d_k, i, c % d_k))
-    w_o = MatrixView(t.W_O, key="W_O", theme=theme, layout=layout, decimals=DECIMALS,
-                     max_cols=MAX_COLS, max_rows=MAX_COLS, record=record, heat=False)
-    output = MatrixView(t.output[i][None, :], key="output", theme=theme, layout=layout,
-                        decimals=DECIMALS, max_cols=MAX_COLS, record=record, heat=False,
+    w_o = MatrixView(t.W_O, key="W_O", theme=ctx.theme, layout=layout, decimals=DECIMALS,
+                     max_cols=MAX_COLS, max_rows=MAX_COLS, record=ctx.record, heat=False)
+    output = MatrixView(t.output[i][None, :], key="output", theme=ctx.theme, layout=layout,
+                        decimals=DECIMALS, max_cols=MAX_COLS, record=ctx.record, heat=False,
                         index_map=lambda _r, c: (i, c))
-    dot = make_text("·", 40, theme.text)
-    eq = make_text("=", 32, theme.text)
+    dot = make_text("·", 40, ctx.theme.text)
+    eq = make_text("=", 32, ctx.theme.text)
     joined.next_to(dot, LEFT, buff=BUFF_ROW)
     w_o.next_to(dot, RIGHT, buff=BUFF_ROW)
     joined.set_y(w_o.get_y())
     dot.set_y(w_o.get_y())
     output.next_to(w_o, DOWN, buff=0.7).align_to(w_o, LEFT)
     eq.next_to(output, LEFT, buff=BUFF_ROW)
-    segments = make_segments(joined, t, theme, tr)
+    segments = make_segments(joined, t, ctx)
     size = max(MIN_FONT, min(20, layout.font_size))
     times = "×"
     shapes = VGroup(
         make_text(f"1 {times} {h}·{d_k}" if h > 1 else f"1 {times} {d_k}", size,
-                  theme.muted).next_to(joined, DOWN, buff=BUFF_NOTE),
-        make_text(f"W_O   {h * d_k} {times} {d}", size, theme.muted).next_to(w_o, UP, buff=BUFF_LABEL),
-        make_text(f"1 {times} {d}", size, theme.muted).next_to(output, DOWN, buff=BUFF_LABEL),
-        fit_width(make_text(tr("output of {q_label}", q_label=q_label), size, theme.text),
+                  ctx.theme.muted).next_to(joined, DOWN, buff=BUFF_NOTE),
+        make_text(f"W_O   {h * d_k} {times} {d}", size, ctx.theme.muted).next_to(w_o, UP, buff=BUFF_LABEL),
+        make_text(f"1 {times} {d}", size, ctx.theme.muted).next_to(output, DOWN, buff=BUFF_LABEL),
+        fit_width(make_text(ctx.tr("output of {q_label}", q_label=q_label), size, ctx.theme.text),
                   2.6).next_to(output, UP, buff=BUFF_SMALL).align_to(output, LEFT),
     )
     view = JoinView(joined, segments, w_o, output, VGroup(dot, eq), shapes)
@@ -361,7 +361,7 @@ def make_join(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorder, 
     return view
 
 
-def make_segments(joined: MatrixView, t: AttentionTrace, theme: Theme, tr: Translate) -> VGroup:
+def make_segments(joined: MatrixView, t: AttentionTrace, ctx: ChapterContext) -> VGroup:
     """Over the joined row: a line over each head's shown cells, with the head's number."""
     out = VGroup()
     parts: dict[int, list[int]] = {}
@@ -370,11 +370,11 @@ def make_segments(joined: MatrixView, t: AttentionTrace, theme: Theme, tr: Trans
             parts.setdefault(c // t.d_k, []).append(c)
     for h, cs in parts.items():
         cells = VGroup(*[joined.cell_at[(0, c)] for c in cs])
-        color = theme.accent if h == t.head_index else theme.muted
+        color = ctx.theme.accent if h == t.head_index else ctx.theme.muted
         line = Line(cells.get_corner(UL) + UP * 0.08 + RIGHT * 0.04,
                     cells.get_corner(UR) + UP * 0.08 + LEFT * 0.04, stroke_color=color,
                     stroke_width=4)
-        name = tr("head {head}", head=h)
+        name = ctx.tr("head {head}", head=h)
         size = NOTE_FONT if text_width(name, NOTE_FONT) <= cells.width else MIN_FONT
         after_fold = cs[0] != joined.cols[0] and joined.cols[joined.cols.index(cs[0]) - 1] is None
         if text_width(name, size) > cells.width and not after_fold:
@@ -424,7 +424,7 @@ class HeadsScene(ChapterScene):
         t = self.trace
         n_layers, n_heads = t.model_weights.shape[:2]
         top, bottom = self.room()
-        view = make_overview(t, self.theme, self.tr, top, bottom)
+        view = make_overview(t, self.ctx, top, bottom)
         total = n_layers * n_heads
         name = t.model_name or self.tr("model")
         self.say(self.tr("The whole {name}: {n_layers} layers × {n_heads} heads = {total} attention "
@@ -452,7 +452,7 @@ class HeadsScene(ChapterScene):
         t, h = self.trace, self.n_heads
         top, bottom = self.room()
         words = ThumbWords(self.q_labels, self.k_labels, self.q_colors, self.k_colors)
-        grid = make_head_grid(t, links, words, self.theme, self.tr, self.drawn, top, bottom)
+        grid = make_head_grid(t, links, words, self.ctx, top, bottom)
         if h == 1:
             text = self.tr("The {value} has only one head, so there is one pattern. Bigger models run many "
                            "heads side by side, each with its own W_Q, W_K, W_V.",
@@ -518,7 +518,7 @@ class HeadsScene(ChapterScene):
         t, w = self.trace, self.quoted(self.focus_word)
         self.clear_stage()
         top, bottom = self.room()
-        stack = make_z_stack(t, self.theme, self.tr, self.drawn, top - 0.5, bottom)
+        stack = make_z_stack(t, self.ctx, top - 0.5, bottom)
         heading = make_text(self.tr("Z rows of {w}, one per head", w=w),
                             22, self.theme.text)
         heading.move_to(UP * (top - 0.15))
@@ -541,7 +541,7 @@ class HeadsScene(ChapterScene):
         h, d_k, d = self.n_heads, t.d_k, t.d_model
         self.clear_stage()
         top, bottom = self.room()
-        view = make_join(t, self.theme, self.tr, self.drawn, self.q_labels[i], top - 0.35, bottom)
+        view = make_join(t, self.ctx, self.q_labels[i], top - 0.35, bottom)
         if h == 1:
             text = self.tr("This model has only one head: Z of {w} times W_O ({d_k} × {d}) gives its output "
                            "row. Bigger models run many heads and join their Z rows first.",

@@ -7,12 +7,11 @@ from dataclasses import dataclass
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import BUFF_NOTE, SAFE_BOTTOM, SAFE_X, STAGE_TOP, widest
 from attention_video.scenes.text import fit_width, make_text
 from attention_video.scenes.widgets import (
     MatrixView,
-    Recorder,
-    Theme,
     label_width,
     make_matrix,
     make_token_chips,
@@ -55,8 +54,8 @@ def embedding_signs(trace: AttentionTrace, positional: bool) -> list[str]:
     return ["+", to_x] if positional or derived else [to_x]
 
 
-def make_embedding_sum(trace: AttentionTrace, theme: Theme, labels: list[str],
-                       colors: list[str], record: Recorder, top: float,
+def make_embedding_sum(trace: AttentionTrace, ctx: ChapterContext, labels: list[str],
+                       colors: list[str], top: float,
                        positional: bool) -> EmbeddingSum:
     """E + P = X side by side (or E → X), hanging from `top`, fitted above the caption."""
     query_side = trace.cross and not trace.decoder  # a decoder: the source is the input
@@ -68,22 +67,22 @@ def make_embedding_sum(trace: AttentionTrace, theme: Theme, labels: list[str],
     max_w = (2 * SAFE_X - label_width(labels) - sign_room * (parts - 1)) / parts
     max_h = top - SAFE_BOTTOM - NAME_ROOM
     kw = dict(decimals=1 if trace.on_grid else 2, max_cols=6 if trace.on_grid else 5,
-              record=record)
-    e_view = make_matrix(E, "E" + suffix, theme, max_w, max_h, row_labels=labels,
+              record=ctx.record)
+    e_view = make_matrix(E, "E" + suffix, ctx.theme, max_w, max_h, row_labels=labels,
                          row_colors=colors, **kw)
-    p_view = (make_matrix(P, "P" + suffix, theme, max_w, max_h, layout=e_view.layout, **kw)
+    p_view = (make_matrix(P, "P" + suffix, ctx.theme, max_w, max_h, layout=e_view.layout, **kw)
               if parts == 3 else None)
-    x_view = make_matrix(X, "X" + suffix, theme, max_w, max_h, layout=e_view.layout, **kw)
+    x_view = make_matrix(X, "X" + suffix, ctx.theme, max_w, max_h, layout=e_view.layout, **kw)
 
     views = [v for v in (e_view, p_view, x_view) if v is not None]
-    sign_texts = [make_text(s, SIGN_FONT, theme.text) for s in signs]
+    sign_texts = [make_text(s, SIGN_FONT, ctx.theme.text) for s in signs]
     row = VGroup(views[0])
     for sign, view in zip(sign_texts, views[1:]):
         row.add(sign, view)
     row.arrange(RIGHT, buff=SIGN_BUFF)
     names = []
     for view, name in zip(views, ("E", "P", "X") if p_view is not None else ("E", "X")):
-        color = theme.accent if name == "X" else theme.text
+        color = ctx.theme.accent if name == "X" else ctx.theme.text
         names.append(make_text(name, NAME_FONT, color, weight="BOLD")
                      .next_to(view.grid_only(), UP, buff=BUFF_NOTE))
     whole = VGroup(row, *names)
@@ -128,8 +127,7 @@ class InputScene(ChapterScene):
         labels, colors = self.tokens_and_colors()
         t = self.trace
         positional = t.positional
-        s = make_embedding_sum(t, self.theme, labels, colors, self.drawn,
-                               top=STAGE_TOP, positional=positional)
+        s = make_embedding_sum(t, self.ctx, labels, colors, top=STAGE_TOP, positional=positional)
         E = s.E.view
         n, d = E.values.shape
         self.say(self.tr("Each token looks up its embedding: a row of {d_model} numbers (E).",

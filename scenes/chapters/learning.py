@@ -29,7 +29,7 @@ from attention_video.scenes.arrows import (
     norm_text,
 )
 from attention_video.scenes.base import ChapterScene
-from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK_WIDE,
     BUFF_LABEL,
@@ -54,8 +54,6 @@ from attention_video.scenes.widgets import (
     CHIP_MAX_W,
     CellLayout,
     MatrixView,
-    Recorder,
-    Theme,
     fit_cells,
     make_label,
     make_sub,
@@ -137,72 +135,72 @@ class SnapshotTable:
         return VGroup(self.view, self.steps, self.title, self.extra)
 
 
-def make_step_labels(view: MatrixView, steps: np.ndarray, size: float, theme: Theme,
-                     record: Recorder, tr: Translate) -> VGroup:
+def make_step_labels(view: MatrixView, steps: np.ndarray, size: float,
+                     ctx: ChapterContext) -> VGroup:
     """'step N' left of each row (N is recorded like every drawn number)."""
     labels = VGroup()
     for s, step in enumerate(steps):
         n = fmt(step, 0)
-        record("history_steps", (s,), n)
-        label = make_text(tr("step {n}", n=n), size, theme.muted)
+        ctx.record("history_steps", (s,), n)
+        label = make_text(ctx.tr("step {n}", n=n), size, ctx.theme.muted)
         labels.add(label.next_to(view.row_rect_of(s), LEFT, buff=BUFF_ROW))
     return labels
 
 
 def make_weights_table(history, keys: list[int], labels: list[str], colors: list[str],
-                       focus_label: str, theme: Theme, record: Recorder, tr: Translate,
+                       focus_label: str, ctx: ChapterContext,
                        max_w: float, max_h: float) -> SnapshotTable:
     """The followed word's attention row at every snapshot, one column per shown key."""
     n_s = len(history.steps)
-    step_w = widest([tr("step {x}", x=int(x)) for x in history.steps], 22) + 0.3
+    step_w = widest([ctx.tr("step {x}", x=int(x)) for x in history.steps], 22) + 0.3
     layout = fit_cells(n_s, len(keys), max_w - step_w, max_h, 2, max_font=26)
     layout = CellLayout(min(layout.cell_w, 1.2), layout.cell_h, max(layout.font_size, MIN_FONT),
                         True)
-    view = MatrixView(history.weights[:, keys], key="history_weights", theme=theme,
+    view = MatrixView(history.weights[:, keys], key="history_weights", theme=ctx.theme,
                       layout=layout, heat=True, numbers_in_rows=set(range(n_s)),
                       col_labels=[labels[j] for j in keys], col_colors=[colors[j] for j in keys],
-                      record=record, index_map=lambda s, c: (s, keys[c]), max_cols=64)
-    steps = make_step_labels(view, history.steps, min(22, layout.font_size), theme, record, tr)
-    title = make_sub(tr("weights"), focus_label, 26, theme.w, theme.accent)
+                      record=ctx.record, index_map=lambda s, c: (s, keys[c]), max_cols=64)
+    steps = make_step_labels(view, history.steps, min(22, layout.font_size), ctx)
+    title = make_sub(ctx.tr("weights"), focus_label, 26, ctx.theme.w, ctx.theme.accent)
     title.next_to(VGroup(view, steps), UP, buff=BUFF_ROW).align_to(steps, LEFT)
     return SnapshotTable(view, steps, title, VGroup())
 
 
-def make_pairs_table(history, q_label: str, k_label: str, theme: Theme, record: Recorder,
-                     tr: Translate, max_w: float, max_h: float) -> SnapshotTable:
+def make_pairs_table(history, q_label: str, k_label: str, ctx: ChapterContext, max_w: float,
+                     max_h: float) -> SnapshotTable:
     """Q[followed]·K[partner] at every snapshot: the products pair by pair, sign-coloured,
     and their sum, the cell of Q·Kᵀ."""
     n_s, d_k = history.products.shape
     pairs = pairs_to_show(d_k)
     folded = len(pairs) < d_k
-    step_w = widest([tr("step {x}", x=int(x)) for x in history.steps], 22) + 0.3
+    step_w = widest([ctx.tr("step {x}", x=int(x)) for x in history.steps], 22) + 0.3
     cols = len(pairs) + 2 + folded  # the pairs, "…", the Σ column (twice as wide)
     layout = fit_cells(n_s, cols, max_w - step_w, max_h, 2, max_font=26)
     layout = CellLayout(min(layout.cell_w, 1.2), layout.cell_h, max(layout.font_size, MIN_FONT),
                         True)
-    view = MatrixView(history.products[:, pairs], key="history_products", theme=theme,
-                      layout=layout, heat=False, record=record, max_cols=64,
+    view = MatrixView(history.products[:, pairs], key="history_products", theme=ctx.theme,
+                      layout=layout, heat=False, record=ctx.record, max_cols=64,
                       col_labels=[f"q{subscript(m + 1)}k{subscript(m + 1)}" for m in pairs],
                       index_map=lambda s, c: (s, pairs[c]),  # agreeing signs add, opposite subtract
-                      cell_style=lambda s, c: (sign_color(history.agreement[s, pairs[c]], theme), 0.12))
+                      cell_style=lambda s, c: (sign_color(history.agreement[s, pairs[c]], ctx.theme), 0.12))
     extra = VGroup()
     right = view.cells.get_right()[0]
     if folded:
-        more = make_text("…", layout.font_size, theme.muted)
+        more = make_text("…", layout.font_size, ctx.theme.muted)
         extra.add(more.move_to([right + 0.3, view.row_rect_of(0).get_y(), 0]))
         right += 0.6
     sums = VGroup()
     for s in range(n_s):
         text = fmt(history.scores[s], 2)
-        record("history_scores", (s,), text)
-        cell = make_text(f"= {text}", layout.font_size, theme.text, weight="BOLD")
+        ctx.record("history_scores", (s,), text)
+        cell = make_text(f"= {text}", layout.font_size, ctx.theme.text, weight="BOLD")
         sums.add(cell.move_to([right + 0.25, view.row_rect_of(s).get_y(), 0], aligned_edge=LEFT))
-    head = make_text("Σ = Q·Kᵀ", min(22, layout.font_size), theme.accent)
+    head = make_text("Σ = Q·Kᵀ", min(22, layout.font_size), ctx.theme.accent)
     head.next_to(sums, UP, buff=BUFF_LABEL).align_to(sums, LEFT)
     head.match_y(view.col_labels)
     extra.add(sums, head)
-    steps = make_step_labels(view, history.steps, min(22, layout.font_size), theme, record, tr)
-    title = make_text(f"Q[{q_label}] · K[{k_label}]", 26, theme.accent)
+    steps = make_step_labels(view, history.steps, min(22, layout.font_size), ctx)
+    title = make_text(f"Q[{q_label}] · K[{k_label}]", 26, ctx.theme.accent)
     title.next_to(VGroup(view, steps, extra), UP, buff=BUFF_ROW).align_to(steps, LEFT)
     return SnapshotTable(view, steps, title, extra)
 
@@ -220,11 +218,11 @@ class Curve:
 
 
 def make_curve(x: np.ndarray, y: np.ndarray, marks_at: np.ndarray, name: str, key: str,
-               color: str, theme: Theme, record: Recorder, tr: Translate, width: float,
+               color: str, ctx: ChapterContext, width: float,
                decimals: int) -> Curve:
     """y against x in a box `width` × PLOT_H (y from 0 to its maximum), the snapshots
     marked on the curve; the first and last values beside the name."""
-    box = Rectangle(width=width, height=PLOT_H, stroke_color=theme.grid, stroke_width=2)
+    box = Rectangle(width=width, height=PLOT_H, stroke_color=ctx.theme.grid, stroke_width=2)
     top = max(float(np.max(y)), 1e-9)
     x0, x_max = float(marks_at[0]), max(float(np.max(x)), float(marks_at[0]) + 1e-9)
 
@@ -235,18 +233,18 @@ def make_curve(x: np.ndarray, y: np.ndarray, marks_at: np.ndarray, name: str, ke
     line = VMobject(stroke_color=color, stroke_width=4)
     line.set_points_as_corners([point(a, b) for a, b in zip(x, y)])
     at = np.interp(marks_at, x, y)  # the curve's value at each snapshot (between samples)
-    marks = VGroup(*[Dot(point(a, b), radius=0.06, color=theme.accent)
+    marks = VGroup(*[Dot(point(a, b), radius=0.06, color=ctx.theme.accent)
                      for a, b in zip(marks_at, at)])
     first, last = fmt(y[0], decimals), fmt(y[-1], decimals)
-    record(key, (0,), first)
-    record(key, (len(y) - 1,), last)
-    title = VGroup(make_text(name, 22, color), make_text(f"{first} → {last}", 22, theme.text))
+    ctx.record(key, (0,), first)
+    ctx.record(key, (len(y) - 1,), last)
+    title = VGroup(make_text(name, 22, color), make_text(f"{first} → {last}", 22, ctx.theme.text))
     title.arrange(RIGHT, buff=BUFF_MEDIUM).next_to(box, UP, buff=BUFF_LABEL).align_to(box, LEFT)
     first_step, last_step = fmt(marks_at[0], 0), fmt(x[-1], 0)  # the box starts at step 0
-    record("history_steps", (0,), first_step)
-    record("curve_step", (len(x) - 1,), last_step)
-    s0 = make_text(tr("step {first_step}", first_step=first_step), 18, theme.muted)
-    s1 = make_text(tr("step {last_step}", last_step=last_step), 18, theme.muted)
+    ctx.record("history_steps", (0,), first_step)
+    ctx.record("curve_step", (len(x) - 1,), last_step)
+    s0 = make_text(ctx.tr("step {first_step}", first_step=first_step), 18, ctx.theme.muted)
+    s1 = make_text(ctx.tr("step {last_step}", last_step=last_step), 18, ctx.theme.muted)
     s0.next_to(box, DOWN, buff=BUFF_SMALL).align_to(box, LEFT)
     s1.next_to(box, DOWN, buff=BUFF_SMALL).align_to(box, RIGHT)
     return Curve(box, line, marks, VGroup(title, s0, s1))
@@ -267,21 +265,20 @@ class SnapshotNumbers:
 
 
 def make_snapshot_numbers(history, s: int, g: QueryGeometry, drawn: list[int], partner: int,
-                          labels: list[str], colors: list[str], theme: Theme, record: Recorder,
-                          tr: Translate, max_w: float) -> SnapshotNumbers:
+                          labels: list[str], colors: list[str], ctx: ChapterContext, max_w: float) -> SnapshotNumbers:
     keys = GeometryKeys("history_", (s,), (s,))
     n = fmt(history.steps[s], 0)
-    record("history_steps", (s,), n)
-    step = make_text(tr("step {n}", n=n), PANEL_FONT + 2, theme.accent, weight="BOLD")
-    q_norm = make_text(f"|q| = {norm_text(g, None, keys, record)}", PANEL_FONT, theme.q)
-    heads = [tr("key"), "θ", "|k|", "q·k"]
+    ctx.record("history_steps", (s,), n)
+    step = make_text(ctx.tr("step {n}", n=n), PANEL_FONT + 2, ctx.theme.accent, weight="BOLD")
+    q_norm = make_text(f"|q| = {norm_text(g, None, keys, ctx.record)}", PANEL_FONT, ctx.theme.q)
+    heads = [ctx.tr("key"), "θ", "|k|", "q·k"]
     cells = []
     for j in drawn:
         score = fmt(g.scores[j], 2)
-        record("history_key_scores", (s, j), score)
-        cells.append((j, [labels[j], angle_text(g, j, keys, record), norm_text(g, j, keys, record),
+        ctx.record("history_key_scores", (s, j), score)
+        cells.append((j, [labels[j], angle_text(g, j, keys, ctx.record), norm_text(g, j, keys, ctx.record),
                           score]))
-    table = make_key_table(heads, cells, colors, theme, PANEL_FONT, lambda j, c: j == partner)
+    table = make_key_table(heads, cells, colors, ctx.theme, PANEL_FONT, lambda j, c: j == partner)
     heading, rows = table.heading, table.rows
     VGroup(step, q_norm, table.group).arrange(DOWN, aligned_edge=LEFT, buff=BUFF_MEDIUM)
     numbers = SnapshotNumbers(step, q_norm, heading, rows)
@@ -378,8 +375,7 @@ class LearningScene(ChapterScene):
         keys = keys_to_show(h.weights, h.partner, i)
         top = STAGE_TOP
         table = make_weights_table(h, keys, self.k_labels, self.k_colors, self.q_labels[i],
-                                   self.theme, self.drawn, self.tr, 2 * SAFE_X,
-                                   top - SAFE_BOTTOM - 1.3)
+                                   self.ctx, 2 * SAFE_X, top - SAFE_BOTTOM - 1.3)
         whole = table.group
         fit_width(whole, 2 * SAFE_X)
         whole.move_to(ORIGIN).align_to(UP * top, UP)
@@ -416,8 +412,8 @@ class LearningScene(ChapterScene):
         self.clear_stage()
         h, i = self.history, self.focus
         top = STAGE_TOP
-        table = make_pairs_table(h, self.q_labels[i], self.k_labels[h.partner], self.theme,
-                                 self.drawn, self.tr, 2 * SAFE_X, top - SAFE_BOTTOM - 1.3)
+        table = make_pairs_table(h, self.q_labels[i], self.k_labels[h.partner], self.ctx,
+                                 2 * SAFE_X, top - SAFE_BOTTOM - 1.3)
         whole = table.group
         fit_width(whole, 2 * SAFE_X)
         whole.move_to(ORIGIN).align_to(UP * top, UP)
@@ -467,11 +463,10 @@ class LearningScene(ChapterScene):
             self.pictures.append((GeometryKeys("history_", (s,), (s,)), picture))
             pictures.append(picture)
             panel = make_snapshot_numbers(h, s, g, drawn, p, self.k_labels, self.k_colors,
-                                          self.theme, self.drawn, self.tr,
-                                          SAFE_X - right - PANEL_GAP)
+                                          self.ctx, SAFE_X - right - PANEL_GAP)
             panel.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
             panels.append(panel)
-        note = make_not_to_scale_note(self.theme, self.tr)
+        note = make_not_to_scale_note(self.ctx)
         fit_width(note, SAFE_X - right - PANEL_GAP)
         note.next_to(panels[0].group, DOWN, buff=BUFF_BLOCK_WIDE).align_to(panels[0].group, LEFT)
         keys0 = GeometryKeys("history_", (0,), (0,))
@@ -542,10 +537,9 @@ class LearningScene(ChapterScene):
         h, th = self.history, self.theme
         width = (2 * SAFE_X - 1.2) / 2
         loss = make_curve(h.curve_step, h.curve_loss, h.steps, self.tr("training loss"),
-                          "curve_loss", th.negative, th, self.drawn, self.tr, width, 3)
-        acc = make_curve(h.curve_step, h.curve_accuracy, h.steps,
-                         self.tr("held-out accuracy"), "curve_accuracy",
-                         th.positive, th, self.drawn, self.tr, width, 3)
+                          "curve_loss", th.negative, self.ctx, width, 3)
+        acc = make_curve(h.curve_step, h.curve_accuracy, h.steps, self.tr("held-out accuracy"),
+                         "curve_accuracy", th.positive, self.ctx, width, 3)
         plots = VGroup(loss.group, acc.group).arrange(RIGHT, buff=1.0)
         top = STAGE_TOP - 0.2
         plots.move_to(ORIGIN).align_to(UP * top, UP)

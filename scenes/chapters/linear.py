@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
-from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_LABEL,
     BUFF_NOTE,
@@ -21,8 +21,6 @@ from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
-    Recorder,
-    Theme,
     fit_cells,
     label_width,
     make_matrix,
@@ -95,7 +93,7 @@ def stage_layout(trace: AttentionTrace, name: str, labels: list[str], top: float
 
 
 def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors: list[str],
-                     theme: Theme, record: Recorder, tr: Translate, top: float) -> LayerStage:
+                     ctx: ChapterContext, top: float) -> LayerStage:
     """X · W = R for the layer that makes `name`, hanging from `top`, fitted above the
     caption. `labels`/`colors` are the words of its input side."""
     side, w_name, color_attr = LAYERS[name]
@@ -104,14 +102,14 @@ def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors
     d, dk = W.shape
     layout = stage_layout(trace, name, labels, top)
     decimals = 1 if trace.on_grid else 2
-    x_view = make_matrix(X, "X_q" if (side == "query" and trace.cross) else "X", theme, 0, 0,
+    x_view = make_matrix(X, "X_q" if (side == "query" and trace.cross) else "X", ctx.theme, 0, 0,
                          decimals=decimals, row_labels=labels, row_colors=colors,
-                         max_cols=MAX_COLS, record=record, layout=layout)
-    w_view = make_matrix(W, w_name, theme, 0, 0, decimals=decimals, max_cols=MAX_COLS,
-                         max_rows=MAX_ROWS, record=record, layout=layout)
-    r_view = make_matrix(R, name, theme, 0, 0, decimals=2, max_cols=MAX_COLS, record=record,
+                         max_cols=MAX_COLS, record=ctx.record, layout=layout)
+    w_view = make_matrix(W, w_name, ctx.theme, 0, 0, decimals=decimals, max_cols=MAX_COLS,
+                         max_rows=MAX_ROWS, record=ctx.record, layout=layout)
+    r_view = make_matrix(R, name, ctx.theme, 0, 0, decimals=2, max_cols=MAX_COLS, record=ctx.record,
                          layout=layout)
-    dot, eq = make_text("·", DOT_FONT, theme.text), make_text("=", EQ_FONT, theme.text)
+    dot, eq = make_text("·", DOT_FONT, ctx.theme.text), make_text("=", EQ_FONT, ctx.theme.text)
     row = VGroup(x_view, dot, w_view, eq, r_view).arrange(RIGHT, buff=STAGE_BUFF)
     for v in (x_view, w_view, r_view):  # matrices hang from a common top line
         v.align_to(x_view.grid_only(), UP)
@@ -119,17 +117,17 @@ def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors
     dot.set_y(middle)
     eq.set_y(middle)
 
-    color = getattr(theme, color_attr)
+    color = getattr(ctx.theme, color_attr)
     x_name = "X" if not trace.cross else ("X (target)" if side == "query" else "X (source)")
-    x_tag = make_text(x_name, TAG_FONT, theme.text, weight="BOLD")
+    x_tag = make_text(x_name, TAG_FONT, ctx.theme.text, weight="BOLD")
     w_tag = make_text(w_name, TAG_FONT, color, weight="BOLD")
     r_tag = make_text(name, TAG_FONT, color, weight="BOLD")
     for tag, view in ((x_tag, x_view), (w_tag, w_view), (r_tag, r_view)):
         tag.next_to(view.grid_only(), UP, buff=BUFF_LABEL)
-    learned = make_text(tr("learned") if trace.trained else
-                        tr("learned (here still random)"),
+    learned = make_text(ctx.tr("learned") if trace.trained else
+                        ctx.tr("learned (here still random)"),
                         20, color).next_to(w_view.grid_only(), DOWN, buff=BUFF_LABEL)
-    shape = make_text(f"{d} × {dk}", 18, theme.muted).next_to(learned, DOWN, buff=BUFF_TIGHT)
+    shape = make_text(f"{d} × {dk}", 18, ctx.theme.muted).next_to(learned, DOWN, buff=BUFF_TIGHT)
     whole = VGroup(row, x_tag, w_tag, r_tag, learned, shape)
     fit_width(whole, 2 * SAFE_X)
     whole.set_x(0).align_to(UP * top, UP)
@@ -157,7 +155,7 @@ def signed(text: str) -> str:
 
 
 def make_entry_line(trace: AttentionTrace, name: str, i: int, c: int, word: str, color: str,
-                    theme: Theme, record: Recorder, max_w: float) -> EntryLine:
+                    ctx: ChapterContext, max_w: float) -> EntryLine:
     """R[i, c] = Σₘ X[i, m] · W[m, c] (+ b[c]) written out, every number recorded."""
     X = trace.X_q if name == "Q" else trace.X
     W, b = getattr(trace.head, LAYERS[name][1]), getattr(trace.head, f"b_{name}")
@@ -169,25 +167,25 @@ def make_entry_line(trace: AttentionTrace, name: str, i: int, c: int, word: str,
     pair_texts, product_texts = [], []
     for m in shown:
         x, w, prod = fmt(X[i, m], x_dec), fmt(W[m, c], x_dec), fmt(terms[m], p_dec)
-        record("X_q" if (name == "Q" and trace.cross) else "X", (i, m), x)
-        record(LAYERS[name][1], (m, c), w)
-        record(f"xw_product_{name}", (i, m, c), prod)
+        ctx.record("X_q" if (name == "Q" and trace.cross) else "X", (i, m), x)
+        ctx.record(LAYERS[name][1], (m, c), w)
+        ctx.record(f"xw_product_{name}", (i, m, c), prod)
         pair_texts.append(f"{signed(x)} × {signed(w)}")
         product_texts.append(signed(prod))
     more = " + …" if len(shown) < d else ""  # the caption says how many pairs
     value = fmt(getattr(trace.head, name)[i, c], 2)
-    record(name, (i, c), value)
+    ctx.record(name, (i, c), value)
     bias = ""
     if trace.head.has_bias:
         bt = fmt(b[c], 3)
-        record(f"b_{name}", (c,), bt)
+        ctx.record(f"b_{name}", (c,), bt)
         bias = f" + b {signed(bt)}"
     head = make_text(f"{name}[{word}, {c + 1}] =", ENTRY_FONT, color)
-    pairs = VGroup(head, make_text(" + ".join(pair_texts) + more, ENTRY_FONT, theme.text))
+    pairs = VGroup(head, make_text(" + ".join(pair_texts) + more, ENTRY_FONT, ctx.theme.text))
     pairs.arrange(RIGHT, buff=BUFF_NOTE)
     value_mob = make_text(value, ENTRY_FONT, color, weight="BOLD")
     sums = VGroup(make_text("= " + " + ".join(product_texts) + more
-                            + bias + " =", ENTRY_FONT, theme.text), value_mob)
+                            + bias + " =", ENTRY_FONT, ctx.theme.text), value_mob)
     sums.arrange(RIGHT, buff=BUFF_NOTE)
     VGroup(pairs, sums).arrange(DOWN, aligned_edge=LEFT, buff=BUFF_LABEL)
     sums.align_to(pairs[1], LEFT)
@@ -232,8 +230,7 @@ class LinearScene(ChapterScene):
     def show_layer(self, name: str, previous: ShownLayer | None) -> ShownLayer:
         t, h = self.trace, self.trace.head
         side = LAYERS[name][0]
-        stage = make_layer_stage(t, name, *self.words(side), self.theme, self.drawn, self.tr,
-                                 self.top)
+        stage = make_layer_stage(t, name, *self.words(side), self.ctx, self.top)
         same_input = previous is not None and (not t.cross or name != "K")
         if previous is None:
             self.play(FadeIn(stage.X, stage.x_tag), run_time=0.6)
@@ -309,8 +306,8 @@ class LinearScene(ChapterScene):
         """One number of Q made before the viewer's eyes: the followed row of X against a
         column of W_Q, pair by pair, summed, landing in its cell; then the rest fill in."""
         c = ENTRY_COLUMN
-        line = make_entry_line(self.trace, "Q", i, c, self.q_labels[i], self.theme.q,
-                               self.theme, self.drawn, 2 * SAFE_X)
+        line = make_entry_line(self.trace, "Q", i, c, self.q_labels[i], self.theme.q, self.ctx,
+                               2 * SAFE_X)
         line.group.next_to(stage.whole, DOWN, buff=BUFF_NOTE).set_x(0)
         col = stage.W.col_box(c, self.theme.q)
         cell = stage.R.cell_box(i, c, self.theme.q)

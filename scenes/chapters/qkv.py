@@ -9,7 +9,7 @@ import numpy as np
 from attention_video.attncore.attention import ranking
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
-from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
     BUFF_LABEL,
@@ -27,7 +27,7 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text, wrap
-from attention_video.scenes.widgets import Recorder, Theme, make_label
+from attention_video.scenes.widgets import Theme, make_label
 
 MAX_BARS = 12  # up to this many allowed keys: one bar each
 TOP_BARS = 10  # more keys: the 10 largest as bars, the rest summed in one line
@@ -113,7 +113,7 @@ class Bars:
 
 
 def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[str],
-              colors: list[str], theme: Theme, record: Recorder,
+              colors: list[str], ctx: ChapterContext,
               focus: int, itself: int | None) -> Bars:
     """One line per ranked key: its label, its bar from the zero line, its value."""
     label_col, bars, grow_from, values = VGroup(), VGroup(), [], VGroup()
@@ -128,55 +128,55 @@ def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[s
         lab = make_text(labels[j], geo.font, colors[j], weight="BOLD" if j == itself else "NORMAL")
         label_col.add(fit_width(lab, geo.label_w).move_to([-0.2, y, 0], aligned_edge=RIGHT))
         text = fmt(v, DECIMALS)
-        record("weights", (focus, j), text)
+        ctx.record("weights", (focus, j), text)
         anchor = bar.get_right() if v >= 0 else np.array([geo.x0, y, 0])
-        values.add(make_text(text, geo.font, theme.text).next_to(anchor, RIGHT, buff=BUFF_LABEL))
+        values.add(make_text(text, geo.font, ctx.theme.text).next_to(anchor, RIGHT, buff=BUFF_LABEL))
     return Bars(label_col, bars, grow_from, values)
 
 
-def make_notes(row: np.ndarray, plan: BarPlan, size: float, theme: Theme, record: Recorder,
-               focus: int, normalized: bool, tr: Translate) -> VGroup:
+def make_notes(row: np.ndarray, plan: BarPlan, size: float, ctx: ChapterContext,
+               focus: int, normalized: bool) -> VGroup:
     """Under the bars: the total of all keys (with the rest summed), and the masked keys."""
     total = fmt(float(row.sum()), DECIMALS)
-    record("weight_sum", (focus,), total)
+    ctx.record("weight_sum", (focus,), total)
     if normalized:
-        text = tr("all keys: ") + total
+        text = ctx.tr("all keys: ") + total
     else:
-        text = tr("all raw factors: {total} (not 1)", total=total)
+        text = ctx.tr("all raw factors: {total} (not 1)", total=total)
     if plan.rest:
         rest = fmt(plan.rest_sum(row), DECIMALS)
-        record("weights_rest", (focus,), rest)
+        ctx.record("weights_rest", (focus,), rest)
         m = len(plan.rest)
-        text = tr("+ {m} more, together {rest}", m=m, rest=rest) + "   ·   " + text
-    notes = VGroup(make_text(text, size, theme.text))
+        text = ctx.tr("+ {m} more, together {rest}", m=m, rest=rest) + "   ·   " + text
+    notes = VGroup(make_text(text, size, ctx.theme.text))
     if plan.masked:
         m = len(plan.masked)
-        notes.add(make_text(tr.plural("masked (weight 0): {n} later word",
-                                      "masked (weight 0): {n} later words", m), size, theme.muted))
+        notes.add(make_text(ctx.tr.plural("masked (weight 0): {n} later word",
+                                      "masked (weight 0): {n} later words", m), size, ctx.theme.muted))
     return notes.arrange(DOWN, buff=0.14, aligned_edge=LEFT)
 
 
 def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: list[str],
-                   theme: Theme, top: float, bottom: float, record: Recorder, focus: int,
+                   ctx: ChapterContext, top: float, bottom: float, focus: int,
                    itself: int | None,
-                   normalized: bool, tr: Translate) -> BarChart:
+                   normalized: bool) -> BarChart:
     """Horizontal bars, one per ranked key: label, bar in the key's colour, value.
     Fitted between `top` and `bottom`, centred. `focus` is the query row of `row`;
     `itself` the key that is the query word (in bold), None in cross-attention."""
     geo = plan_chart(row, plan, labels, top, bottom)
-    parts = make_bars(row, plan, geo, labels, colors, theme, record, focus, itself)
+    parts = make_bars(row, plan, geo, labels, colors, ctx, focus, itself)
     label_col, bars = parts.labels, parts.bars
     n = len(plan.ranked)
     axis = Line([geo.x0, geo.row_h * 0.5, 0], [geo.x0, -(n - 0.5) * geo.row_h, 0],
-                stroke_color=theme.muted, stroke_width=2)
+                stroke_color=ctx.theme.muted, stroke_width=2)
     note_size = max(MIN_FONT, min(22, geo.font * 0.85))
-    head_k = make_text(tr("keys"), note_size, theme.k)
+    head_k = make_text(ctx.tr("keys"), note_size, ctx.theme.k)
     head_k.next_to(label_col, UP, buff=BUFF_ROW).align_to(label_col, RIGHT)
-    head_w = make_text(tr("attention weight") if normalized
-                       else tr("raw factor Q·Kᵀ"), note_size, theme.w)
+    head_w = make_text(ctx.tr("attention weight") if normalized
+                       else ctx.tr("raw factor Q·Kᵀ"), note_size, ctx.theme.w)
     head_w.next_to(axis, UP, buff=BUFF_ROW).align_to(bars, LEFT)
     head_w.set_y(head_k.get_y())
-    notes = make_notes(row, plan, note_size, theme, record, focus, normalized, tr)
+    notes = make_notes(row, plan, note_size, ctx, focus, normalized)
     notes.next_to(VGroup(bars, axis), DOWN, buff=BUFF_MEDIUM).align_to(bars, LEFT)
     chart = BarChart(label_col, bars, parts.grow_from, parts.values, axis, VGroup(head_k, head_w),
                      notes)
@@ -247,11 +247,10 @@ class QKVScene(ChapterScene):
 
     def show_ranked_bars(self, roles: VGroup) -> BarChart:
         plan = self.plan
-        chart = make_bar_chart(self.row, plan, self.k_labels, self.k_colors, self.theme,
+        chart = make_bar_chart(self.row, plan, self.k_labels, self.k_colors, self.ctx,
                                top=roles.get_bottom()[1] - 0.3, bottom=SAFE_BOTTOM + 0.15,
-                               record=self.drawn, focus=self.focus,
-                               itself=None if self.trace.cross else self.focus,
-                               normalized=self.trace.normalized, tr=self.tr)
+                               focus=self.focus, itself=None if self.trace.cross else self.focus,
+                               normalized=self.trace.normalized)
         if self.trace.normalized:
             text = self.tr("Its attention weights over the keys, ranked from largest to smallest.")
         else:

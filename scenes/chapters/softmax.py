@@ -15,7 +15,7 @@ import numpy as np
 from attention_video.attncore.attention import ranking
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
-from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_SMALL,
     SAFE_BOTTOM,
@@ -26,7 +26,7 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text
-from attention_video.scenes.widgets import MASKED_TEXT, Recorder, Theme
+from attention_video.scenes.widgets import MASKED_TEXT, Theme
 
 MIN_ROW_H = 0.31  # rows closer than this would make the numbers too small
 BAR_LEN = 2.6  # length of a bar of weight 1
@@ -137,7 +137,7 @@ class PlacedColumns:
 
 
 def make_cells(trace, i: int, geo: TableGeometry, labels: list[str], colors: list[str],
-               theme: Theme, record: Recorder, tr: Translate, headers: dict[str, str]) -> Columns:
+               ctx: ChapterContext, headers: dict[str, str]) -> Columns:
     """The cells of each column, one per shown key (plus the "… more" line)."""
     h = trace.head
     f = geo.font
@@ -148,21 +148,21 @@ def make_cells(trace, i: int, geo: TableGeometry, labels: list[str], colors: lis
             for column in (cols.scores, cols.scaled):
                 name = "scores" if column is cols.scores else "scaled"
                 s = fmt(getattr(h, name)[i, j], 2)
-                record(name, (i, j), s)
-                column.cells.append(make_text(s, f, theme.text))
+                ctx.record(name, (i, j), s)
+                column.cells.append(make_text(s, f, ctx.theme.text))
         else:
-            cols.scores.cells.append(make_text(MASKED_TEXT, f, theme.muted))
-            cols.scaled.cells.append(make_text("−∞", f, theme.muted))
-        color = theme.text if h.mask[i, j] else theme.muted
+            cols.scores.cells.append(make_text(MASKED_TEXT, f, ctx.theme.muted))
+            cols.scaled.cells.append(make_text("−∞", f, ctx.theme.muted))
+        color = ctx.theme.text if h.mask[i, j] else ctx.theme.muted
         s = fmt(h.exp_shifted[i, j], 3)
-        record("exp_shifted", (i, j), s)
+        ctx.record("exp_shifted", (i, j), s)
         cols.exp.cells.append(make_text(s, f, color))
         s = fmt(h.weights[i, j], 2)
-        record("weights", (i, j), s)
+        ctx.record("weights", (i, j), s)
         cols.weights.cells.append(make_text(s, f, color, weight="BOLD"))
     if geo.hidden:
-        more = tr("… {hidden} more words (in Σ)", hidden=geo.hidden)
-        cols.word.cells.append(make_text(more, f * 0.85, theme.muted))
+        more = ctx.tr("… {hidden} more words (in Σ)", hidden=geo.hidden)
+        cols.word.cells.append(make_text(more, f * 0.85, ctx.theme.muted))
     return cols
 
 
@@ -239,42 +239,42 @@ def make_stacked_bar(weights: np.ndarray, geo: TableGeometry, colors: list[str],
     return StackedBar(segments, outline)
 
 
-def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], theme: Theme,
-                       record: Recorder, max_h: float, tr: Translate) -> SoftmaxTable:
+def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], ctx: ChapterContext,
+                       max_h: float) -> SoftmaxTable:
     """The followed row through ÷√d_k, exp(· − max), ÷Σ, with bars; fitted to max_h."""
     h = trace.head
     geo = plan_table(h.weights[i], max_h)
     sq = fmt(float(np.sqrt(trace.d_k)), 2)
-    record("sqrt_dk", (), sq)
+    ctx.record("sqrt_dk", (), sq)
     headers = {"word": "", "scores": "Q·Kᵀ", "scaled": f"÷ √{trace.d_k} = {sq}",
-               "exp": tr("exp(x − max)"),
-               "weights": tr("÷ Σ = weight")}
-    columns = make_columns(make_cells(trace, i, geo, labels, colors, theme, record, tr, headers),
-                           geo, theme)
+               "exp": ctx.tr("exp(x − max)"),
+               "weights": ctx.tr("÷ Σ = weight")}
+    columns = make_columns(make_cells(trace, i, geo, labels, colors, ctx, headers),
+                           geo, ctx.theme)
     right_of = {c: getattr(columns, c).right for c in COLUMNS}
     bar_x = right_of["weights"] + 0.4
-    bars = make_bars(h.weights[i], geo, colors, theme, bar_x)
+    bars = make_bars(h.weights[i], geo, colors, ctx.theme, bar_x)
     # Footer: max under the scaled column, Σ under exp and weights, the stacked bar.
     foot_y = -(geo.n_rows * geo.row_h + 0.15)
-    rule = Line(ORIGIN, RIGHT * (right_of["weights"] + 0.2), stroke_color=theme.grid,
+    rule = Line(ORIGIN, RIGHT * (right_of["weights"] + 0.2), stroke_color=ctx.theme.grid,
                 stroke_width=2).shift(DOWN * ((geo.n_rows - 0.5) * geo.row_h + 0.05))
     s_max, s_sum, s_w = fmt(h.row_max[i], 2), fmt(h.exp_sum[i], 3), fmt(h.weights[i].sum(), 2)
-    record("row_max", (i,), s_max)
-    record("exp_sum", (i,), s_sum)
-    record("weight_sum", (i,), s_w)
+    ctx.record("row_max", (i,), s_max)
+    ctx.record("exp_sum", (i,), s_sum)
+    ctx.record("weight_sum", (i,), s_w)
 
     def under(column: str, text: str, color: str, weight: str = "NORMAL") -> Mobject:
         return make_text(text, geo.font, color, weight=weight).move_to(
             RIGHT * right_of[column] + UP * foot_y, aligned_edge=RIGHT)
 
-    stacked = make_stacked_bar(h.weights[i], geo, colors, theme, bar_x, foot_y)
+    stacked = make_stacked_bar(h.weights[i], geo, colors, ctx.theme, bar_x, foot_y)
     return SoftmaxTable(
         word=columns.word.group, scores=columns.scores.group, scaled=columns.scaled.group,
         exp=columns.exp.group, weights=columns.weights.group, bar_scale=bars.scale,
         bars=bars.bars,
-        row_max=under("scaled", tr("max = {s_max}", s_max=s_max), theme.muted),
-        exp_sum=under("exp", f"Σ = {s_sum}", theme.text),
-        weight_sum=under("weights", f"Σ = {s_w}", theme.accent, "BOLD"),
+        row_max=under("scaled", ctx.tr("max = {s_max}", s_max=s_max), ctx.theme.muted),
+        exp_sum=under("exp", f"Σ = {s_sum}", ctx.theme.text),
+        weight_sum=under("weights", f"Σ = {s_w}", ctx.theme.accent, "BOLD"),
         rule=rule, segments=stacked.segments, outline=stacked.outline, shown=geo.shown)
 
 
@@ -300,8 +300,8 @@ class SoftmaxScene(ChapterScene):
 
     def build_table(self) -> None:
         top = STAGE_TOP
-        t = make_softmax_table(self.trace, self.focus, self.k_labels, self.k_colors, self.theme,
-                               self.drawn, top - SAFE_BOTTOM - 0.1, self.tr)
+        t = make_softmax_table(self.trace, self.focus, self.k_labels, self.k_colors, self.ctx,
+                               top - SAFE_BOTTOM - 0.1)
         group = t.group
         fit_width(group, 2 * SAFE_X)
         group.move_to(UP * (top + SAFE_BOTTOM) / 2)

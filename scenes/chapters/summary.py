@@ -4,6 +4,7 @@ word's real rows below."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,6 +13,7 @@ from attention_video.attncore.chapters import number
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_ROW,
     BUFF_SECTION,
@@ -81,33 +83,33 @@ def chapter_label(ref: int | None, tr: Translate, what: str) -> str:
     return tr("ch. {ref}: {what}", ref=ref, what=what)
 
 
-def make_formula(theme: Theme, tr: Translate, normalized: bool, has_bias: bool, refs: Refs,
+def make_formula(ctx: ChapterContext, normalized: bool, has_bias: bool, refs: Refs,
                  size: float = FORMULA_FONT) -> Formula:
     """The formula as one Text (one baseline), its terms coloured, each linked to the
     chapter that computed it (`refs`: the chapters the video plays)."""
-    q, k, v, w = theme.q, theme.k, theme.v, theme.w
+    q, k, v, w = ctx.theme.q, ctx.theme.k, ctx.theme.v, ctx.theme.w
     if normalized:  # (substring, colour, the term it is, if it gets a chapter label)
         text = "Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V"
         parts = [("Q", q, ""), ("K", k, ""), ("V", v, ""), ("softmax(", w, "softmax("),
                  ("Q", q, "Q"), ("Kᵀ", k, "K"), ("/ √d_k)", w, "softmax"), ("V", v, "V")]
     else:
         text = "Z = (Q·Kᵀ)·V"
-        parts = [("Z", theme.accent, ""), ("Q", q, "Q"), ("Kᵀ", k, "K"), ("V", v, "V")]
-    line = make_text(text, size, theme.text)
+        parts = [("Z", ctx.theme.accent, ""), ("Q", q, "Q"), ("Kᵀ", k, "K"), ("V", v, "V")]
+    line = make_text(text, size, ctx.theme.text)
     glyphs = {}
     for (start, end), (_, color, term) in zip(spans(text, [p[0] for p in parts]), parts):
         part = line[start:end].set_color(color)
         if term:
             glyphs[term] = part
     q_def = "Q = X·W_Q" + (" + b_Q" if has_bias else "")
-    terms = [FormulaTerm(glyphs["Q"], chapter_label(refs["linear"], tr, q_def), q),
-             FormulaTerm(glyphs["K"], chapter_label(refs["factor"], tr, tr("factor matrix")), k)]
+    terms = [FormulaTerm(glyphs["Q"], chapter_label(refs["linear"], ctx.tr, q_def), q),
+             FormulaTerm(glyphs["K"], chapter_label(refs["factor"], ctx.tr, ctx.tr("factor matrix")), k)]
     if normalized:  # softmax( … / √d_k) is one step: linked at its "/ √d_k)" end
         terms.append(FormulaTerm(glyphs["softmax"],
-                                 chapter_label(refs["softmax"], tr, tr("scale, softmax")), w,
+                                 chapter_label(refs["softmax"], ctx.tr, ctx.tr("scale, softmax")), w,
                                  also=glyphs["softmax("]))
-    terms.append(FormulaTerm(glyphs["V"], chapter_label(refs["weighted_sum"], tr,
-                                                        tr("weighted sum")), v))
+    terms.append(FormulaTerm(glyphs["V"], chapter_label(refs["weighted_sum"], ctx.tr,
+                                                        ctx.tr("weighted sum")), v))
     return Formula(line, terms)
 
 
@@ -140,7 +142,7 @@ def spread_labels(labels: list[VGroup], xs: list[float], gap: float = 0.3) -> No
         row.set_x(0)
 
 
-def make_chapter_links(formula: Formula, theme: Theme, tr: Translate,
+def make_chapter_links(formula: Formula, ctx: ChapterContext,
                        normalized: bool) -> ChapterLinks:
     """The chapter labels below the placed formula, tied to its terms."""
     terms = formula.terms
@@ -164,9 +166,9 @@ def make_chapter_links(formula: Formula, theme: Theme, tr: Translate,
     note = None
     if not normalized:
         skipped = number("softmax")
-        note = make_text(tr("as in the article: no √d_k, no softmax (ch. {skipped} skipped)",
+        note = make_text(ctx.tr("as in the article: no √d_k, no softmax (ch. {skipped} skipped)",
                             skipped=skipped),
-                         LINK_FONT, theme.muted)
+                         LINK_FONT, ctx.theme.muted)
         fit_width(note, 2 * SAFE_X).next_to(labels, DOWN, buff=BUFF_ROW).set_x(0)
         whole.add(note)
     return ChapterLinks(labels, lines, underlines, note, whole)
@@ -184,16 +186,16 @@ class VectorRow:
     group: VGroup  # all of the above
 
 
-def make_vector_row(values: np.ndarray, key: str, index_map, theme: Theme, cell_w: float,
-                    cell_h: float, record: Recorder, box_color: str,
+def make_vector_row(values: np.ndarray, key: str, index_map, ctx: ChapterContext, cell_w: float,
+                    cell_h: float, box_color: str,
                     words: tuple[list[str], list[str]] | None = None,
                     mask: np.ndarray | None = None) -> VectorRow:
     """`words`: (labels, colours) over the columns, in the order of `values`; `mask`
     (same order): False where attending is not allowed (greyed, its exact 0 muted)."""
     cols = min(values.shape[-1], MAX_COLS)
     layout = fit_cells(1, cols, cell_w * cols, cell_h, DECIMALS, max_font=26)
-    view = MatrixView(values[None, :], key=key, theme=theme, layout=layout, decimals=DECIMALS,
-                      max_cols=MAX_COLS, record=record, heat=False, numbers_in_rows={0},
+    view = MatrixView(values[None, :], key=key, theme=ctx.theme, layout=layout, decimals=DECIMALS,
+                      max_cols=MAX_COLS, record=ctx.record, heat=False, numbers_in_rows={0},
                       index_map=index_map, mask=None if mask is None else mask[None, :],
                       masked_numbers=True)
     frame = view.row_box(0, box_color, buff=0.05, width=3)
@@ -252,7 +254,7 @@ class SummaryScene(ChapterScene):
 
     def show_formula(self) -> Formula:
         t = self.trace
-        formula = make_formula(self.theme, self.tr, t.normalized, t.head.has_bias, self.refs)
+        formula = make_formula(self.ctx, t.normalized, t.head.has_bias, self.refs)
         fit_width(formula.line, 2 * SAFE_X)
         formula.line.next_to(self.title_mob, DOWN, buff=BUFF_SECTION).set_x(0)
         if t.normalized:
@@ -266,7 +268,7 @@ class SummaryScene(ChapterScene):
         return formula
 
     def show_chapter_links(self, formula: Formula) -> None:
-        links = make_chapter_links(formula, self.theme, self.tr, self.trace.normalized)
+        links = make_chapter_links(formula, self.ctx, self.trace.normalized)
         self.links = links.whole
         self.say(self.steps_caption())
         self.play(Create(links.underlines), Create(links.lines), FadeIn(links.labels),
@@ -342,12 +344,13 @@ class SummaryScene(ChapterScene):
         avail_w = 2 * SAFE_X - name_w - tag_w - 2 * PART_GAP - EDGE_ROOM
         cols = max(min(h.Q.shape[1], MAX_COLS), min(t.n_k, MAX_COLS),
                    min(t.d_model, MAX_COLS) if multi else 1)
-        kw = {"theme": th, "cell_w": min(MAX_CELL_W, avail_w / cols), "cell_h": cell_h,
-              "record": record}
+        kw = {"ctx": dataclasses.replace(self.ctx, record=record),  # (a trial fit records apart)
+              "cell_w": min(MAX_CELL_W, avail_w / cols), "cell_h": cell_h}
         vectors = [
             make_vector_row(h.Q[i], "Q", lambda _r, m: (i, m), box_color=th.q, **kw),
             make_vector_row(h.weights[i, order], "weights", lambda _r, c: (i, order[c]),
-                            box_color=th.w, words=([self.k_labels[j] for j in order],
+                            box_color=th.w,
+                            words=([self.k_labels[j] for j in order],
                                                    [self.k_colors[j] for j in order]),
                             mask=h.mask[i, order], **kw),
             make_vector_row(h.Z[i], "Z", lambda _r, m: (i, m), box_color=th.v, **kw),

@@ -9,7 +9,7 @@ import numpy as np
 from attention_video.attncore.attention import ranking
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
-from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_LABEL,
     BUFF_MEDIUM,
@@ -23,8 +23,6 @@ from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
-    Recorder,
-    Theme,
     fit_cells,
     label_width,
     make_sub,
@@ -91,11 +89,11 @@ class Grids:
     Z: MatrixView  # Z_i, their column sums
 
 
-def make_grids(trace, plan: RowPlan, layout: CellLayout, theme: Theme, k_labels: list[str],
-               k_colors: list[str], record: Recorder) -> Grids:
+def make_grids(trace, plan: RowPlan, layout: CellLayout, ctx: ChapterContext, k_labels: list[str],
+               k_colors: list[str]) -> Grids:
     """The weight column, V's shown rows, the weighted rows and Z_i, every number drawn."""
     h, i, rows = trace.head, trace.focus, plan.rows
-    kw = {"theme": theme, "layout": layout, "decimals": DECIMALS, "record": record,
+    kw = {"theme": ctx.theme, "layout": layout, "decimals": DECIMALS, "record": ctx.record,
           "heat": False, "numbers_in_rows": set(range(len(rows)))}
     w_vals = h.weights[i, rows][:, None]  # (r, 1)
     V_vals = h.V[rows]  # (r, d_k)
@@ -121,35 +119,33 @@ def tint_rows(view: MatrixView, colors: list[str]) -> list[Rectangle]:
     return tints
 
 
-def make_headers(trace, views: tuple[MatrixView, ...], size: float, theme: Theme,
-                 tr: Translate) -> VGroup:
+def make_headers(trace, views: tuple[MatrixView, ...], size: float, ctx: ChapterContext) -> VGroup:
     """'weight' (or 'factor' without softmax), 'V values' and 'weight × V' over their grids."""
     weights, V, weighted = views
-    name = tr("weight") if trace.normalized else tr("factor")
+    name = ctx.tr("weight") if trace.normalized else ctx.tr("factor")
     headers = VGroup(
-        make_text(name, size, theme.muted).next_to(weights.grid_only(), UP, 0.15),
-        make_sub("V", tr("values"), size * 1.15, theme.v, theme.muted)
+        make_text(name, size, ctx.theme.muted).next_to(weights.grid_only(), UP, 0.15),
+        make_sub("V", ctx.tr("values"), size * 1.15, ctx.theme.v, ctx.theme.muted)
         .next_to(V.grid_only(), UP, 0.15),
-        make_text(name + " × V", size, theme.muted).next_to(weighted.grid_only(), UP, 0.15),
+        make_text(name + " × V", size, ctx.theme.muted).next_to(weighted.grid_only(), UP, 0.15),
     )
     for hd in headers:
         fit_width(hd, max(hd.width * 0.5, 2.4))
     return headers
 
 
-def make_fold_note(plan: RowPlan, views: tuple[MatrixView, ...], theme: Theme,
-                   tr: Translate) -> VGroup:
+def make_fold_note(plan: RowPlan, views: tuple[MatrixView, ...], ctx: ChapterContext) -> VGroup:
     """Under the rows: '+ N smaller rows' under V, '⋮' under the weights and weighted rows."""
     if not plan.folded:
         return VGroup()
     weights, V, weighted = views
     layout = V.layout
     n = plan.folded
-    note = make_text(tr.plural("⋮  + {n} smaller row", "⋮  + {n} smaller rows", n),
-                     max(MIN_FONT, min(22, layout.font_size * 0.85)), theme.muted)
+    note = make_text(ctx.tr.plural("⋮  + {n} smaller row", "⋮  + {n} smaller rows", n),
+                     max(MIN_FONT, min(22, layout.font_size * 0.85)), ctx.theme.muted)
     fit_width(note, V.grid_only().width)
     note.next_to(V.grid_only(), DOWN, buff=layout.cell_h * 0.5 - note.height / 2)
-    dots = VGroup(*[make_text("⋮", max(MIN_FONT, layout.font_size * 0.9), theme.muted)
+    dots = VGroup(*[make_text("⋮", max(MIN_FONT, layout.font_size * 0.9), ctx.theme.muted)
                     .next_to(m.grid_only(), DOWN, buff=layout.cell_h * 0.2)
                     for m in (weights, weighted)])
     for d in dots:
@@ -158,9 +154,9 @@ def make_fold_note(plan: RowPlan, views: tuple[MatrixView, ...], theme: Theme,
     return VGroup(note, dots)
 
 
-def make_weighted_table(trace, plan: RowPlan, theme: Theme, k_labels: list[str],
-                        k_colors: list[str], q_label: str, q_color: str, record: Recorder,
-                        top: float, tr: Translate) -> WeightedTable:
+def make_weighted_table(trace, plan: RowPlan, ctx: ChapterContext, k_labels: list[str],
+                        k_colors: list[str], q_label: str, q_color: str,
+                        top: float) -> WeightedTable:
     """weights column × V rows = scaled rows, then their column sums Z_i, fitted under `top`."""
     r, c = len(plan.rows), min(trace.d_k, MAX_COLS)
     avail_w = 2 * SAFE_X - label_width([k_labels[j] for j in plan.rows]) - 1.5
@@ -168,34 +164,34 @@ def make_weighted_table(trace, plan: RowPlan, theme: Theme, k_labels: list[str],
     base = fit_cells(r + (1 if plan.folded else 0) + 1, 2 * c + 1, avail_w, avail_h, DECIMALS,
                      max_font=28)
     layout = CellLayout(min(base.cell_w, 1.25), base.cell_h, base.font_size, True)
-    grids = make_grids(trace, plan, layout, theme, k_labels, k_colors, record)
+    grids = make_grids(trace, plan, layout, ctx, k_labels, k_colors)
     weights, V, weighted, Z = grids.weights, grids.V, grids.weighted, grids.Z
     colors = [k_colors[j] for j in plan.rows]
     tint_rows(V, colors)
     tints = tint_rows(weighted, colors)
     sign = max(20, min(36, layout.font_size * 1.3))
-    times, equals = make_text("×", sign, theme.text), make_text("=", sign, theme.text)
+    times, equals = make_text("×", sign, ctx.theme.text), make_text("=", sign, ctx.theme.text)
     VGroup(weights, times, V, equals, weighted).arrange(RIGHT, buff=BUFF_MEDIUM, aligned_edge=UP)
     for op in (times, equals):
         op.set_y(weights.grid_only().get_y())
     head_size = max(MIN_FONT, min(24, layout.font_size * 0.9))
-    headers = make_headers(trace, (weights, V, weighted), head_size, theme, tr)
-    folded = make_fold_note(plan, (weights, V, weighted), theme, tr)
+    headers = make_headers(trace, (weights, V, weighted), head_size, ctx)
+    folded = make_fold_note(plan, (weights, V, weighted), ctx)
     # The rule under the weighted rows, then Z: their column sums.
     above_rule = folded if plan.folded else weighted.grid_only()
     rule_w = weighted.grid_only().width + 0.2
-    rule = Line(LEFT * rule_w / 2, RIGHT * rule_w / 2, stroke_color=theme.text, stroke_width=2)
+    rule = Line(LEFT * rule_w / 2, RIGHT * rule_w / 2, stroke_color=ctx.theme.text, stroke_width=2)
     rule.next_to(VGroup(weighted.grid_only(), above_rule), DOWN, buff=BUFF_LABEL)
     rule.align_to(weighted.grid_only(), LEFT).shift(LEFT * 0.1)
     Z.grid_only().next_to(rule, DOWN, buff=BUFF_LABEL)
     Z.align_to(weighted.grid_only(), LEFT)
     z_label = VGroup(
-        make_text(tr("sum of the rows ="), max(MIN_FONT, head_size), theme.muted),
-        make_sub("Z", q_label, max(22, head_size * 1.25), theme.accent, q_color),
+        make_text(ctx.tr("sum of the rows ="), max(MIN_FONT, head_size), ctx.theme.muted),
+        make_sub("Z", q_label, max(22, head_size * 1.25), ctx.theme.accent, q_color),
     ).arrange(RIGHT, buff=BUFF_NOTE)
     z_label.next_to(Z.grid_only(), LEFT, buff=BUFF_MEDIUM)
     table = WeightedTable(weights, V, weighted, Z, times, equals, headers, folded, tints, rule,
-                          z_label, Z.row_box(0, theme.accent))
+                          z_label, Z.row_box(0, ctx.theme.accent))
     whole = table.group
     fit_width(whole, 2 * SAFE_X)
     whole.move_to(ORIGIN).align_to(UP * top, UP)
@@ -224,9 +220,8 @@ class WeightedSumScene(ChapterScene):
 
     def show_weights_and_values(self) -> WeightedTable:
         t, i, plan = self.trace, self.focus, self.plan
-        table = make_weighted_table(
-            t, plan, self.theme, self.k_labels, self.k_colors, self.q_labels[i],
-            self.q_colors[i], self.drawn, top=STAGE_TOP, tr=self.tr)
+        table = make_weighted_table(t, plan, self.ctx, self.k_labels, self.k_colors,
+                                    self.q_labels[i], self.q_colors[i], top=STAGE_TOP)
         w = self.quoted(self.focus_word)
         if t.normalized:
             text = self.tr("The weights of {w} (its softmax row) say how much of each value row V it takes.",
