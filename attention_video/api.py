@@ -16,6 +16,7 @@ from typing import Any
 
 from attention_video.attncore.settings import Settings, build_settings
 from attention_video.attncore.trace import AttentionTrace
+from attention_video.scenes.catalogue import language_name
 
 
 def in_colab() -> bool:
@@ -65,7 +66,7 @@ class Explanation:
         else:
             video, track = _relative(self.video), _relative(self.captions)
         language = self.settings.language
-        label = {"en": "English", "zh": "中文"}.get(language, language)
+        label = language_name(language)  # from its catalogue (scenes.catalogue)
         return (f'<video controls preload="metadata" style="max-width:100%" '
                 f'title="{html.escape(self.settings.sentence)}">'
                 f'<source src="{html.escape(video)}" type="video/mp4">'

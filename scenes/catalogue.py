@@ -79,3 +79,9 @@ def reading_rate(language: str) -> float:
     # TRANSLATORS: how many characters a second a viewer reads captions in this language
     # (English 15, Chinese 7); a number, not words.
     return float(translations(language).pgettext("characters read per second", "15"))
+
+
+def language_name(language: str) -> str:
+    """The language's own name, for a player's list of caption tracks ("中文", "Español")."""
+    # TRANSLATORS: this language's name in itself, as a video player lists caption tracks.
+    return Translate(language).context("language name", "English")
