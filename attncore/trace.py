@@ -98,7 +98,7 @@ class HeadTrace:
 @dataclass(frozen=True)
 class HeadChoice:
     """Why --head auto follows this head, as data: the scenes phrase it in the caption
-    language (scenes.base.ChapterScene.head_reason)."""
+    language (scenes.reasons)."""
 
     rule: str  # one of the rules below
     layer: int
