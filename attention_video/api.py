@@ -30,6 +30,7 @@ from attention_video.pipeline.outputs.formats import parse_formats
 from attention_video.pipeline.outputs.subtitles import to_vtt
 from attention_video.pipeline.run.render import _subtitle_cues, render_video
 from attention_video.pipeline.run.stills import make_storyboard
+from attention_video.scenes.catalogue import language_name
 
 
 def in_colab() -> bool:
@@ -73,7 +74,7 @@ class Explanation:
         else:
             video, track = _relative(self.video), _relative(self.captions)
         language = self.settings.language
-        label = {"en": "English", "zh": "中文"}.get(language, language)
+        label = language_name(language)  # from its catalogue (scenes.catalogue)
         return (f'<video controls preload="metadata" style="max-width:100%" '
                 f'title="{html.escape(self.settings.sentence)}">'
                 f'<source src="{html.escape(video)}" type="video/mp4">'

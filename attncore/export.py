@@ -19,7 +19,7 @@ FORMAT = "attention-trace/1"
 _SCALARS = ("focus", "head_index", "source", "model_name", "layer", "causal", "cross",
             "normalized", "seed", "x_label", "source_reason", "x_label_q",
             "positional")
-_HISTORY_SCALARS = ("partner", "task_en", "task_zh")
+_HISTORY_SCALARS = ("partner", "task")
 
 
 def _tokens(ts: tuple[Token, ...]) -> list[dict[str, str]]:
@@ -40,10 +40,10 @@ def trace_to_dict(trace: AttentionTrace, settings: dict[str, Any] | None = None)
         for h in trace.heads
     ]
     d["head_choice"] = choice_to_dict(trace.head_choice)
-    d["head_reason"] = trace.head_reason  # the same, as the sentence the command prints
     hist = trace.history
     d["history"] = None if hist is None else {
         **{k: getattr(hist, k) for k in _HISTORY_SCALARS},
+        "examples": [list(e) for e in hist.examples],
         **{k: getattr(hist, k).tolist() for k in TrainingHistory.ARRAYS}}
     d["query_inputs"] = None if trace.query_inputs is None else _tokens(trace.query_inputs)
     mw = trace.model_weights
@@ -75,6 +75,7 @@ def trace_from_dict(d: dict[str, Any]) -> AttentionTrace:
     hist = d.get("history")
     history = None if hist is None else TrainingHistory(
         **{k: hist[k] for k in _HISTORY_SCALARS},
+        examples=tuple(tuple(e) for e in hist.get("examples", ())),
         **{k: np.array(hist[k], dtype=np.float64) for k in TrainingHistory.ARRAYS})
     return AttentionTrace(
         query_tokens=tuple(Token(**t) for t in d["query_tokens"]),

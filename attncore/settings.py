@@ -24,7 +24,25 @@ QUALITIES = {  # flag → (height, width, fps, name)
     "k": (2160, 3840, 60, "2160p60"),
 }
 THEMES = ("dark", "light")
-LANGUAGES = ("en", "zh")
+# The caption languages are the catalogues present (scenes.catalogue reads them): adding a
+# language is adding locale/<code>/LC_MESSAGES/messages.po, no Python file changes.
+LOCALE_DIR = Path(__file__).resolve().parents[1] / "locale"  # the repo's, or the wheel's
+
+
+def catalogue_path(language: str, locale_dir: Path = LOCALE_DIR) -> Path:
+    """Where the catalogue of `language` lives (gettext's layout, as pybabel writes it)."""
+    return locale_dir / language / "LC_MESSAGES" / "messages.po"
+
+
+def caption_languages(locale_dir: Path = LOCALE_DIR) -> tuple[str, ...]:
+    """The language codes with a catalogue, sorted."""
+    if not locale_dir.is_dir():
+        return ()
+    return tuple(sorted(p.name for p in locale_dir.iterdir()
+                        if catalogue_path(p.name, locale_dir).is_file()))
+
+
+LANGUAGES = caption_languages()
 WEIGHT_SOURCES = ("auto", "tiny", "pretrained", "random")
 VIDEO_EXTENSIONS = (".mp4", ".mov")  # what -o may end in; the container follows it
 TINY_MAX_DIM = 16  # the tiny model's limits (attncore.tiny.config): small enough to check
@@ -36,6 +54,7 @@ MAX_HEADS = 16
 PACE_RANGE = (0.5, 2.0)  # --pace: a player's speed control; 1 meets the reading-time floors
 VOICES = ("joe",)  # voices known by name (scenes.voice); any other is a Piper .onnx file
 VOICE_LANGUAGES = {"joe": "en"}  # what each named voice speaks
+LANGUAGE_NAMES = {"en": "English"}  # the languages the named voices speak, for errors
 MAX_CONFIG_BYTES = 1 << 20  # a settings file is a few lines; refuse anything over 1 MiB
 # Settings that only some weight sources read, with the value that means "not given".
 PRETRAINED_ONLY = {"model": None, "layer": 0}  # a checkpoint folder and one of its layers
@@ -78,7 +97,7 @@ class Settings:
     chapters: tuple[str, ...] = ALL_CHAPTERS  # which chapters the video plays, by slug (or
     # by number: their place in the story), kept in playing order
     theme: str = "dark"  # "dark" or "light"
-    language: str = "en"  # caption language: "en" or "zh"
+    language: str = "en"  # caption language: one with a catalogue (LANGUAGES)
     quality: str = "h"  # l 480p15, m 720p30, h 1080p30, k 2160p60
     output: str | None = None  # where the video goes; None: media/<sentence>.mp4
     pace: float = 1.0  # reading speed: 1 keeps each caption up for its reading time
@@ -250,11 +269,12 @@ def _check_voice(voice: str, language: str) -> None:
     """A named voice, or a path that names a Piper voice file (scenes.voice checks that it
     is there, with its .onnx.json, and which language it speaks)."""
     if voice in VOICES:
-        if VOICE_LANGUAGES[voice] != language:
-            raise SettingsError("voice", f"the {voice} voice speaks English, and the captions "
-                                f"are in {language!r}; no {language} voice installs here: "
-                                "give a Piper voice file of that language (--voice "
-                                "PATH.onnx) or leave the video silent")
+        speaks = VOICE_LANGUAGES[voice]
+        if speaks != language:
+            raise SettingsError("voice", f"the {voice} voice speaks {LANGUAGE_NAMES[speaks]} "
+                                f"({speaks!r}), and the captions are in {language!r}; no "
+                                f"{language!r} voice installs here: give a Piper voice file "
+                                "of that language (--voice PATH.onnx) or leave the video silent")
         return
     if not voice.strip() or not voice.lower().endswith(".onnx"):
         raise SettingsError("voice", f"{voice!r} is neither a voice name nor a Piper voice "

@@ -45,7 +45,8 @@ class HeadTrace:
     exp_sum: np.ndarray  # (n_q,)  Σ of each row of exp_shifted
     weights: np.ndarray  # (n_q, n_k)  softmax rows (or the raw factors without softmax)
     Z: np.ndarray  # (n_q, d_k)  weights·V
-    # What the head does whatever the words ("previous token", "next token", "[CLS]/[SEP]"),
+    # What the head does whatever the words, as a tag ("previous token", "next token",
+    # "[CLS]/[SEP]", as --list-heads prints them; the scenes word them),
     # found from its weights (attncore.pretrained.heads); None: it depends on the words, or
     # the model was not checked for it (only the pretrained model is).
     pattern: str | None = None
@@ -96,8 +97,8 @@ class HeadTrace:
 
 @dataclass(frozen=True)
 class HeadChoice:
-    """Why --head auto follows this head, as data: each caption phrases it in its language
-    (`reason` is the English sentence the command line prints)."""
+    """Why --head auto follows this head, as data: the scenes phrase it in the caption
+    language (scenes.reasons)."""
 
     rule: str  # one of the rules below
     layer: int
@@ -116,35 +117,6 @@ class HeadChoice:
     VERB_HEAD = "verb head"  # the tiny model's head where objects find their verbs
     NO_OTHER_WORD = "no other word"  # nothing else to attend to: layer's head 0
     UNTRAINED = "untrained"  # random weights: head 0, no head means more than another
-
-    @property
-    def reason(self) -> str:
-        """The reason in English, generated from the fields."""
-        return self.describe()
-
-    def describe(self, brief: bool = False) -> str:
-        """The reason in English; `brief` leaves out the heads that were skipped."""
-        if self.rule == self.UNTRAINED:
-            return "untrained weights have no meaningful head to pick"
-        if self.rule == self.NO_OTHER_WORD:
-            return (f"layer {self.layer}, head {self.head}: the sentence has no other word for "
-                    f"{self.focus_name} to attend to")
-        if self.rule == self.VERB_HEAD:
-            why = (f" ({self.rate:.0%} of held-out objects attend most to their verb there)"
-                   if self.rate else "")
-            return f"head {self.head}: the head where objects find their verbs{why}"
-        where = {-1: ", the token just before it", 1: ", the token just after it"}.get(
-            self.offset, "")
-        text = (f"layer {self.layer}, head {self.head}: {self.focus_name} gives "
-                f"{self.weight:.2f} of its attention to {self.word_name}{where}"
-                ", the highest to another word of any head")
-        if self.skipped and not brief:
-            names = ", ".join(f"{layer}.{head}" for layer, head in self.skipped)
-            kinds = ("previous or next token" if len(self.skipped_sides) == 2 else
-                     {-1: "previous token", 1: "next token"}[self.skipped_sides[0]])
-            text += (f"; positional heads (layer.head {names}) that mostly look at the {kinds} "
-                     "are left out")
-        return text
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,8 +138,13 @@ class TrainingHistory:
     curve_step: np.ndarray  # (c,) steps at which the curves were sampled
     curve_loss: np.ndarray  # (c,) mean training loss since the previous point
     curve_accuracy: np.ndarray  # (c,) held-out accuracy of the training task
-    task_en: str = ""  # what the model was trained to do, one line in each language
-    task_zh: str = ""
+    task: str = ""  # what the model was trained to do: one of the tasks below (the scenes word it)
+    # The swapped-object task's example, per language of the corpus: (language, verb, object),
+    # a verb with an object of another verb's category ("drank the bread").
+    examples: tuple[tuple[str, str, str], ...] = ()
+
+    SWAPPED_OBJECT = "swapped object"  # the tiny model: spot an object its verb does not take
+    TRANSLATE = "translate"  # the translation model: English into Spanish, word by word
 
     ARRAYS = ("steps", "weights", "q", "k", "products", "scores", "keys", "curve_step",
               "curve_loss", "curve_accuracy")
@@ -253,11 +230,6 @@ class AttentionTrace:
         X = self.X_q if name == "Q" else self.X
         W = getattr(self.head, f"W_{name}")
         return att.pair_products(X[i], W[:, c])  # (d_model,)
-
-    @property
-    def head_reason(self) -> str | None:
-        """Why this head, in English (head "auto"), or None when it was given."""
-        return self.head_choice.reason if self.head_choice is not None else None
 
     def is_self_pair(self, j: int) -> bool:
         """The followed word paired with itself (no other key to pair with)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from attention_video.attncore.geometry import QueryGeometry
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     ARC_RADIUS,
     ARC_STEP,
@@ -25,6 +26,8 @@ from attention_video.scenes.layout import (
     ARROW_STROKE,
     ARROW_TIP,
     AXIS_OVERHANG,
+    BUFF_SMALL,
+    BUFF_TIGHT,
     LABELLED_ARROW,
     SHADOW_ROW,
     SHADOW_STROKE,
@@ -193,7 +196,7 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
                       plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG,
                       color=theme.grid, stroke_width=2, dash_length=0.08)
     q_label = make_text(q_name, Q_LABEL_FONT, theme.q, weight="BOLD")
-    q_label.next_to(plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG, RIGHT, buff=0.1)
+    q_label.next_to(plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG, RIGHT, buff=BUFF_SMALL)
     placed: list[Mobject] = [q_label]
     arrows, labels = {}, {}
     for j in sorted(keys, key=lambda j: -g.k_norms[j]):  # longest first get their labels
@@ -325,11 +328,10 @@ def make_key_table(heads: list[str], cells: list[tuple[int, list[str]]],
     return KeyTable(heading, rows)
 
 
-def make_not_to_scale_note(theme: Theme, tr, font: float = 18) -> VGroup:
+def make_not_to_scale_note(ctx: ChapterContext, font: float = 18) -> VGroup:
     """Said wherever keys are drawn together: only their angles to the query are true."""
-    lines = (tr("each key at its true angle to q and its true length;",
-                "每个键与 q 的夹角和长度都是真实的；"),
-             tr("the angles between two keys are not to scale", "两个键之间的夹角不按比例"))
-    return VGroup(*[make_text(line, font, theme.muted) for line in lines]).arrange(
-        DOWN, aligned_edge=LEFT, buff=0.06)
+    lines = (ctx.tr("each key at its true angle to q and its true length;"),
+             ctx.tr("the angles between two keys are not to scale"))
+    return VGroup(*[make_text(line, font, ctx.theme.muted) for line in lines]).arrange(
+        DOWN, aligned_edge=LEFT, buff=BUFF_TIGHT)
 

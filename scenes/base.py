@@ -11,9 +11,13 @@ from attention_video.attncore.chapters import chapter as chapter_entry
 from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim.fades import FadeIn, FadeOut
-from attention_video.scenes.layout import SAFE_X
+from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.context import ChapterContext
+from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, reading_seconds, whole_frames
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text, short_label
+from attention_video.scenes.reasons import head_reason, head_why
+from attention_video.scenes.text import fit_width, fmt, make_text, short_label
+from attention_video.scenes.titles import chapter_title
 from attention_video.scenes.voice import Narrator, Speech
 from attention_video.scenes.widgets import (
     THEMES,
@@ -65,9 +69,11 @@ class ChapterScene(Scene):
         self.trace = trace
         self.settings = SceneSettings(settings)
         self._plan = tuple(plan)
-        self.theme = THEMES[settings.theme]
-        self.tr = Translate(settings.language)
-        self.drawn = Recorder()
+        # What every builder draws with, held once and handed down (scenes.context); the
+        # three names below are the scene's own shortcuts to its parts.
+        self.ctx = ChapterContext(THEMES[settings.theme], Translate(settings.language),
+                                  Recorder(), settings.pace)
+        self.theme, self.tr, self.drawn = self.ctx.theme, self.ctx.tr, self.ctx.record
         self.off_frame: list[tuple] = []  # objects found outside the frame (a bug)
         self.subtitles: list[tuple[float, float, str]] = []
         # Per subtitle, when its caption's picture was complete (caption_ends): where a deck
@@ -123,7 +129,7 @@ class ChapterScene(Scene):
 
     def quoted(self, word: str) -> str:
         """A word in quotes of the caption language."""
-        return self.tr(f'"{word}"', f"“{word}”")
+        return self.tr("\"{word}\"", word=word)
 
     def q_word(self, i: int) -> str:
         return self.trace.query_tokens[i].text
@@ -134,31 +140,31 @@ class ChapterScene(Scene):
     def key_name(self, j: int) -> str:
         """A key word in a caption: "itself" when it is the query word in self-attention."""
         if self.trace.is_self_pair(j):
-            return self.tr("itself", "它自己")
+            return self.tr("itself")
         return self.quoted(self.k_word(j))
 
     def head_reason(self, brief: bool = False) -> str | None:
-        """Why --head auto followed this head, in the caption language, generated from the
-        core's HeadChoice (None when the head was given); `brief`: without the heads skipped."""
-        c = self.trace.head_choice
-        if c is None:
-            return None
-        if self.settings.language != "zh":
-            return c.describe(brief)
-        if c.rule == c.UNTRAINED:
-            return "未训练的权重没有哪个头更有意义"
-        if c.rule == c.NO_OTHER_WORD:
-            return f"第 {c.layer} 层，头 {c.head}：句子里没有别的词可让 {c.focus_name} 关注"
-        if c.rule == c.VERB_HEAD:
-            rate = f"（{c.rate:.0%} 的留出宾语在这里最关注自己的动词）" if c.rate else ""
-            return f"头 {c.head}：宾语在这个头里找到自己的动词{rate}"
-        where = {-1: "，也就是它前面的那个词元", 1: "，也就是它后面的那个词元"}.get(c.offset, "")
-        text = (f"第 {c.layer} 层，头 {c.head}：{c.focus_name} 把 {c.weight:.2f} 的注意力给了 "
-                f"{c.word_name}{where}，是所有头里给另一个词的最大值")
-        if c.skipped and not brief:
-            names = "、".join(f"{layer}.{head}" for layer, head in c.skipped)
-            text += f"；只按位置关注前后词元的头（层.头 {names}）不参与挑选"
-        return text
+        """Why --head auto followed this head, in the caption language (scenes.reasons)."""
+        return head_reason(self.trace.head_choice, self.tr, brief)
+
+    def head_why(self, brief: bool = False) -> str | None:
+        """The reason without the head it names."""
+        return head_why(self.trace.head_choice, self.tr, brief)
+
+    @property
+    def x_label(self) -> str:
+        """How X was made, in the caption language (the core's formula, worded)."""
+        t, tr = self.trace, self.tr
+        if t.source == "translation":
+            return tr("E + P + self-attention")
+        if t.source == "pretrained" and t.layer > 0:
+            return tr("hidden state after layer {layer}", layer=t.layer - 1)
+        return t.x_label
+
+    @property
+    def x_label_q(self) -> str | None:
+        """How the decoder rows the queries come from were made, worded (None: no decoder)."""
+        return self.tr("E + P + causal self-attention") if self.trace.decoder else None
 
     def weight_text(self, j: int, decimals: int = 2) -> str:
         """The followed word's weight (or raw factor) for key j as a caption shows it,
@@ -240,29 +246,28 @@ class ChapterScene(Scene):
         """Top-right tag: which weights made these numbers."""
         t = self.trace
         if t.source == "tiny":
-            n = len(t.heads)
-            text = self.tr(f"{t.model_name} · trained here",
-                           f"小模型（d_model {t.d_model}，{n} 个头，种子 {t.seed}）· 本项目训练")
+            text = self.tr.plural("tiny model (d_model {d_model}, {n} head, seed {seed}) · trained here",
+                                  "tiny model (d_model {d_model}, {n} heads, seed {seed}) · trained here",
+                                  len(t.heads), d_model=t.d_model, seed=t.seed)
         elif t.source == "translation":
-            text = self.tr(f"English → Spanish model (d_model {t.d_model}) · trained here",
-                           f"英译西小模型（d_model {t.d_model}）· 本项目训练")
+            text = self.tr("English → Spanish model (d_model {d_model}) · trained here",
+                           d_model=t.d_model)
             if len(t.heads) > 1:
-                text += f" · {self.tr('head', '头')} {t.head_index}"
+                text += self.tr(" · head {head}", head=t.head_index)
         elif t.trained:
-            text = f"{t.model_name} · {self.tr('layer', '层')} {t.layer} · {self.tr('head', '头')} {t.head_index}"
+            text = self.tr("{model} · layer {layer} · head {head}", model=t.model_name,
+                           layer=t.layer, head=t.head_index)
         else:
-            text = self.tr(f"untrained random weights · seed {t.seed}",
-                           f"未训练的随机权重 · 种子 {t.seed}")
-        return make_text(text, 18, self.theme.muted).to_corner(UR, buff=0.25)
+            text = self.tr("untrained random weights · seed {seed}", seed=t.seed)
+        return make_text(text, 18, self.theme.muted).to_corner(UR, buff=BUFF_MEDIUM)
 
     def show_title(self) -> None:
-        entry = self.entry
-        self.title_text = entry.title(self.settings.language, len(self.trace.heads))
+        self.title_text = chapter_title(self.slug, self.tr, len(self.trace.heads))
         title = make_title(self.title_text, self.theme)
         badge = self.make_badge()
         self.badge = badge
         fit_width(title, 2 * SAFE_X - badge.width - 0.6)
-        title.to_edge(LEFT, buff=0.5).align_to(title, UP)
+        title.to_edge(LEFT, buff=BUFF_LARGE).align_to(title, UP)
         self.add(badge)
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=0.6)
         self.title_mob = title

@@ -24,6 +24,23 @@ TABLE_FILL = 0.58  # a row of the softmax table
 PAIR_FILL = 0.42  # the three rows of the dot-product pairs (framed, so airier)
 WIDTH_FILL = 0.8  # how much of a cell's width its number may take
 
+# ---- spacing: the buff of next_to / arrange / to_edge, by size (scene units) ---------------
+# Named as Manim names its own (SMALL_BUFF, MED_LARGE_BUFF), but apart from them, so a
+# chapter's `from manim import *` never shadows one; a gap used once keeps its number there.
+BUFF_HAIR = 0.04  # the smallest: a frame hugging what it outlines
+BUFF_TIGHT = 0.06
+BUFF_SNUG = 0.08
+BUFF_SMALL = 0.1  # Manim's SMALL_BUFF
+BUFF_LABEL = 0.12  # the most used: a label beside its object
+BUFF_NOTE = 0.15
+BUFF_NOTE_WIDE = 0.16
+BUFF_ROW = 0.2
+BUFF_MEDIUM = 0.25  # Manim's MED_SMALL_BUFF
+BUFF_BLOCK = 0.3
+BUFF_BLOCK_WIDE = 0.35
+BUFF_SECTION = 0.45
+BUFF_LARGE = 0.5  # Manim's MED_LARGE_BUFF
+
 _REFERENCE_SIZE = 48.0  # widths are measured once at this size and scaled (Text is linear)
 
 

@@ -1,7 +1,7 @@
 """How long a caption stays on screen: long enough to read it, or to say it.
 
-A caption is up for at least its reading time: its characters at 15 a second in English
-and 7 in Chinese, and never under 1.5 s; `pace` scales that time as a player's speed
+A caption is up for at least its reading time: its characters at the rate its language's
+catalogue gives (15 a second in English, 7 in Chinese), and never under 1.5 s; `pace` scales that time as a player's speed
 control does (1.25 a quarter brisker, 0.8 slower). Narrated, it is up until its speech
 ends and a short gap after it. The time is made up by holding the frame (one held frame,
 fastmanim.encoder), never by slowing an animation.
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 
-READING_CPS = {"en": 15.0, "zh": 7.0}  # characters a second a viewer reads, per language
+from attention_video.scenes.catalogue import reading_rate
+
 MIN_CAPTION_SECONDS = 1.5  # no caption is up for less, however short
 SPEECH_GAP = 0.4  # seconds between the end of a caption's speech and the next step
 
@@ -23,7 +24,7 @@ def caption_chars(text: str) -> int:
 
 def reading_seconds(text: str, language: str, pace: float = 1.0) -> float:
     """The time `text` stays on screen at the least: max(1.5 s, characters ÷ rate) ÷ pace."""
-    return max(MIN_CAPTION_SECONDS, caption_chars(text) / READING_CPS[language]) / pace
+    return max(MIN_CAPTION_SECONDS, caption_chars(text) / reading_rate(language)) / pace
 
 
 def whole_frames(seconds: float, fps: float) -> int:

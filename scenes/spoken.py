@@ -24,6 +24,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+
+from attention_video.scenes.spoken_words import spoken_words
 
 Rule = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
 
@@ -186,6 +189,12 @@ _COMPILED = {lang: _rules(w) for lang, w in WORDS.items()}
 def spoken(text: str, language: str = "en") -> str:
     """`text` as the voice says it: its symbols in words of `language` (en, zh)."""
     out = text
-    for pattern, replacement in _COMPILED[language] + _TIDY:
+    for pattern, replacement in (_COMPILED.get(language) or _from_catalogue(language)) + _TIDY:
         out = pattern.sub(replacement, out)
     return out
+
+
+@cache
+def _from_catalogue(language: str) -> list[Rule]:
+    """The rules for a language that has only a catalogue (scenes.spoken_words)."""
+    return _rules(Words(**spoken_words(language)))

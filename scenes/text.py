@@ -64,17 +64,6 @@ def decimals_of(text: str) -> int:
 
 
 # ---- words and captions -----------------------------------------------------------------
-class Translate:
-    """The one way a scene picks its words: tr(english, chinese) gives the text in the
-    video's caption language. Passed to builders that write words."""
-
-    def __init__(self, language: str):
-        self.language = language
-
-    def __call__(self, en: str, zh: str) -> str:
-        return zh if self.language == "zh" else en
-
-
 def short_label(text: str, max_chars: int = 10) -> str:
     """Shorten a long word visibly: 'extraordinarily' → 'extraordi…'."""
     return text if len(text) <= max_chars else text[: max_chars - 1] + "…"

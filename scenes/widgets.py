@@ -14,6 +14,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from attention_video.scenes.layout import (
+    BUFF_BLOCK,
+    BUFF_HAIR,
+    BUFF_LABEL,
+    BUFF_SMALL,
+    BUFF_SNUG,
+    BUFF_TIGHT,
     CELL_FILL,
     DIGIT_HEIGHT,
     MIN_FONT,
@@ -274,7 +280,7 @@ class MatrixView(VGroup):
                 continue
             color = colors[i] if colors else self.theme.text
             t = fit_width(make_text(labels[i], size, color, muted=self.theme.muted), 1.9)
-            out.add(t.next_to(self.row_rect_of(i), LEFT, buff=0.12))
+            out.add(t.next_to(self.row_rect_of(i), LEFT, buff=BUFF_LABEL))
         return out
 
     def _make_col_labels(self, labels: list[str] | None, colors: list[str] | None) -> VGroup:
@@ -288,7 +294,7 @@ class MatrixView(VGroup):
             color = colors[j] if colors else self.theme.muted
             t = fit_width(make_text(labels[j], size, color, muted=self.theme.muted),
                           self.layout.cell_w * 0.98)
-            out.add(t.next_to(self.cell_at[(self.rows[0], j)], UP, buff=0.08))
+            out.add(t.next_to(self.cell_at[(self.rows[0], j)], UP, buff=BUFF_SNUG))
         return out
 
     # ---- parts, for placing and highlighting --------------------------------------------
@@ -369,7 +375,7 @@ def make_token_chips(labels: list[str], colors: list[str], theme: Theme,
 
 
 def make_title(text: str, theme: Theme) -> VGroup:
-    return make_text(text, 34, theme.text, weight="BOLD").to_edge(UP, buff=0.3)
+    return make_text(text, 34, theme.text, weight="BOLD").to_edge(UP, buff=BUFF_BLOCK)
 
 
 LRM = "\u200e"  # LEFT-TO-RIGHT MARK: sets a line's base direction, draws nothing
@@ -394,7 +400,7 @@ def make_caption(text: str, theme: Theme, font_size: float = 24) -> VGroup:
     line that begins with a quoted Hebrew or Arabic word must not be laid out right to left."""
     group = VGroup(*[make_text(LRM + line, font_size, theme.text)
                      for line in caption_lines(text)])
-    group.arrange(DOWN, buff=0.1)
+    group.arrange(DOWN, buff=BUFF_SMALL)
     fit_width(group, 2 * SAFE_X)
     return group.to_edge(DOWN, buff=0.28)
 
@@ -420,7 +426,7 @@ def make_sub(main: str, sub: str, size: float, color: str, sub_color: str) -> VG
     """A symbol with a word as its subscript, e.g. Z with "milk" below right."""
     m = make_text(main, size, color, weight="BOLD")
     s = fit_width(make_text(sub, max(MIN_FONT, size * 0.62), sub_color), 2.2)
-    s.next_to(m, RIGHT, buff=0.04).align_to(m, DOWN).shift(DOWN * size * 0.004)
+    s.next_to(m, RIGHT, buff=BUFF_HAIR).align_to(m, DOWN).shift(DOWN * size * 0.004)
     return VGroup(m, s)
 
 
@@ -430,7 +436,7 @@ def make_marks(colors: list[str], cells: dict, side, size: float) -> VGroup:
     marks = VGroup()
     for i, cell in cells.items():
         sq = Square(side_length=size, stroke_width=0, fill_color=colors[i], fill_opacity=1)
-        marks.add(sq.next_to(cell, side, buff=0.06))
+        marks.add(sq.next_to(cell, side, buff=BUFF_TIGHT))
     return marks
 
 

@@ -117,6 +117,8 @@ def _other(value):
         return "something"
     if value == ():
         return ((1, 2),)
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):  # the task's examples
+        return (tuple(str(x) + "x" for x in value[0]),) + value[1:]
     if isinstance(value, tuple) and value and isinstance(value[0], Token):
         return (Token(value[0].text + "x", value[0].kind),) + value[1:]
     raise AssertionError(f"no other value for {value!r}")

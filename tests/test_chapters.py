@@ -90,11 +90,11 @@ def test_the_learning_table_colours_exactly_the_pairs_its_caption_counts(trace):
     """The default video's step-0 row had products 0.00 and −0.00 drawn green while the
     caption said "0 of 4 pairs agree" (colours used ≥ 0, the caption > 0)."""
     from attention_video.scenes.chapters.learning import make_pairs_table
-    from attention_video.scenes.text import Translate
-    from attention_video.scenes.widgets import THEMES, Recorder
+    from attention_video.scenes.context import ChapterContext
+    from attention_video.scenes.widgets import THEMES
 
     theme, h = THEMES["dark"], trace.history
-    table = make_pairs_table(h, "milk", "drank", theme, Recorder(), Translate("en"), 10, 4)
+    table = make_pairs_table(h, "milk", "drank", ChapterContext.of("dark", "en"), 10, 4)
     for s in range(len(h.steps)):
         colours = [table.view.numbers[(s, c)].get_color().to_hex().lower()
                    for c in range(h.products.shape[1])]
@@ -105,7 +105,8 @@ def test_the_learning_table_colours_exactly_the_pairs_its_caption_counts(trace):
 
 def test_the_dot_chapter_counts_agreeing_pairs_as_it_colours_them():
     from attention_video.scenes.chapters.dot import make_pair_table
-    from attention_video.scenes.widgets import THEMES, Recorder
+    from attention_video.scenes.context import ChapterContext
+    from attention_video.scenes.widgets import THEMES
 
     s = Settings(sentence="a b c", weights="random", seed=3)
     t = build_trace(s)
@@ -113,7 +114,8 @@ def test_the_dot_chapter_counts_agreeing_pairs_as_it_colours_them():
     q = np.array(h.Q)
     q[0, 0] = 0.0  # one pair with a zero in it
     zeroed = dataclasses.replace(h, Q=q)
-    table = make_pair_table(zeroed, 0, 1, "a", "b", "#fff", "#fff", theme, 4, Recorder(), 10)
+    table = make_pair_table(zeroed, 0, 1, "a", "b", "#fff", "#fff", ChapterContext.of("dark", "en"),
+                            4, 10)
     colours = [p.get_color().to_hex().lower() for p in table.p_row]
     assert table.zero >= 1 and colours[0] == theme.muted.lower()
     assert colours.count(theme.positive.lower()) == table.agree == zeroed.agreement(0, 1).tolist().count(1)

@@ -12,9 +12,11 @@ from attention_video.attncore.chapters import SLUGS, chapter, number
 from attention_video.attncore.pretrained import INSTALL_LINE
 from attention_video.attncore.settings import parse_chapters
 from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
+from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.chapters.heads import heat_image, make_overview
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import SAFE_X
-from attention_video.scenes.text import Translate
+from attention_video.scenes.reasons import head_why
 from attention_video.scenes.widgets import THEMES
 from manim import color_to_rgb
 from scene_truth import check_drawn
@@ -117,7 +119,7 @@ def test_pretrained_twelve_heads_with_positional_tags():
     captions = " ".join(text for _, _, text in r.subtitles)
     assert "6 layers × 12 heads = 72 attention patterns" in captions
     assert f"We follow layer {t.layer}, head {t.head_index}" in captions
-    assert t.head_reason.split(": ", 1)[1].split("; ")[0] in captions  # the core's reason
+    assert head_why(t.head_choice, Translate("en"), brief=True) in captions  # the core's reason
 
 
 def test_models_without_layers_have_no_overview():
@@ -151,7 +153,7 @@ def test_overview_lays_out_every_layer_and_head_inside_the_frame():
     s = Settings(weights="pretrained", sentence="a b c d e f g h i j k l m n o p q r s t u v w x y z one two three four")
     t = build_trace(s)
     assert t.model_weights.shape == (6, 12, t.n_q, t.n_k) and t.n_q == 32
-    view = make_overview(t, THEME, Translate("en"), 3.0, -2.8)
+    view = make_overview(t, ChapterContext.of("dark", "en"), 3.0, -2.8)
     assert len(view.thumbs) == 6 and all(len(row) == 12 for row in view.thumbs)
     whole = view.group
     assert whole.get_left()[0] >= -SAFE_X - 1e-6 and whole.get_right()[0] <= SAFE_X + 1e-6

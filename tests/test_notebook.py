@@ -43,6 +43,7 @@ def test_file_name_is_unique_to_the_video(explained):
 def test_html_embeds_the_video_and_its_captions(explained):
     page = explained.html(embed=True)
     assert page.startswith("<video") and 'kind="captions"' in page and 'srclang="en"' in page
+    assert 'label="English"' in page  # the catalogue's own name for its language
     video = page.split('src="data:video/mp4;base64,', 1)[1].split('"', 1)[0]
     assert base64.b64decode(video) == explained.video.read_bytes()
     assert "data:text/vtt;base64," in page

@@ -26,6 +26,8 @@ from attention_video.attncore.pretrained import (
     run,
 )
 from attention_video.attncore.pretrained.heads import special_share
+from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.reasons import head_reason
 
 DATA = Path(__file__).parent / "data" / "bert_reference"
 META = json.loads((DATA / "meta.json").read_text(encoding="utf-8"))
@@ -115,7 +117,7 @@ def test_trace_holds_the_real_heads_of_the_chosen_layer(ck, ref):
     lw = ck.layers[3]
     np.testing.assert_array_equal(t.heads[7].W_K, lw.W_K[:, 7 * 32:8 * 32])
     np.testing.assert_allclose(t.output, np.concatenate([h.Z for h in t.heads], 1) @ t.W_O)
-    assert t.x_label == "hidden state after layer 2"
+    assert t.x_label == "H2"
 
 
 def test_layer_zero_input_is_layer_norm_of_embeddings(ck, ref):
@@ -155,17 +157,18 @@ def test_auto_head_is_the_largest_weight_to_another_word(ck):
                for j in others if (L, H) not in positional)
     assert (t.layer, t.head_index) == (best[1], best[2])
     assert t.head.weights[focus, others].max() == pytest.approx(best[0], abs=1e-12)
-    assert t.head_reason.startswith(f"layer {t.layer}, head {t.head_index}: 'milk' gives ")
-    assert f"{best[0]:.2f}" in t.head_reason
+    reason = head_reason(t.head_choice, Translate("en"))  # the core's data, phrased
+    assert reason.startswith(f"layer {t.layer}, head {t.head_index}: 'milk' gives ")
+    assert f"{best[0]:.2f}" in reason
     assert "positional heads (layer.head " + ", ".join(
-        f"{L}.{H}" for L, H in sorted(positional)) in t.head_reason
+        f"{L}.{H}" for L, H in sorted(positional)) in reason
     j = int(np.argmax(np.where(np.isin(np.arange(8), others), t.head.weights[focus], -1)))
-    assert (", the token just before it" in t.head_reason) == (j == focus - 1)
+    assert (", the token just before it" in reason) == (j == focus - 1)
 
 
 def test_auto_head_can_keep_positional_heads():
     choice = choose_head(run(pretrained(head="auto")), skip_positional=False)
-    layer, head, reason = choice.layer, choice.head, choice.reason
+    layer, head, reason = choice.layer, choice.head, head_reason(choice, Translate("en"))
     assert (layer, head) == (0, 2)
     assert (choice.rule, choice.offset, choice.skipped) == (choice.STRONGEST_LINK, -1, ())
     assert "'milk' gives 1.00 of its attention to 'the', the token just before it" in reason
@@ -212,7 +215,8 @@ def test_auto_head_skips_pieces_of_the_same_word():
     r = run(pretrained(sentence="the unbelievableness", query="unbelievableness", head="auto"))
     assert [t.text for t in r.tokens] == ["[CLS]", "the", "unbelievable", "##ness", "[SEP]"]
     choice = choose_head(r)
-    assert "'the'" in choice.reason and "##ness" not in choice.reason
+    reason = head_reason(choice, Translate("en"))
+    assert "'the'" in reason and "##ness" not in reason
     assert r.tokens[choice.word].text == "the"
 
 

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from attention_video.attncore import Settings, SettingsError, build_trace
 from attention_video.attncore.pretrained import encode, find_model, load, locate
+from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.reasons import head_reason
 from safetensors.numpy import save_file
 
 D, HEADS, LAYERS, FF = 8, 2, 2, 12
@@ -144,7 +146,7 @@ def test_tiny_checkpoint_end_to_end_trace(tmp_path):
     np.testing.assert_allclose(trace.W_O, W_O)
     np.testing.assert_allclose(trace.output, np.concatenate([h.Z for h in trace.heads], 1) @ W_O)
     auto = build_trace(s.replace(head="auto"))
-    assert auto.head_reason.startswith(
+    assert head_reason(auto.head_choice, Translate("en")).startswith(
         f"layer {auto.layer}, head {auto.head_index}: 'dr' (part of 'drank')")
 
 

@@ -112,7 +112,7 @@ def test_trace_metadata_follows_the_settings():
 
 def test_head_auto_on_random_weights_follows_head_zero_and_says_why():
     t = build_trace(random_settings(head="auto", heads=2))
-    assert t.head_index == 0 and t.head_reason
+    assert t.head_index == 0 and t.head_choice.rule == t.head_choice.UNTRAINED
 
 
 def test_self_attention_uses_the_same_rows_for_queries_and_keys():

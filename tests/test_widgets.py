@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from attention_video.attncore.tokenize import CLOSING, OPENING
+from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.layout import (
     CELL_FILL,
     DIGIT_HEIGHT,
@@ -17,7 +18,6 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import (
-    Translate,
     columns,
     decimals_of,
     fmt,
@@ -97,8 +97,9 @@ def test_wrap_never_starts_a_line_with_closing_nor_ends_one_with_opening_punctua
 
 
 def test_translate_picks_the_caption_language():
-    assert Translate("en")("cat", "猫") == "cat"
-    assert Translate("zh")("cat", "猫") == "猫"
+    assert Translate("en")("key") == "key"
+    assert Translate("zh")("key") == "键"
+    assert Translate("es")("key") == "clave"
 
 
 # ---- layout ----------------------------------------------------------------------------

@@ -20,8 +20,9 @@ from attention_video.attncore.trace import AttentionTrace, HeadTrace, compute_he
 
 
 def x_label(layer: int) -> str:
-    """How the chosen layer's input X was made, for captions."""
-    return "LayerNorm(E + P)" if layer == 0 else f"hidden state after layer {layer - 1}"
+    """How the chosen layer's input X was made, as a formula: the normalised sum, or the
+    output H of the layer before (the scenes word it)."""
+    return "LayerNorm(E + P)" if layer == 0 else f"H{layer - 1}"
 
 
 def layer_heads(r: Run, layer: int, normalized: bool) -> tuple[HeadTrace, ...]:

@@ -18,15 +18,14 @@ from attention_video.attncore.tokenize import Token
 from attention_video.attncore.trace import AttentionTrace, HeadChoice, TrainingHistory, compute_head
 
 
-def task_lines() -> tuple[str, str]:
-    """What the model was trained to do, with an example of a swapped object taken from
-    the corpus itself (the first category's verb with the second category's object)."""
+def task_examples() -> tuple[tuple[str, str, str], ...]:
+    """The task's example in each language of the corpus: the first category's verb with
+    the second category's object, a pair the model learns to flag (words, not a sentence:
+    the scenes phrase it)."""
     corpus = default_corpus()
     first, second = corpus.categories[0], corpus.categories[1]
-    en, zh = corpus.language("en"), corpus.language("zh")
-    return (f"trained to spot an object that does not go with its verb "
-            f"(\"{en.verbs[first]} the {en.objects[second][0]}\")",
-            f"训练任务：找出被换成动词不搭配的宾语（“{zh.verbs[first]}了{zh.objects[second][0]}”）")
+    return tuple((code, lang.verbs[first], lang.objects[second][0])
+                 for code, lang in corpus.languages.items())
 
 
 def train_config(s: Settings) -> TrainConfig:
@@ -79,7 +78,7 @@ def replay_history(model: TinyModel, tokens: tuple[Token, ...], focus: int,
         curve_step=np.asarray(h.curve_step, dtype=float),
         curve_loss=np.asarray(h.curve_loss, dtype=float),
         curve_accuracy=np.asarray(h.curve_accuracy, dtype=float),
-        task_en=task_lines()[0], task_zh=task_lines()[1],
+        task=TrainingHistory.SWAPPED_OBJECT, examples=task_examples(),
         keys=np.stack([r.keys for r in rows.rows]))  # (s, n, d_k)
 
 

@@ -16,10 +16,10 @@ from attention_video.attncore.trace import AttentionTrace, TrainingHistory, comp
 from attention_video.attncore.translate.corpus import UnknownWordError
 from attention_video.attncore.translate.model import TranslationModel
 
-TASK_EN = "trained to translate English into Spanish, one word after the other"
-TASK_ZH = "训练任务：把英语逐词翻译成西班牙语"
-X_LABEL = "E + P + self-attention"  # the encoder rows the keys and values are read from
-X_LABEL_Q = "E + P + causal self-attention"  # the decoder rows the queries are made from
+# How X was made, as a formula (the scenes word it): the encoder rows the keys and values
+# are read from, and the decoder rows the queries are made from.
+X_LABEL = "E + P + SelfAttention(E + P)"
+X_LABEL_Q = "E + P + CausalSelfAttention(E + P)"
 
 
 def _run(model: TranslationModel, s: Settings):
@@ -56,7 +56,7 @@ def replay_history(model: TranslationModel, source: tuple[Token, ...],
         curve_step=np.asarray(h.curve_step, dtype=float),
         curve_loss=np.asarray(h.curve_loss, dtype=float),
         curve_accuracy=np.asarray(h.curve_accuracy, dtype=float),
-        task_en=TASK_EN, task_zh=TASK_ZH,
+        task=TrainingHistory.TRANSLATE,
         keys=np.stack([r.K for r in runs]))  # (s, n_k, d_k)
 
 

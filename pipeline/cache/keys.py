@@ -48,7 +48,7 @@ def trace_digest(trace: AttentionTrace, with_focus: bool) -> str:
             _update_array(h, name, getattr(head, name))
     if trace.history is not None:
         hist = trace.history
-        h.update(json.dumps([hist.partner, hist.task_en, hist.task_zh]).encode())
+        h.update(json.dumps([hist.partner, hist.task, hist.examples], ensure_ascii=False).encode())
         for name in TrainingHistory.ARRAYS:
             _update_array(h, "history." + name, getattr(hist, name))
     if trace.model_weights is not None:

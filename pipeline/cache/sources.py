@@ -1,7 +1,8 @@
 """The project's own source files a module runs: itself, and every project module it
 imports, directly or through other modules (read from the import statements with `ast`,
-without importing anything). The chapter cache hashes these files, so a clip is drawn
-again whenever any code that draws it changes.
+without importing anything), and the data files a module declares it reads (CACHE_DATA).
+The chapter cache hashes these files, so a clip is drawn again whenever any code that
+draws it, or data it draws from (the caption catalogues), changes.
 """
 
 from __future__ import annotations
@@ -76,4 +77,23 @@ def source_files(modules: list[str], root: Path | None = None) -> list[Path]:
         todo += _packages_of(name)
         todo += _imported_names(source, name, path.name == "__init__.py")
     files = {p for p in seen.values() if p is not None}
+    files |= {d for p in list(files) for d in data_files(p.read_bytes(), root)}
     return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+
+
+@lru_cache(maxsize=512)
+def _data_globs(source: bytes) -> tuple[str, ...]:
+    """The globs a module declares in `CACHE_DATA = ("locale/*/LC_MESSAGES/*.po", ...)`:
+    data files it reads, from the project root (scenes.catalogue's caption catalogues)."""
+    for node in ast.parse(source).body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "CACHE_DATA"
+                and isinstance(node.value, ast.Tuple)):
+            return tuple(e.value for e in node.value.elts
+                         if isinstance(e, ast.Constant) and isinstance(e.value, str))
+    return ()
+
+
+def data_files(source: bytes, root: Path) -> list[Path]:
+    """The data files a module's CACHE_DATA names, so that the cache keys on them too."""
+    return [p for g in _data_globs(source) for p in sorted(root.glob(g)) if p.is_file()]

@@ -36,7 +36,15 @@ from attention_video.scenes.arrows import (
     shadow_text,
 )
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
+    BUFF_BLOCK,
+    BUFF_MEDIUM,
+    BUFF_NOTE,
+    BUFF_NOTE_WIDE,
+    BUFF_ROW,
+    BUFF_SECTION,
+    BUFF_TIGHT,
     MAX_PAIRS,
     MIN_FONT,
     PAIR_FILL,
@@ -50,8 +58,8 @@ from attention_video.scenes.layout import (
     shown_pairs,
     widest,
 )
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text
-from attention_video.scenes.widgets import CellLayout, MatrixView, Recorder, Theme, sign_color
+from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.widgets import CellLayout, MatrixView, Theme, sign_color
 
 PAIR_FONT = (18, 30)  # the pair table's font, from the largest down while it is too wide
 PAIR_PAD = 0.3  # air beside a pair's numbers in its column, and beside the row names
@@ -119,7 +127,7 @@ def pair_font(numbers: list[str], products: list[str], names: list[str], n_cols:
 
 
 def make_pair_table(h: HeadTrace, i: int, j: int, q_label: str, k_label: str,
-                    q_color: str, k_color: str, theme: Theme, dec: int, record: Recorder,
+                    q_color: str, k_color: str, ctx: ChapterContext, dec: int,
                     max_w: float) -> PairTable:
     """Q_i over K_j over Q_i·K_j (products coloured by sign agreement), fitted to max_w."""
     q, k = h.Q[i], h.K[j]  # (d_k,) each
@@ -137,25 +145,25 @@ def make_pair_table(h: HeadTrace, i: int, j: int, q_label: str, k_label: str,
         x = RIGHT * (c * cell_w)
         if m is None:
             for row, y in ((q_row, 0), (k_row, 1), (p_row, 2)):
-                row.add(make_text("…", font, theme.muted).move_to(x + DOWN * y * cell_h))
+                row.add(make_text("…", font, ctx.theme.muted).move_to(x + DOWN * y * cell_h))
             frames.add(VGroup())
             continue
-        color = sign_color(signs[m], theme)
+        color = sign_color(signs[m], ctx.theme)
         for row, y, v, key, idx in ((q_row, 0, q[m], "Q", (i, m)), (k_row, 1, k[m], "K", (j, m))):
             s = fmt(v, 2)
-            record(key, idx, s)
-            row.add(make_text(s, font, theme.text).move_to(x + DOWN * y * cell_h))
+            ctx.record(key, idx, s)
+            row.add(make_text(s, font, ctx.theme.text).move_to(x + DOWN * y * cell_h))
         s = fmt(products[m], dec)
-        record("qk_product", (i, j, m), s)
+        ctx.record("qk_product", (i, j, m), s)
         p_row.add(make_text(s, font, color, weight="BOLD").move_to(x + DOWN * 2 * cell_h))
         frame = RoundedRectangle(corner_radius=0.08, width=cell_w - 0.08, height=3 * cell_h + 0.1,
                                  stroke_color=color, stroke_width=2, fill_color=color,
                                  fill_opacity=0.1)
         frames.add(frame.move_to(x + DOWN * cell_h))
     labels = VGroup(make_text(names[0], font, q_color), make_text(names[1], font, k_color),
-                    make_text(names[2], font, theme.muted))
+                    make_text(names[2], font, ctx.theme.muted))
     for y, lab in enumerate(labels):
-        lab.next_to(LEFT * (cell_w / 2) + DOWN * y * cell_h, LEFT, buff=0.25)
+        lab.next_to(LEFT * (cell_w / 2) + DOWN * y * cell_h, LEFT, buff=BUFF_MEDIUM)
     return PairTable(q_row, k_row, p_row, frames, labels, cols, signs)
 
 
@@ -181,7 +189,7 @@ def make_cell_thumbnail(scores: np.ndarray, mask: np.ndarray, i: int, j: int, th
     grid = MatrixView(scores, key="scores", theme=theme, max_cols=64, heat=True, mask=mask,
                       layout=CellLayout(side, side, MIN_FONT, False))
     tag = make_text("Q·Kᵀ", 24, theme.accent, weight="BOLD")
-    tag.next_to(grid, LEFT, buff=0.2).align_to(grid, UP)
+    tag.next_to(grid, LEFT, buff=BUFF_ROW).align_to(grid, UP)
     return CellThumbnail(grid, grid.cell_box(i, j, theme.accent, width=5), tag)
 
 
@@ -210,7 +218,7 @@ def make_sum_line(value: str, name: str, note: str | None, theme: Theme) -> SumL
     rest = VGroup(make_text(name, font, theme.accent))
     if note:
         rest.add(make_text(note, 22, theme.muted))
-    VGroup(lhs, VGroup(cell, text), *rest).arrange(RIGHT, buff=0.25)
+    VGroup(lhs, VGroup(cell, text), *rest).arrange(RIGHT, buff=BUFF_MEDIUM)
     return SumLine(lhs, cell, text, rest)
 
 
@@ -229,23 +237,22 @@ class PairReadout:
 
 
 def make_pair_readout(g: QueryGeometry, j: int, q_name: str, k_name: str, q_color: str,
-                      k_color: str, value: str, cell_name: str, theme: Theme, keys: GeometryKeys,
-                      record: Recorder) -> PairReadout:
-    q, k = norm_text(g, None, keys, record), norm_text(g, j, keys, record)
+                      k_color: str, value: str, cell_name: str, ctx: ChapterContext, keys: GeometryKeys) -> PairReadout:
+    q, k = norm_text(g, None, keys, ctx.record), norm_text(g, j, keys, ctx.record)
     lengths = VGroup(make_text(f"|{q_name}| = {q}", PANEL_FONT, q_color),
                      make_text(f"|{k_name}| = {k}", PANEL_FONT, k_color),
-                     make_text(f"θ = {angle_text(g, j, keys, record)}", PANEL_FONT, theme.text))
-    lengths.arrange(DOWN, aligned_edge=LEFT, buff=0.16)
-    result = VGroup(make_text("=", PANEL_FONT, theme.text),
-                    make_text(value, PANEL_FONT, theme.text, weight="BOLD"),
-                    make_text(cell_name, PANEL_FONT, theme.accent)).arrange(RIGHT, buff=0.15)
-    identity = VGroup(make_text("|q| · |k| · cos θ", PANEL_FONT, theme.text),
-                      make_text(f"= {q} · {k} · {cos_text(g, j, keys, record)}", PANEL_FONT,
-                                theme.text), result)
-    identity.arrange(DOWN, aligned_edge=LEFT, buff=0.16)
+                     make_text(f"θ = {angle_text(g, j, keys, ctx.record)}", PANEL_FONT, ctx.theme.text))
+    lengths.arrange(DOWN, aligned_edge=LEFT, buff=BUFF_NOTE_WIDE)
+    result = VGroup(make_text("=", PANEL_FONT, ctx.theme.text),
+                    make_text(value, PANEL_FONT, ctx.theme.text, weight="BOLD"),
+                    make_text(cell_name, PANEL_FONT, ctx.theme.accent)).arrange(RIGHT, buff=BUFF_NOTE)
+    identity = VGroup(make_text("|q| · |k| · cos θ", PANEL_FONT, ctx.theme.text),
+                      make_text(f"= {q} · {k} · {cos_text(g, j, keys, ctx.record)}", PANEL_FONT,
+                                ctx.theme.text), result)
+    identity.arrange(DOWN, aligned_edge=LEFT, buff=BUFF_NOTE_WIDE)
     VGroup(lengths, identity).arrange(DOWN, aligned_edge=LEFT, buff=0.4)
     cell = Rectangle(width=result[1].width + 0.24, height=result[1].height + 0.2,
-                     stroke_color=theme.accent, stroke_width=4).move_to(result[1])
+                     stroke_color=ctx.theme.accent, stroke_width=4).move_to(result[1])
     return PairReadout(lengths, identity, cell)
 
 
@@ -266,26 +273,26 @@ class ShadowTable:
 
 def make_shadow_table(g: QueryGeometry, drawn: list[int], named: list[int], i: int,
                       names: dict[int, str], colors: dict[int, str], all_names: list[str],
-                      theme: Theme, tr: Translate, keys: GeometryKeys, record: Recorder,
+                      ctx: ChapterContext, keys: GeometryKeys,
                       max_w: float) -> ShadowTable:
     font = PANEL_FONT
-    heads = [tr("key", "键"), tr("shadow", "投影"), "|q| · " + tr("shadow", "投影")]
+    heads = [ctx.tr("key"), ctx.tr("shadow"), "|q| · " + ctx.tr("shadow")]
     cells = []
     for j in drawn:
         score = fmt(g.scores[j], 2)
-        record("scores", (i, j), score)
-        cells.append((j, [names[j], shadow_text(g, j, keys, record), score]))
-    table = make_key_table(heads, cells, colors, theme, font, lambda j, c: c == 2)
+        ctx.record("scores", (i, j), score)
+        cells.append((j, [names[j], shadow_text(g, j, keys, ctx.record), score]))
+    table = make_key_table(heads, cells, colors, ctx.theme, font, lambda j, c: c == 2)
     heading, rows = table.heading, table.rows
     note = None
     if named:
         words = ", ".join(all_names[j] for j in named[:MAX_NAMED])
         more = len(named) - MAX_NAMED
-        tail = tr(f", and {more} more", f"，另有 {more} 个") if more > 0 else ""
-        note = make_text(tr(f"not drawn ({len(named)}): {words}{tail}",
-                            f"未画出（{len(named)} 个）：{words}{tail}"), 18, theme.muted)
+        tail = ctx.tr(", and {more} more", more=more) if more > 0 else ""
+        note = make_text(ctx.tr("not drawn ({n_named}): {words}{tail}",
+                            n_named=len(named), words=words, tail=tail), 18, ctx.theme.muted)
         fit_width(note, max_w)
-        note.next_to(VGroup(*rows.values()), DOWN, buff=0.3).align_to(heading, LEFT)
+        note.next_to(VGroup(*rows.values()), DOWN, buff=BUFF_BLOCK).align_to(heading, LEFT)
     table = ShadowTable(heading, rows, note)
     fit_width(table.group, max_w)
     return table
@@ -319,22 +326,23 @@ class DotProductScene(ChapterScene):
     def show_cell(self) -> tuple[CellThumbnail, Mobject]:
         t, i, j = self.trace, self.focus, self.partner
         thumb = make_cell_thumbnail(t.head.scores, t.head.mask, i, j, self.theme, THUMB_W, THUMB_H)
-        thumb.group.to_corner(UR, buff=0.25).align_to(UP * STAGE_TOP, UP)
+        thumb.group.to_corner(UR, buff=BUFF_MEDIUM).align_to(UP * STAGE_TOP, UP)
         qw, kw = self.q_labels[i], self.k_labels[j]
         formula = make_text(f"Q·Kᵀ[{qw}, {kw}] = Σₘ Q[{qw}, m] · K[{kw}, m]", 28,
                             self.theme.text)
         fit_width(formula, thumb.group.get_left()[0] + SAFE_X - 0.4)
         formula.next_to(LEFT * SAFE_X + UP * (STAGE_TOP - 0.25), RIGHT, buff=0)
         if t.is_self_pair(j):
-            en = (f"Open one cell: {self.quoted(self.focus_word)} has no other word to look at, "
-                  "so we open its cell with itself.")
-            zh = f"打开一个格子：“{self.focus_word}”没有别的词可看，所以打开它和自己的格子。"
+            text = self.tr("Open one cell: \"{word}\" has no other word to look at, so we open its cell with "
+                           "itself.", word=self.focus_word)
         else:
-            other_en, other_zh = ("", "") if t.cross else (" other", "其他")
-            en = (f"Open one cell: query {self.quoted(self.focus_word)} against key "
-                  f"{self.quoted(self.k_word(j))}, its highest-scoring{other_en} word.")
-            zh = f"打开一个格子：查询“{self.focus_word}”对键“{self.k_word(j)}”，它得分最高的{other_zh}词。"
-        self.say(self.tr(en, zh))
+            if t.cross:
+                text = self.tr("Open one cell: query \"{word}\" against key \"{key}\", its "
+                               "highest-scoring word.", word=self.focus_word, key=self.k_word(j))
+            else:
+                text = self.tr("Open one cell: query \"{word}\" against key \"{key}\", its "
+                               "highest-scoring other word.", word=self.focus_word, key=self.k_word(j))
+        self.say(text)
         self.play(FadeIn(VGroup(thumb.grid, thumb.tag)), Create(thumb.box), run_time=0.8)
         self.play(FadeIn(formula), run_time=0.6)
         self.wait(0.8)
@@ -343,33 +351,33 @@ class DotProductScene(ChapterScene):
     def show_pairs(self, below: float) -> PairTable:
         t, i, j = self.trace, self.focus, self.partner
         h = t.head
-        table = make_pair_table(h, i, j, self.q_labels[i], self.k_labels[j],
-                                self.q_colors[i], self.k_colors[j], self.theme, self.decimals,
-                                self.drawn, 2 * SAFE_X)
+        table = make_pair_table(h, i, j, self.q_labels[i], self.k_labels[j], self.q_colors[i],
+                                self.k_colors[j], self.ctx, self.decimals, 2 * SAFE_X)
         fit_width(table.group, 2 * SAFE_X)
         table.group.move_to(ORIGIN).align_to(UP * (below - 0.35), UP)
-        bias = self.tr(" (both include their bias)", "（都已包含偏置）") if h.has_bias else ""
+        bias = self.tr(" (both include their bias)") if h.has_bias else ""
         if t.d_k > MAX_PAIRS:
             shown = sum(m is not None for m in table.cols)
-            en = f"Write both rows aligned: {t.d_k} pairs, the first {shown} shown{bias}."
-            zh = f"把两行对齐：共 {t.d_k} 对，这里显示前 {shown} 对{bias}。"
+            text = self.tr("Write both rows aligned: {d_k} pairs, the first {shown} shown{bias}.",
+                           d_k=t.d_k, shown=shown, bias=bias)
         else:
-            en = f"Write both rows aligned: {t.d_k} pairs of numbers, one per column{bias}."
-            zh = f"把两行对齐：{t.d_k} 对数字，每列一对{bias}。"
-        self.say(self.tr(en, zh))
+            text = self.tr("Write both rows aligned: {d_k} pairs of numbers, one per column{bias}.",
+                           d_k=t.d_k, bias=bias)
+        self.say(text)
         self.play(FadeIn(VGroup(table.labels[:2], table.q_row, table.k_row)), run_time=0.8)
         self.wait(0.8)
         return table
 
     def show_products(self, table: PairTable) -> None:
         t = self.trace
-        zero_en = f", {table.zero} a zero (grey, adds nothing)" if table.zero else ""
-        zero_zh = f"，{table.zero} 对含 0（灰色，不增不减）" if table.zero else ""
-        self.say(self.tr(
-            f"Multiply each pair: {table.agree} of {t.d_k} pairs have the same sign (green, "
-            f"positive), {table.differ} opposite sign{'s' if table.differ != 1 else ''} (red, negative){zero_en}.",
-            f"每对相乘：{t.d_k} 对中 {table.agree} 对同号（绿色，为正），{table.differ} 对异号"
-            f"（红色，为负）{zero_zh}。"))
+        zero = (self.tr(", {zero} a zero (grey, adds nothing)", zero=table.zero)
+                if table.zero else "")
+        self.say(self.tr.plural(
+            "Multiply each pair: {agree} of {d_k} pairs have the same sign (green, positive), "
+            "{n} opposite sign (red, negative){zero}.",
+            "Multiply each pair: {agree} of {d_k} pairs have the same sign (green, positive), "
+            "{n} opposite signs (red, negative){zero}.",
+            table.differ, agree=table.agree, d_k=t.d_k, zero=zero))
         pairs = [VGroup(f, p) for f, p in zip(table.frames, table.p_row)]
         self.play(FadeIn(table.labels[2]),
                   LaggedStart(*[FadeIn(p) for p in pairs], lag_ratio=0.3),
@@ -380,18 +388,16 @@ class DotProductScene(ChapterScene):
         t, i, j = self.trace, self.focus, self.partner
         s = fmt(t.head.scores[i, j], self.decimals)
         self.drawn("scores", (i, j), s)
-        note = f"(d_k = {t.d_k} {self.tr('pairs', '对')})" if t.d_k > MAX_PAIRS else None
+        note = self.tr("(d_k = {d_k} pairs)", d_k=t.d_k) if t.d_k > MAX_PAIRS else None
         line = make_sum_line(s, f"= Q·Kᵀ[{self.q_labels[i]}, {self.k_labels[j]}]", note,
                              self.theme)
         fit_width(line.group, 2 * SAFE_X)
-        line.group.next_to(table.group, DOWN, buff=0.45)
+        line.group.next_to(table.group, DOWN, buff=BUFF_SECTION)
         if line.group.get_bottom()[1] < SAFE_BOTTOM + 0.05:
             line.group.shift(UP * (SAFE_BOTTOM + 0.05 - line.group.get_bottom()[1]))
-        self.say(self.tr(
-            f"Same signs add, opposite signs subtract: the {t.d_k} products sum to {s}, "
-            f"the value in the cell ({table.agree} adding, {table.differ} subtracting).",
-            f"同号相加，异号相减：{t.d_k} 个乘积之和为 {s}，正是这个格子的值"
-            f"（{table.agree} 个加，{table.differ} 个减）。"))
+        self.say(self.tr("Same signs add, opposite signs subtract: the {d_k} products sum to {s}, the "
+                         "value in the cell ({agree} adding, {differ} subtracting).",
+                         d_k=t.d_k, s=s, agree=table.agree, differ=table.differ))
         self.play(FadeIn(VGroup(line.lhs, line.rest)),
                   TransformFromCopy(thumb.box, line.cell), FadeIn(line.value), run_time=1.0)
         self.wait(1.5)
@@ -402,10 +408,8 @@ class DotProductScene(ChapterScene):
         return GeometryKeys("", (self.focus,), (self.focus,))
 
     def say_no_direction(self) -> None:
-        self.say(self.tr(
-            f"Q[{self.q_labels[self.focus]}] is all zeros: it has no direction, so every key "
-            "scores 0 against it.",
-            f"Q[{self.q_labels[self.focus]}] 全是 0：它没有方向，所以每个键的得分都是 0。"))
+        self.say(self.tr("Q[{query}] is all zeros: it has no direction, so every key scores 0 against it.",
+                         query=self.q_labels[self.focus]))
         self.wait(1.0)
 
     def show_two_arrows(self, g: QueryGeometry) -> tuple[ArrowPicture, list[int], list[int]]:
@@ -428,20 +432,18 @@ class DotProductScene(ChapterScene):
         self.drawn("scores", (i, j), value)
         readout = make_pair_readout(g, j, f"Q[{self.q_labels[i]}]", f"K[{self.k_labels[j]}]",
                                     self.theme.q, self.k_colors[j], value,
-                                    f"= Q·Kᵀ[{self.q_labels[i]}, {self.k_labels[j]}]",
-                                    self.theme, self.geometry_keys, self.drawn)
+                                    f"= Q·Kᵀ[{self.q_labels[i]}, {self.k_labels[j]}]", self.ctx,
+                                    self.geometry_keys)
         fit_width(readout.group, SAFE_X - right - PANEL_GAP)
         readout.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
         self.readout = readout
         keys = self.geometry_keys
         q_len, k_len = norm_text(g, None, keys, self.drawn), norm_text(g, j, keys, self.drawn)
         theta = angle_text(g, j, keys, self.drawn)
-        self.say(self.tr(
-            f"Two vectors, however many numbers wide, lie in one plane. There Q[{self.q_labels[i]}] "
-            f"and K[{self.k_labels[j]}] keep their true lengths, {q_len} and {k_len}, and the "
-            f"true angle between them, {theta}.",
-            f"两个向量不管有多少个数，总在同一个平面里。在这个平面上，Q[{self.q_labels[i]}] 和 "
-            f"K[{self.k_labels[j]}] 保持真实的长度 {q_len} 和 {k_len}，以及它们之间真实的夹角 {theta}。"))
+        self.say(self.tr("Two vectors, however many numbers wide, lie in one plane. There Q[{query}] and "
+                         "K[{key}] keep their true lengths, {q_len} and {k_len}, and the true angle "
+                         "between them, {theta}.",
+                         query=self.q_labels[i], key=self.k_labels[j], q_len=q_len, k_len=k_len, theta=theta))
         self.play(FadeIn(VGroup(picture.axis, picture.q_label)), GrowArrow(picture.q_arrow)
                   if isinstance(picture.q_arrow, Arrow) else FadeIn(picture.q_arrow), run_time=0.6)
         self.play(FadeIn(picture.key_group(j)), *[Create(a) for a in picture.arcs.get(j, [])[:1]],
@@ -451,12 +453,10 @@ class DotProductScene(ChapterScene):
         self.wait(1.2)
         cos = cos_text(g, j, keys, self.drawn)
         shadow = shadow_text(g, j, keys, self.drawn)
-        self.say(self.tr(
-            f"q·k = |q| · |k| · cos θ: {q_len} × {k_len} × {cos} gives {value}, the same value as "
-            f"the cell. |k| · cos θ = {shadow} is the shadow of the key on the query's line: "
-            "the score is |q| times it.",
-            f"q·k = |q| · |k| · cos θ：{q_len} × {k_len} × {cos} 得到 {value}，与格子里的值相同。"
-            f"|k| · cos θ = {shadow} 是键在查询方向上的投影：得分就是 |q| 乘以它。"))
+        self.say(self.tr("q·k = |q| · |k| · cos θ: {q_len} × {k_len} × {cos} gives {value}, the same "
+                         "value as the cell. |k| · cos θ = {shadow} is the shadow of the key on the "
+                         "query's line: the score is |q| times it.",
+                         q_len=q_len, k_len=k_len, cos=cos, value=value, shadow=shadow))
         self.play(FadeIn(readout.identity), Create(readout.cell), run_time=0.8)
         self.play(FadeIn(picture.shadow_group(j)), run_time=0.6)
         self.wait(1.5)
@@ -466,17 +466,15 @@ class DotProductScene(ChapterScene):
         others = [k for k in drawn if k != self.partner]
         if not others:
             return
-        rest_en = f" ({len(named)} more are named, not drawn)" if named else ""
-        rest_zh = f"（另有 {len(named)} 个只列出名字，不画出）" if named else ""
-        note = make_not_to_scale_note(self.theme, self.tr)
+        rest = (self.tr(" ({n_named} more are named, not drawn)", n_named=len(named))
+                if named else "")
+        note = make_not_to_scale_note(self.ctx)
         right = -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
         fit_width(note, SAFE_X - right - PANEL_GAP)
         note.next_to(RIGHT * (right + PANEL_GAP) + UP * (SAFE_BOTTOM + NOTE_LIFT), UR, buff=0)
-        self.say(self.tr(
-            f"Every other key joins, each at its own true angle to the query and its true "
-            f"length{rest_en}. Only the angles between two keys are not to scale.",
-            f"其他键也加入进来，每个键与查询的夹角和长度都是真实的{rest_zh}。"
-            "只有两个键之间的夹角不按比例。"))
+        self.say(self.tr("Every other key joins, each at its own true angle to the query and its true "
+                         "length{rest}. Only the angles between two keys are not to scale.",
+                         rest=rest))
         self.play(LaggedStart(*[FadeIn(picture.key_group(k)) for k in others], lag_ratio=0.25),
                   FadeIn(note), run_time=min(2.0, 0.6 + 0.25 * len(others)))
         self.wait(1.2)
@@ -487,9 +485,8 @@ class DotProductScene(ChapterScene):
         top = self.readout.group.get_top()[1]
         right = -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
         table = make_shadow_table(g, drawn, named, i, {k: self.k_labels[k] for k in drawn},
-                                  {k: self.k_colors[k] for k in drawn}, self.k_labels, self.theme,
-                                  self.tr, self.geometry_keys, self.drawn,
-                                  SAFE_X - right - PANEL_GAP)
+                                  {k: self.k_colors[k] for k in drawn}, self.k_labels, self.ctx,
+                                  self.geometry_keys, SAFE_X - right - PANEL_GAP)
         table.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
         self.shadow_table = table
         best = drawn[0]
@@ -498,11 +495,9 @@ class DotProductScene(ChapterScene):
         self.drawn("scores", (i, best), score)
         q_len = norm_text(g, None, self.geometry_keys, self.drawn)
         self.play(FadeOut(self.readout.group), run_time=0.4)
-        self.say(self.tr(
-            f"Their shadows on the query's line, longest first: {self.key_name(best)} reaches "
-            f"furthest ({shadow}), so it has the highest score, {score} = {q_len} × {shadow}.",
-            f"它们在查询方向上的投影，从长到短：{self.key_name(best)}伸得最远（{shadow}），"
-            f"所以得分最高，{score} = {q_len} × {shadow}。"))
+        self.say(self.tr("Their shadows on the query's line, longest first: {key} reaches furthest "
+                         "({shadow}), so it has the highest score, {score} = {q_len} × {shadow}.",
+                         key=self.key_name(best), shadow=shadow, score=score, q_len=q_len))
         self.play(FadeIn(table.heading), run_time=0.4)
         for k in drawn:
             if k == self.partner:
@@ -523,16 +518,14 @@ class DotProductScene(ChapterScene):
         score = fmt(self.trace.head.scores[i, j], 2)
         self.drawn("scores", (i, j), score)
         if g.shadows[j] < 0:
-            en = (f"its shadow falls behind the query ({shadow}), so its score is negative "
-                  f"({score})")
-            zh = f"它的投影落在查询的反方向（{shadow}），所以得分为负（{score}）"
+            text = self.tr("its shadow falls behind the query ({shadow}), so its score is negative ({score})",
+                           shadow=shadow, score=score)
         else:
-            en = f"its shadow is short ({shadow}), and so is its score ({score})"
-            zh = f"它的投影很短（{shadow}），得分也很低（{score}）"
-        self.say(self.tr(
-            f"The least aligned key, {self.key_name(j)}, points {theta} away from the query: {en}.",
-            f"最不对齐的键是{self.key_name(j)}，与查询的夹角为 {theta}：{zh}。"))
-        box = SurroundingRectangle(self.shadow_table.rows[j], buff=0.06, color=self.theme.accent)
+            text = self.tr("its shadow is short ({shadow}), and so is its score ({score})",
+                           shadow=shadow, score=score)
+        self.say(self.tr("The least aligned key, {key}, points {theta} away from the query: {text}.",
+                         key=self.key_name(j), theta=theta, text=text))
+        box = SurroundingRectangle(self.shadow_table.rows[j], buff=BUFF_TIGHT, color=self.theme.accent)
         anims = [Create(box)]
         if j in picture.arcs:
             anims += [Create(picture.arcs[j][0]), FadeIn(picture.arcs[j][1])]

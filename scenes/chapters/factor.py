@@ -14,7 +14,17 @@ import numpy as np
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
+    BUFF_BLOCK,
+    BUFF_LABEL,
+    BUFF_LARGE,
+    BUFF_NOTE,
+    BUFF_ROW,
+    BUFF_SECTION,
+    BUFF_SMALL,
+    BUFF_SNUG,
+    BUFF_TIGHT,
     CELL_FILL,
     LABEL_FILL,
     MIN_FONT,
@@ -25,12 +35,11 @@ from attention_video.scenes.layout import (
     row_for_font,
     text_width,
 )
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     MASKED_TEXT,
     CellLayout,
     MatrixView,
-    Recorder,
     Theme,
     col_label_font,
     label_width,
@@ -151,23 +160,22 @@ class Tags:
     s: Mobject
 
 
-def make_grids(trace: AttentionTrace, theme: Theme, lay: FactorLayout,
-               record: Recorder) -> Grids:
+def make_grids(trace: AttentionTrace, ctx: ChapterContext, lay: FactorLayout) -> Grids:
     """Q (left), Kᵀ (above) and the factor matrix, aligned for row-times-column.
     Masked cells of the factor matrix are greyed, without a number."""
     h = trace.head
     heat = not lay.numbers
-    q = MatrixView(h.Q, key="Q", theme=theme, decimals=2, max_cols=MAX_DIMS, record=record,
+    q = MatrixView(h.Q, key="Q", theme=ctx.theme, decimals=2, max_cols=MAX_DIMS, record=ctx.record,
                    layout=CellLayout(lay.w_q, lay.h, lay.font, lay.numbers), heat=heat)
-    kt = MatrixView(h.K.T, key="K", theme=theme, decimals=2, max_cols=64, max_rows=MAX_DIMS,
-                    record=record, layout=CellLayout(lay.w, lay.h_k, lay.font, lay.numbers),
+    kt = MatrixView(h.K.T, key="K", theme=ctx.theme, decimals=2, max_cols=64, max_rows=MAX_DIMS,
+                    record=ctx.record, layout=CellLayout(lay.w, lay.h_k, lay.font, lay.numbers),
                     heat=heat, index_map=lambda r, c: (c, r))
-    s = MatrixView(h.scores, key="scores", theme=theme, decimals=2, max_cols=64, record=record,
+    s = MatrixView(h.scores, key="scores", theme=ctx.theme, decimals=2, max_cols=64, record=ctx.record,
                    layout=CellLayout(lay.w, lay.h, lay.font, lay.numbers), heat=heat,
                    mask=h.mask)
     # Factor matrix under Kᵀ, Q left of the factor matrix with rows aligned.
-    kt.next_to(s.grid_only(), UP, buff=0.12)
-    q.next_to(s.grid_only(), LEFT, buff=0.3)
+    kt.next_to(s.grid_only(), UP, buff=BUFF_LABEL)
+    q.next_to(s.grid_only(), LEFT, buff=BUFF_BLOCK)
     q.align_to(s.grid_only(), UP)
     return Grids(q, kt, s)
 
@@ -191,20 +199,20 @@ def make_col_names(kt: MatrixView, lay: FactorLayout, labels: list[str],
         return make_marks(colors, cols, UP, min(0.14, lay.w * 0.8))
     size = col_label_font(lay.w)
     return VGroup(*[fit_width(make_text(labels[j], size, colors[j]), lay.w * 0.98)
-                    .next_to(cols[j], UP, buff=0.08) for j in cols])
+                    .next_to(cols[j], UP, buff=BUFF_SNUG) for j in cols])
 
 
 def make_tags(q: MatrixView, kt: MatrixView, s: MatrixView, theme: Theme) -> Tags:
     """The tags: "Q" above Q, "Kᵀ" left of Kᵀ (raised if it would hit "Q"), "Q·Kᵀ" right
     of the factor matrix."""
-    tag_q = make_text("Q", 30, theme.q, weight="BOLD").next_to(q.grid_only(), UP, buff=0.15)
-    tag_k = make_text("Kᵀ", 30, theme.k, weight="BOLD").next_to(kt.grid_only(), LEFT, buff=0.2)
+    tag_q = make_text("Q", 30, theme.q, weight="BOLD").next_to(q.grid_only(), UP, buff=BUFF_NOTE)
+    tag_k = make_text("Kᵀ", 30, theme.k, weight="BOLD").next_to(kt.grid_only(), LEFT, buff=BUFF_ROW)
     hits_q = (tag_k.get_left()[0] < tag_q.get_right()[0] + 0.1
               and tag_k.get_bottom()[1] < tag_q.get_top()[1])
     if hits_q:
         tag_k.align_to(kt.grid_only(), UP)
     tag_s = make_text("Q·Kᵀ", 26, theme.accent, weight="BOLD")
-    tag_s.next_to(s.grid_only(), RIGHT, buff=0.2).align_to(s.grid_only(), UP)
+    tag_s.next_to(s.grid_only(), RIGHT, buff=BUFF_ROW).align_to(s.grid_only(), UP)
     return Tags(tag_q, tag_k, tag_s)
 
 
@@ -220,9 +228,9 @@ def place(mats: FactorMatrices, focus_label: str) -> None:
     if whole.get_left()[0] < -SAFE_X:
         whole.shift(RIGHT * (-SAFE_X - whole.get_left()[0]))
     if not lay.numbers:  # the side panel sits top right; the tag goes below it
-        mats.tag_s.next_to(grid, RIGHT, buff=0.2).align_to(grid, DOWN)
+        mats.tag_s.next_to(grid, RIGHT, buff=BUFF_ROW).align_to(grid, DOWN)
     elif mats.tag_s.get_right()[0] > SAFE_X:
-        mats.tag_s.next_to(grid, DOWN, buff=0.1).align_to(grid, RIGHT)
+        mats.tag_s.next_to(grid, DOWN, buff=BUFF_SMALL).align_to(grid, RIGHT)
     if not lay.row_text:
         room = mats.q_names.get_left()[0] + SAFE_X
         name_w = text_width(focus_label, NAME_FONT) + 0.15
@@ -230,14 +238,13 @@ def place(mats: FactorMatrices, focus_label: str) -> None:
             whole.shift(RIGHT * (name_w - room))
 
 
-def make_factor_matrices(trace: AttentionTrace, theme: Theme, q_labels: list[str],
-                         q_colors: list[str], k_labels: list[str], k_colors: list[str],
-                         record: Recorder) -> FactorMatrices:
+def make_factor_matrices(trace: AttentionTrace, ctx: ChapterContext, q_labels: list[str],
+                         q_colors: list[str], k_labels: list[str], k_colors: list[str]) -> FactorMatrices:
     """Q, Kᵀ and the factor matrix laid out for this trace: grids, then names, then tags,
     then the whole block placed."""
     lay = plan_for(trace, q_labels, k_labels)
-    g = make_grids(trace, theme, lay, record)
-    tags = make_tags(g.q, g.kt, g.s, theme)
+    g = make_grids(trace, ctx, lay)
+    tags = make_tags(g.q, g.kt, g.s, ctx.theme)
     mats = FactorMatrices(lay, g.q, g.kt, g.s, make_row_names(g.q, lay, q_labels, q_colors),
                           make_col_names(g.kt, lay, k_labels, k_colors), tags.q, tags.k, tags.s)
     place(mats, q_labels[trace.focus])
@@ -246,7 +253,7 @@ def make_factor_matrices(trace: AttentionTrace, theme: Theme, q_labels: list[str
 
 # ---- the side panel (heat-map layout) -------------------------------------------------------
 def make_row_panel(values: np.ndarray, allowed: np.ndarray, labels: list[str],
-                   colors: list[str], theme: Theme, record: Recorder, key: str, row: int,
+                   colors: list[str], ctx: ChapterContext, key: str, row: int,
                    max_w: float, max_h: float) -> VGroup:
     """The followed row as a readable list "word  value" (one or two columns), names
     right-aligned, values left-aligned beside them; masked keys read MASKED_TEXT."""
@@ -261,29 +268,29 @@ def make_row_panel(values: np.ndarray, allowed: np.ndarray, labels: list[str],
             name = fit_width(make_text(labels[j], size, colors[j]), 1.3)
             if allowed[j]:
                 s = fmt(values[j], 2)
-                record(key, (row, j), s)
-                val = make_text(s, size, theme.text)
+                ctx.record(key, (row, j), s)
+                val = make_text(s, size, ctx.theme.text)
             else:
-                val = make_text(MASKED_TEXT, size, theme.muted)
+                val = make_text(MASKED_TEXT, size, ctx.theme.muted)
             name.move_to(DOWN * k * line_h, aligned_edge=RIGHT)
-            block.add(VGroup(name, val.next_to(name, RIGHT, buff=0.15)))
+            block.add(VGroup(name, val.next_to(name, RIGHT, buff=BUFF_NOTE)))
         blocks.add(block)
-    blocks.arrange(RIGHT, buff=0.45, aligned_edge=UP)
+    blocks.arrange(RIGHT, buff=BUFF_SECTION, aligned_edge=UP)
     return fit_width(blocks, max_w)
 
 
-def make_panel(trace: AttentionTrace, tr: Translate, theme: Theme, q_label: str,
-               k_labels: list[str], k_colors: list[str], record: Recorder,
+def make_panel(trace: AttentionTrace, ctx: ChapterContext, q_label: str,
+               k_labels: list[str], k_colors: list[str],
                mats: FactorMatrices) -> VGroup:
     """The followed row's factors as a titled list, top right, beside the factor matrix."""
     i = trace.focus
-    title = make_text(tr(f"Q·Kᵀ, row of {q_label}", f"Q·Kᵀ 中“{q_label}”这一行"), 22, theme.accent)
+    title = make_text(ctx.tr("Q·Kᵀ, row of {q_label}", q_label=q_label), 22, ctx.theme.accent)
     top = STAGE_TOP
     max_h = top - SAFE_BOTTOM - title.height - 0.3 - 0.5  # leaves room for the Q·Kᵀ tag
-    body = make_row_panel(trace.head.scores[i], trace.head.mask[i], k_labels, k_colors, theme,
-                          record, "scores", i, mats.layout.panel_w - 0.2, max_h)
-    panel = VGroup(title, body).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-    panel.next_to(mats.s, RIGHT, buff=0.5)
+    body = make_row_panel(trace.head.scores[i], trace.head.mask[i], k_labels, k_colors, ctx,
+                          "scores", i, mats.layout.panel_w - 0.2, max_h)
+    panel = VGroup(title, body).arrange(DOWN, buff=BUFF_ROW, aligned_edge=LEFT)
+    panel.next_to(mats.s, RIGHT, buff=BUFF_LARGE)
     panel.align_to(UP * top, UP)
     if panel.get_right()[0] > SAFE_X:
         panel.shift(LEFT * (panel.get_right()[0] - SAFE_X))
@@ -313,12 +320,10 @@ class FactorScene(ChapterScene):
     # ---- steps ---------------------------------------------------------------------
     def show_inputs(self) -> FactorMatrices:
         t = self.trace
-        mats = make_factor_matrices(t, self.theme, self.q_labels, self.q_colors, self.k_labels,
-                                    self.k_colors, self.drawn)
-        self.say(self.tr(
-            f"Q: one row per query word ({t.n_q} × {t.d_k}). Kᵀ: one column per key word "
-            f"({t.d_k} × {t.n_k}).",
-            f"Q：每个查询词一行（{t.n_q} × {t.d_k}）。Kᵀ：每个键词一列（{t.d_k} × {t.n_k}）。"))
+        mats = make_factor_matrices(t, self.ctx, self.q_labels, self.q_colors, self.k_labels,
+                                    self.k_colors)
+        self.say(self.tr("Q: one row per query word ({n_q} × {d_k}). Kᵀ: one column per key word ({d_k} × "
+                         "{n_k}).", n_q=t.n_q, d_k=t.d_k, n_k=t.n_k))
         self.play(FadeIn(VGroup(mats.q, mats.q_names, mats.tag_q)),
                   FadeIn(VGroup(mats.kt, mats.k_names, mats.tag_k)), run_time=0.8)
         self.wait(0.8)
@@ -327,12 +332,11 @@ class FactorScene(ChapterScene):
     def fill_factor_matrix(self, mats: FactorMatrices) -> None:
         t, S = self.trace, mats.s
         masked = int((~t.head.mask).sum())
-        extra_en = f" {masked} cells are masked: no word may look at a later one." if masked else ""
-        extra_zh = f"{masked} 个格子被遮住：词不能看后面的词。" if masked else ""
-        self.say(self.tr(
-            f"Each cell is one query row · one key column: {t.n_q} × {t.n_k} dot products."
-            + extra_en,
-            f"每个格子 = 一行查询 · 一列键：共 {t.n_q} × {t.n_k} 个点积。" + extra_zh))
+        extra = (self.tr(" {masked} cells are masked: no word may look at a later one.",
+                         masked=masked)
+                 if masked else "")
+        self.say(self.tr("Each cell is one query row · one key column: {n_q} × {n_k} dot "
+                         "products.{extra}", n_q=t.n_q, n_k=t.n_k, extra=extra))
         rows = []
         for i in range(t.n_q):
             cells = [S.cell_at[(i, j)] for j in S.cols if j is not None]
@@ -351,16 +355,15 @@ class FactorScene(ChapterScene):
         anims = [Create(boxes)]
         if not lay.row_text:  # the word's name beside its mark
             name = make_text(self.q_labels[i], NAME_FONT, self.q_colors[i])
-            name.next_to(mats.q_names, LEFT, buff=0.1).match_y(mats.q.row_rect_of(i))
+            name.next_to(mats.q_names, LEFT, buff=BUFF_SMALL).match_y(mats.q.row_rect_of(i))
             anims.append(FadeIn(keep_in_frame(name)))
         if not lay.numbers:
-            anims.append(FadeIn(make_panel(t, self.tr, self.theme, self.q_labels[i], self.k_labels,
-                                           self.k_colors, self.drawn, mats)))
+            anims.append(FadeIn(make_panel(t, self.ctx, self.q_labels[i], self.k_labels,
+                                           self.k_colors, mats)))
         allowed = int(t.head.mask[i].sum())
-        self.say(self.tr(
-            f"Row {i + 1}: the query of {self.quoted(self.focus_word)} against every key "
-            f"({allowed} factor{'s' if allowed != 1 else ''}).",
-            f"第 {i + 1} 行：“{self.focus_word}”的查询与每个键相乘（{allowed} 个因子）。"))
+        self.say(self.tr.plural("Row {row}: the query of \"{word}\" against every key ({n} factor).",
+                                "Row {row}: the query of \"{word}\" against every key ({n} factors).",
+                                allowed, row=i + 1, word=self.focus_word))
         self.play(*anims, run_time=0.8)
         self.wait(1.4)
 
@@ -371,20 +374,23 @@ class FactorScene(ChapterScene):
                  Create(mats.s.cell_box(i, j, self.theme.accent, width=6))]
         if not mats.layout.col_text:
             name = make_text(self.k_labels[j], NAME_FONT, self.k_colors[j])
-            name.next_to(mats.k_names, UP, buff=0.06).match_x(mats.kt.col_rect_of(j))
+            name.next_to(mats.k_names, UP, buff=BUFF_TIGHT).match_x(mats.kt.col_rect_of(j))
             anims.append(FadeIn(keep_in_frame(name)))
         kw, qw = self.k_word(j), self.focus_word
         if t.is_self_pair(j):
-            en = (f"Column {j + 1}: every query against the key of {self.quoted(kw)}. "
-                  f"{self.quoted(qw)} has no other key to look at, so we take itself: {value}.")
-            zh = (f"第 {j + 1} 列：每个查询与“{kw}”的键。“{qw}”没有别的键可看，"
-                  f"所以取它自己：{value}。")
+            text = self.tr("Column {j}: every query against the key of \"{kw}\". \"{qw}\" has no other key to "
+                           "look at, so we take itself: {value}.",
+                           j=j + 1, kw=kw, qw=qw, value=value)
         else:
-            other_en, other_zh = ("", "") if t.cross else (" other", "其他")
-            en = (f"Column {j + 1}: every query against the key of {self.quoted(kw)}, the "
-                  f"highest-scoring{other_en} key for {self.quoted(qw)}: {value}.")
-            zh = f"第 {j + 1} 列：每个查询与“{kw}”的键。“{kw}”是“{qw}”得分最高的{other_zh}键：{value}。"
-        self.say(self.tr(en, zh))
+            if t.cross:
+                text = self.tr("Column {j}: every query against the key of \"{kw}\", the "
+                               "highest-scoring key for \"{qw}\": {value}.",
+                               j=j + 1, kw=kw, qw=qw, value=value)
+            else:
+                text = self.tr("Column {j}: every query against the key of \"{kw}\", the "
+                               "highest-scoring other key for \"{qw}\": {value}.",
+                               j=j + 1, kw=kw, qw=qw, value=value)
+        self.say(text)
         self.play(*anims, run_time=0.8)
         self.wait(1.6)
 
@@ -398,15 +404,13 @@ class FactorScene(ChapterScene):
                     if best[a] > best[b]]
         if crossing:
             a, b = crossing[0]
-            en = (f"Each target row's largest score: {pairs}. The lines cross: "
-                  f"{self.quoted(self.q_word(a))} comes before {self.quoted(self.q_word(b))}, "
-                  f"but {self.quoted(self.k_word(best[a]))} after {self.quoted(self.k_word(best[b]))}.")
-            zh = (f"每个目标行得分最高的源词：{pairs}。对应关系交叉了：“{self.q_word(a)}”在"
-                  f"“{self.q_word(b)}”之前，而“{self.k_word(best[a])}”在“{self.k_word(best[b])}”之后。")
+            text = self.tr("Each target row's largest score: {pairs}. The lines cross: \"{query}\" comes "
+                           "before \"{query2}\", but \"{key}\" after \"{key2}\".",
+                           pairs=pairs, query=self.q_word(a), query2=self.q_word(b), key=self.k_word(best[a]), key2=self.k_word(best[b]))
         else:
-            en = f"Each target row's largest score: {pairs}, in the same order in both sentences."
-            zh = f"每个目标行得分最高的源词：{pairs}，两个句子中的顺序相同。"
-        self.say(self.tr(en, zh))
+            text = self.tr("Each target row's largest score: {pairs}, in the same order in both sentences.",
+                           pairs=pairs)
+        self.say(text)
         boxes = VGroup(*[mats.s.cell_box(i, j, self.theme.accent, width=4)
                          for i, j in enumerate(best)])
         self.play(LaggedStart(*[Create(b) for b in boxes], lag_ratio=0.3), run_time=1.0)

@@ -20,7 +20,16 @@ from attention_video.attncore.pretrained.heads import OFFSET_NAMES, SPECIAL
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
+    BUFF_HAIR,
+    BUFF_LABEL,
+    BUFF_NOTE,
+    BUFF_ROW,
+    BUFF_SMALL,
+    BUFF_SNUG,
+    BUFF_TIGHT,
     MIN_FONT,
     SAFE_BOTTOM,
     SAFE_X,
@@ -28,11 +37,10 @@ from attention_video.scenes.layout import (
     text_width,
     widest,
 )
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
-    Recorder,
     Theme,
     box_around,
     fit_cells,
@@ -47,7 +55,6 @@ NOTE_FONT = 18  # a thumbnail's head name, tag and link
 LABELLED_CELL = 0.3  # thumbnails with cells at least this big get word labels
 MAX_COLS = 8  # numbers shown per row before folding into "…"
 DECIMALS = 2
-PATTERN_NAMES = {OFFSET_NAMES[-1]: "前一个词元", OFFSET_NAMES[1]: "后一个词元", SPECIAL: SPECIAL}
 OVERVIEW_GAP = 0.1  # between the model overview's thumbnails
 OVERVIEW_LABEL = 16  # its layer and head numbers
 
@@ -103,6 +110,12 @@ class Thumb:
         return VGroup(self.name, self.grid, self.link, self.row_mark, self.top_cell)
 
 
+
+def pattern_name(pattern: str, tr: Translate) -> str:
+    """A head's tag as --list-heads prints it, in the caption language."""
+    names = {OFFSET_NAMES[-1]: tr("previous token"), OFFSET_NAMES[1]: tr("next token")}
+    return names.get(pattern, pattern)
+
 @dataclass
 class HeadGrid:
     thumbs: list[Thumb]
@@ -137,11 +150,11 @@ def thumb_side(t: AttentionTrace, tagged: bool, top: float, bottom: float) -> tu
 
 
 def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, words: ThumbWords,
-               link_font: float, theme: Theme, tr: Translate, record: Recorder) -> Thumb:
+               link_font: float, ctx: ChapterContext) -> Thumb:
     head, i = t.heads[link.head], t.focus
     cell = side / max(t.n_q, t.n_k)
     layout = CellLayout(cell, cell, MIN_FONT, False)
-    grid = MatrixView(head.weights, key="head_weights", theme=theme, layout=layout, heat=True,
+    grid = MatrixView(head.weights, key="head_weights", theme=ctx.theme, layout=layout, heat=True,
                       mask=head.mask, max_cols=t.n_k, max_rows=t.n_q,
                       row_labels=words.q_labels if labelled else None,
                       row_colors=words.q_colors if labelled else None,
@@ -150,26 +163,26 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
     cells = grid.grid_only()
     width = max(cells.width, 1.6)
     followed = link.head == t.head_index
-    name = VGroup(make_text(f"{tr('head', '头')} {link.head}", NOTE_FONT,
-                            theme.accent if followed else theme.text, weight="BOLD"))
+    name = VGroup(make_text(ctx.tr("head {head}", head=link.head), NOTE_FONT,
+                            ctx.theme.accent if followed else ctx.theme.text, weight="BOLD"))
     if link.pattern is not None:
-        name.add(make_text(tr(link.pattern, PATTERN_NAMES[link.pattern]), NOTE_FONT - 2,
-                           theme.muted))
-    name.arrange(DOWN, buff=0.06)
+        name.add(make_text(pattern_name(link.pattern, ctx.tr), NOTE_FONT - 2,
+                           ctx.theme.muted))
+    name.arrange(DOWN, buff=BUFF_TIGHT)
     fit_width(name, width)
-    name.next_to(grid, UP, buff=0.1).set_x(cells.get_x())
+    name.next_to(grid, UP, buff=BUFF_SMALL).set_x(cells.get_x())
     weight = fmt(head.weights[i, link.key], DECIMALS)
-    record("head_weights", (link.head, i, link.key), weight)
+    ctx.record("head_weights", (link.head, i, link.key), weight)
     text = f"{words.q_labels[i]} → {words.k_labels[link.key]} {weight}"
-    link_mob = make_text(text, link_font, theme.text)
-    link_mob.next_to(cells, DOWN, buff=0.1)
+    link_mob = make_text(text, link_font, ctx.theme.text)
+    link_mob.next_to(cells, DOWN, buff=BUFF_SMALL)
     row_mark = grid.row_box(i, words.q_colors[i], buff=0.0, width=3)
-    top_cell = grid.cell_box(i, link.key, theme.accent, width=3)
+    top_cell = grid.cell_box(i, link.key, ctx.theme.accent, width=3)
     return Thumb(grid, name, VGroup(link_mob), row_mark, top_cell)
 
 
-def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, theme: Theme,
-                   tr: Translate, record: Recorder, top: float, bottom: float) -> HeadGrid:
+def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, ctx: ChapterContext,
+                   top: float, bottom: float) -> HeadGrid:
     """Every head's pattern, in rows of up to MAX_HEAD_COLS, fitted between top and bottom."""
     tagged = any(link.pattern is not None for link in links)
     side, labelled = thumb_side(t, tagged, top, bottom)
@@ -177,7 +190,7 @@ def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, 
     block_w = (2 * SAFE_X - (cols - 1) * THUMB_GAP) / cols
     texts = [f"{words.q_labels[t.focus]} → {words.k_labels[link.key]} 0.00" for link in links]
     link_font = max(MIN_FONT, min(NOTE_FONT, NOTE_FONT * block_w / widest(texts, NOTE_FONT)))
-    thumbs = [make_thumb(t, link, side, labelled, words, link_font, theme, tr, record)
+    thumbs = [make_thumb(t, link, side, labelled, words, link_font, ctx)
               for link in links]
     blocks = VGroup(*[th.block for th in thumbs])
     blocks.arrange_in_grid(rows, cols, buff=THUMB_GAP, cell_alignment=DOWN)  # grids in line
@@ -188,7 +201,7 @@ def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, 
     blocks.move_to(ORIGIN).align_to(UP * top, UP)
     followed = thumbs[t.head_index]
     outline = box_around(VGroup(followed.name, followed.grid, followed.link),
-                         theme.accent, buff=0.08, width=4)
+                         ctx.theme.accent, buff=BUFF_SNUG, width=4)
     return HeadGrid(thumbs, outline)
 
 
@@ -225,14 +238,14 @@ class Overview:
                      self.head_labels, self.outline, self.row_marks)
 
 
-def make_overview(t: AttentionTrace, theme: Theme, tr: Translate, top: float,
+def make_overview(t: AttentionTrace, ctx: ChapterContext, top: float,
                   bottom: float) -> Overview:
     """The model_weights (layers, heads, n_q, n_k) as a grid of thumbnails fitted between
     top and bottom; the followed head (t.layer, t.head_index) outlined."""
     A = t.model_weights
     n_layers, n_heads, n_q, n_k = A.shape
     mask = t.head.mask
-    layer_names = [f"{tr('layer', '层')} {L}" for L in range(n_layers)]
+    layer_names = [ctx.tr("layer {layer}", layer=L) for L in range(n_layers)]
     label_w = widest(layer_names, OVERVIEW_LABEL) + 0.2
     head_h = 0.35  # the head numbers above the grid
     side = min((2 * SAFE_X - label_w - (n_heads - 1) * OVERVIEW_GAP) / n_heads,
@@ -243,26 +256,26 @@ def make_overview(t: AttentionTrace, theme: Theme, tr: Translate, top: float,
     for L in range(n_layers):
         row = []
         for H in range(n_heads):
-            img = ImageMobject(heat_image(A[L, H], mask, theme))
+            img = ImageMobject(heat_image(A[L, H], mask, ctx.theme))
             img.set_resampling_algorithm(RESAMPLING_ALGORITHMS["nearest"])
             img.stretch_to_fit_width(w).stretch_to_fit_height(h)
             img.move_to([left + w / 2 + H * (w + OVERVIEW_GAP),
                          top - head_h - h / 2 - L * (h + OVERVIEW_GAP), 0])
             row.append(img)
-            frames.add(Rectangle(width=w, height=h, stroke_width=1, stroke_color=theme.grid)
+            frames.add(Rectangle(width=w, height=h, stroke_width=1, stroke_color=ctx.theme.grid)
                        .move_to(img))
         thumbs.append(row)
     layer_labels = VGroup(*[
-        make_text(name, OVERVIEW_LABEL, theme.accent if L == t.layer else theme.text)
-        .next_to(thumbs[L][0], LEFT, buff=0.15) for L, name in enumerate(layer_names)])
+        make_text(name, OVERVIEW_LABEL, ctx.theme.accent if L == t.layer else ctx.theme.text)
+        .next_to(thumbs[L][0], LEFT, buff=BUFF_NOTE) for L, name in enumerate(layer_names)])
     head_labels = VGroup(*[
-        make_text(str(H), OVERVIEW_LABEL, theme.accent if H == t.head_index else theme.muted)
-        .next_to(thumbs[0][H], UP, buff=0.08) for H in range(n_heads)])
-    outline = box_around(thumbs[t.layer][t.head_index], theme.accent, buff=0.04, width=4)
+        make_text(str(H), OVERVIEW_LABEL, ctx.theme.accent if H == t.head_index else ctx.theme.muted)
+        .next_to(thumbs[0][H], UP, buff=BUFF_SNUG) for H in range(n_heads)])
+    outline = box_around(thumbs[t.layer][t.head_index], ctx.theme.accent, buff=BUFF_HAIR, width=4)
     y = lambda img: img.get_top()[1] - (t.focus + 0.5) * h / n_q  # noqa: E731
     row_marks = VGroup(*[
         Line([img.get_left()[0] - 0.08, y(img), 0], [img.get_left()[0] - 0.01, y(img), 0],
-             stroke_color=theme.accent, stroke_width=3) for img in thumbs[t.layer]])
+             stroke_color=ctx.theme.accent, stroke_width=3) for img in thumbs[t.layer]])
     return Overview(thumbs, frames, layer_labels, head_labels, outline, row_marks)
 
 
@@ -283,24 +296,24 @@ class JoinView:
         return VGroup(self.joined, self.segments, self.w_o, self.output, self.symbols, self.shapes)
 
 
-def make_z_stack(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorder, top: float,
+def make_z_stack(t: AttentionTrace, ctx: ChapterContext, top: float,
                  bottom: float) -> MatrixView:
     """Every head's Z row for the followed word, one head per row (h × d_k)."""
     i, h = t.focus, len(t.heads)
     values = np.stack([head.Z[i] for head in t.heads])  # (h, d_k) drawn, not computed
-    names = [f"{tr('head', '头')} {k}" for k in range(h)]
-    colors = [theme.accent if k == t.head_index else theme.text for k in range(h)]
+    names = [ctx.tr("head {head}", head=k) for k in range(h)]
+    colors = [ctx.theme.accent if k == t.head_index else ctx.theme.text for k in range(h)]
     room_w = 2 * SAFE_X - label_width(names, 24) - 1.0
     layout = fit_cells(h, min(t.d_k, MAX_COLS), min(room_w, 0.9 * MAX_COLS), top - bottom - 0.6,
                        DECIMALS, max_font=26)
     layout = CellLayout(layout.cell_w, layout.cell_h, max(layout.font_size, MIN_FONT), True)
-    view = MatrixView(values, key="head_Z", theme=theme, layout=layout, decimals=DECIMALS,
-                      max_cols=MAX_COLS, record=record, heat=False, row_labels=names,
+    view = MatrixView(values, key="head_Z", theme=ctx.theme, layout=layout, decimals=DECIMALS,
+                      max_cols=MAX_COLS, record=ctx.record, heat=False, row_labels=names,
                       row_colors=colors, index_map=lambda r, m: (r, i, m))
     return view
 
 
-def make_join(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorder, q_label: str,
+def make_join(t: AttentionTrace, ctx: ChapterContext, q_label: str,
               top: float, bottom: float) -> JoinView:
     """[joined Z row] · [W_O] on one line, [output] under W_O with its columns aligned."""
     i, h, d_k, d = t.focus, len(t.heads), t.d_k, t.d_model
@@ -311,32 +324,32 @@ def make_join(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorder, 
     layout = fit_cells(r2 + 3, c1 + c2, 2 * SAFE_X - symbol_w - label_w, top - bottom - 1.3,
                        DECIMALS, max_font=24)
     layout = CellLayout(layout.cell_w, layout.cell_h, max(layout.font_size, MIN_FONT), True)
-    joined = MatrixView(joined_values[None, :], key="head_Z", theme=theme, layout=layout,
-                        decimals=DECIMALS, max_cols=MAX_COLS, record=record, heat=False,
+    joined = MatrixView(joined_values[None, :], key="head_Z", theme=ctx.theme, layout=layout,
+                        decimals=DECIMALS, max_cols=MAX_COLS, record=ctx.record, heat=False,
                         index_map=lambda _r, c: (c // d_k, i, c % d_k))
-    w_o = MatrixView(t.W_O, key="W_O", theme=theme, layout=layout, decimals=DECIMALS,
-                     max_cols=MAX_COLS, max_rows=MAX_COLS, record=record, heat=False)
-    output = MatrixView(t.output[i][None, :], key="output", theme=theme, layout=layout,
-                        decimals=DECIMALS, max_cols=MAX_COLS, record=record, heat=False,
+    w_o = MatrixView(t.W_O, key="W_O", theme=ctx.theme, layout=layout, decimals=DECIMALS,
+                     max_cols=MAX_COLS, max_rows=MAX_COLS, record=ctx.record, heat=False)
+    output = MatrixView(t.output[i][None, :], key="output", theme=ctx.theme, layout=layout,
+                        decimals=DECIMALS, max_cols=MAX_COLS, record=ctx.record, heat=False,
                         index_map=lambda _r, c: (i, c))
-    dot = make_text("·", 40, theme.text)
-    eq = make_text("=", 32, theme.text)
-    joined.next_to(dot, LEFT, buff=0.2)
-    w_o.next_to(dot, RIGHT, buff=0.2)
+    dot = make_text("·", 40, ctx.theme.text)
+    eq = make_text("=", 32, ctx.theme.text)
+    joined.next_to(dot, LEFT, buff=BUFF_ROW)
+    w_o.next_to(dot, RIGHT, buff=BUFF_ROW)
     joined.set_y(w_o.get_y())
     dot.set_y(w_o.get_y())
     output.next_to(w_o, DOWN, buff=0.7).align_to(w_o, LEFT)
-    eq.next_to(output, LEFT, buff=0.2)
-    segments = make_segments(joined, t, theme, tr)
+    eq.next_to(output, LEFT, buff=BUFF_ROW)
+    segments = make_segments(joined, t, ctx)
     size = max(MIN_FONT, min(20, layout.font_size))
     times = "×"
     shapes = VGroup(
         make_text(f"1 {times} {h}·{d_k}" if h > 1 else f"1 {times} {d_k}", size,
-                  theme.muted).next_to(joined, DOWN, buff=0.15),
-        make_text(f"W_O   {h * d_k} {times} {d}", size, theme.muted).next_to(w_o, UP, buff=0.12),
-        make_text(f"1 {times} {d}", size, theme.muted).next_to(output, DOWN, buff=0.12),
-        fit_width(make_text(tr(f"output of {q_label}", f"{q_label} 的输出"), size, theme.text),
-                  2.6).next_to(output, UP, buff=0.1).align_to(output, LEFT),
+                  ctx.theme.muted).next_to(joined, DOWN, buff=BUFF_NOTE),
+        make_text(f"W_O   {h * d_k} {times} {d}", size, ctx.theme.muted).next_to(w_o, UP, buff=BUFF_LABEL),
+        make_text(f"1 {times} {d}", size, ctx.theme.muted).next_to(output, DOWN, buff=BUFF_LABEL),
+        fit_width(make_text(ctx.tr("output of {q_label}", q_label=q_label), size, ctx.theme.text),
+                  2.6).next_to(output, UP, buff=BUFF_SMALL).align_to(output, LEFT),
     )
     view = JoinView(joined, segments, w_o, output, VGroup(dot, eq), shapes)
     whole = view.group
@@ -348,7 +361,7 @@ def make_join(t: AttentionTrace, theme: Theme, tr: Translate, record: Recorder, 
     return view
 
 
-def make_segments(joined: MatrixView, t: AttentionTrace, theme: Theme, tr: Translate) -> VGroup:
+def make_segments(joined: MatrixView, t: AttentionTrace, ctx: ChapterContext) -> VGroup:
     """Over the joined row: a line over each head's shown cells, with the head's number."""
     out = VGroup()
     parts: dict[int, list[int]] = {}
@@ -357,16 +370,16 @@ def make_segments(joined: MatrixView, t: AttentionTrace, theme: Theme, tr: Trans
             parts.setdefault(c // t.d_k, []).append(c)
     for h, cs in parts.items():
         cells = VGroup(*[joined.cell_at[(0, c)] for c in cs])
-        color = theme.accent if h == t.head_index else theme.muted
+        color = ctx.theme.accent if h == t.head_index else ctx.theme.muted
         line = Line(cells.get_corner(UL) + UP * 0.08 + RIGHT * 0.04,
                     cells.get_corner(UR) + UP * 0.08 + LEFT * 0.04, stroke_color=color,
                     stroke_width=4)
-        name = f"{tr('head', '头')} {h}"
+        name = ctx.tr("head {head}", head=h)
         size = NOTE_FONT if text_width(name, NOTE_FONT) <= cells.width else MIN_FONT
         after_fold = cs[0] != joined.cols[0] and joined.cols[joined.cols.index(cs[0]) - 1] is None
         if text_width(name, size) > cells.width and not after_fold:
             name = str(h)
-        label = make_text(name, size, color).next_to(line, UP, buff=0.06)
+        label = make_text(name, size, color).next_to(line, UP, buff=BUFF_TIGHT)
         if label.width > cells.width:  # over the folded "…" cell on its left, which is empty
             label.align_to(line, RIGHT)
         out.add(VGroup(line, label))
@@ -411,52 +424,46 @@ class HeadsScene(ChapterScene):
         t = self.trace
         n_layers, n_heads = t.model_weights.shape[:2]
         top, bottom = self.room()
-        view = make_overview(t, self.theme, self.tr, top, bottom)
+        view = make_overview(t, self.ctx, top, bottom)
         total = n_layers * n_heads
-        name = t.model_name or self.tr("model", "模型")
-        self.say(self.tr(
-            f"The whole {name}: {n_layers} layers × {n_heads} heads = {total} attention patterns "
-            "for this sentence, one per thumbnail (rows are queries, columns keys).",
-            f"整个 {name}：{n_layers} 层 × {n_heads} 个头 = {total} 个注意力模式，"
-            "每个缩略图一个（行是查询，列是键）。"))
+        name = t.model_name or self.tr("model")
+        self.say(self.tr("The whole {name}: {n_layers} layers × {n_heads} heads = {total} attention "
+                         "patterns for this sentence, one per thumbnail (rows are queries, columns keys).",
+                         name=name, n_layers=n_layers, n_heads=n_heads, total=total))
         self.play(FadeIn(view.layer_labels), FadeIn(view.head_labels), run_time=0.4)
         self.play(LaggedStart(*[FadeIn(Group(*row)) for row in view.thumbs], lag_ratio=0.3),
                   FadeIn(view.frames), run_time=1.5)
         self.wait(2.5)
-        self.say(self.tr(
-            f"We follow layer {t.layer}, head {t.head_index} (outlined; the ticks mark the row "
-            f"of {self.quoted(self.focus_word)}). {self.why_this_head()}",
-            f"我们跟随第 {t.layer} 层的头 {t.head_index}（加框；小横线标出"
-            f"{self.quoted(self.focus_word)}的那一行）。{self.why_this_head()}"))
+        self.say(self.tr("We follow layer {layer}, head {head_index} (outlined; the ticks mark the row of "
+                         "\"{word}\"). {why_this_head}",
+                         layer=t.layer, head_index=t.head_index, word=self.focus_word, why_this_head=self.why_this_head()))
         self.play(Create(view.outline), Create(view.row_marks), run_time=0.6)
         self.wait(3.5)
         self.clear_stage()
 
     def why_this_head(self) -> str:
         """The reason --head auto gave (the core's HeadChoice, phrased), or the options."""
-        reason = self.head_reason(brief=True)
-        if reason is None:
-            return self.tr("It was chosen with --layer and --head.", "它是用 --layer 和 --head 选定的。")
-        why = reason.split("：" if self.settings.language == "zh" else ": ", 1)[-1]
-        return self.tr(f"--head auto chose it: {why}.", f"--head auto 选了它：{why}。")
+        why = self.head_why(brief=True)
+        if why is None:
+            return self.tr("It was chosen with --layer and --head.")
+        return self.tr("--head auto chose it: {why}.", why=why)
 
     def show_patterns(self, links: list[HeadLink]) -> HeadGrid:
         t, h = self.trace, self.n_heads
         top, bottom = self.room()
         words = ThumbWords(self.q_labels, self.k_labels, self.q_colors, self.k_colors)
-        grid = make_head_grid(t, links, words, self.theme, self.tr, self.drawn, top, bottom)
+        grid = make_head_grid(t, links, words, self.ctx, top, bottom)
         if h == 1:
-            en = (f"The {t.model_name or 'model'} has only one head, so there is one pattern. "
-                  "Bigger models run many heads side by side, each with its own W_Q, W_K, W_V.")
-            zh = "这个模型只有一个头，所以只有一个模式。更大的模型并排运行许多头，每个头有自己的 W_Q、W_K、W_V。"
+            text = self.tr("The {value} has only one head, so there is one pattern. Bigger models run many "
+                           "heads side by side, each with its own W_Q, W_K, W_V.",
+                           value=t.model_name or 'model')
         else:
-            en = (f"This layer has {h} heads, each with its own W_Q, W_K and W_V, so each draws its "
-                  "own pattern: rows are queries, columns keys, stronger colour a larger weight.")
-            zh = f"这一层有 {h} 个头，各有自己的 W_Q、W_K、W_V，所以各自画出自己的模式：行是查询，列是键，颜色越深权重越大。"
+            text = self.tr("This layer has {h} heads, each with its own W_Q, W_K and W_V, so each draws its "
+                           "own pattern: rows are queries, columns keys, stronger colour a larger weight.",
+                           h=h)
         if t.causal:
-            en += " Grey cells are masked: no word looks at later words."
-            zh += "灰色格子被遮住：词不能看后面的词。"
-        self.say(self.tr(en, zh))
+            text += self.tr(" Grey cells are masked: no word looks at later words.")
+        self.say(text)
         self.play(LaggedStart(*[FadeIn(th.grid) for th in grid.thumbs], lag_ratio=0.1),
                   run_time=min(2.0, 0.6 + 0.1 * h))
         self.play(*[FadeIn(th.name) for th in grid.thumbs], run_time=0.4)
@@ -467,21 +474,22 @@ class HeadsScene(ChapterScene):
         t, w = self.trace, self.quoted(self.focus_word)
         mine = links[t.head_index]
         if self.n_heads == 1:
-            en = f"The row of {w} is marked; it looks most at {self.key_name(mine.key)} ({self.link_text(mine)})."
-            zh = f"{w}的那一行已标出；它最关注{self.key_name(mine.key)}（{self.link_text(mine)}）。"
+            text = self.tr("The row of {w} is marked; it looks most at {key} ({link_text}).",
+                           w=w, key=self.key_name(mine.key), link_text=self.link_text(mine))
         else:
             others = [link for link in links if link.head != t.head_index]
             shown = others[:3]
-            en_o = ", ".join(f"head {k.head} → {self.key_name(k.key)} ({self.link_text(k)})" for k in shown)
-            zh_o = "，".join(f"头 {k.head} → {self.key_name(k.key)}（{self.link_text(k)}）" for k in shown)
+            tr = self.tr
+            links_o = tr.context("comma", ", ").join(
+                tr("head {head} → {key} ({link})", head=k.head, key=self.key_name(k.key),
+                   link=self.link_text(k)) for k in shown)
             more = len(others) - len(shown)
-            en = (f"The row of {w} is marked in every head. Head {t.head_index}, the one we followed "
-                  f"(outlined), looks most at {self.key_name(mine.key)} ({self.link_text(mine)}); "
-                  f"{en_o}" + (f", and {more} more, each labelled." if more else "."))
-            zh = (f"每个头里{w}的那一行都已标出。我们跟随的头 {t.head_index}（加框）最关注"
-                  f"{self.key_name(mine.key)}（{self.link_text(mine)}）；{zh_o}"
-                  + (f"，另外 {more} 个各有标注。" if more else "。"))
-        self.say(self.tr(en, zh))
+            end = tr(", and {more} more, each labelled.", more=more) if more else tr(".")
+            text = tr("The row of {w} is marked in every head. Head {head}, the one we followed "
+                      "(outlined), looks most at {key} ({link}); {others}{end}", w=w,
+                      head=t.head_index, key=self.key_name(mine.key), link=self.link_text(mine),
+                      others=links_o, end=end)
+        self.say(text)
         self.play(*[Create(th.row_mark) for th in grid.thumbs], run_time=0.6)
         self.play(*[Create(th.top_cell) for th in grid.thumbs],
                   *[FadeIn(th.link) for th in grid.thumbs], Create(grid.outline), run_time=0.8)
@@ -492,38 +500,38 @@ class HeadsScene(ChapterScene):
         special = [str(link.head) for link in links if link.pattern == SPECIAL]
         if not positional and not special:
             return
-        en, zh = [], []
+        said = []
         if positional:
-            heads = ", ".join(positional)
-            en.append(f"Heads tagged by position ({heads}) look at the previous or next token "
-                      "whatever the word, so --head auto leaves them out.")
-            zh.append(f"按位置标注的头（{heads}）不管是什么词都看前一个或后一个词元，所以 --head auto 不选它们。")
+            said.append(self.tr("Heads tagged by position ({heads}) look at the previous or next "
+                                "token whatever the word, so --head auto leaves them out.",
+                                heads=", ".join(positional)))
         if special:
-            heads = ", ".join(special)
-            en.append(f"Heads tagged {SPECIAL} ({heads}) give most of every word's attention to "
-                      "[CLS] and [SEP], whatever the words.")
-            zh.append(f"标注 {SPECIAL} 的头（{heads}）不管是什么词，都把每个词的大部分注意力给了 [CLS] 和 [SEP]。")
-        self.say(self.tr(" ".join(en), "".join(zh)))
+            said.append(self.tr("Heads tagged {tag} ({heads}) give most of every word's attention "
+                                "to [CLS] and [SEP], whatever the words.", tag=SPECIAL,
+                                heads=", ".join(special)))
+        self.say(said[0] if len(said) == 1 else
+                 self.tr.context("two sentences", "{first} {second}", first=said[0],
+                                 second=said[1]))
         self.wait(3.5)
 
     def show_z_rows(self) -> None:
         t, w = self.trace, self.quoted(self.focus_word)
         self.clear_stage()
         top, bottom = self.room()
-        stack = make_z_stack(t, self.theme, self.tr, self.drawn, top - 0.5, bottom)
-        heading = make_text(self.tr(f"Z rows of {w}, one per head", f"{w}的 Z 行，每个头一行"),
+        stack = make_z_stack(t, self.ctx, top - 0.5, bottom)
+        heading = make_text(self.tr("Z rows of {w}, one per head", w=w),
                             22, self.theme.text)
         heading.move_to(UP * (top - 0.15))
         stack.move_to(ORIGIN).align_to(UP * (heading.get_bottom()[1] - 0.3), UP)
         mark = stack.row_box(t.head_index, self.theme.accent, width=3)
         if self.n_heads == 1:
-            en = f"Each head hands {w} its Z row. Here there is only one: {t.d_k} numbers."
-            zh = f"每个头交给{w}一行 Z。这里只有一个头：{t.d_k} 个数。"
+            text = self.tr("Each head hands {w} its Z row. Here there is only one: {d_k} numbers.",
+                           w=w, d_k=t.d_k)
         else:
-            en = (f"Each head hands {w} its own Z row of d_k = {t.d_k} numbers: "
-                  f"{self.n_heads} rows, the one we followed marked.")
-            zh = f"每个头交给{w}自己的一行 Z，d_k = {t.d_k} 个数：共 {self.n_heads} 行，我们跟随的那行已标出。"
-        self.say(self.tr(en, zh))
+            text = self.tr("Each head hands {w} its own Z row of d_k = {d_k} numbers: {n_heads} rows, the "
+                           "one we followed marked.",
+                           w=w, d_k=t.d_k, n_heads=self.n_heads)
+        self.say(text)
         self.play(FadeIn(heading), FadeIn(stack), run_time=0.8)
         self.play(Create(mark), run_time=0.4)
         self.wait(2.5)
@@ -533,18 +541,16 @@ class HeadsScene(ChapterScene):
         h, d_k, d = self.n_heads, t.d_k, t.d_model
         self.clear_stage()
         top, bottom = self.room()
-        view = make_join(t, self.theme, self.tr, self.drawn, self.q_labels[i], top - 0.35, bottom)
+        view = make_join(t, self.ctx, self.q_labels[i], top - 0.35, bottom)
         if h == 1:
-            en = (f"This model has only one head: Z of {w} times W_O ({d_k} × {d}) gives its "
-                  "output row. Bigger models run many heads and join their Z rows first.")
-            zh = (f"这个模型只有一个头：{w}的 Z 乘以 W_O（{d_k} × {d}）得到它的输出行。"
-                  "更大的模型运行许多头，先把各自的 Z 行拼接起来。")
+            text = self.tr("This model has only one head: Z of {w} times W_O ({d_k} × {d}) gives its output "
+                           "row. Bigger models run many heads and join their Z rows first.",
+                           w=w, d_k=d_k, d=d)
         else:
-            en = (f"Joined side by side, the {h} Z rows make one row of {h}·{d_k} = {h * d_k} numbers. "
-                  f"Times W_O ({h * d_k} × {d}) it gives the output row of {w}.")
-            zh = (f"把 {h} 行 Z 并排拼起来，得到一行 {h}·{d_k} = {h * d_k} 个数。"
-                  f"乘以 W_O（{h * d_k} × {d}），得到{w}的输出行。")
-        self.say(self.tr(en, zh))
+            text = self.tr("Joined side by side, the {h} Z rows make one row of {h}·{d_k} = {h2} numbers. "
+                           "Times W_O ({h2} × {d}) it gives the output row of {w}.",
+                           h=h, d_k=d_k, h2=h * d_k, d=d, w=w)
+        self.say(text)
         self.play(FadeIn(view.joined), FadeIn(view.segments), FadeIn(view.shapes[0]), run_time=0.7)
         self.play(FadeIn(view.symbols[0]), FadeIn(view.w_o), FadeIn(view.shapes[1]), run_time=0.7)
         self.play(FadeIn(view.symbols[1]), FadeIn(view.output), FadeIn(view.shapes[2:]),
@@ -556,15 +562,12 @@ class HeadsScene(ChapterScene):
         out_cell = view.output.cell_box(0, 0, self.theme.accent, width=3)
         row_box = box_around(view.joined.grid_only(), self.theme.accent, buff=0.03, width=3)
         if h == 1:
-            en, zh = (f"Each output number mixes all {d_k} numbers of Z: {first}, the first, is the row "
-                      "times W_O's first column.",
-                      f"每个输出数都混合了 Z 的全部 {d_k} 个数：第一个数 {first} 是这一行乘以 W_O 的第一列。")
+            text = self.tr("Each output number mixes all {d_k} numbers of Z: {first}, the first, is "
+                           "the row times W_O's first column.", d_k=d_k, first=first)
         else:
-            en, zh = (f"Each output number mixes every head: {first}, the first, is the joined row "
-                      "times W_O's first column.",
-                      f"每个输出数都混合了所有的头：第一个数 {first} 是拼接行乘以 W_O 的第一列。")
-        en += f" This row, 1 × {d}, is what the layer passes on for {w}."
-        zh += f"这一行（1 × {d}）就是这一层为{w}传下去的结果。"
-        self.say(self.tr(en, zh))
+            text = self.tr("Each output number mixes every head: {first}, the first, is the joined "
+                           "row times W_O's first column.", first=first)
+        text += self.tr(" This row, 1 × {d}, is what the layer passes on for {w}.", d=d, w=w)
+        self.say(text)
         self.play(Create(row_box), Create(col), Create(out_cell), run_time=0.6)
         self.wait(3.0)

@@ -7,12 +7,11 @@ from dataclasses import dataclass
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
-from attention_video.scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP, widest
+from attention_video.scenes.context import ChapterContext
+from attention_video.scenes.layout import BUFF_NOTE, SAFE_BOTTOM, SAFE_X, STAGE_TOP, widest
 from attention_video.scenes.text import fit_width, make_text
 from attention_video.scenes.widgets import (
     MatrixView,
-    Recorder,
-    Theme,
     label_width,
     make_matrix,
     make_token_chips,
@@ -55,8 +54,8 @@ def embedding_signs(trace: AttentionTrace, positional: bool) -> list[str]:
     return ["+", to_x] if positional or derived else [to_x]
 
 
-def make_embedding_sum(trace: AttentionTrace, theme: Theme, labels: list[str],
-                       colors: list[str], record: Recorder, top: float,
+def make_embedding_sum(trace: AttentionTrace, ctx: ChapterContext, labels: list[str],
+                       colors: list[str], top: float,
                        positional: bool) -> EmbeddingSum:
     """E + P = X side by side (or E → X), hanging from `top`, fitted above the caption."""
     query_side = trace.cross and not trace.decoder  # a decoder: the source is the input
@@ -68,24 +67,24 @@ def make_embedding_sum(trace: AttentionTrace, theme: Theme, labels: list[str],
     max_w = (2 * SAFE_X - label_width(labels) - sign_room * (parts - 1)) / parts
     max_h = top - SAFE_BOTTOM - NAME_ROOM
     kw = dict(decimals=1 if trace.on_grid else 2, max_cols=6 if trace.on_grid else 5,
-              record=record)
-    e_view = make_matrix(E, "E" + suffix, theme, max_w, max_h, row_labels=labels,
+              record=ctx.record)
+    e_view = make_matrix(E, "E" + suffix, ctx.theme, max_w, max_h, row_labels=labels,
                          row_colors=colors, **kw)
-    p_view = (make_matrix(P, "P" + suffix, theme, max_w, max_h, layout=e_view.layout, **kw)
+    p_view = (make_matrix(P, "P" + suffix, ctx.theme, max_w, max_h, layout=e_view.layout, **kw)
               if parts == 3 else None)
-    x_view = make_matrix(X, "X" + suffix, theme, max_w, max_h, layout=e_view.layout, **kw)
+    x_view = make_matrix(X, "X" + suffix, ctx.theme, max_w, max_h, layout=e_view.layout, **kw)
 
     views = [v for v in (e_view, p_view, x_view) if v is not None]
-    sign_texts = [make_text(s, SIGN_FONT, theme.text) for s in signs]
+    sign_texts = [make_text(s, SIGN_FONT, ctx.theme.text) for s in signs]
     row = VGroup(views[0])
     for sign, view in zip(sign_texts, views[1:]):
         row.add(sign, view)
     row.arrange(RIGHT, buff=SIGN_BUFF)
     names = []
     for view, name in zip(views, ("E", "P", "X") if p_view is not None else ("E", "X")):
-        color = theme.accent if name == "X" else theme.text
+        color = ctx.theme.accent if name == "X" else ctx.theme.text
         names.append(make_text(name, NAME_FONT, color, weight="BOLD")
-                     .next_to(view.grid_only(), UP, buff=0.15))
+                     .next_to(view.grid_only(), UP, buff=BUFF_NOTE))
     whole = VGroup(row, *names)
     fit_width(whole, 2 * SAFE_X)
     whole.set_x(0).align_to(UP * top, UP)
@@ -115,9 +114,10 @@ class InputScene(ChapterScene):
         labels, colors = self.tokens_and_colors()
         chips = make_token_chips(labels, colors, self.theme).move_to(UP * 1.2)
         n = len(labels)
-        self.say(self.tr(f"The sentence is split into {n} token{'s' if n != 1 else ''}; "
-                         "each keeps its own colour in every matrix that follows.",
-                         f"句子被切分成 {n} 个词元；每个词元在后面所有矩阵里都保持自己的颜色。"))
+        self.say(self.tr.plural("The sentence is split into {n} token; each keeps its own colour "
+                                "in every matrix that follows.",
+                                "The sentence is split into {n} tokens; each keeps its own colour "
+                                "in every matrix that follows.", n))
         self.play(LaggedStart(*[FadeIn(c, shift=0.2 * UP) for c in chips], lag_ratio=0.08),
                   run_time=min(2.5, 0.5 + 0.1 * n))
         self.wait(0.8)
@@ -127,25 +127,21 @@ class InputScene(ChapterScene):
         labels, colors = self.tokens_and_colors()
         t = self.trace
         positional = t.positional
-        s = make_embedding_sum(t, self.theme, labels, colors, self.drawn,
-                               top=STAGE_TOP, positional=positional)
+        s = make_embedding_sum(t, self.ctx, labels, colors, top=STAGE_TOP, positional=positional)
         E = s.E.view
         n, d = E.values.shape
-        self.say(self.tr(f"Each token looks up its embedding: a row of {t.d_model} numbers (E).",
-                         f"每个词元查到自己的嵌入向量：一行 {t.d_model} 个数字（E）。"))
+        self.say(self.tr("Each token looks up its embedding: a row of {d_model} numbers (E).",
+                         d_model=t.d_model))
         self.play(*[ReplacementTransform(c, lab) for c, lab in zip(chips, E.row_labels)],
                   FadeIn(E.cells), FadeIn(s.E.name), run_time=1.2)
         self.play(FadeIn(E.number_group), run_time=0.6)
         self.wait(1.0)
         if s.P is not None:
             if t.source == "pretrained":
-                self.say(self.tr("Its position is added: the model's learned position embedding P "
-                                 "(with the sentence-segment embedding).",
-                                 "再加上它的位置：模型学到的位置嵌入 P（含句段嵌入）。"))
+                self.say(self.tr("Its position is added: the model's learned position embedding P (with the "
+                                 "sentence-segment embedding)."))
             else:
-                self.say(self.tr("Its position in the sentence is added: the sinusoidal "
-                                 "positional encoding P.",
-                                 "再加上它在句子中的位置：正弦位置编码 P。"))
+                self.say(self.tr("Its position in the sentence is added: the sinusoidal positional encoding P."))
             self.play(FadeIn(*s.P.parts()), run_time=0.8)
             self.wait(1.0)
         self.say(self.x_caption(n, d))
@@ -156,19 +152,15 @@ class InputScene(ChapterScene):
         """What X is: the sum itself, the normalised sum (layer 0), or a later layer's input."""
         t = self.trace
         if t.decoder:
-            return self.tr(f"The encoder mixes the source words with self-attention: "
-                           f"X = {t.x_label} ({n} × {d}). The keys and values are read from X.",
-                           f"编码器用自注意力把源句的词混合起来：X = {t.x_label}（{n} × {d}）。"
-                           "键和值都从 X 读出。")
+            return self.tr("The encoder mixes the source words with self-attention: X = {x_label} ({n} × "
+                           "{d}). The keys and values are read from X.",
+                           x_label=self.x_label, n=n, d=d)
         if t.x_label in ("E + P", "E"):
-            return self.tr(f"X = {t.x_label}: one row per word, {n} × {d}. "
-                           "Everything after works on X.",
-                           f"X = {t.x_label}：每个词一行，{n} × {d}。后面的一切都作用在 X 上。")
+            return self.tr("X = {x_label}: one row per word, {n} × {d}. Everything after works on X.",
+                           x_label=self.x_label, n=n, d=d)
         if t.layer == 0:
-            return self.tr(f"The model normalises the sum: X = {t.x_label} ({n} × {d}), "
-                           "the input to layer 0.",
-                           f"模型先把和归一化：X = {t.x_label}（{n} × {d}），即第 0 层的输入。")
-        return self.tr(f"The input to layer {t.layer} is X = {t.x_label} ({n} × {d}): "
-                       f"layers 0–{t.layer - 1} have already mixed the words.",
-                       f"第 {t.layer} 层的输入是 X = {t.x_label}（{n} × {d}）："
-                       f"第 0–{t.layer - 1} 层已经把词混合过了。")
+            return self.tr("The model normalises the sum: X = {x_label} ({n} × {d}), the input to layer 0.",
+                           x_label=self.x_label, n=n, d=d)
+        return self.tr("The input to layer {layer} is X = {x_label} ({n} × {d}): layers 0–{layer2} have "
+                       "already mixed the words.",
+                       layer=t.layer, x_label=self.x_label, n=n, d=d, layer2=t.layer - 1)

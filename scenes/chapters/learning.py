@@ -29,7 +29,15 @@ from attention_video.scenes.arrows import (
     norm_text,
 )
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
+    BUFF_BLOCK_WIDE,
+    BUFF_LABEL,
+    BUFF_MEDIUM,
+    BUFF_ROW,
+    BUFF_SMALL,
+    BUFF_SNUG,
+    BUFF_TIGHT,
     MIN_FONT,
     PANEL_FONT,
     PANEL_GAP,
@@ -40,14 +48,12 @@ from attention_video.scenes.layout import (
     shown_pairs,
     widest,
 )
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text, subscript
+from attention_video.scenes.text import fit_width, fmt, make_text, subscript
 from attention_video.scenes.widgets import (
     CHIP_FONT,
     CHIP_MAX_W,
     CellLayout,
     MatrixView,
-    Recorder,
-    Theme,
     fit_cells,
     make_label,
     make_sub,
@@ -129,73 +135,73 @@ class SnapshotTable:
         return VGroup(self.view, self.steps, self.title, self.extra)
 
 
-def make_step_labels(view: MatrixView, steps: np.ndarray, size: float, theme: Theme,
-                     record: Recorder, tr: Translate) -> VGroup:
+def make_step_labels(view: MatrixView, steps: np.ndarray, size: float,
+                     ctx: ChapterContext) -> VGroup:
     """'step N' left of each row (N is recorded like every drawn number)."""
     labels = VGroup()
     for s, step in enumerate(steps):
         n = fmt(step, 0)
-        record("history_steps", (s,), n)
-        label = make_text(tr(f"step {n}", f"第 {n} 步"), size, theme.muted)
-        labels.add(label.next_to(view.row_rect_of(s), LEFT, buff=0.2))
+        ctx.record("history_steps", (s,), n)
+        label = make_text(ctx.tr("step {n}", n=n), size, ctx.theme.muted)
+        labels.add(label.next_to(view.row_rect_of(s), LEFT, buff=BUFF_ROW))
     return labels
 
 
 def make_weights_table(history, keys: list[int], labels: list[str], colors: list[str],
-                       focus_label: str, theme: Theme, record: Recorder, tr: Translate,
+                       focus_label: str, ctx: ChapterContext,
                        max_w: float, max_h: float) -> SnapshotTable:
     """The followed word's attention row at every snapshot, one column per shown key."""
     n_s = len(history.steps)
-    step_w = widest([tr(f"step {int(x)}", f"第 {int(x)} 步") for x in history.steps], 22) + 0.3
+    step_w = widest([ctx.tr("step {x}", x=int(x)) for x in history.steps], 22) + 0.3
     layout = fit_cells(n_s, len(keys), max_w - step_w, max_h, 2, max_font=26)
     layout = CellLayout(min(layout.cell_w, 1.2), layout.cell_h, max(layout.font_size, MIN_FONT),
                         True)
-    view = MatrixView(history.weights[:, keys], key="history_weights", theme=theme,
+    view = MatrixView(history.weights[:, keys], key="history_weights", theme=ctx.theme,
                       layout=layout, heat=True, numbers_in_rows=set(range(n_s)),
                       col_labels=[labels[j] for j in keys], col_colors=[colors[j] for j in keys],
-                      record=record, index_map=lambda s, c: (s, keys[c]), max_cols=64)
-    steps = make_step_labels(view, history.steps, min(22, layout.font_size), theme, record, tr)
-    title = make_sub(tr("weights", "权重"), focus_label, 26, theme.w, theme.accent)
-    title.next_to(VGroup(view, steps), UP, buff=0.2).align_to(steps, LEFT)
+                      record=ctx.record, index_map=lambda s, c: (s, keys[c]), max_cols=64)
+    steps = make_step_labels(view, history.steps, min(22, layout.font_size), ctx)
+    title = make_sub(ctx.tr("weights"), focus_label, 26, ctx.theme.w, ctx.theme.accent)
+    title.next_to(VGroup(view, steps), UP, buff=BUFF_ROW).align_to(steps, LEFT)
     return SnapshotTable(view, steps, title, VGroup())
 
 
-def make_pairs_table(history, q_label: str, k_label: str, theme: Theme, record: Recorder,
-                     tr: Translate, max_w: float, max_h: float) -> SnapshotTable:
+def make_pairs_table(history, q_label: str, k_label: str, ctx: ChapterContext, max_w: float,
+                     max_h: float) -> SnapshotTable:
     """Q[followed]·K[partner] at every snapshot: the products pair by pair, sign-coloured,
     and their sum, the cell of Q·Kᵀ."""
     n_s, d_k = history.products.shape
     pairs = pairs_to_show(d_k)
     folded = len(pairs) < d_k
-    step_w = widest([tr(f"step {int(x)}", f"第 {int(x)} 步") for x in history.steps], 22) + 0.3
+    step_w = widest([ctx.tr("step {x}", x=int(x)) for x in history.steps], 22) + 0.3
     cols = len(pairs) + 2 + folded  # the pairs, "…", the Σ column (twice as wide)
     layout = fit_cells(n_s, cols, max_w - step_w, max_h, 2, max_font=26)
     layout = CellLayout(min(layout.cell_w, 1.2), layout.cell_h, max(layout.font_size, MIN_FONT),
                         True)
-    view = MatrixView(history.products[:, pairs], key="history_products", theme=theme,
-                      layout=layout, heat=False, record=record, max_cols=64,
+    view = MatrixView(history.products[:, pairs], key="history_products", theme=ctx.theme,
+                      layout=layout, heat=False, record=ctx.record, max_cols=64,
                       col_labels=[f"q{subscript(m + 1)}k{subscript(m + 1)}" for m in pairs],
                       index_map=lambda s, c: (s, pairs[c]),  # agreeing signs add, opposite subtract
-                      cell_style=lambda s, c: (sign_color(history.agreement[s, pairs[c]], theme), 0.12))
+                      cell_style=lambda s, c: (sign_color(history.agreement[s, pairs[c]], ctx.theme), 0.12))
     extra = VGroup()
     right = view.cells.get_right()[0]
     if folded:
-        more = make_text("…", layout.font_size, theme.muted)
+        more = make_text("…", layout.font_size, ctx.theme.muted)
         extra.add(more.move_to([right + 0.3, view.row_rect_of(0).get_y(), 0]))
         right += 0.6
     sums = VGroup()
     for s in range(n_s):
         text = fmt(history.scores[s], 2)
-        record("history_scores", (s,), text)
-        cell = make_text(f"= {text}", layout.font_size, theme.text, weight="BOLD")
+        ctx.record("history_scores", (s,), text)
+        cell = make_text(f"= {text}", layout.font_size, ctx.theme.text, weight="BOLD")
         sums.add(cell.move_to([right + 0.25, view.row_rect_of(s).get_y(), 0], aligned_edge=LEFT))
-    head = make_text("Σ = Q·Kᵀ", min(22, layout.font_size), theme.accent)
-    head.next_to(sums, UP, buff=0.12).align_to(sums, LEFT)
+    head = make_text("Σ = Q·Kᵀ", min(22, layout.font_size), ctx.theme.accent)
+    head.next_to(sums, UP, buff=BUFF_LABEL).align_to(sums, LEFT)
     head.match_y(view.col_labels)
     extra.add(sums, head)
-    steps = make_step_labels(view, history.steps, min(22, layout.font_size), theme, record, tr)
-    title = make_text(f"Q[{q_label}] · K[{k_label}]", 26, theme.accent)
-    title.next_to(VGroup(view, steps, extra), UP, buff=0.2).align_to(steps, LEFT)
+    steps = make_step_labels(view, history.steps, min(22, layout.font_size), ctx)
+    title = make_text(f"Q[{q_label}] · K[{k_label}]", 26, ctx.theme.accent)
+    title.next_to(VGroup(view, steps, extra), UP, buff=BUFF_ROW).align_to(steps, LEFT)
     return SnapshotTable(view, steps, title, extra)
 
 
@@ -212,11 +218,11 @@ class Curve:
 
 
 def make_curve(x: np.ndarray, y: np.ndarray, marks_at: np.ndarray, name: str, key: str,
-               color: str, theme: Theme, record: Recorder, tr: Translate, width: float,
+               color: str, ctx: ChapterContext, width: float,
                decimals: int) -> Curve:
     """y against x in a box `width` × PLOT_H (y from 0 to its maximum), the snapshots
     marked on the curve; the first and last values beside the name."""
-    box = Rectangle(width=width, height=PLOT_H, stroke_color=theme.grid, stroke_width=2)
+    box = Rectangle(width=width, height=PLOT_H, stroke_color=ctx.theme.grid, stroke_width=2)
     top = max(float(np.max(y)), 1e-9)
     x0, x_max = float(marks_at[0]), max(float(np.max(x)), float(marks_at[0]) + 1e-9)
 
@@ -227,20 +233,20 @@ def make_curve(x: np.ndarray, y: np.ndarray, marks_at: np.ndarray, name: str, ke
     line = VMobject(stroke_color=color, stroke_width=4)
     line.set_points_as_corners([point(a, b) for a, b in zip(x, y)])
     at = np.interp(marks_at, x, y)  # the curve's value at each snapshot (between samples)
-    marks = VGroup(*[Dot(point(a, b), radius=0.06, color=theme.accent)
+    marks = VGroup(*[Dot(point(a, b), radius=0.06, color=ctx.theme.accent)
                      for a, b in zip(marks_at, at)])
     first, last = fmt(y[0], decimals), fmt(y[-1], decimals)
-    record(key, (0,), first)
-    record(key, (len(y) - 1,), last)
-    title = VGroup(make_text(name, 22, color), make_text(f"{first} → {last}", 22, theme.text))
-    title.arrange(RIGHT, buff=0.25).next_to(box, UP, buff=0.12).align_to(box, LEFT)
+    ctx.record(key, (0,), first)
+    ctx.record(key, (len(y) - 1,), last)
+    title = VGroup(make_text(name, 22, color), make_text(f"{first} → {last}", 22, ctx.theme.text))
+    title.arrange(RIGHT, buff=BUFF_MEDIUM).next_to(box, UP, buff=BUFF_LABEL).align_to(box, LEFT)
     first_step, last_step = fmt(marks_at[0], 0), fmt(x[-1], 0)  # the box starts at step 0
-    record("history_steps", (0,), first_step)
-    record("curve_step", (len(x) - 1,), last_step)
-    s0 = make_text(tr(f"step {first_step}", f"第 {first_step} 步"), 18, theme.muted)
-    s1 = make_text(tr(f"step {last_step}", f"第 {last_step} 步"), 18, theme.muted)
-    s0.next_to(box, DOWN, buff=0.1).align_to(box, LEFT)
-    s1.next_to(box, DOWN, buff=0.1).align_to(box, RIGHT)
+    ctx.record("history_steps", (0,), first_step)
+    ctx.record("curve_step", (len(x) - 1,), last_step)
+    s0 = make_text(ctx.tr("step {first_step}", first_step=first_step), 18, ctx.theme.muted)
+    s1 = make_text(ctx.tr("step {last_step}", last_step=last_step), 18, ctx.theme.muted)
+    s0.next_to(box, DOWN, buff=BUFF_SMALL).align_to(box, LEFT)
+    s1.next_to(box, DOWN, buff=BUFF_SMALL).align_to(box, RIGHT)
     return Curve(box, line, marks, VGroup(title, s0, s1))
 
 
@@ -259,23 +265,22 @@ class SnapshotNumbers:
 
 
 def make_snapshot_numbers(history, s: int, g: QueryGeometry, drawn: list[int], partner: int,
-                          labels: list[str], colors: list[str], theme: Theme, record: Recorder,
-                          tr: Translate, max_w: float) -> SnapshotNumbers:
+                          labels: list[str], colors: list[str], ctx: ChapterContext, max_w: float) -> SnapshotNumbers:
     keys = GeometryKeys("history_", (s,), (s,))
     n = fmt(history.steps[s], 0)
-    record("history_steps", (s,), n)
-    step = make_text(tr(f"step {n}", f"第 {n} 步"), PANEL_FONT + 2, theme.accent, weight="BOLD")
-    q_norm = make_text(f"|q| = {norm_text(g, None, keys, record)}", PANEL_FONT, theme.q)
-    heads = [tr("key", "键"), "θ", "|k|", "q·k"]
+    ctx.record("history_steps", (s,), n)
+    step = make_text(ctx.tr("step {n}", n=n), PANEL_FONT + 2, ctx.theme.accent, weight="BOLD")
+    q_norm = make_text(f"|q| = {norm_text(g, None, keys, ctx.record)}", PANEL_FONT, ctx.theme.q)
+    heads = [ctx.tr("key"), "θ", "|k|", "q·k"]
     cells = []
     for j in drawn:
         score = fmt(g.scores[j], 2)
-        record("history_key_scores", (s, j), score)
-        cells.append((j, [labels[j], angle_text(g, j, keys, record), norm_text(g, j, keys, record),
+        ctx.record("history_key_scores", (s, j), score)
+        cells.append((j, [labels[j], angle_text(g, j, keys, ctx.record), norm_text(g, j, keys, ctx.record),
                           score]))
-    table = make_key_table(heads, cells, colors, theme, PANEL_FONT, lambda j, c: j == partner)
+    table = make_key_table(heads, cells, colors, ctx.theme, PANEL_FONT, lambda j, c: j == partner)
     heading, rows = table.heading, table.rows
-    VGroup(step, q_norm, table.group).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
+    VGroup(step, q_norm, table.group).arrange(DOWN, aligned_edge=LEFT, buff=BUFF_MEDIUM)
     numbers = SnapshotNumbers(step, q_norm, heading, rows)
     fit_width(numbers.group, max_w)
     return numbers
@@ -312,14 +317,24 @@ class LearningScene(ChapterScene):
         self.drawn("history_steps", (s,), text)
         return text
 
+    def task_text(self) -> str:
+        """What the model was trained to do (the core's task, as data), in the caption
+        language; the example pair is in the caption language when the corpus has it."""
+        h = self.history
+        if h.task == h.TRANSLATE:
+            return self.tr("trained to translate English into Spanish, one word after the other")
+        examples = {code: (verb, obj) for code, verb, obj in h.examples}
+        verb, obj = examples.get(self.settings.language) or examples["en"]
+        return self.tr("trained to spot an object that does not go with its verb "
+                       "(\"{verb} the {object}\")", verb=verb, object=obj)
+
     # ---- steps -------------------------------------------------------------------------
     def show_task(self) -> None:
         h, n = self.history, len(self.history.steps)
-        self.say(self.tr(
-            f"Why does {self.quoted(self.focus_word)} look at {self.k_name(h.partner)}? This "
-            f"model was {h.task_en}. We replay {n} snapshots of its training on this sentence.",
-            f"为什么{self.quoted(self.focus_word)}会看向{self.k_name(h.partner)}？这个模型的"
-            f"{h.task_zh}。我们把训练过程中的 {n} 个快照放到这个句子上重放。"))
+        self.say(self.tr("Why does {w} look at {p}? This model was {task}. We replay {n} "
+                         "snapshots of its training on this sentence.",
+                         w=self.quoted(self.focus_word), p=self.k_name(h.partner),
+                         task=self.task_text(), n=n))
         picture = self.question = self.make_question(h.partner)
         self.play(LaggedStart(*[FadeIn(c, shift=0.15 * UP) for c in picture.chips],
                               lag_ratio=0.08), run_time=min(2.0, 0.5 + 0.08 * len(picture.chips)))
@@ -332,7 +347,7 @@ class LearningScene(ChapterScene):
         chip stands above the keys' rows."""
         t, i, accent = self.trace, self.focus, self.theme.accent
         chips = make_token_chips(self.k_labels, self.k_colors, self.theme, row_gap=QUESTION_ROW_GAP)
-        box = SurroundingRectangle(chips[partner], buff=0.08, color=accent, stroke_width=4)
+        box = SurroundingRectangle(chips[partner], buff=BUFF_SNUG, color=accent, stroke_width=4)
         if t.cross:
             query = make_label(self.q_labels[i], CHIP_FONT, self.q_colors[i], self.theme,
                                max_width=CHIP_MAX_W).next_to(chips, UP, buff=1.3).set_x(0)
@@ -347,9 +362,9 @@ class LearningScene(ChapterScene):
         if side is None:  # on the line, which stops either side of it
             mark.move_to(anchor)
             mark = VGroup(BackgroundRectangle(mark, color=self.theme.background, fill_opacity=1,
-                                              buff=0.08), mark)
+                                              buff=BUFF_SNUG), mark)
         else:
-            mark.next_to(anchor, side, buff=0.12)
+            mark.next_to(anchor, side, buff=BUFF_LABEL)
         question = Question(chips, arrow, mark, box)
         question.group.move_to(UP * (STAGE_TOP + SAFE_BOTTOM) / 2)
         return question
@@ -360,8 +375,7 @@ class LearningScene(ChapterScene):
         keys = keys_to_show(h.weights, h.partner, i)
         top = STAGE_TOP
         table = make_weights_table(h, keys, self.k_labels, self.k_colors, self.q_labels[i],
-                                   self.theme, self.drawn, self.tr, 2 * SAFE_X,
-                                   top - SAFE_BOTTOM - 1.3)
+                                   self.ctx, 2 * SAFE_X, top - SAFE_BOTTOM - 1.3)
         whole = table.group
         fit_width(whole, 2 * SAFE_X)
         whole.move_to(ORIGIN).align_to(UP * top, UP)
@@ -369,18 +383,12 @@ class LearningScene(ChapterScene):
         first, last = 0, len(h.steps) - 1
         w, p = self.quoted(self.focus_word), self.k_name(h.partner)
         if h.weights[first].max() < 0.5:
-            self.say(self.tr(
-                f"At step {self.step_text(first)}, {w} spreads its attention: "
-                f"{self.w_text(first, h.partner)} to {p}.",
-                f"第 {self.step_text(first)} 步时，{w}的注意力是分散的："
-                f"给{p}的是 {self.w_text(first, h.partner)}。"))
+            self.say(self.tr("At step {step_text}, {w} spreads its attention: {w_text} to {p}.",
+                             step_text=self.step_text(first), w=w, w_text=self.w_text(first, h.partner), p=p))
         else:
             top = ranking(h.weights[first], np.ones(len(h.weights[first]), dtype=bool))[0]
-            self.say(self.tr(
-                f"At step {self.step_text(first)}, {w} already gives "
-                f"{self.w_text(first, top)} to {self.k_name(top)}.",
-                f"第 {self.step_text(first)} 步时，{w}已经给了{self.k_name(top)} "
-                f"{self.w_text(first, top)}。"))
+            self.say(self.tr("At step {step_text}, {w} already gives {w_text} to {k_name}.",
+                             step_text=self.step_text(first), w=w, w_text=self.w_text(first, top), k_name=self.k_name(top)))
         self.play(FadeIn(VGroup(table.title, v.col_labels)), run_time=0.6)
         rows = [VGroup(table.steps[s], v.row_rect_of(s),
                        *[v.numbers[(s, c)] for c in range(len(keys)) if (s, c) in v.numbers])
@@ -388,12 +396,13 @@ class LearningScene(ChapterScene):
         self.play(FadeIn(rows[0]), run_time=0.5)
         self.wait(0.8)
         grew = h.weights[last, h.partner] > h.weights[first, h.partner]
-        self.say(self.tr(
-            f"As training goes on, its weight for {p} {'rises' if grew else 'falls'}: after "
-            f"{self.step_text(last)} steps {w} gives {self.w_text(last, h.partner)} of its "
-            f"attention to {p}.",
-            f"随着训练进行，它给{p}的权重{'上升' if grew else '下降'}了："
-            f"{self.step_text(last)} 步之后，{w}把 {self.w_text(last, h.partner)} 的注意力给了{p}。"))
+        values = dict(p=p, steps=self.step_text(last), w=w, weight=self.w_text(last, h.partner))
+        if grew:
+            self.say(self.tr("As training goes on, its weight for {p} rises: after {steps} steps {w} "
+                             "gives {weight} of its attention to {p}.", **values))
+        else:
+            self.say(self.tr("As training goes on, its weight for {p} falls: after {steps} steps {w} "
+                             "gives {weight} of its attention to {p}.", **values))
         self.play(LaggedStart(*[FadeIn(r, shift=0.1 * DOWN) for r in rows[1:]], lag_ratio=0.35),
                   run_time=min(2.4, 0.5 + 0.3 * len(rows)))
         self.play(Create(v.col_box(keys.index(h.partner), self.theme.accent)), run_time=0.5)
@@ -403,8 +412,8 @@ class LearningScene(ChapterScene):
         self.clear_stage()
         h, i = self.history, self.focus
         top = STAGE_TOP
-        table = make_pairs_table(h, self.q_labels[i], self.k_labels[h.partner], self.theme,
-                                 self.drawn, self.tr, 2 * SAFE_X, top - SAFE_BOTTOM - 1.3)
+        table = make_pairs_table(h, self.q_labels[i], self.k_labels[h.partner], self.ctx,
+                                 2 * SAFE_X, top - SAFE_BOTTOM - 1.3)
         whole = table.group
         fit_width(whole, 2 * SAFE_X)
         whole.move_to(ORIGIN).align_to(UP * top, UP)
@@ -413,12 +422,10 @@ class LearningScene(ChapterScene):
         s0, s1 = fmt(h.scores[0], 2), fmt(h.scores[last], 2)
         self.drawn("history_scores", (0,), s0)
         self.drawn("history_scores", (last,), s1)
-        self.say(self.tr(
-            f"Why: the dot product Q·K, pair by pair. At step {self.step_text(0)}, "
-            f"{agree[0]} of {d_k} pairs agree in sign and the sum is {s0}; after training "
-            f"{agree[1]} of {d_k} agree and the sum is {s1}.",
-            f"原因在点积 Q·K 的每一对里：第 {self.step_text(0)} 步时，{d_k} 对中有 {agree[0]} 对"
-            f"同号，和为 {s0}；训练之后 {agree[1]} 对同号，和为 {s1}。"))
+        self.say(self.tr("Why: the dot product Q·K, pair by pair. At step {step_text}, {agree} of {d_k} "
+                         "pairs agree in sign and the sum is {s0}; after training {agree2} of {d_k} agree "
+                         "and the sum is {s1}.",
+                         step_text=self.step_text(0), agree=agree[0], d_k=d_k, s0=s0, agree2=agree[1], s1=s1))
         v = table.view
         self.play(FadeIn(VGroup(table.title, v.col_labels, table.extra[-1])), run_time=0.6)
         rows = [VGroup(table.steps[s], v.row_rect_of(s), table.extra[-2][s],
@@ -429,7 +436,7 @@ class LearningScene(ChapterScene):
             anims.append(FadeIn(table.extra[0]))
         self.play(LaggedStart(*anims, lag_ratio=0.3), run_time=min(2.6, 0.6 + 0.3 * len(rows)))
         self.play(Create(VGroup(v.row_box(last, self.theme.accent),
-                                SurroundingRectangle(table.extra[-2][last], buff=0.06,
+                                SurroundingRectangle(table.extra[-2][last], buff=BUFF_TIGHT,
                                                      color=self.theme.accent))), run_time=0.5)
         self.wait(1.8)
 
@@ -456,13 +463,12 @@ class LearningScene(ChapterScene):
             self.pictures.append((GeometryKeys("history_", (s,), (s,)), picture))
             pictures.append(picture)
             panel = make_snapshot_numbers(h, s, g, drawn, p, self.k_labels, self.k_colors,
-                                          self.theme, self.drawn, self.tr,
-                                          SAFE_X - right - PANEL_GAP)
+                                          self.ctx, SAFE_X - right - PANEL_GAP)
             panel.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
             panels.append(panel)
-        note = make_not_to_scale_note(self.theme, self.tr)
+        note = make_not_to_scale_note(self.ctx)
         fit_width(note, SAFE_X - right - PANEL_GAP)
-        note.next_to(panels[0].group, DOWN, buff=0.35).align_to(panels[0].group, LEFT)
+        note.next_to(panels[0].group, DOWN, buff=BUFF_BLOCK_WIDE).align_to(panels[0].group, LEFT)
         keys0 = GeometryKeys("history_", (0,), (0,))
         keys1 = GeometryKeys("history_", (last,), (last,))
         t0, t1 = angle_text(geoms[0], p, keys0, self.drawn), angle_text(geoms[last], p, keys1,
@@ -471,11 +477,9 @@ class LearningScene(ChapterScene):
         self.drawn("history_scores", (0,), s0)
         self.drawn("history_scores", (last,), s1)
         q, k = f"Q[{self.q_labels[i]}]", f"K[{self.k_labels[p]}]"
-        self.say(self.tr(
-            f"The same vectors as arrows, one scale for every snapshot: at step "
-            f"{self.step_text(0)}, {k} is {t0} from {q} and q·k = {s0}.",
-            f"把同样的向量画成箭头，每个快照用同一个比例：第 {self.step_text(0)} 步时，{k} 与 {q} "
-            f"的夹角是 {t0}，q·k = {s0}。"))
+        self.say(self.tr("The same vectors as arrows, one scale for every snapshot: at step {step_text}, "
+                         "{k} is {t0} from {q} and q·k = {s0}.",
+                         step_text=self.step_text(0), k=k, t0=t0, q=q, s0=s0))
         # Snapshots morph from one to the next through copies, so the pictures stay as built
         # (a Transform reshapes what it starts from); the last one is shown itself.
         shown = pictures[0].group.copy() if last else pictures[0].group
@@ -487,11 +491,9 @@ class LearningScene(ChapterScene):
                       FadeIn(panels[s].group), run_time=STEP_TIME)
             shown = nxt
             self.wait(0.3)
-        self.say(self.tr(
-            f"After {self.step_text(last)} steps {k} is {t1} from the query (from {t0}) and "
-            f"q·k = {s1} (from {s0}).",
-            f"{self.step_text(last)} 步之后，{k} 与查询的夹角是 {t1}（起初 {t0}），"
-            f"q·k = {s1}（起初 {s0}）。"))
+        self.say(self.tr("After {step_text} steps {k} is {t1} from the query (from {t0}) and q·k = {s1} "
+                         "(from {s0}).",
+                         step_text=self.step_text(last), k=k, t1=t1, t0=t0, s1=s1, s0=s0))
         self.play(Indicate(pictures[-1].arrows[p], color=self.theme.accent), run_time=0.8)
         self.wait(1.0)
         others = self.others_through_training(geoms, drawn)
@@ -510,45 +512,43 @@ class LearningScene(ChapterScene):
         shorter = sum(last.k_norms[j] < first.k_norms[j] for j in others)
         closer = len(others) - away
         furthest = all(last.shadows[p] > last.shadows[j] for j in others)
-        count = {0: self.tr("none", "没有")}
-        en = (f"Of the other {len(others)} keys drawn, {count.get(away, away)} turned away from "
-              f"the query and {count.get(shorter, shorter)} got shorter")
-        zh = (f"画出的其他 {len(others)} 个键中，{count.get(away, f'{away} 个')}转离了查询，"
-              f"{count.get(shorter, f'{shorter} 个')}变短了")
+        tr = self.tr
+
+        def count(n: int) -> str:
+            return tr("none") if n == 0 else tr.context("a count of keys", "{n}", n=n)
+
+        text = tr("Of the other {n} keys drawn, {away} turned away from the query and {shorter} "
+                  "got shorter", n=len(others), away=count(away), shorter=count(shorter))
         if closer and furthest:
-            too_en, too_zh = (" too", "也") if last.angles[p] < first.angles[p] else ("", "")
-            en += f"; {closer} came closer{too_en}, but none reaches as far along the query."
-            zh += f"；{closer} 个{too_zh}靠近了，但没有一个在查询方向上伸得那么远。"
+            if last.angles[p] < first.angles[p]:
+                text += tr("; {closer} came closer too, but none reaches as far along the query.",
+                           closer=closer)
+            else:
+                text += tr("; {closer} came closer, but none reaches as far along the query.",
+                           closer=closer)
         elif furthest:
-            en += f", and none reaches as far along it as {self.k_name(p)}."
-            zh += f"，没有一个在查询方向上伸得像{self.k_name(p)}那么远。"
+            text += tr(", and none reaches as far along it as {key}.", key=self.k_name(p))
         else:
-            en += "."
-            zh += "。"
-        return self.tr(en, zh)
+            text += tr(".")
+        return text
 
     def show_curves(self) -> None:
         self.clear_stage()
         h, th = self.history, self.theme
         width = (2 * SAFE_X - 1.2) / 2
-        loss = make_curve(h.curve_step, h.curve_loss, h.steps, self.tr("training loss", "训练损失"),
-                          "curve_loss", th.negative, th, self.drawn, self.tr, width, 3)
-        acc = make_curve(h.curve_step, h.curve_accuracy, h.steps,
-                         self.tr("held-out accuracy", "留出集准确率"), "curve_accuracy",
-                         th.positive, th, self.drawn, self.tr, width, 3)
+        loss = make_curve(h.curve_step, h.curve_loss, h.steps, self.tr("training loss"),
+                          "curve_loss", th.negative, self.ctx, width, 3)
+        acc = make_curve(h.curve_step, h.curve_accuracy, h.steps, self.tr("held-out accuracy"),
+                         "curve_accuracy", th.positive, self.ctx, width, 3)
         plots = VGroup(loss.group, acc.group).arrange(RIGHT, buff=1.0)
         top = STAGE_TOP - 0.2
         plots.move_to(ORIGIN).align_to(UP * top, UP)
-        note = make_text(self.tr("● the snapshots: the rows of the tables before",
-                                 "● 快照：前面表格中的各行"), 20, th.accent)
-        note.next_to(plots, DOWN, buff=0.35)
+        note = make_text(self.tr("● the snapshots: the rows of the tables before"), 20, th.accent)
+        note.next_to(plots, DOWN, buff=BUFF_BLOCK_WIDE)
         last = len(h.curve_loss) - 1
-        self.say(self.tr(
-            f"Training lowered the loss from {fmt(h.curve_loss[0], 3)} to "
-            f"{fmt(h.curve_loss[last], 3)}; held-out accuracy rose from "
-            f"{fmt(h.curve_accuracy[0], 3)} to {fmt(h.curve_accuracy[last], 3)}.",
-            f"训练把损失从 {fmt(h.curve_loss[0], 3)} 降到 {fmt(h.curve_loss[last], 3)}；"
-            f"留出集准确率从 {fmt(h.curve_accuracy[0], 3)} 升到 {fmt(h.curve_accuracy[last], 3)}。"))
+        self.say(self.tr("Training lowered the loss from {curve_loss} to {curve_loss2}; held-out accuracy "
+                         "rose from {curve_accuracy} to {curve_accuracy2}.",
+                         curve_loss=fmt(h.curve_loss[0], 3), curve_loss2=fmt(h.curve_loss[last], 3), curve_accuracy=fmt(h.curve_accuracy[0], 3), curve_accuracy2=fmt(h.curve_accuracy[last], 3)))
         for key, values in (("curve_loss", h.curve_loss), ("curve_accuracy", h.curve_accuracy)):
             self.drawn(key, (0,), fmt(values[0], 3))
             self.drawn(key, (last,), fmt(values[last], 3))
@@ -561,15 +561,11 @@ class LearningScene(ChapterScene):
         h, last = self.history, len(self.history.steps) - 1
         w, p = self.quoted(self.focus_word), self.k_name(h.partner)
         if h.scores[last] > h.scores[0] and h.weights[last, h.partner] > h.weights[0, h.partner]:
-            text = self.tr(
-                f"Nobody wrote this rule: training moved the query of {w} and the key of {p} "
-                "until their products agree, so their dot product, and the attention, grew.",
-                f"没有人写下这条规则：是训练让{w}的查询和{p}的键对齐，"
-                "所以它们的点积和注意力都变大了。")
+            text = self.tr("Nobody wrote this rule: training moved the query of {w} and the key of {p} "
+                           "until their products agree, so their dot product, and the attention, grew.",
+                           w=w, p=p)
         else:
-            text = self.tr(
-                f"Training did not pull {w} towards {p}: the model needed that attention "
-                "elsewhere for its task.",
-                f"训练并没有让{w}更关注{p}：为了完成任务，模型把注意力用在了别处。")
+            text = self.tr("Training did not pull {w} towards {p}: the model needed that attention "
+                           "elsewhere for its task.", w=w, p=p)
         self.say(text)
         self.wait(2.2)

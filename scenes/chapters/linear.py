@@ -7,13 +7,20 @@ from dataclasses import dataclass
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
-from attention_video.scenes.layout import SAFE_BOTTOM, SAFE_X, STAGE_TOP, text_width
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.context import ChapterContext
+from attention_video.scenes.layout import (
+    BUFF_LABEL,
+    BUFF_NOTE,
+    BUFF_TIGHT,
+    SAFE_BOTTOM,
+    SAFE_X,
+    STAGE_TOP,
+    text_width,
+)
+from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
-    Recorder,
-    Theme,
     fit_cells,
     label_width,
     make_matrix,
@@ -86,7 +93,7 @@ def stage_layout(trace: AttentionTrace, name: str, labels: list[str], top: float
 
 
 def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors: list[str],
-                     theme: Theme, record: Recorder, tr: Translate, top: float) -> LayerStage:
+                     ctx: ChapterContext, top: float) -> LayerStage:
     """X · W = R for the layer that makes `name`, hanging from `top`, fitted above the
     caption. `labels`/`colors` are the words of its input side."""
     side, w_name, color_attr = LAYERS[name]
@@ -95,14 +102,14 @@ def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors
     d, dk = W.shape
     layout = stage_layout(trace, name, labels, top)
     decimals = 1 if trace.on_grid else 2
-    x_view = make_matrix(X, "X_q" if (side == "query" and trace.cross) else "X", theme, 0, 0,
+    x_view = make_matrix(X, "X_q" if (side == "query" and trace.cross) else "X", ctx.theme, 0, 0,
                          decimals=decimals, row_labels=labels, row_colors=colors,
-                         max_cols=MAX_COLS, record=record, layout=layout)
-    w_view = make_matrix(W, w_name, theme, 0, 0, decimals=decimals, max_cols=MAX_COLS,
-                         max_rows=MAX_ROWS, record=record, layout=layout)
-    r_view = make_matrix(R, name, theme, 0, 0, decimals=2, max_cols=MAX_COLS, record=record,
+                         max_cols=MAX_COLS, record=ctx.record, layout=layout)
+    w_view = make_matrix(W, w_name, ctx.theme, 0, 0, decimals=decimals, max_cols=MAX_COLS,
+                         max_rows=MAX_ROWS, record=ctx.record, layout=layout)
+    r_view = make_matrix(R, name, ctx.theme, 0, 0, decimals=2, max_cols=MAX_COLS, record=ctx.record,
                          layout=layout)
-    dot, eq = make_text("·", DOT_FONT, theme.text), make_text("=", EQ_FONT, theme.text)
+    dot, eq = make_text("·", DOT_FONT, ctx.theme.text), make_text("=", EQ_FONT, ctx.theme.text)
     row = VGroup(x_view, dot, w_view, eq, r_view).arrange(RIGHT, buff=STAGE_BUFF)
     for v in (x_view, w_view, r_view):  # matrices hang from a common top line
         v.align_to(x_view.grid_only(), UP)
@@ -110,17 +117,17 @@ def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors
     dot.set_y(middle)
     eq.set_y(middle)
 
-    color = getattr(theme, color_attr)
+    color = getattr(ctx.theme, color_attr)
     x_name = "X" if not trace.cross else ("X (target)" if side == "query" else "X (source)")
-    x_tag = make_text(x_name, TAG_FONT, theme.text, weight="BOLD")
+    x_tag = make_text(x_name, TAG_FONT, ctx.theme.text, weight="BOLD")
     w_tag = make_text(w_name, TAG_FONT, color, weight="BOLD")
     r_tag = make_text(name, TAG_FONT, color, weight="BOLD")
     for tag, view in ((x_tag, x_view), (w_tag, w_view), (r_tag, r_view)):
-        tag.next_to(view.grid_only(), UP, buff=0.12)
-    learned = make_text(tr("learned", "可学习") if trace.trained else
-                        tr("learned (here still random)", "可学习（此处仍是随机的）"),
-                        20, color).next_to(w_view.grid_only(), DOWN, buff=0.12)
-    shape = make_text(f"{d} × {dk}", 18, theme.muted).next_to(learned, DOWN, buff=0.06)
+        tag.next_to(view.grid_only(), UP, buff=BUFF_LABEL)
+    learned = make_text(ctx.tr("learned") if trace.trained else
+                        ctx.tr("learned (here still random)"),
+                        20, color).next_to(w_view.grid_only(), DOWN, buff=BUFF_LABEL)
+    shape = make_text(f"{d} × {dk}", 18, ctx.theme.muted).next_to(learned, DOWN, buff=BUFF_TIGHT)
     whole = VGroup(row, x_tag, w_tag, r_tag, learned, shape)
     fit_width(whole, 2 * SAFE_X)
     whole.set_x(0).align_to(UP * top, UP)
@@ -148,7 +155,7 @@ def signed(text: str) -> str:
 
 
 def make_entry_line(trace: AttentionTrace, name: str, i: int, c: int, word: str, color: str,
-                    theme: Theme, record: Recorder, max_w: float) -> EntryLine:
+                    ctx: ChapterContext, max_w: float) -> EntryLine:
     """R[i, c] = Σₘ X[i, m] · W[m, c] (+ b[c]) written out, every number recorded."""
     X = trace.X_q if name == "Q" else trace.X
     W, b = getattr(trace.head, LAYERS[name][1]), getattr(trace.head, f"b_{name}")
@@ -160,27 +167,27 @@ def make_entry_line(trace: AttentionTrace, name: str, i: int, c: int, word: str,
     pair_texts, product_texts = [], []
     for m in shown:
         x, w, prod = fmt(X[i, m], x_dec), fmt(W[m, c], x_dec), fmt(terms[m], p_dec)
-        record("X_q" if (name == "Q" and trace.cross) else "X", (i, m), x)
-        record(LAYERS[name][1], (m, c), w)
-        record(f"xw_product_{name}", (i, m, c), prod)
+        ctx.record("X_q" if (name == "Q" and trace.cross) else "X", (i, m), x)
+        ctx.record(LAYERS[name][1], (m, c), w)
+        ctx.record(f"xw_product_{name}", (i, m, c), prod)
         pair_texts.append(f"{signed(x)} × {signed(w)}")
         product_texts.append(signed(prod))
     more = " + …" if len(shown) < d else ""  # the caption says how many pairs
     value = fmt(getattr(trace.head, name)[i, c], 2)
-    record(name, (i, c), value)
+    ctx.record(name, (i, c), value)
     bias = ""
     if trace.head.has_bias:
         bt = fmt(b[c], 3)
-        record(f"b_{name}", (c,), bt)
+        ctx.record(f"b_{name}", (c,), bt)
         bias = f" + b {signed(bt)}"
     head = make_text(f"{name}[{word}, {c + 1}] =", ENTRY_FONT, color)
-    pairs = VGroup(head, make_text(" + ".join(pair_texts) + more, ENTRY_FONT, theme.text))
-    pairs.arrange(RIGHT, buff=0.15)
+    pairs = VGroup(head, make_text(" + ".join(pair_texts) + more, ENTRY_FONT, ctx.theme.text))
+    pairs.arrange(RIGHT, buff=BUFF_NOTE)
     value_mob = make_text(value, ENTRY_FONT, color, weight="BOLD")
     sums = VGroup(make_text("= " + " + ".join(product_texts) + more
-                            + bias + " =", ENTRY_FONT, theme.text), value_mob)
-    sums.arrange(RIGHT, buff=0.15)
-    VGroup(pairs, sums).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+                            + bias + " =", ENTRY_FONT, ctx.theme.text), value_mob)
+    sums.arrange(RIGHT, buff=BUFF_NOTE)
+    VGroup(pairs, sums).arrange(DOWN, aligned_edge=LEFT, buff=BUFF_LABEL)
     sums.align_to(pairs[1], LEFT)
     line = EntryLine(pairs, sums, value_mob)
     fit_width(line.group, max_w)
@@ -223,8 +230,7 @@ class LinearScene(ChapterScene):
     def show_layer(self, name: str, previous: ShownLayer | None) -> ShownLayer:
         t, h = self.trace, self.trace.head
         side = LAYERS[name][0]
-        stage = make_layer_stage(t, name, *self.words(side), self.theme, self.drawn, self.tr,
-                                 self.top)
+        stage = make_layer_stage(t, name, *self.words(side), self.ctx, self.top)
         same_input = previous is not None and (not t.cross or name != "K")
         if previous is None:
             self.play(FadeIn(stage.X, stage.x_tag), run_time=0.6)
@@ -236,21 +242,18 @@ class LinearScene(ChapterScene):
         if previous is not None:
             self.play(FadeOut(*previous.stage.layer_parts(), *previous.boxes), run_time=0.4)
         if previous is None:
-            self.say(self.tr(
-                f"We follow {self.quoted(self.focus_word)} through every step that follows.",
-                f"接下来我们跟随 {self.quoted(self.focus_word)} 走过每一步。"))
+            self.say(self.tr("We follow \"{word}\" through every step that follows.",
+                             word=self.focus_word))
             if self.trace.decoder:
                 self.say(self.decoder_rows_caption())
         bias = " + b" + name if h.has_bias else ""
         d, dk = h.W_Q.shape
-        same_en = (" Each entry is made as Q's was: a row of X against a column of W_"
-                   f"{name}." if name != "Q" else "")
-        same_zh = f"每个数的算法和 Q 一样：X 的一行对 W_{name} 的一列。" if name != "Q" else ""
-        self.say(self.tr(
-            f"{name} = X · W_{name}{bias}: every row of X goes through the same learned "
-            f"{d} × {dk} matrix W_{name}.{same_en}",
-            f"{name} = X · W_{name}{bias}：X 的每一行都乘以同一个可学习的 {d} × {dk} 矩阵 W_{name}。"
-            f"{same_zh}"))
+        same = (self.tr(" Each entry is made as Q's was: a row of X against a column of W_{name}.",
+                        name=name)
+                if name != "Q" else "")
+        self.say(self.tr("{name} = X · W_{name}{bias}: every row of X goes through the same learned {d} × "
+                         "{dk} matrix W_{name}.{same}",
+                         name=name, bias=bias, d=d, dk=dk, same=same))
         self.play(FadeIn(stage.dot, stage.W, stage.w_tag, stage.learned, stage.shape, stage.eq,
                          stage.r_tag, stage.R.cells), run_time=0.8)
         return ShownLayer(stage, self.follow_row(stage, name))
@@ -259,12 +262,10 @@ class LinearScene(ChapterScene):
         """Said once: a decoder row is named for the word it writes, not the one it reads."""
         t, i = self.trace, self.focus
         reads = t.query_inputs[i].text
-        return self.tr(
-            f"The target rows come from the decoder: X = {t.x_label_q}. Row {i + 1} writes "
-            f"{self.quoted(self.focus_word)} (it reads the word before it, {self.quoted(reads)}); "
-            "every target row is named for the word it writes.",
-            f"目标一侧的行来自解码器：X = {t.x_label_q}。第 {i + 1} 行写出{self.quoted(self.focus_word)}"
-            f"（它读入前一个词{self.quoted(reads)}）；每一行都以它写出的词命名。")
+        return self.tr("The target rows come from the decoder: X = {x_label_q}. Row {i} writes \"{word}\" "
+                       "(it reads the word before it, \"{reads}\"); every target row is named for the "
+                       "word it writes.",
+                       x_label_q=self.x_label_q, i=i + 1, word=self.focus_word, reads=reads)
 
     def follow_row(self, stage: LayerStage, name: str) -> VGroup:
         """The followed word's row of X travels through W and lands as its row of R.
@@ -292,11 +293,10 @@ class LinearScene(ChapterScene):
             readout = make_row_vector(row, name, i, self.theme, 2 * SAFE_X - READOUT_LABEL_ROOM,
                                       record=self.drawn, label=f"{name}[{word}]",
                                       label_color=self.theme.accent)
-            readout.next_to(stage.whole, DOWN, buff=0.12)
+            readout.next_to(stage.whole, DOWN, buff=BUFF_LABEL)
             self.play(FadeIn(readout), run_time=0.4)
-        self.say(self.tr(
-            f"The row of {self.quoted(word)} in X becomes its row of {name}: ({shown}{more}).",
-            f"{self.quoted(word)} 在 X 中的一行变成它在 {name} 中的一行：（{shown}{more}）。"))
+        self.say(self.tr("The row of \"{word}\" in X becomes its row of {name}: ({shown}{more}).",
+                         word=word, name=name, shown=shown, more=more))
         self.wait(1.0)
         if readout is not None:
             self.play(FadeOut(readout), run_time=0.3)
@@ -306,19 +306,17 @@ class LinearScene(ChapterScene):
         """One number of Q made before the viewer's eyes: the followed row of X against a
         column of W_Q, pair by pair, summed, landing in its cell; then the rest fill in."""
         c = ENTRY_COLUMN
-        line = make_entry_line(self.trace, "Q", i, c, self.q_labels[i], self.theme.q,
-                               self.theme, self.drawn, 2 * SAFE_X)
-        line.group.next_to(stage.whole, DOWN, buff=0.15).set_x(0)
+        line = make_entry_line(self.trace, "Q", i, c, self.q_labels[i], self.theme.q, self.ctx,
+                               2 * SAFE_X)
+        line.group.next_to(stage.whole, DOWN, buff=BUFF_NOTE).set_x(0)
         col = stage.W.col_box(c, self.theme.q)
         cell = stage.R.cell_box(i, c, self.theme.q)
         value = fmt(self.trace.head.Q[i, c], 2)
         self.drawn("Q", (i, c), value)
         d = self.trace.d_model
-        self.say(self.tr(
-            f"One number of Q, made before your eyes: X's row for {self.quoted(word)} times "
-            f"column {c + 1} of W_Q, {d} pairs multiplied and added up: {value}.",
-            f"亲眼看 Q 的一个数是怎么来的：{self.quoted(word)} 在 X 中的一行对 W_Q 的第 {c + 1} 列，"
-            f"{d} 对数相乘再相加：{value}。"))
+        self.say(self.tr("One number of Q, made before your eyes: X's row for \"{word}\" times column {c} "
+                         "of W_Q, {d} pairs multiplied and added up: {value}.",
+                         word=word, c=c + 1, d=d, value=value))
         self.play(Create(col), run_time=0.4)
         self.play(FadeIn(line.pairs), run_time=0.6)
         self.play(FadeIn(line.sums), run_time=0.6)
@@ -340,16 +338,15 @@ class LinearScene(ChapterScene):
                             self.top - SAFE_BOTTOM - ROWS_TAG_ROOM, row_labels=labels,
                             row_colors=colors, max_cols=MAX_COLS, record=self.drawn)
             tag = make_text(name, TAG_FONT, getattr(theme, color_attr), weight="BOLD")
-            tag.next_to(v.grid_only(), UP, buff=0.12)
+            tag.next_to(v.grid_only(), UP, buff=BUFF_LABEL)
             views.add(VGroup(v, tag))
             shown.append((name, v))
         views.arrange(RIGHT, buff=ROWS_GAP, aligned_edge=UP)
         fit_width(views, 2 * SAFE_X)
         views.set_x(0).align_to(UP * self.top, UP)
         boxes = [v.row_box(self.followed_row(name), theme.accent) for name, v in shown]
-        self.say(self.tr(f"Each row still belongs to its word: {self.quoted(self.focus_word)} "
-                         "now has a query, a key and a value.",
-                         f"每一行仍然属于它的词：{self.quoted(self.focus_word)} 现在有了查询、键和值。"))
+        self.say(self.tr("Each row still belongs to its word: \"{word}\" now has a query, a key and a value.",
+                         word=self.focus_word))
         self.play(FadeIn(views), run_time=0.8)
         self.play(*[Create(b) for b in boxes], run_time=0.5)
         self.wait(1.5)

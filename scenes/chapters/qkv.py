@@ -9,7 +9,16 @@ import numpy as np
 from attention_video.attncore.attention import ranking
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
+    BUFF_BLOCK,
+    BUFF_LABEL,
+    BUFF_LARGE,
+    BUFF_MEDIUM,
+    BUFF_NOTE,
+    BUFF_ROW,
+    BUFF_SNUG,
+    BUFF_TIGHT,
     LABEL_FILL,
     MIN_FONT,
     SAFE_BOTTOM,
@@ -17,8 +26,8 @@ from attention_video.scenes.layout import (
     font_for_row,
     widest,
 )
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text, wrap
-from attention_video.scenes.widgets import Recorder, Theme, make_label
+from attention_video.scenes.text import fit_width, fmt, make_text, wrap
+from attention_video.scenes.widgets import Theme, make_label
 
 MAX_BARS = 12  # up to this many allowed keys: one bar each
 TOP_BARS = 10  # more keys: the 10 largest as bars, the rest summed in one line
@@ -104,7 +113,7 @@ class Bars:
 
 
 def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[str],
-              colors: list[str], theme: Theme, record: Recorder,
+              colors: list[str], ctx: ChapterContext,
               focus: int, itself: int | None) -> Bars:
     """One line per ranked key: its label, its bar from the zero line, its value."""
     label_col, bars, grow_from, values = VGroup(), VGroup(), [], VGroup()
@@ -119,56 +128,56 @@ def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[s
         lab = make_text(labels[j], geo.font, colors[j], weight="BOLD" if j == itself else "NORMAL")
         label_col.add(fit_width(lab, geo.label_w).move_to([-0.2, y, 0], aligned_edge=RIGHT))
         text = fmt(v, DECIMALS)
-        record("weights", (focus, j), text)
+        ctx.record("weights", (focus, j), text)
         anchor = bar.get_right() if v >= 0 else np.array([geo.x0, y, 0])
-        values.add(make_text(text, geo.font, theme.text).next_to(anchor, RIGHT, buff=0.12))
+        values.add(make_text(text, geo.font, ctx.theme.text).next_to(anchor, RIGHT, buff=BUFF_LABEL))
     return Bars(label_col, bars, grow_from, values)
 
 
-def make_notes(row: np.ndarray, plan: BarPlan, size: float, theme: Theme, record: Recorder,
-               focus: int, normalized: bool, tr: Translate) -> VGroup:
+def make_notes(row: np.ndarray, plan: BarPlan, size: float, ctx: ChapterContext,
+               focus: int, normalized: bool) -> VGroup:
     """Under the bars: the total of all keys (with the rest summed), and the masked keys."""
     total = fmt(float(row.sum()), DECIMALS)
-    record("weight_sum", (focus,), total)
+    ctx.record("weight_sum", (focus,), total)
     if normalized:
-        text = tr("all keys: ", "全部键合计：") + total
+        text = ctx.tr("all keys: ") + total
     else:
-        text = tr(f"all raw factors: {total} (not 1)", f"全部原始因子之和：{total}（不是 1）")
+        text = ctx.tr("all raw factors: {total} (not 1)", total=total)
     if plan.rest:
         rest = fmt(plan.rest_sum(row), DECIMALS)
-        record("weights_rest", (focus,), rest)
+        ctx.record("weights_rest", (focus,), rest)
         m = len(plan.rest)
-        text = tr(f"+ {m} more, together {rest}", f"+ 另外 {m} 个词，合计 {rest}") + "   ·   " + text
-    notes = VGroup(make_text(text, size, theme.text))
+        text = ctx.tr("+ {m} more, together {rest}", m=m, rest=rest) + "   ·   " + text
+    notes = VGroup(make_text(text, size, ctx.theme.text))
     if plan.masked:
         m = len(plan.masked)
-        notes.add(make_text(tr(f"masked (weight 0): {m} later word{'s' if m != 1 else ''}",
-                               f"被遮住（权重 0）：后面的 {m} 个词"), size, theme.muted))
+        notes.add(make_text(ctx.tr.plural("masked (weight 0): {n} later word",
+                                      "masked (weight 0): {n} later words", m), size, ctx.theme.muted))
     return notes.arrange(DOWN, buff=0.14, aligned_edge=LEFT)
 
 
 def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: list[str],
-                   theme: Theme, top: float, bottom: float, record: Recorder, focus: int,
+                   ctx: ChapterContext, top: float, bottom: float, focus: int,
                    itself: int | None,
-                   normalized: bool, tr: Translate) -> BarChart:
+                   normalized: bool) -> BarChart:
     """Horizontal bars, one per ranked key: label, bar in the key's colour, value.
     Fitted between `top` and `bottom`, centred. `focus` is the query row of `row`;
     `itself` the key that is the query word (in bold), None in cross-attention."""
     geo = plan_chart(row, plan, labels, top, bottom)
-    parts = make_bars(row, plan, geo, labels, colors, theme, record, focus, itself)
+    parts = make_bars(row, plan, geo, labels, colors, ctx, focus, itself)
     label_col, bars = parts.labels, parts.bars
     n = len(plan.ranked)
     axis = Line([geo.x0, geo.row_h * 0.5, 0], [geo.x0, -(n - 0.5) * geo.row_h, 0],
-                stroke_color=theme.muted, stroke_width=2)
+                stroke_color=ctx.theme.muted, stroke_width=2)
     note_size = max(MIN_FONT, min(22, geo.font * 0.85))
-    head_k = make_text(tr("keys", "键 (key)"), note_size, theme.k)
-    head_k.next_to(label_col, UP, buff=0.2).align_to(label_col, RIGHT)
-    head_w = make_text(tr("attention weight", "注意力权重") if normalized
-                       else tr("raw factor Q·Kᵀ", "原始因子 Q·Kᵀ"), note_size, theme.w)
-    head_w.next_to(axis, UP, buff=0.2).align_to(bars, LEFT)
+    head_k = make_text(ctx.tr("keys"), note_size, ctx.theme.k)
+    head_k.next_to(label_col, UP, buff=BUFF_ROW).align_to(label_col, RIGHT)
+    head_w = make_text(ctx.tr("attention weight") if normalized
+                       else ctx.tr("raw factor Q·Kᵀ"), note_size, ctx.theme.w)
+    head_w.next_to(axis, UP, buff=BUFF_ROW).align_to(bars, LEFT)
     head_w.set_y(head_k.get_y())
-    notes = make_notes(row, plan, note_size, theme, record, focus, normalized, tr)
-    notes.next_to(VGroup(bars, axis), DOWN, buff=0.25).align_to(bars, LEFT)
+    notes = make_notes(row, plan, note_size, ctx, focus, normalized)
+    notes.next_to(VGroup(bars, axis), DOWN, buff=BUFF_MEDIUM).align_to(bars, LEFT)
     chart = BarChart(label_col, bars, parts.grow_from, parts.values, axis, VGroup(head_k, head_w),
                      notes)
     whole = chart.group
@@ -184,11 +193,11 @@ def make_head_reason(reason: str, theme: Theme, beside: VGroup) -> VGroup:
     line = make_text(reason, 18, theme.muted)
     room = SAFE_X - beside.get_right()[0] - 0.5
     if line.width <= room:
-        return line.next_to(beside, RIGHT, buff=0.5)
+        return line.next_to(beside, RIGHT, buff=BUFF_LARGE)
     lines = VGroup(*[make_text(s, 18, theme.muted) for s in wrap(reason, 120)])
-    lines.arrange(DOWN, buff=0.08, aligned_edge=LEFT)
+    lines.arrange(DOWN, buff=BUFF_SNUG, aligned_edge=LEFT)
     fit_width(lines, 2 * SAFE_X - 0.6)
-    return lines.next_to(beside, DOWN, buff=0.15, aligned_edge=LEFT)
+    return lines.next_to(beside, DOWN, buff=BUFF_NOTE, aligned_edge=LEFT)
 
 
 class QKVScene(ChapterScene):
@@ -217,41 +226,37 @@ class QKVScene(ChapterScene):
     def show_roles(self) -> VGroup:
         i = self.focus
         chip = make_label(self.q_labels[i], 30, self.q_colors[i], self.theme, max_width=3.0)
-        tag = make_text(self.tr("query: the word that asks", "查询：提问的词"), 22, self.theme.q)
-        roles = VGroup(chip, tag).arrange(RIGHT, buff=0.25)
-        roles.next_to(self.title_mob, DOWN, buff=0.3).to_edge(LEFT, buff=0.6)
+        tag = make_text(self.tr("query: the word that asks"), 22, self.theme.q)
+        roles = VGroup(chip, tag).arrange(RIGHT, buff=BUFF_MEDIUM)
+        roles.next_to(self.title_mob, DOWN, buff=BUFF_BLOCK).to_edge(LEFT, buff=0.6)
         reason = self.head_reason()
         if reason:
             roles.add(make_head_reason(reason, self.theme, roles))
         w = self.quoted(self.focus_word)
         if self.trace.cross:
-            en = (f"{w} is the query: it comes from the target sentence. The keys, and the values "
-                  "they hand over, come from the source sentence.")
-            zh = f"{w}是查询，来自目标句子；键以及它们交出的值来自源句子。"
+            text = self.tr("{w} is the query: it comes from the target sentence. The keys, and the values "
+                           "they hand over, come from the source sentence.",
+                           w=w)
         else:
-            en = (f"{w} is the query: it asks. Every word, itself included, is a key that answers "
-                  "and a value that gets mixed in.")
-            zh = f"{w}是查询：它提问。每个词（包括它自己）都是回答的键，也是被混合进来的值。"
-        self.say(self.tr(en, zh))
+            text = self.tr("{w} is the query: it asks. Every word, itself included, is a key that answers "
+                           "and a value that gets mixed in.", w=w)
+        self.say(text)
         self.play(FadeIn(roles, shift=0.2 * RIGHT), run_time=0.7)
         self.wait(1.0)
         return roles
 
     def show_ranked_bars(self, roles: VGroup) -> BarChart:
         plan = self.plan
-        chart = make_bar_chart(self.row, plan, self.k_labels, self.k_colors, self.theme,
+        chart = make_bar_chart(self.row, plan, self.k_labels, self.k_colors, self.ctx,
                                top=roles.get_bottom()[1] - 0.3, bottom=SAFE_BOTTOM + 0.15,
-                               record=self.drawn, focus=self.focus,
-                               itself=None if self.trace.cross else self.focus,
-                               normalized=self.trace.normalized, tr=self.tr)
+                               focus=self.focus, itself=None if self.trace.cross else self.focus,
+                               normalized=self.trace.normalized)
         if self.trace.normalized:
-            en, zh = ("Its attention weights over the keys, ranked from largest to smallest.",
-                      "它对各个键的注意力权重，从大到小排列。")
+            text = self.tr("Its attention weights over the keys, ranked from largest to smallest.")
         else:
-            en, zh = (("No softmax: its raw factors (Q·Kᵀ) over the keys, ranked from largest to "
-                      "smallest. They don't sum to 1."),
-                      "没有 softmax：它对各个键的原始因子（Q·Kᵀ），从大到小排列。它们的和不是 1。")
-        self.say(self.tr(en, zh))
+            text = self.tr("No softmax: its raw factors (Q·Kᵀ) over the keys, ranked from largest "
+                           "to smallest. They don't sum to 1.")
+        self.say(text)
         self.play(FadeIn(chart.labels), FadeIn(chart.headings), Create(chart.axis),
                   run_time=0.6)
         grow = [GrowFromEdge(b, edge) for b, edge in zip(chart.bars, chart.grow_from)]
@@ -267,33 +272,33 @@ class QKVScene(ChapterScene):
             return
         first = ranked[0]
         box = SurroundingRectangle(VGroup(chart.labels[0], chart.bars[0], chart.values[0]),
-                                   color=self.theme.accent, buff=0.06)
+                                   color=self.theme.accent, buff=BUFF_TIGHT)
         if len(ranked) == 1:
-            en = f"{w} can only attend to {self.key_name(first)} ({self.w_text(first)})."
-            zh = f"{w}只能关注{self.key_name(first)}（{self.w_text(first)}）。"
+            text = self.tr("{w} can only attend to {key} ({w_text}).",
+                           w=w, key=self.key_name(first), w_text=self.w_text(first))
         else:
             second = ranked[1]
-            verb = ("attends most to", "最关注") if self.trace.normalized else \
-                ("has the largest factor with", "因子最大的是")
-            en = (f"{w} {verb[0]} {self.key_name(first)} ({self.w_text(first)}), "
-                  f"then {self.key_name(second)} ({self.w_text(second)}).")
-            zh = (f"{w}{verb[1]}{self.key_name(first)}（{self.w_text(first)}），"
-                  f"其次是{self.key_name(second)}（{self.w_text(second)}）。")
+            values = dict(w=w, first=self.key_name(first), first_weight=self.w_text(first),
+                          second=self.key_name(second), second_weight=self.w_text(second))
+            if self.trace.normalized:
+                text = self.tr("{w} attends most to {first} ({first_weight}), then {second} "
+                               "({second_weight}).", **values)
+            else:
+                text = self.tr("{w} has the largest factor with {first} ({first_weight}), then "
+                               "{second} ({second_weight}).", **values)
             last = ranked[-1]
             if not plan.rest and len(ranked) > 2:
-                en += f" Least: {self.key_name(last)} ({self.w_text(last)})."
-                zh += f"最少的是{self.key_name(last)}（{self.w_text(last)}）。"
+                text += self.tr(" Least: {key} ({w_text}).",
+                                key=self.key_name(last), w_text=self.w_text(last))
         t = self.trace
         if t.trained_here:
-            en += " The model learned this pattern while training."
-            zh += "这个模式是模型在训练中学到的。"
+            text += self.tr(" The model learned this pattern while training.")
         elif t.trained:
-            en += f" ({t.model_name}, layer {t.layer}, head {t.head_index})"
-            zh += f"（{t.model_name}，第 {t.layer} 层，第 {t.head_index} 个头）"
+            text += self.tr(" ({model_name}, layer {layer}, head {head_index})",
+                            model_name=t.model_name, layer=t.layer, head_index=t.head_index)
         else:
-            en += " The weights are untrained, so this pattern is arbitrary."
-            zh += "权重未经训练，所以这个模式是任意的。"
-        self.say(self.tr(en, zh))
+            text += self.tr(" The weights are untrained, so this pattern is arbitrary.")
+        self.say(text)
         self.play(Create(box), run_time=0.5)
         self.wait(2.0)
         self.play(FadeOut(box), run_time=0.3)
@@ -301,21 +306,19 @@ class QKVScene(ChapterScene):
     def show_caveat(self) -> None:
         t = self.trace
         if t.trained_here:
-            en = f"These weights were learned here, by the {t.model_name}: small enough to check by hand."
-            zh = "这些权重是在这里训练出来的小模型，小到可以手算验证。"
+            text = self.tr("These weights were learned here, by the {model_name}: small enough to check by "
+                           "hand.", model_name=t.model_name)
             if self.in_plan("learning"):
-                en += " The next chapter replays its training."
-                zh += "下一章重放它的训练过程。"
+                text += self.tr(" The next chapter replays its training.")
         elif t.trained:
-            en = (f"These are learned weights: {t.model_name}, layer {t.layer}, head {t.head_index}."
-                  " Each head learns its own pattern.")
-            zh = f"这些是训练得到的权重：{t.model_name}，第 {t.layer} 层，第 {t.head_index} 个头。每个头学到自己的模式。"
+            text = self.tr("These are learned weights: {model_name}, layer {layer}, head {head_index}. Each "
+                           "head learns its own pattern.",
+                           model_name=t.model_name, layer=t.layer, head_index=t.head_index)
             if t.head_choice is not None:
-                en += " Why this head: see the note at the top."
-                zh += "为什么选这个头：见上方的说明。"
+                text += self.tr(" Why this head: see the note at the top.")
         else:
-            en = (f"Careful: random weights (seed {t.seed}) were never trained, so which word wins "
-                  "here means nothing yet. Training is what makes related words attend to each other.")
-            zh = f"注意：随机权重（种子 {t.seed}）从未训练过，所以这里哪个词胜出还没有意义。是训练让相关的词互相关注。"
-        self.say(self.tr(en, zh))
+            text = self.tr("Careful: random weights (seed {seed}) were never trained, so which word wins "
+                           "here means nothing yet. Training is what makes related words attend to each "
+                           "other.", seed=t.seed)
+        self.say(text)
         self.wait(2.2)

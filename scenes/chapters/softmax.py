@@ -15,7 +15,9 @@ import numpy as np
 from attention_video.attncore.attention import ranking
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
+    BUFF_SMALL,
     SAFE_BOTTOM,
     SAFE_X,
     STAGE_TOP,
@@ -23,8 +25,8 @@ from attention_video.scenes.layout import (
     font_for_row,
     widest,
 )
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text
-from attention_video.scenes.widgets import MASKED_TEXT, Recorder, Theme
+from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.widgets import MASKED_TEXT, Theme
 
 MIN_ROW_H = 0.31  # rows closer than this would make the numbers too small
 BAR_LEN = 2.6  # length of a bar of weight 1
@@ -135,7 +137,7 @@ class PlacedColumns:
 
 
 def make_cells(trace, i: int, geo: TableGeometry, labels: list[str], colors: list[str],
-               theme: Theme, record: Recorder, tr: Translate, headers: dict[str, str]) -> Columns:
+               ctx: ChapterContext, headers: dict[str, str]) -> Columns:
     """The cells of each column, one per shown key (plus the "… more" line)."""
     h = trace.head
     f = geo.font
@@ -146,21 +148,21 @@ def make_cells(trace, i: int, geo: TableGeometry, labels: list[str], colors: lis
             for column in (cols.scores, cols.scaled):
                 name = "scores" if column is cols.scores else "scaled"
                 s = fmt(getattr(h, name)[i, j], 2)
-                record(name, (i, j), s)
-                column.cells.append(make_text(s, f, theme.text))
+                ctx.record(name, (i, j), s)
+                column.cells.append(make_text(s, f, ctx.theme.text))
         else:
-            cols.scores.cells.append(make_text(MASKED_TEXT, f, theme.muted))
-            cols.scaled.cells.append(make_text("−∞", f, theme.muted))
-        color = theme.text if h.mask[i, j] else theme.muted
+            cols.scores.cells.append(make_text(MASKED_TEXT, f, ctx.theme.muted))
+            cols.scaled.cells.append(make_text("−∞", f, ctx.theme.muted))
+        color = ctx.theme.text if h.mask[i, j] else ctx.theme.muted
         s = fmt(h.exp_shifted[i, j], 3)
-        record("exp_shifted", (i, j), s)
+        ctx.record("exp_shifted", (i, j), s)
         cols.exp.cells.append(make_text(s, f, color))
         s = fmt(h.weights[i, j], 2)
-        record("weights", (i, j), s)
+        ctx.record("weights", (i, j), s)
         cols.weights.cells.append(make_text(s, f, color, weight="BOLD"))
     if geo.hidden:
-        more = tr(f"… {geo.hidden} more words (in Σ)", f"……另外 {geo.hidden} 个词（计入 Σ）")
-        cols.word.cells.append(make_text(more, f * 0.85, theme.muted))
+        more = ctx.tr("… {hidden} more words (in Σ)", hidden=geo.hidden)
+        cols.word.cells.append(make_text(more, f * 0.85, ctx.theme.muted))
     return cols
 
 
@@ -208,7 +210,7 @@ def make_bars(weights: np.ndarray, geo: TableGeometry, colors: list[str], theme:
     ticks = VGroup(*[Line(UP * 0.08, DOWN * 0.08, stroke_color=theme.muted, stroke_width=2)
                      .move_to(ruler.get_start() + RIGHT * k * BAR_LEN) for k in (0, 1)])
     scale_mark = VGroup(ruler, ticks).move_to(RIGHT * bar_x + UP * HEADER_H, aligned_edge=LEFT)
-    one = make_text("1", geo.head_font, theme.muted).next_to(scale_mark, RIGHT, buff=0.1)
+    one = make_text("1", geo.head_font, theme.muted).next_to(scale_mark, RIGHT, buff=BUFF_SMALL)
     return Bars(bars, VGroup(one, scale_mark))
 
 
@@ -237,42 +239,42 @@ def make_stacked_bar(weights: np.ndarray, geo: TableGeometry, colors: list[str],
     return StackedBar(segments, outline)
 
 
-def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], theme: Theme,
-                       record: Recorder, max_h: float, tr: Translate) -> SoftmaxTable:
+def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], ctx: ChapterContext,
+                       max_h: float) -> SoftmaxTable:
     """The followed row through ÷√d_k, exp(· − max), ÷Σ, with bars; fitted to max_h."""
     h = trace.head
     geo = plan_table(h.weights[i], max_h)
     sq = fmt(float(np.sqrt(trace.d_k)), 2)
-    record("sqrt_dk", (), sq)
+    ctx.record("sqrt_dk", (), sq)
     headers = {"word": "", "scores": "Q·Kᵀ", "scaled": f"÷ √{trace.d_k} = {sq}",
-               "exp": tr("exp(x − max)", "exp(x − 最大值)"),
-               "weights": tr("÷ Σ = weight", "÷ Σ = 权重")}
-    columns = make_columns(make_cells(trace, i, geo, labels, colors, theme, record, tr, headers),
-                           geo, theme)
+               "exp": ctx.tr("exp(x − max)"),
+               "weights": ctx.tr("÷ Σ = weight")}
+    columns = make_columns(make_cells(trace, i, geo, labels, colors, ctx, headers),
+                           geo, ctx.theme)
     right_of = {c: getattr(columns, c).right for c in COLUMNS}
     bar_x = right_of["weights"] + 0.4
-    bars = make_bars(h.weights[i], geo, colors, theme, bar_x)
+    bars = make_bars(h.weights[i], geo, colors, ctx.theme, bar_x)
     # Footer: max under the scaled column, Σ under exp and weights, the stacked bar.
     foot_y = -(geo.n_rows * geo.row_h + 0.15)
-    rule = Line(ORIGIN, RIGHT * (right_of["weights"] + 0.2), stroke_color=theme.grid,
+    rule = Line(ORIGIN, RIGHT * (right_of["weights"] + 0.2), stroke_color=ctx.theme.grid,
                 stroke_width=2).shift(DOWN * ((geo.n_rows - 0.5) * geo.row_h + 0.05))
     s_max, s_sum, s_w = fmt(h.row_max[i], 2), fmt(h.exp_sum[i], 3), fmt(h.weights[i].sum(), 2)
-    record("row_max", (i,), s_max)
-    record("exp_sum", (i,), s_sum)
-    record("weight_sum", (i,), s_w)
+    ctx.record("row_max", (i,), s_max)
+    ctx.record("exp_sum", (i,), s_sum)
+    ctx.record("weight_sum", (i,), s_w)
 
     def under(column: str, text: str, color: str, weight: str = "NORMAL") -> Mobject:
         return make_text(text, geo.font, color, weight=weight).move_to(
             RIGHT * right_of[column] + UP * foot_y, aligned_edge=RIGHT)
 
-    stacked = make_stacked_bar(h.weights[i], geo, colors, theme, bar_x, foot_y)
+    stacked = make_stacked_bar(h.weights[i], geo, colors, ctx.theme, bar_x, foot_y)
     return SoftmaxTable(
         word=columns.word.group, scores=columns.scores.group, scaled=columns.scaled.group,
         exp=columns.exp.group, weights=columns.weights.group, bar_scale=bars.scale,
         bars=bars.bars,
-        row_max=under("scaled", tr(f"max = {s_max}", f"最大值 = {s_max}"), theme.muted),
-        exp_sum=under("exp", f"Σ = {s_sum}", theme.text),
-        weight_sum=under("weights", f"Σ = {s_w}", theme.accent, "BOLD"),
+        row_max=under("scaled", ctx.tr("max = {s_max}", s_max=s_max), ctx.theme.muted),
+        exp_sum=under("exp", f"Σ = {s_sum}", ctx.theme.text),
+        weight_sum=under("weights", f"Σ = {s_w}", ctx.theme.accent, "BOLD"),
         rule=rule, segments=stacked.segments, outline=stacked.outline, shown=geo.shown)
 
 
@@ -294,13 +296,12 @@ class SoftmaxScene(ChapterScene):
 
     # ---- steps ---------------------------------------------------------------------
     def show_switched_off(self) -> None:
-        self.say(self.tr("Softmax is switched off: the raw factors weigh V directly.",
-                         "softmax 已关闭：原始因子直接给 V 加权。"))
+        self.say(self.tr("Softmax is switched off: the raw factors weigh V directly."))
 
     def build_table(self) -> None:
         top = STAGE_TOP
-        t = make_softmax_table(self.trace, self.focus, self.k_labels, self.k_colors, self.theme,
-                               self.drawn, top - SAFE_BOTTOM - 0.1, self.tr)
+        t = make_softmax_table(self.trace, self.focus, self.k_labels, self.k_colors, self.ctx,
+                               top - SAFE_BOTTOM - 0.1)
         group = t.group
         fit_width(group, 2 * SAFE_X)
         group.move_to(UP * (top + SAFE_BOTTOM) / 2)
@@ -308,40 +309,32 @@ class SoftmaxScene(ChapterScene):
 
     def show_row(self) -> None:
         n = int(self.trace.head.mask[self.focus].sum())
-        self.say(self.tr(
-            f"The row of {self.quoted(self.focus_word)} in Q·Kᵀ: one score per key word "
-            f"({n} allowed).",
-            f"Q·Kᵀ 中“{self.focus_word}”这一行：每个键词一个分数（{n} 个可用）。"))
+        self.say(self.tr("The row of \"{word}\" in Q·Kᵀ: one score per key word ({n} allowed).",
+                         word=self.focus_word, n=n))
         self.play(FadeIn(VGroup(self.table.word, self.table.scores)), run_time=0.8)
         self.wait(0.8)
 
     def show_scale(self) -> None:
         t = self.trace
         sq = fmt(float(np.sqrt(t.d_k)), 2)
-        self.say(self.tr(
-            f"Divide by √d_k = √{t.d_k} = {sq}, so the spread of the scores does not grow "
-            "with the vector width.",
-            f"除以 √d_k = √{t.d_k} = {sq}，分数的幅度就不会随向量宽度变大。"))
+        self.say(self.tr("Divide by √d_k = √{d_k} = {sq}, so the spread of the scores does not grow with "
+                         "the vector width.", d_k=t.d_k, sq=sq))
         self.play(FadeIn(self.table.scaled, shift=0.2 * RIGHT), run_time=0.8)
         self.wait(0.8)
 
     def show_exp(self) -> None:
         t, i = self.trace, self.focus
         m = fmt(t.head.row_max[i], 2)
-        masked = "" if t.head.mask[i].all() else self.tr(" Masked keys get exp = 0.",
-                                                         "被遮住的键 exp = 0。")
-        self.say(self.tr(
-            f"Softmax, step 1: subtract the row's max ({m}) and take exp: all positive, "
-            f"the largest becomes 1.{masked}",
-            f"softmax 第一步：减去这一行的最大值（{m}）再取 exp：全部为正，最大的变成 1。{masked}"))
+        masked = "" if t.head.mask[i].all() else self.tr(" Masked keys get exp = 0.")
+        self.say(self.tr("Softmax, step 1: subtract the row's max ({m}) and take exp: all positive, the "
+                         "largest becomes 1.{masked}", m=m, masked=masked))
         self.play(FadeIn(VGroup(self.table.exp, self.table.row_max), shift=0.2 * RIGHT),
                   run_time=0.8)
         self.wait(0.9)
 
     def show_weights(self) -> None:
         tb, e_sum = self.table, fmt(self.trace.head.exp_sum[self.focus], 3)
-        self.say(self.tr(f"Step 2: divide each by their sum ({e_sum}): the weights.",
-                         f"第二步：每个除以它们的和（{e_sum}）：得到权重。"))
+        self.say(self.tr("Step 2: divide each by their sum ({e_sum}): the weights.", e_sum=e_sum))
         self.play(FadeIn(VGroup(tb.weights, tb.exp_sum, tb.rule), shift=0.2 * RIGHT),
                   run_time=0.8)
         self.play(FadeIn(tb.bar_scale), *[GrowFromEdge(b, LEFT) for b in tb.bars], run_time=0.8)
@@ -352,19 +345,16 @@ class SoftmaxScene(ChapterScene):
         w = t.head.weights[i]
         j = t.head.ranking(i)[0]
         tb = self.table
-        itself = self.tr(" (itself)", "（它自己）") if (not t.cross and j == i) else ""
+        itself = self.tr(" (itself)") if (not t.cross and j == i) else ""
         n = int(t.head.mask[i].sum())
-        text = self.tr(
-            f"{self.quoted(self.focus_word)} gives the most weight to {self.quoted(self.k_word(j))}"
-            f"{itself}: {fmt(w[j], 2)}.",
-            f"“{self.focus_word}”给“{self.k_word(j)}”{itself}的权重最大：{fmt(w[j], 2)}。")
+        text = self.tr("\"{word}\" gives the most weight to \"{key}\"{itself}: {w}.",
+                       word=self.focus_word, key=self.k_word(j), itself=itself, w=fmt(w[j], 2))
         total = fmt(w.sum(), 2)
         if n == 1:
-            text += self.tr(f" Its single weight fills the whole bar: Σ = {total}.",
-                            f"唯一的权重填满整条：Σ = {total}。")
+            text += self.tr(" Its single weight fills the whole bar: Σ = {total}.", total=total)
         else:
-            text += self.tr(f" Laid end to end, its {n} weights fill exactly one bar: Σ = {total}.",
-                            f"{n} 个权重首尾相接正好填满一整条：Σ = {total}。")
+            text += self.tr(" Laid end to end, its {n} weights fill exactly one bar: Σ = {total}.",
+                            n=n, total=total)
         self.say(text)
         # The shown bars slide down into the stacked bar; the hidden keys' segments fade in.
         moved = []

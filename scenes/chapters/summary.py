@@ -4,6 +4,7 @@ word's real rows below."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,8 +12,19 @@ from attention_video.attncore.attention import ranking
 from attention_video.attncore.chapters import number
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
-from attention_video.scenes.layout import LABEL_FILL, SAFE_BOTTOM, SAFE_X, font_for_row
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text, subscript
+from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.context import ChapterContext
+from attention_video.scenes.layout import (
+    BUFF_ROW,
+    BUFF_SECTION,
+    BUFF_SNUG,
+    BUFF_TIGHT,
+    LABEL_FILL,
+    SAFE_BOTTOM,
+    SAFE_X,
+    font_for_row,
+)
+from attention_video.scenes.text import fit_width, fmt, make_text, subscript
 from attention_video.scenes.widgets import MatrixView, Recorder, Theme, fit_cells, make_sub
 
 MAX_COLS = 8  # long vectors: first ones, "…", last one
@@ -63,43 +75,41 @@ def spans(text: str, parts: list[str]) -> list[tuple[int, int]]:
 Refs = dict[str, "int | None"]  # a chapter's slug → its number, None when the video skips it
 
 
-def chapter_label(ref: int | None, tr: Translate, en: str, zh: str | None = None) -> str:
-    """'ch. 2: what' when the video played the chapter, else just 'what'."""
-    zh = en if zh is None else zh
+def chapter_label(ref: int | None, tr: Translate, what: str) -> str:
+    """'ch. 2: what' when the video played the chapter, else just 'what' (`what` is in the
+    caption language already)."""
     if ref is None:
-        return tr(en, zh)
-    return tr(f"ch. {ref}: {en}", f"第{ref}章：{zh}")
+        return what
+    return tr("ch. {ref}: {what}", ref=ref, what=what)
 
 
-def make_formula(theme: Theme, tr: Translate, normalized: bool, has_bias: bool, refs: Refs,
+def make_formula(ctx: ChapterContext, normalized: bool, has_bias: bool, refs: Refs,
                  size: float = FORMULA_FONT) -> Formula:
     """The formula as one Text (one baseline), its terms coloured, each linked to the
     chapter that computed it (`refs`: the chapters the video plays)."""
-    q, k, v, w = theme.q, theme.k, theme.v, theme.w
+    q, k, v, w = ctx.theme.q, ctx.theme.k, ctx.theme.v, ctx.theme.w
     if normalized:  # (substring, colour, the term it is, if it gets a chapter label)
         text = "Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V"
         parts = [("Q", q, ""), ("K", k, ""), ("V", v, ""), ("softmax(", w, "softmax("),
                  ("Q", q, "Q"), ("Kᵀ", k, "K"), ("/ √d_k)", w, "softmax"), ("V", v, "V")]
     else:
         text = "Z = (Q·Kᵀ)·V"
-        parts = [("Z", theme.accent, ""), ("Q", q, "Q"), ("Kᵀ", k, "K"), ("V", v, "V")]
-    line = make_text(text, size, theme.text)
+        parts = [("Z", ctx.theme.accent, ""), ("Q", q, "Q"), ("Kᵀ", k, "K"), ("V", v, "V")]
+    line = make_text(text, size, ctx.theme.text)
     glyphs = {}
     for (start, end), (_, color, term) in zip(spans(text, [p[0] for p in parts]), parts):
         part = line[start:end].set_color(color)
         if term:
             glyphs[term] = part
     q_def = "Q = X·W_Q" + (" + b_Q" if has_bias else "")
-    terms = [FormulaTerm(glyphs["Q"], chapter_label(refs["linear"], tr, q_def), q),
-             FormulaTerm(glyphs["K"], chapter_label(refs["factor"], tr, "factor matrix",
-                                                    "因子矩阵"), k)]
+    terms = [FormulaTerm(glyphs["Q"], chapter_label(refs["linear"], ctx.tr, q_def), q),
+             FormulaTerm(glyphs["K"], chapter_label(refs["factor"], ctx.tr, ctx.tr("factor matrix")), k)]
     if normalized:  # softmax( … / √d_k) is one step: linked at its "/ √d_k)" end
         terms.append(FormulaTerm(glyphs["softmax"],
-                                 chapter_label(refs["softmax"], tr, "scale, softmax",
-                                               "缩放、softmax"), w,
+                                 chapter_label(refs["softmax"], ctx.tr, ctx.tr("scale, softmax")), w,
                                  also=glyphs["softmax("]))
-    terms.append(FormulaTerm(glyphs["V"], chapter_label(refs["weighted_sum"], tr,
-                                                        "weighted sum", "加权求和"), v))
+    terms.append(FormulaTerm(glyphs["V"], chapter_label(refs["weighted_sum"], ctx.tr,
+                                                        ctx.tr("weighted sum")), v))
     return Formula(line, terms)
 
 
@@ -132,7 +142,7 @@ def spread_labels(labels: list[VGroup], xs: list[float], gap: float = 0.3) -> No
         row.set_x(0)
 
 
-def make_chapter_links(formula: Formula, theme: Theme, tr: Translate,
+def make_chapter_links(formula: Formula, ctx: ChapterContext,
                        normalized: bool) -> ChapterLinks:
     """The chapter labels below the placed formula, tied to its terms."""
     terms = formula.terms
@@ -156,10 +166,10 @@ def make_chapter_links(formula: Formula, theme: Theme, tr: Translate,
     note = None
     if not normalized:
         skipped = number("softmax")
-        note = make_text(tr(f"as in the article: no √d_k, no softmax (ch. {skipped} skipped)",
-                            f"与文章相同：不除以 √d_k，不做 softmax（跳过第{skipped}章）"),
-                         LINK_FONT, theme.muted)
-        fit_width(note, 2 * SAFE_X).next_to(labels, DOWN, buff=0.2).set_x(0)
+        note = make_text(ctx.tr("as in the article: no √d_k, no softmax (ch. {skipped} skipped)",
+                            skipped=skipped),
+                         LINK_FONT, ctx.theme.muted)
+        fit_width(note, 2 * SAFE_X).next_to(labels, DOWN, buff=BUFF_ROW).set_x(0)
         whole.add(note)
     return ChapterLinks(labels, lines, underlines, note, whole)
 
@@ -176,16 +186,16 @@ class VectorRow:
     group: VGroup  # all of the above
 
 
-def make_vector_row(values: np.ndarray, key: str, index_map, theme: Theme, cell_w: float,
-                    cell_h: float, record: Recorder, box_color: str,
+def make_vector_row(values: np.ndarray, key: str, index_map, ctx: ChapterContext, cell_w: float,
+                    cell_h: float, box_color: str,
                     words: tuple[list[str], list[str]] | None = None,
                     mask: np.ndarray | None = None) -> VectorRow:
     """`words`: (labels, colours) over the columns, in the order of `values`; `mask`
     (same order): False where attending is not allowed (greyed, its exact 0 muted)."""
     cols = min(values.shape[-1], MAX_COLS)
     layout = fit_cells(1, cols, cell_w * cols, cell_h, DECIMALS, max_font=26)
-    view = MatrixView(values[None, :], key=key, theme=theme, layout=layout, decimals=DECIMALS,
-                      max_cols=MAX_COLS, record=record, heat=False, numbers_in_rows={0},
+    view = MatrixView(values[None, :], key=key, theme=ctx.theme, layout=layout, decimals=DECIMALS,
+                      max_cols=MAX_COLS, record=ctx.record, heat=False, numbers_in_rows={0},
                       index_map=index_map, mask=None if mask is None else mask[None, :],
                       masked_numbers=True)
     frame = view.row_box(0, box_color, buff=0.05, width=3)
@@ -204,7 +214,7 @@ def make_col_words(view: MatrixView, labels: list[str], colors: list[str]) -> VG
     out = VGroup()
     for k, (cell, t) in enumerate(zip(cells, texts)):
         fit_width(t, w * (1.9 if stagger else 0.98))
-        t.next_to(cell, UP, buff=0.08 + (STAGGER if stagger and k % 2 else 0))
+        t.next_to(cell, UP, buff=BUFF_SNUG + (STAGGER if stagger and k % 2 else 0))
         out.add(t)
     return out
 
@@ -212,7 +222,7 @@ def make_col_words(view: MatrixView, labels: list[str], colors: list[str]) -> VG
 def make_tag(tag: str, theme: Theme) -> VGroup:
     """The small muted note right of a row (one or two lines)."""
     lines = VGroup(*[make_text(line, 18, theme.muted) for line in tag.split("\n")])
-    return lines.arrange(DOWN, buff=0.06, aligned_edge=LEFT)
+    return lines.arrange(DOWN, buff=BUFF_TIGHT, aligned_edge=LEFT)
 
 
 @dataclass
@@ -244,24 +254,21 @@ class SummaryScene(ChapterScene):
 
     def show_formula(self) -> Formula:
         t = self.trace
-        formula = make_formula(self.theme, self.tr, t.normalized, t.head.has_bias, self.refs)
+        formula = make_formula(self.ctx, t.normalized, t.head.has_bias, self.refs)
         fit_width(formula.line, 2 * SAFE_X)
-        formula.line.next_to(self.title_mob, DOWN, buff=0.45).set_x(0)
+        formula.line.next_to(self.title_mob, DOWN, buff=BUFF_SECTION).set_x(0)
         if t.normalized:
-            self.say(self.tr(
-                "Everything this video showed, in one line: Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V.",
-                "这个视频展示的一切，写成一行：Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V。"))
+            self.say(self.tr("Everything this video showed, in one line: Attention(Q, K, V) = softmax(Q·Kᵀ / "
+                             "√d_k)·V."))
         else:
-            self.say(self.tr(
-                "Without softmax, as in the article: Z = (Q·Kᵀ)·V. "
-                "The raw factors weigh V directly (no √d_k, no softmax).",
-                "没有 softmax，和文章中一样：Z = (Q·Kᵀ)·V。原始因子直接给 V 加权（不除以 √d_k，也不做 softmax）。"))
+            self.say(self.tr("Without softmax, as in the article: Z = (Q·Kᵀ)·V. The raw factors weigh V "
+                             "directly (no √d_k, no softmax)."))
         self.play(Write(formula.line), run_time=1.5)
         self.wait(0.8)
         return formula
 
     def show_chapter_links(self, formula: Formula) -> None:
-        links = make_chapter_links(formula, self.theme, self.tr, self.trace.normalized)
+        links = make_chapter_links(formula, self.ctx, self.trace.normalized)
         self.links = links.whole
         self.say(self.steps_caption())
         self.play(Create(links.underlines), Create(links.lines), FadeIn(links.labels),
@@ -271,21 +278,22 @@ class SummaryScene(ChapterScene):
     def steps_caption(self) -> str:
         """Each term named with the chapter that showed it, where the video played it."""
         refs, normalized = self.refs, self.trace.normalized
-        steps = [("linear", "Q from the linear layer", "Q 来自线性层"),
-                 ("factor", "Q·Kᵀ the factor matrix", "Q·Kᵀ 是因子矩阵")]
+        tr = self.tr
+        steps = [("linear", tr("Q from the linear layer")),
+                 ("factor", tr("Q·Kᵀ the factor matrix"))]
         if normalized:
-            steps.append(("softmax", "scaling and softmax", "缩放和 softmax"))
-        steps.append(("weighted_sum", "the weighted sum of V", "V 的加权求和"))
-        en = [f"{what} (ch. {refs[slug]})" if refs[slug] else what for slug, what, _ in steps]
-        zh = [f"{what}（第{refs[slug]}章）" if refs[slug] else what for slug, _, what in steps]
-        played = any(refs[slug] for slug, _, _ in steps)
-        head_en = "Each term is a step we took: " if played else "Each term is one step: "
-        head_zh = "每一项都是我们走过的一步：" if played else "每一项都是一步："
+            steps.append(("softmax", tr("scaling and softmax")))
+        steps.append(("weighted_sum", tr("the weighted sum of V")))
+        named = tr.context("comma", ", ").join(
+            tr("{what} (ch. {ref})", what=what, ref=refs[slug]) if refs[slug] else what
+            for slug, what in steps)
+        if any(refs[slug] for slug, _ in steps):
+            text = tr("Each term is a step we took: {steps}", steps=named)
+        else:
+            text = tr("Each term is one step: {steps}", steps=named)
         if normalized:
-            return self.tr(head_en + ", ".join(en) + ".", head_zh + "，".join(zh) + "。")
-        skipped = number("softmax")
-        return self.tr(head_en + ", ".join(en) + f"; ch. {skipped} was skipped.",
-                       head_zh + "，".join(zh) + f"；跳过了第{skipped}章。")
+            return text + tr(".")
+        return text + tr("; ch. {n} was skipped.", n=number("softmax"))
 
     # ---- the followed word's rows ---------------------------------------------------------
     def key_order(self) -> list[int]:
@@ -300,13 +308,13 @@ class SummaryScene(ChapterScene):
         """The note right of each row: the chapter that computed it."""
         t = self.trace
         refs = self.refs
-        steps = [("linear", "linear layer", "线性层"),
-                 ("softmax", "softmax", "softmax") if t.normalized else ("factor", "Q·Kᵀ", "Q·Kᵀ"),
-                 ("weighted_sum", "weighted sum", "加权求和")]
-        tags = [self.tr(f"ch. {refs[slug]}", f"第{refs[slug]}章") if refs[slug] else self.tr(en, zh)
-                for slug, en, zh in steps]
+        steps = [("linear", self.tr("linear layer")),
+                 ("softmax", "softmax") if t.normalized else ("factor", "Q·Kᵀ"),
+                 ("weighted_sum", self.tr("weighted sum"))]
+        tags = [self.tr("ch. {refs}", refs=refs[slug]) if refs[slug] else what
+                for slug, what in steps]
         if reordered:
-            tags[1] += "\n" + self.tr("largest first", "从大到小")
+            tags[1] += "\n" + self.tr("largest first")
         if len(t.heads) > 1:
             tags.append("MultiHead =\n" + self.multi_head_text())
         return tags
@@ -325,7 +333,7 @@ class SummaryScene(ChapterScene):
         cell_h = min(MAX_CELL_H, (top - SAFE_BOTTOM - reserve) / n_rows) - shrink
         size = font_for_row(cell_h, LABEL_FILL, hi=26)
         word, word_col = self.q_labels[i], self.q_colors[i]
-        weights_name = self.tr("weights", "权重") if t.normalized else "Q·Kᵀ"
+        weights_name = self.tr("weights") if t.normalized else "Q·Kᵀ"
         names = [make_sub("Q", word, size, th.q, word_col),
                  make_sub(weights_name, word, size * 0.8, th.w, word_col),
                  make_sub("Z", word, size, th.v, word_col)]
@@ -336,12 +344,13 @@ class SummaryScene(ChapterScene):
         avail_w = 2 * SAFE_X - name_w - tag_w - 2 * PART_GAP - EDGE_ROOM
         cols = max(min(h.Q.shape[1], MAX_COLS), min(t.n_k, MAX_COLS),
                    min(t.d_model, MAX_COLS) if multi else 1)
-        kw = {"theme": th, "cell_w": min(MAX_CELL_W, avail_w / cols), "cell_h": cell_h,
-              "record": record}
+        kw = {"ctx": dataclasses.replace(self.ctx, record=record),  # (a trial fit records apart)
+              "cell_w": min(MAX_CELL_W, avail_w / cols), "cell_h": cell_h}
         vectors = [
             make_vector_row(h.Q[i], "Q", lambda _r, m: (i, m), box_color=th.q, **kw),
             make_vector_row(h.weights[i, order], "weights", lambda _r, c: (i, order[c]),
-                            box_color=th.w, words=([self.k_labels[j] for j in order],
+                            box_color=th.w,
+                            words=([self.k_labels[j] for j in order],
                                                    [self.k_colors[j] for j in order]),
                             mask=h.mask[i, order], **kw),
             make_vector_row(h.Z[i], "Z", lambda _r, m: (i, m), box_color=th.v, **kw),
@@ -384,10 +393,11 @@ class SummaryScene(ChapterScene):
             w = fmt(h.weights[i, j], DECIMALS)
             self.drawn("weights", (i, j), w)
             terms.append(f"{w if not w.startswith('−') else f'({w})'}·V({self.k_labels[j]})")
-        more = " + …" if len(ranked) > SUM_TERMS else "."
         word = self.quoted(self.focus_word)
-        self.say(self.tr(f"For {word}: Z = " + " + ".join(terms) + more,
-                         f"对{word}来说：Z = " + " + ".join(terms) + more.replace(".", "。")))
+        if len(ranked) > SUM_TERMS:
+            self.say(self.tr("For {word}: Z = {terms} + …", word=word, terms=" + ".join(terms)))
+        else:
+            self.say(self.tr("For {word}: Z = {terms}.", word=word, terms=" + ".join(terms)))
         self.play(LaggedStart(*[FadeIn(r, shift=0.2 * UP) for r in rows[:3]], lag_ratio=0.3),
                   run_time=1.6)
         self.wait(2.2)
@@ -405,10 +415,8 @@ class SummaryScene(ChapterScene):
         if h <= 1:
             return
         last = subscript(h)
-        self.say(self.tr(
-            f"This layer has {h} heads; we followed head {t.head_index}. Each head computes its "
-            f"own Z; MultiHead = Concat(Z₁…Z{last})·W_O joins them into the output row.",
-            f"这一层有 {h} 个头；我们跟随的是第 {t.head_index} 个头。每个头算出自己的 Z；"
-            f"MultiHead = Concat(Z₁…Z{last})·W_O 把它们拼接成输出行。"))
+        self.say(self.tr("This layer has {h} heads; we followed head {head_index}. Each head computes its "
+                         "own Z; MultiHead = Concat(Z₁…Z{last})·W_O joins them into the output row.",
+                         h=h, head_index=t.head_index, last=last))
         self.play(FadeIn(self.rows[-1]), run_time=0.6)  # the output row: Concat(Z₁…Z_h)·W_O
         self.wait(2.0)

@@ -9,13 +9,20 @@ import numpy as np
 from attention_video.attncore.attention import ranking
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
-from attention_video.scenes.layout import MIN_FONT, SAFE_BOTTOM, SAFE_X, STAGE_TOP
-from attention_video.scenes.text import Translate, fit_width, fmt, make_text
+from attention_video.scenes.context import ChapterContext
+from attention_video.scenes.layout import (
+    BUFF_LABEL,
+    BUFF_MEDIUM,
+    BUFF_NOTE,
+    MIN_FONT,
+    SAFE_BOTTOM,
+    SAFE_X,
+    STAGE_TOP,
+)
+from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
-    Recorder,
-    Theme,
     fit_cells,
     label_width,
     make_sub,
@@ -82,11 +89,11 @@ class Grids:
     Z: MatrixView  # Z_i, their column sums
 
 
-def make_grids(trace, plan: RowPlan, layout: CellLayout, theme: Theme, k_labels: list[str],
-               k_colors: list[str], record: Recorder) -> Grids:
+def make_grids(trace, plan: RowPlan, layout: CellLayout, ctx: ChapterContext, k_labels: list[str],
+               k_colors: list[str]) -> Grids:
     """The weight column, V's shown rows, the weighted rows and Z_i, every number drawn."""
     h, i, rows = trace.head, trace.focus, plan.rows
-    kw = {"theme": theme, "layout": layout, "decimals": DECIMALS, "record": record,
+    kw = {"theme": ctx.theme, "layout": layout, "decimals": DECIMALS, "record": ctx.record,
           "heat": False, "numbers_in_rows": set(range(len(rows)))}
     w_vals = h.weights[i, rows][:, None]  # (r, 1)
     V_vals = h.V[rows]  # (r, d_k)
@@ -112,35 +119,33 @@ def tint_rows(view: MatrixView, colors: list[str]) -> list[Rectangle]:
     return tints
 
 
-def make_headers(trace, views: tuple[MatrixView, ...], size: float, theme: Theme,
-                 tr: Translate) -> VGroup:
+def make_headers(trace, views: tuple[MatrixView, ...], size: float, ctx: ChapterContext) -> VGroup:
     """'weight' (or 'factor' without softmax), 'V values' and 'weight × V' over their grids."""
     weights, V, weighted = views
-    name = tr("weight", "权重") if trace.normalized else tr("factor", "因子")
+    name = ctx.tr("weight") if trace.normalized else ctx.tr("factor")
     headers = VGroup(
-        make_text(name, size, theme.muted).next_to(weights.grid_only(), UP, 0.15),
-        make_sub("V", tr("values", "值"), size * 1.15, theme.v, theme.muted)
+        make_text(name, size, ctx.theme.muted).next_to(weights.grid_only(), UP, 0.15),
+        make_sub("V", ctx.tr("values"), size * 1.15, ctx.theme.v, ctx.theme.muted)
         .next_to(V.grid_only(), UP, 0.15),
-        make_text(name + " × V", size, theme.muted).next_to(weighted.grid_only(), UP, 0.15),
+        make_text(name + " × V", size, ctx.theme.muted).next_to(weighted.grid_only(), UP, 0.15),
     )
     for hd in headers:
         fit_width(hd, max(hd.width * 0.5, 2.4))
     return headers
 
 
-def make_fold_note(plan: RowPlan, views: tuple[MatrixView, ...], theme: Theme,
-                   tr: Translate) -> VGroup:
+def make_fold_note(plan: RowPlan, views: tuple[MatrixView, ...], ctx: ChapterContext) -> VGroup:
     """Under the rows: '+ N smaller rows' under V, '⋮' under the weights and weighted rows."""
     if not plan.folded:
         return VGroup()
     weights, V, weighted = views
     layout = V.layout
     n = plan.folded
-    note = make_text(tr(f"⋮  + {n} smaller row{'s' if n != 1 else ''}", f"⋮  另外 {n} 个较小的行"),
-                     max(MIN_FONT, min(22, layout.font_size * 0.85)), theme.muted)
+    note = make_text(ctx.tr.plural("⋮  + {n} smaller row", "⋮  + {n} smaller rows", n),
+                     max(MIN_FONT, min(22, layout.font_size * 0.85)), ctx.theme.muted)
     fit_width(note, V.grid_only().width)
     note.next_to(V.grid_only(), DOWN, buff=layout.cell_h * 0.5 - note.height / 2)
-    dots = VGroup(*[make_text("⋮", max(MIN_FONT, layout.font_size * 0.9), theme.muted)
+    dots = VGroup(*[make_text("⋮", max(MIN_FONT, layout.font_size * 0.9), ctx.theme.muted)
                     .next_to(m.grid_only(), DOWN, buff=layout.cell_h * 0.2)
                     for m in (weights, weighted)])
     for d in dots:
@@ -149,9 +154,9 @@ def make_fold_note(plan: RowPlan, views: tuple[MatrixView, ...], theme: Theme,
     return VGroup(note, dots)
 
 
-def make_weighted_table(trace, plan: RowPlan, theme: Theme, k_labels: list[str],
-                        k_colors: list[str], q_label: str, q_color: str, record: Recorder,
-                        top: float, tr: Translate) -> WeightedTable:
+def make_weighted_table(trace, plan: RowPlan, ctx: ChapterContext, k_labels: list[str],
+                        k_colors: list[str], q_label: str, q_color: str,
+                        top: float) -> WeightedTable:
     """weights column × V rows = scaled rows, then their column sums Z_i, fitted under `top`."""
     r, c = len(plan.rows), min(trace.d_k, MAX_COLS)
     avail_w = 2 * SAFE_X - label_width([k_labels[j] for j in plan.rows]) - 1.5
@@ -159,34 +164,34 @@ def make_weighted_table(trace, plan: RowPlan, theme: Theme, k_labels: list[str],
     base = fit_cells(r + (1 if plan.folded else 0) + 1, 2 * c + 1, avail_w, avail_h, DECIMALS,
                      max_font=28)
     layout = CellLayout(min(base.cell_w, 1.25), base.cell_h, base.font_size, True)
-    grids = make_grids(trace, plan, layout, theme, k_labels, k_colors, record)
+    grids = make_grids(trace, plan, layout, ctx, k_labels, k_colors)
     weights, V, weighted, Z = grids.weights, grids.V, grids.weighted, grids.Z
     colors = [k_colors[j] for j in plan.rows]
     tint_rows(V, colors)
     tints = tint_rows(weighted, colors)
     sign = max(20, min(36, layout.font_size * 1.3))
-    times, equals = make_text("×", sign, theme.text), make_text("=", sign, theme.text)
-    VGroup(weights, times, V, equals, weighted).arrange(RIGHT, buff=0.25, aligned_edge=UP)
+    times, equals = make_text("×", sign, ctx.theme.text), make_text("=", sign, ctx.theme.text)
+    VGroup(weights, times, V, equals, weighted).arrange(RIGHT, buff=BUFF_MEDIUM, aligned_edge=UP)
     for op in (times, equals):
         op.set_y(weights.grid_only().get_y())
     head_size = max(MIN_FONT, min(24, layout.font_size * 0.9))
-    headers = make_headers(trace, (weights, V, weighted), head_size, theme, tr)
-    folded = make_fold_note(plan, (weights, V, weighted), theme, tr)
+    headers = make_headers(trace, (weights, V, weighted), head_size, ctx)
+    folded = make_fold_note(plan, (weights, V, weighted), ctx)
     # The rule under the weighted rows, then Z: their column sums.
     above_rule = folded if plan.folded else weighted.grid_only()
     rule_w = weighted.grid_only().width + 0.2
-    rule = Line(LEFT * rule_w / 2, RIGHT * rule_w / 2, stroke_color=theme.text, stroke_width=2)
-    rule.next_to(VGroup(weighted.grid_only(), above_rule), DOWN, buff=0.12)
+    rule = Line(LEFT * rule_w / 2, RIGHT * rule_w / 2, stroke_color=ctx.theme.text, stroke_width=2)
+    rule.next_to(VGroup(weighted.grid_only(), above_rule), DOWN, buff=BUFF_LABEL)
     rule.align_to(weighted.grid_only(), LEFT).shift(LEFT * 0.1)
-    Z.grid_only().next_to(rule, DOWN, buff=0.12)
+    Z.grid_only().next_to(rule, DOWN, buff=BUFF_LABEL)
     Z.align_to(weighted.grid_only(), LEFT)
     z_label = VGroup(
-        make_text(tr("sum of the rows =", "各行相加 ="), max(MIN_FONT, head_size), theme.muted),
-        make_sub("Z", q_label, max(22, head_size * 1.25), theme.accent, q_color),
-    ).arrange(RIGHT, buff=0.15)
-    z_label.next_to(Z.grid_only(), LEFT, buff=0.25)
+        make_text(ctx.tr("sum of the rows ="), max(MIN_FONT, head_size), ctx.theme.muted),
+        make_sub("Z", q_label, max(22, head_size * 1.25), ctx.theme.accent, q_color),
+    ).arrange(RIGHT, buff=BUFF_NOTE)
+    z_label.next_to(Z.grid_only(), LEFT, buff=BUFF_MEDIUM)
     table = WeightedTable(weights, V, weighted, Z, times, equals, headers, folded, tints, rule,
-                          z_label, Z.row_box(0, theme.accent))
+                          z_label, Z.row_box(0, ctx.theme.accent))
     whole = table.group
     fit_width(whole, 2 * SAFE_X)
     whole.move_to(ORIGIN).align_to(UP * top, UP)
@@ -215,24 +220,19 @@ class WeightedSumScene(ChapterScene):
 
     def show_weights_and_values(self) -> WeightedTable:
         t, i, plan = self.trace, self.focus, self.plan
-        table = make_weighted_table(
-            t, plan, self.theme, self.k_labels, self.k_colors, self.q_labels[i],
-            self.q_colors[i], self.drawn, top=STAGE_TOP, tr=self.tr)
+        table = make_weighted_table(t, plan, self.ctx, self.k_labels, self.k_colors,
+                                    self.q_labels[i], self.q_colors[i], top=STAGE_TOP)
         w = self.quoted(self.focus_word)
         if t.normalized:
-            text = self.tr(
-                f"The weights of {w} (its softmax row) say how much of each value row V it takes.",
-                f"{w}的权重（它的 softmax 行）决定它从每一行值 V 中取多少。")
+            text = self.tr("The weights of {w} (its softmax row) say how much of each value row V it takes.",
+                           w=w)
         else:
-            text = self.tr(
-                f"No softmax: the raw factors of {w} (its row of Q·Kᵀ, not summing to 1) "
-                "weigh the value rows V directly.",
-                f"没有 softmax：{w}的原始因子（Q·Kᵀ 的一行，总和不为 1）直接给每一行值 V 加权。")
+            text = self.tr("No softmax: the raw factors of {w} (its row of Q·Kᵀ, not summing to 1) weigh "
+                           "the value rows V directly.", w=w)
         if plan.masked:
             m = len(plan.masked)
-            text += self.tr(f" The {m} later word{'s are' if m != 1 else ' is'} masked: "
-                            "weight 0, excluded.",
-                            f"后面的 {m} 个词被遮住：权重为 0，不参与求和。")
+            text += self.tr.plural(" The {n} later word is masked: weight 0, excluded.",
+                                   " The {n} later words are masked: weight 0, excluded.", m)
         self.say(text)
         self.play(FadeIn(VGroup(table.weights, table.headers[0])), run_time=0.7)
         self.play(FadeIn(VGroup(table.times, table.V, table.headers[1])), run_time=0.7)
@@ -248,9 +248,9 @@ class WeightedSumScene(ChapterScene):
         terms = [f"{self.w_text(k)} × V({self.k_labels[k]})" for k in ranked]
         if len(shown) > 2 or plan.folded:
             terms.append("…")
-        what = self.tr("weight", "权重") if self.trace.normalized else self.tr("raw factor", "原始因子")
-        self.say(self.tr(f"Each V row is multiplied by its {what}: {', '.join(terms)}",
-                         f"每一行 V 乘以它的{what}：{'，'.join(terms)}"))
+        what = self.tr("weight") if self.trace.normalized else self.tr("raw factor")
+        self.say(self.tr("Each V row is multiplied by its {what}: {terms}", what=what,
+                         terms=self.tr.context("comma", ", ").join(terms)))
         boxes = VGroup(table.weights.cell_box(first, 0, self.theme.accent, width=4),
                        table.V.row_box(first, self.theme.accent),
                        table.weighted.row_box(first, self.theme.accent))
@@ -280,15 +280,12 @@ class WeightedSumScene(ChapterScene):
         zw = self.quoted(self.focus_word)
         if plan.folded:
             n = len(plan.rows) + plan.folded
-            text = self.tr(
-                f"Adding the rows column by column gives Z of {zw}. Z is the full sum of all "
-                f"{n} rows: the {len(plan.rows)} shown + {plan.folded} smaller rows.",
-                f"按列把各行相加，得到{zw}的 Z。Z 是全部 {n} 行的和："
-                f"显示的 {len(plan.rows)} 行 + 另外 {plan.folded} 个较小的行。")
+            text = self.tr("Adding the rows column by column gives Z of {zw}. Z is the full sum of all {n} "
+                           "rows: the {n_rows} shown + {folded} smaller rows.",
+                           zw=zw, n=n, n_rows=len(plan.rows), folded=plan.folded)
         else:
-            text = self.tr(
-                f"Adding the scaled rows column by column gives Z of {zw}: its encoded value.",
-                f"把加权后的各行按列相加，得到{zw}的 Z：它的“编码值”。")
+            text = self.tr("Adding the scaled rows column by column gives Z of {zw}: its encoded value.",
+                           zw=zw)
         self.say(text)
         copies = [self.weighted_row(table, a).copy() for a in range(len(plan.rows))]
         self.play(Create(table.rule), run_time=0.4)
@@ -307,21 +304,17 @@ class WeightedSumScene(ChapterScene):
         zw, kw, v = self.quoted(self.focus_word), self.quoted(self.k_word(top)), self.k_labels[top]
         wt = self.w_text(top)
         if len(allowed) == 1 and t.normalized:
-            text = self.tr(
-                f"Only one word to attend to: its weight is {wt}, so Z of {zw} is V({v}) itself.",
-                f"只有一个词可以关注：它的权重是 {wt}，所以{zw}的 Z 就是 V({v}) 本身。")
+            text = self.tr("Only one word to attend to: its weight is {wt}, so Z of {zw} is V({v}) itself.",
+                           wt=wt, zw=zw, v=v)
         elif t.normalized:
-            text = self.tr(
-                f"The weights sum to 1, so Z is a blend of the value rows; {kw} has the largest "
-                f"weight ({wt}), so Z of {zw} leans most towards V({v}).",
-                f"权重之和为 1，所以 Z 是各行值的混合；{kw}的权重最大（{wt}），"
-                f"所以{zw}的 Z 最接近 V({v})。")
+            text = self.tr("The weights sum to 1, so Z is a blend of the value rows; {kw} has the largest "
+                           "weight ({wt}), so Z of {zw} leans most towards V({v}).",
+                           kw=kw, wt=wt, zw=zw, v=v)
         else:
             st = fmt(float(np.sum(h.weights[i])), DECIMALS)
             self.drawn("weight_sum", (i,), st)
-            text = self.tr(
-                f"Without softmax the factors sum to {st}, not 1, so Z is not an average: "
-                f"{kw} (factor {wt}) weighs most.",
-                f"没有 softmax 时，这些因子之和是 {st} 而不是 1，所以 Z 不是平均值：{kw}（因子 {wt}）分量最大。")
+            text = self.tr("Without softmax the factors sum to {st}, not 1, so Z is not an average: {kw} "
+                           "(factor {wt}) weighs most.",
+                           st=st, kw=kw, wt=wt)
         self.say(text)
         self.wait(1.8)
