@@ -197,4 +197,4 @@ def spoken(text: str, language: str = "en") -> str:
 @cache
 def _from_catalogue(language: str) -> list[Rule]:
     """The rules for a language that has only a catalogue (scenes.spoken_words)."""
-    return _rules(Words(**spoken_words(language)))
+    return _rules(Words(greek=GREEK, **spoken_words(language)))

@@ -3,14 +3,14 @@ catalogue: a language added as a catalogue is said in its own words, never in En
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 from attention_video.scenes.catalogue import Translate
 
 
 @cache
-def spoken_words(language: str) -> dict[str, str | Callable[[str, str], str]]:
+def spoken_words(language: str) -> dict[str, Any]:
     """The fields of scenes.spoken.Words for `language`, spaced as the rules join them."""
     tr = Translate(language)
     minus = tr.context("spoken", "minus")
@@ -30,4 +30,37 @@ def spoken_words(language: str) -> dict[str, str | Callable[[str, str], str]]:
         about=" " + tr.context("spoken", "about") + " ",
         pause=", ",
         of=lambda function, argument: tr.context("spoken", "{function} of {argument}",
-                                                 function=function, argument=argument))
+                                                 function=function, argument=argument),
+        dot=" " + tr.context("spoken", "dot") + " ",  # q·k
+        total_over=lambda index: " " + tr.context("spoken", "the sum over {index}",
+                                                  index=index) + " ",
+        infinity=tr.context("spoken", "infinity"),
+        length=lambda x: tr.context("spoken", "the length of {x}", x=x),
+        exp=lambda x: tr.context("spoken", "e to the {x}", x=x),
+        exponential=tr.context("spoken", "the exponential"),
+        function=lambda function, argument: tr.context(
+            "spoken", "the {function} of {argument}", function=function, argument=argument),
+        functions={"cos": tr.context("spoken", "cosine"), "sin": tr.context("spoken", "sine"),
+                   "tan": tr.context("spoken", "tangent"), "log": tr.context("spoken", "log")},
+        power=lambda base, exponent: _power(tr, base, exponent),
+        degrees=lambda n: tr.plural("{n} degree", "{n} degrees", _count(n)).replace(
+            str(_count(n)), n, 1))  # (Greek letters are said by their names: scenes.spoken)
+
+
+def _power(tr: Translate, base: str, exponent: str) -> str:
+    """x², x³, W⁻¹ by their names; any other power as 'x to the n'."""
+    if exponent == "2":
+        return tr.context("spoken", "{base} squared", base=base)
+    if exponent == "3":
+        return tr.context("spoken", "{base} cubed", base=base)
+    if exponent == "-1":
+        return tr.context("spoken", "{base} inverse", base=base)
+    return tr.context("spoken", "{base} to the {exponent}", base=base, exponent=exponent)
+
+
+def _count(n: str) -> int:
+    """The whole count a number is said with for its plural form (11.5 → 11)."""
+    try:
+        return int(float(n))
+    except ValueError:
+        return 2
