@@ -93,12 +93,18 @@ class Mark:
     segments: np.ndarray | None = None  # line: (n, 2, 2) straight pieces of its strokes
     outline: np.ndarray | None = None  # shape: (n, 2) polygon of its fill
     owner: int = 0  # id() of the nearest group it was built in (an arrow and its label)
-    top: str = ""  # what the scene's top-level object it belongs to shows (a matrix, a chart)
+    top: int | str = ""  # what the scene's top-level object it belongs to shows (a matrix)
 
 
 # ---- reading mobjects ------------------------------------------------------------------
-def _hex(color) -> str:
-    return color.to_hex().lower()[:7]
+def _hex(rgbas: np.ndarray) -> str:
+    """#rrggbb of the first colour of a VMobject's fill_rgbas or stroke_rgbas (read
+    directly: building Manim's colour objects cost a third of the lint's time)."""
+    return _rgb_hex(np.asarray(rgbas[0][:3]) * 255)
+
+
+def _alpha(rgbas: np.ndarray) -> float:
+    return float(rgbas[0][3])
 
 
 def _box(points: np.ndarray) -> tuple[float, float, float, float]:
@@ -149,16 +155,16 @@ def _signature(mob: Mobject) -> tuple:
         if isinstance(m, VMobject) and len(m.points):
             parts.append((len(m.points), round(float(m.points.sum()), 4),
                           round(float(np.abs(m.points).sum()), 4),
-                          _hex(m.get_fill_color()), round(float(m.get_fill_opacity()), 3),
-                          _hex(m.get_stroke_color()), round(float(m.get_stroke_opacity()), 3),
-                          round(float(m.get_stroke_width()), 2)))
+                          tuple(np.round(m.fill_rgbas, 3).ravel()),
+                          tuple(np.round(m.stroke_rgbas, 3).ravel()),
+                          round(float(m.stroke_width), 2)))
         elif isinstance(m, ImageMobject):
-            parts.append((_box(m.points), float(m.get_opacity() if hasattr(m, "get_opacity") else 1)))
+            parts.append((_box(m.points), float(getattr(m, "fill_opacity", 1.0))))
     return tuple(parts)
 
 
 def _visible_stroke(vm: VMobject) -> bool:
-    return vm.get_stroke_width() > 0 and vm.get_stroke_opacity() > 0.01
+    return vm.stroke_width > 0 and _alpha(vm.stroke_rgbas) > 0.01
 
 
 def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
@@ -166,10 +172,10 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
     each stroke a line, each fill a shape. Invisible marks are left out, and so is a text
     an opaque fill drawn after it hides."""
     owner: dict[int, int] = {}
-    top_of: dict[int, str] = {}
+    top_of: dict[int, int] = {}
     text_of: dict[int, Text | MarkupText] = {}
 
-    def walk(m: Mobject, group: int, in_text: Text | MarkupText | None, top: str) -> None:
+    def walk(m: Mobject, group: int, in_text: Text | MarkupText | None, top: int) -> None:
         if in_text is None and isinstance(m, (Text, MarkupText)):
             in_text = m
         owner[id(m)] = group
@@ -180,9 +186,9 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
         for sub in m.submobjects:
             walk(sub, inner, in_text, top)
 
+    tops = {id(top): top for top in mobjects}
     for top in mobjects:
-        centre = top.get_center()
-        walk(top, id(top), None, f"{describe(top)} at ({centre[0]:.1f}, {centre[1]:.1f})")
+        walk(top, id(top), None, id(top))
     leaves = extract_mobject_family_members(mobjects, use_z_index=True,
                                             only_those_with_points=True)
     marks: list[Mark] = []
@@ -203,38 +209,54 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
         if not isinstance(leaf, VMobject):
             continue
         shows = "arrow" if isinstance(leaf, (Arrow, ArrowTip)) else describe(leaf)
-        centre = leaf.get_center()
-        shows += f" at ({centre[0]:.1f}, {centre[1]:.1f})"
+        box = _box(leaf.points)
+        shows += f" at ({(box[0] + box[2]) / 2:.1f}, {(box[1] + box[3]) / 2:.1f})"
         sig = _signature(leaf)
         if _visible_stroke(leaf):
-            marks.append(Mark("line", shows, _box(leaf.points), order, id(leaf), sig,
-                              colors=(_hex(leaf.get_stroke_color()),),
-                              opacity=float(leaf.get_stroke_opacity()),
+            marks.append(Mark("line", shows, box, order, id(leaf), sig,
+                              colors=(_hex(leaf.stroke_rgbas),),
+                              opacity=_alpha(leaf.stroke_rgbas),
                               segments=_polyline(leaf), owner=owner[id(leaf)]))
-        if leaf.get_fill_opacity() > 0.01:
-            marks.append(Mark("shape", shows, _box(leaf.points), order, id(leaf), sig,
-                              colors=(_hex(leaf.get_fill_color()),),
-                              opacity=float(leaf.get_fill_opacity()),
+        if _alpha(leaf.fill_rgbas) > 0.01:
+            marks.append(Mark("shape", shows, box, order, id(leaf), sig,
+                              colors=(_hex(leaf.fill_rgbas),),
+                              opacity=_alpha(leaf.fill_rgbas),
                               outline=leaf.points[::4, :2].copy() if len(leaf.points) >= 4
                               else leaf.points[:, :2].copy(), owner=owner[id(leaf)]))
         for m in marks[marks_before:]:
-            m.top = top_of.get(id(leaf), m.shows)
+            m.top = top_of.get(id(leaf), 0)
     for m in seen_texts.values():
-        m.top = top_of.get(m.ident, m.shows)
+        m.top = top_of.get(m.ident, 0)
+    _name_tops(marks, tops)
     return [m for m in marks if not (m.kind == "text" and _hidden(m, marks))]
+
+
+def _name_tops(marks: list[Mark], tops: dict[int, Mobject]) -> None:
+    """Each mark's `top`: what its top-level object shows, placed by its marks' centre."""
+    boxes: dict[int, list] = {}
+    for m in marks:
+        boxes.setdefault(m.top, []).append(m.box)
+    names = {}
+    for key, group in boxes.items():
+        b = np.array(group)
+        x, y = (b[:, 0].min() + b[:, 2].max()) / 2, (b[:, 1].min() + b[:, 3].max()) / 2
+        top = tops.get(key)
+        names[key] = f"{describe(top) if top is not None else 'object'} at ({x:.1f}, {y:.1f})"
+    for m in marks:
+        m.top = names[m.top]
 
 
 def _add_glyph(seen: dict[int, Mark], marks: list[Mark], text: Text | MarkupText,
                glyph: VMobject, order: int, owner: dict[int, int]) -> None:
     """Fold one glyph into its text's mark (made at the text's first visible glyph)."""
-    if not isinstance(glyph, VMobject) or glyph.get_fill_opacity() <= 0.01:
+    if not isinstance(glyph, VMobject) or _alpha(glyph.fill_rgbas) <= 0.01:
         return
     mark = seen.get(id(text))
-    color = _hex(glyph.get_fill_color())
+    color = _hex(glyph.fill_rgbas)
     if mark is None:
         mark = Mark("text", f'text "{_text_of(text)}"', _box(glyph.points), order, id(text),
                     _signature(text), text=_text_of(text), colors=(color,),
-                    opacity=float(glyph.get_fill_opacity()), font_px=_font_px(text),
+                    opacity=_alpha(glyph.fill_rgbas), font_px=_font_px(text),
                     owner=owner[id(text)])
         seen[id(text)] = mark
         marks.append(mark)
@@ -244,7 +266,7 @@ def _add_glyph(seen: dict[int, Mark], marks: list[Mark], text: Text | MarkupText
                 max(mark.box[2], right), max(mark.box[3], top))
     if color not in mark.colors:
         mark.colors += (color,)
-    mark.opacity = min(mark.opacity, float(glyph.get_fill_opacity()))
+    mark.opacity = min(mark.opacity, _alpha(glyph.fill_rgbas))
 
 
 def _hidden(text: Mark, marks: Sequence[Mark]) -> bool:
@@ -520,12 +542,13 @@ def confusable(word_colors: Sequence[tuple[str, str]],
 
 
 def colour_findings(marks: Sequence[Mark], confusions: Iterable[Confusion]) -> list[Finding]:
-    """For each pair of look-alike word colours: marks in either colour that do not carry
-    their word (no text with the word on or within MARK_REACH of them) are a problem."""
+    """Marks in look-alike word colours that do not carry their word (no text with the word
+    on or within MARK_REACH of them): one finding per picture, naming the closest pair."""
     texts = [m for m in marks if m.kind == "text"]
-    out = []
+    hit: list[Confusion] = []
+    bare: set[str] = set()
     for c in confusions:
-        bare = set()
+        found = False
         for word, color in zip(c.words, c.colors):
             named = [t for t in texts if word in t.text]
             for m in marks:
@@ -534,12 +557,17 @@ def colour_findings(marks: Sequence[Mark], confusions: Iterable[Confusion]) -> l
                 near = _grown(m.box, MARK_REACH)
                 if not any(_overlap(near, t.box, 0.0) for t in named):
                     bare.add(_kind_of(m))
-        if bare:
-            out.append(Finding("colour", f'the colours of "{c.words[0]}" ({c.colors[0]}) and '
-                                         f'"{c.words[1]}" ({c.colors[1]}) look alike under '
-                                         f"{c.cvd} (ΔE00 {c.delta_e:.1f} < {MIN_WORD_DELTA_E:.0f}), "
-                                         f"and marks in them carry no word: {', '.join(sorted(bare))}"))
-    return out
+                    found = True
+        if found:
+            hit.append(c)
+    if not hit:
+        return []
+    c = min(hit, key=lambda c: c.delta_e)
+    others = f" (and {len(hit) - 1} more pairs)" if len(hit) > 1 else ""
+    return [Finding("colour", f'the colours of "{c.words[0]}" ({c.colors[0]}) and '
+                              f'"{c.words[1]}" ({c.colors[1]}) look alike under {c.cvd} '
+                              f"(ΔE00 {c.delta_e:.1f} < {MIN_WORD_DELTA_E:.0f}){others}, and "
+                              f"marks in them carry no word: {', '.join(sorted(bare))}")]
 
 
 def _kind_of(m: Mark) -> str:

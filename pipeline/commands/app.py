@@ -44,6 +44,7 @@ from attention_video.pipeline.outputs.formats import derive_formats, human_size
 from attention_video.pipeline.outputs.slides import write_slides
 from attention_video.pipeline.outputs.storyboard import make_storyboard, storyboard_path
 from attention_video.pipeline.run.executors import DaskExecutor
+from attention_video.pipeline.run.lint import LintFailed, lint_video
 from attention_video.pipeline.run.render import dry_run, named, output_path, render_video
 from attention_video.scenes.voice import resolve
 
@@ -75,6 +76,7 @@ class Request:
     storyboard_output: str | None = None  # the storyboard's .png (None: media/<sentence>-storyboard.png)
     formats: tuple[str, ...] = ("mp4",)  # also derived from the MP4 beside it: gif, webm
     scheduler: str | None = None  # a Dask scheduler (tcp://HOST:PORT) to render chapters on
+    lint: bool = False  # instead of the video: check every caption's picture (a dry run)
 
 
 def make_settings(config: Path | None, sentence: str | None, chapters: str | None,
@@ -196,6 +198,14 @@ def make_outputs(settings: Settings, request: Request | None = None, *, say: Say
         say(f"storyboard: {board.png} and {board.pdf} ({len(board.stills)} stills, "
             f"{board.pages} pages, made in {board.seconds:.1f} s)")
         say(f"weights:   {weights_line(trace)}")
+        return
+    if request.lint:
+        checked = lint_video(settings, trace, jobs=request.jobs, progress=lambda s: say("  " + s))
+        for problem in checked.problems:
+            show(str(problem))
+        say(checked.summary())
+        if checked.problems:
+            raise LintFailed(checked.summary())
         return
     if request.dry_run:
         results = dry_run(settings, trace, progress=say)
