@@ -29,6 +29,9 @@ from attention_video.pipeline.run.schedule import longest_first
 from attention_video.pipeline.run.workers import LocalPool
 
 Progress = Callable[[str], None]
+# LAZY: Manim, the scenes and scenes.lint are imported inside the functions that build a
+# chapter: pipeline.commands.app imports this module, and a run that makes only cached
+# clips never loads Manim (~2 s).
 RULES = ("overlap", "crossing", "safe-area", "size", "contrast", "hold", "moves", "colour")
 
 
@@ -96,7 +99,7 @@ class _Linting:
         self._still_marks, self._after_still = None, []
 
     def play(self, *args: Any, **kwargs: Any) -> None:
-        from attention_video.fastmanim.fades import Fade
+        from attention_video.fastmanim.fades import Fade  # (lazy: Manim, see LAZY)
         from attention_video.scenes.lint import describe
         from manim import Create, FadeIn, FadeOut, Write
 
@@ -123,10 +126,21 @@ class _Linting:
         self.renderer.num_plays += 1
         if not self._in_say:
             if self._still_marks is not None:
-                self._after_still += [f"{type(a).__name__} of {describe(a.mobject)}"
-                                      for a in leaves]
+                self._after_still += [self._played(a, describe) for a in leaves]
             else:
                 self._settled = self.renderer.time
+
+    def _played(self, animation: Any, describe: Callable[[Any], str]) -> str:
+        """An animation as a problem line names it; a cover fading in clears the stage."""
+        from manim import Rectangle  # (lazy: LAZY)
+
+        m = animation.mobject
+        if (isinstance(m, Rectangle) and m.get_fill_opacity() >= 1
+                and m.get_fill_color().to_hex().lower() == self.theme.background.lower()
+                and m.width >= self.camera.frame_width - 1e-3):
+            return "the stage is cleared (a cover fades in)"
+        name = type(animation).__name__
+        return f"{'.animate' if name == '_MethodAnimation' else name} of {describe(m)}"
 
     def wait(self, duration: float = 1.0, *args: Any, **kwargs: Any) -> None:
         if self._deferring:  # gathered into one hold, as a render does (scenes.base)
@@ -142,7 +156,7 @@ class _Linting:
             self._still_at = self.renderer.time
 
     def caption_leaves(self) -> None:
-        from attention_video.scenes.lint import CaptionPicture, CaptionTiming
+        from attention_video.scenes.lint import CaptionPicture, CaptionTiming  # (lazy: LAZY)
 
         super().caption_leaves()
         now = self.renderer.time
@@ -156,7 +170,7 @@ class _Linting:
         self._still_marks, self._after_still = None, []
 
     def _marks(self) -> list:
-        from attention_video.scenes.lint import marks_of
+        from attention_video.scenes.lint import marks_of  # (lazy: LAZY)
 
         return marks_of(self.mobjects)
 
@@ -182,7 +196,7 @@ def lint_chapter(slug: str, trace: AttentionTrace, settings: Settings,
                  plan: tuple[str, ...]) -> ChapterLint:
     """Build chapter `slug` of a video that plays `plan` without animating and check
     each caption's picture."""
-    from attention_video.fastmanim.texts import use_text_cache
+    from attention_video.fastmanim.texts import use_text_cache  # (lazy: LAZY)
     from attention_video.scenes import scene_class
     from attention_video.scenes.lint import caption_findings, confusable, gather
     from manim import tempconfig
