@@ -79,6 +79,14 @@ def test_text_under_the_size_floor_fires_also_when_shrunk_after_building():
     assert rules(lint.too_small(lint.marks_of([squeezed]))) == ["size"]
 
 
+@pytest.mark.parametrize("theme", list(THEMES.values()), ids=list(THEMES))
+def test_the_themes_own_text_colours_pass_on_their_background_and_muted_grid_fails(theme):
+    ok = [text("cat", color=theme.text), text("0.61", color=theme.muted).shift(DOWN)]
+    assert lint.low_contrast(lint.marks_of(ok), theme.background) == []
+    faint = lint.low_contrast(lint.marks_of([text("cat", color=theme.grid)]), theme.background)
+    assert rules(faint) == ["contrast"]
+
+
 def test_low_contrast_fires_on_the_background_and_on_a_fill_under_the_text():
     assert lint.low_contrast(lint.marks_of([text("cat", color=DARK.text)]), BG) == []
     dim = lint.low_contrast(lint.marks_of([text("cat", color="#3b4252")]), BG)
@@ -217,6 +225,12 @@ def lint_number(slug: str) -> int:
     "being edited by others, so they are reported, not fixed here"))
 def test_the_default_video_passes_the_lint(default_lint):
     assert [str(p) for p in default_lint.problems] == []
+
+
+def test_lint_is_refused_with_outputs_it_does_not_make(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["The black cat drank the milk", "--lint", "--slides"])
+    assert e.value.code == 2 and "--lint" in capsys.readouterr().err
 
 
 def test_lint_prints_one_line_per_problem_and_exits_1(capsys, tmp_path, monkeypatch):

@@ -134,9 +134,9 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
     """Render a video that explains attention on SENTENCE with real computed numbers."""
     limit = app.read_cache_limit()
     lint = flags.pop("lint")
-    if lint and (batch is not None or storyboard or watch):
-        raise click.UsageError("--lint checks one video's pictures: not with --batch, "
-                               "--storyboard or --watch")
+    if lint and (batch is not None or storyboard or watch or slides or formats is not None):
+        raise click.UsageError("--lint checks one video's pictures instead of making it: not "
+                               "with --batch, --storyboard, --watch, --slides or --format")
     if batch is not None:
         given = dict(sentence=sentence, config=config, watch=watch, dry_run=dry_run,
                      storyboard=storyboard, slides=slides, formats=formats,
