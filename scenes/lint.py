@@ -542,8 +542,8 @@ def confusable(word_colors: Sequence[tuple[str, str]],
 
 
 def colour_findings(marks: Sequence[Mark], confusions: Iterable[Confusion]) -> list[Finding]:
-    """Marks in look-alike word colours that do not carry their word (no text with the word
-    on or within MARK_REACH of them): one finding per picture, naming the closest pair."""
+    """Marks in look-alike word colours that do not carry their word (see _carries): one
+    finding per picture, naming the closest pair."""
     texts = [m for m in marks if m.kind == "text"]
     hit: list[Confusion] = []
     bare: set[str] = set()
@@ -554,8 +554,7 @@ def colour_findings(marks: Sequence[Mark], confusions: Iterable[Confusion]) -> l
             for m in marks:
                 if color not in m.colors or (m.kind == "text" and word in m.text):
                     continue
-                near = _grown(m.box, MARK_REACH)
-                if not any(_overlap(near, t.box, 0.0) for t in named):
+                if not any(_carries(m, t) for t in named):
                     bare.add(_kind_of(m))
                     found = True
         if found:
@@ -563,11 +562,23 @@ def colour_findings(marks: Sequence[Mark], confusions: Iterable[Confusion]) -> l
     if not hit:
         return []
     c = min(hit, key=lambda c: c.delta_e)
-    others = f" (and {len(hit) - 1} more pairs)" if len(hit) > 1 else ""
+    others = f" (and {len(hit) - 1} more pair{'s' if len(hit) > 2 else ''})" if len(hit) > 1 else ""
     return [Finding("colour", f'the colours of "{c.words[0]}" ({c.colors[0]}) and '
                               f'"{c.words[1]}" ({c.colors[1]}) look alike under {c.cvd} '
                               f"(ΔE00 {c.delta_e:.1f} < {MIN_WORD_DELTA_E:.0f}){others}, and "
                               f"marks in them carry no word: {', '.join(sorted(bare))}")]
+
+
+def _carries(mark: Mark, word: Mark) -> bool:
+    """Whether the text `word` names `mark`: written on or near it, or, for a filled shape
+    (a table's cell or row), at the end of its row or column as a table labels them."""
+    if _overlap(_grown(mark.box, MARK_REACH), word.box, 0.0):
+        return True
+    if mark.kind != "shape":
+        return False
+    x = (word.box[0] + word.box[2]) / 2
+    y = (word.box[1] + word.box[3]) / 2
+    return mark.box[1] <= y <= mark.box[3] or mark.box[0] <= x <= mark.box[2]
 
 
 def _kind_of(m: Mark) -> str:
