@@ -13,7 +13,7 @@ under simulated colour blindness, or each coloured mark carries its word.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -93,7 +93,8 @@ class Mark:
     segments: np.ndarray | None = None  # line: (n, 2, 2) straight pieces of its strokes
     outline: np.ndarray | None = None  # shape: (n, 2) polygon of its fill
     owner: int = 0  # id() of the nearest group it was built in (an arrow and its label)
-    top: int | str = ""  # what the scene's top-level object it belongs to shows (a matrix)
+    top_id: int = 0  # id() of the scene's top-level object it belongs to
+    top: str = ""  # what that object shows and where (a matrix, not one of its cells)
 
 
 # ---- reading mobjects ------------------------------------------------------------------
@@ -196,15 +197,15 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
     for order, leaf in enumerate(leaves):
         text = text_of.get(id(leaf))
         if text is not None:
-            _add_glyph(seen_texts, marks, text, leaf, order, owner)
+            _add_glyph(seen_texts, marks, text, leaf, order, owner, top_of)
             continue
-        marks_before = len(marks)
         if isinstance(leaf, ImageMobject):
             pixels = np.asarray(leaf.get_pixel_array(), dtype=float)
             mean = pixels[..., :3].reshape(-1, 3).mean(axis=0) if pixels.size else np.zeros(3)
             marks.append(Mark("shape", "image", _box(leaf.points), order, id(leaf),
                               _signature(leaf), colors=(_rgb_hex(mean),),
-                              outline=np.array(leaf.points[:, :2]), owner=owner[id(leaf)]))
+                              outline=np.array(leaf.points[:, :2]), owner=owner[id(leaf)],
+                              top_id=top_of[id(leaf)]))
             continue
         if not isinstance(leaf, VMobject):
             continue
@@ -216,17 +217,15 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
             marks.append(Mark("line", shows, box, order, id(leaf), sig,
                               colors=(_hex(leaf.stroke_rgbas),),
                               opacity=_alpha(leaf.stroke_rgbas),
-                              segments=_polyline(leaf), owner=owner[id(leaf)]))
+                              segments=_polyline(leaf), owner=owner[id(leaf)],
+                              top_id=top_of[id(leaf)]))
         if _alpha(leaf.fill_rgbas) > 0.01:
             marks.append(Mark("shape", shows, box, order, id(leaf), sig,
                               colors=(_hex(leaf.fill_rgbas),),
                               opacity=_alpha(leaf.fill_rgbas),
                               outline=leaf.points[::4, :2].copy() if len(leaf.points) >= 4
-                              else leaf.points[:, :2].copy(), owner=owner[id(leaf)]))
-        for m in marks[marks_before:]:
-            m.top = top_of.get(id(leaf), 0)
-    for m in seen_texts.values():
-        m.top = top_of.get(m.ident, 0)
+                              else leaf.points[:, :2].copy(), owner=owner[id(leaf)],
+                              top_id=top_of[id(leaf)]))
     _name_tops(marks, tops)
     return [m for m in marks if not (m.kind == "text" and _hidden(m, marks))]
 
@@ -235,7 +234,7 @@ def _name_tops(marks: list[Mark], tops: dict[int, Mobject]) -> None:
     """Each mark's `top`: what its top-level object shows, placed by its marks' centre."""
     boxes: dict[int, list] = {}
     for m in marks:
-        boxes.setdefault(m.top, []).append(m.box)
+        boxes.setdefault(m.top_id, []).append(m.box)
     names = {}
     for key, group in boxes.items():
         b = np.array(group)
@@ -243,11 +242,12 @@ def _name_tops(marks: list[Mark], tops: dict[int, Mobject]) -> None:
         top = tops.get(key)
         names[key] = f"{describe(top) if top is not None else 'object'} at ({x:.1f}, {y:.1f})"
     for m in marks:
-        m.top = names[m.top]
+        m.top = names[m.top_id]
 
 
 def _add_glyph(seen: dict[int, Mark], marks: list[Mark], text: Text | MarkupText,
-               glyph: VMobject, order: int, owner: dict[int, int]) -> None:
+               glyph: VMobject, order: int, owner: dict[int, int],
+               top_of: dict[int, int]) -> None:
     """Fold one glyph into its text's mark (made at the text's first visible glyph)."""
     if not isinstance(glyph, VMobject) or _alpha(glyph.fill_rgbas) <= 0.01:
         return
@@ -257,7 +257,7 @@ def _add_glyph(seen: dict[int, Mark], marks: list[Mark], text: Text | MarkupText
         mark = Mark("text", f'text "{_text_of(text)}"', _box(glyph.points), order, id(text),
                     _signature(text), text=_text_of(text), colors=(color,),
                     opacity=_alpha(glyph.fill_rgbas), font_px=_font_px(text),
-                    owner=owner[id(text)])
+                    owner=owner[id(text)], top_id=top_of[id(text)])
         seen[id(text)] = mark
         marks.append(mark)
         return
@@ -601,7 +601,6 @@ class CaptionPicture:
     still: list[Mark]
     leaving: list[Mark]
     timing: CaptionTiming
-    extra_changes: list[str] = field(default_factory=list)
 
 
 def caption_findings(p: CaptionPicture, background: str,

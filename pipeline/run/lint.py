@@ -4,6 +4,10 @@ moments that matter: when its picture is complete (where the storyboard takes it
 ChapterScene.caption_ends) and when the caption leaves (ChapterScene.caption_leaves).
 Every play is timed as a render times it, so the lint also knows how long each picture
 stood still before its caption left, and what moved after its still.
+
+The fast-forwarding mirrors the storyboard's (pipeline.outputs.storyboard._FastForward)
+rather than importing a private name of a module that is being moved; once the stills
+renderer settles in pipeline/run/, both should share one fast-forward mixin.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attention_video.attncore.chapters import chapter, number
 from attention_video.attncore.settings import Settings
@@ -27,6 +31,9 @@ from attention_video.pipeline.run.chapter import manim_config
 from attention_video.pipeline.run.render import plan_chapters
 from attention_video.pipeline.run.schedule import longest_first
 from attention_video.pipeline.run.workers import LocalPool
+
+if TYPE_CHECKING:
+    from attention_video.scenes.lint import CaptionPicture, Problem
 
 Progress = Callable[[str], None]
 # LAZY: Manim, the scenes and scenes.lint are imported inside the functions that build a
@@ -43,7 +50,7 @@ class LintFailed(Exception):
 class ChapterLint:
     chapter: str
     captions: int
-    problems: list  # scenes.lint.Problem
+    problems: list[Problem]
     seconds: float = 0.0
 
 
@@ -53,7 +60,7 @@ class LintResult:
     seconds: float = 0.0
 
     @property
-    def problems(self) -> list:
+    def problems(self) -> list[Problem]:
         return [p for c in self.chapters for p in c.problems]
 
     @property
@@ -82,7 +89,7 @@ class _Linting:
     speaks = False  # the lint needs no speech
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.lint_pictures: list = []  # scenes.lint.CaptionPicture, one per caption
+        self.lint_pictures: list[CaptionPicture] = []  # one per caption
         self._in_say = False
         self._still_marks: list | None = None  # this caption's picture at its still
         self._still_at = 0.0
@@ -165,8 +172,9 @@ class _Linting:
         timing = CaptionTiming(shown=self._caption_start, reading=self._caption_need,
                                settled=self._settled, still=still_at, leaves=now,
                                changes=tuple(dict.fromkeys(self._after_still)))
-        self.lint_pictures.append(CaptionPicture(len(self.lint_pictures) + 1, self._caption_text,
-                                            still, self._marks(), timing))
+        number = len(self.lint_pictures) + 1
+        self.lint_pictures.append(CaptionPicture(number, self._caption_text, still,
+                                                 self._marks(), timing))
         self._still_marks, self._after_still = None, []
 
     def _marks(self) -> list:
