@@ -541,32 +541,34 @@ def confusable(word_colors: Sequence[tuple[str, str]],
     return out
 
 
-def colour_findings(marks: Sequence[Mark], confusions: Iterable[Confusion]) -> list[Finding]:
+def colour_findings(marks: Sequence[Mark], confusions: Iterable[Confusion],
+                    *others: Sequence[Mark]) -> list[Finding]:
     """Marks in look-alike word colours that do not carry their word (see _carries): one
-    finding per picture, naming the closest pair."""
-    texts = [m for m in marks if m.kind == "text"]
-    hit: list[Confusion] = []
+    finding for the picture (and `others`, more pictures of the same caption), naming the
+    closest pair."""
+    confusions = list(confusions)
+    hit: dict[Confusion, None] = {}
     bare: set[str] = set()
-    for c in confusions:
-        found = False
-        for word, color in zip(c.words, c.colors):
-            named = [t for t in texts if word in t.text]
-            for m in marks:
-                if color not in m.colors or (m.kind == "text" and word in m.text):
-                    continue
-                if not any(_carries(m, t) for t in named):
-                    bare.add(_kind_of(m))
-                    found = True
-        if found:
-            hit.append(c)
+    for picture in (marks, *others):
+        texts = [m for m in picture if m.kind == "text"]
+        for c in confusions:
+            for word, color in zip(c.words, c.colors):
+                named = [t for t in texts if word in t.text]
+                for m in picture:
+                    if color not in m.colors or (m.kind == "text" and word in m.text):
+                        continue
+                    if not any(_carries(m, t) for t in named):
+                        bare.add(_kind_of(m))
+                        hit[c] = None
     if not hit:
         return []
     c = min(hit, key=lambda c: c.delta_e)
-    others = f" (and {len(hit) - 1} more pair{'s' if len(hit) > 2 else ''})" if len(hit) > 1 else ""
+    others_said = (f" (and {len(hit) - 1} more pair{'s' if len(hit) > 2 else ''})"
+                   if len(hit) > 1 else "")
     return [Finding("colour", f'the colours of "{c.words[0]}" ({c.colors[0]}) and '
                               f'"{c.words[1]}" ({c.colors[1]}) look alike under {c.cvd} '
-                              f"(ΔE00 {c.delta_e:.1f} < {MIN_WORD_DELTA_E:.0f}){others}, and "
-                              f"marks in them carry no word: {', '.join(sorted(bare))}")]
+                              f"(ΔE00 {c.delta_e:.1f} < {MIN_WORD_DELTA_E:.0f}){others_said}, "
+                              f"and marks in them carry no word: {', '.join(sorted(bare))}")]
 
 
 def _carries(mark: Mark, word: Mark) -> bool:
@@ -611,7 +613,7 @@ def caption_findings(p: CaptionPicture, background: str,
     timing = CaptionTiming(p.timing.shown, p.timing.reading, p.timing.settled, p.timing.still,
                            p.timing.leaves, changes)
     found += hold_findings(timing)
-    found += colour_findings(p.still, confusions) + colour_findings(p.leaving, confusions)
+    found += colour_findings(p.still, confusions, p.leaving)
     return list(dict.fromkeys(found))
 
 

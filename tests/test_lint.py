@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from attention_video.attncore import Settings, build_trace
 from attention_video.pipeline.commands.cli import main
+from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 from attention_video.pipeline.run.lint import ChapterLint, LintResult, lint_video
 from attention_video.scenes import lint
 from attention_video.scenes.layout import MIN_FONT, SAFE_X
@@ -219,6 +220,11 @@ def test_every_caption_of_the_default_video_is_linted(default_lint):
     for p in default_lint.problems:
         assert 1 <= p.caption <= next(c.captions for c in default_lint.chapters
                                       if lint_number(c.chapter) == p.chapter)
+
+
+def test_the_lint_sees_every_caption_a_dry_run_shows(default_lint):
+    dry = render_chapter(ChapterJob("input", build_trace(DEFAULT), DEFAULT, clip=None))
+    assert default_lint.chapters[0].captions == len(dry.subtitles)
 
 
 def lint_number(slug: str) -> int:
