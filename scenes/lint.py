@@ -317,14 +317,24 @@ def _inside(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
 
 
 # ---- the rules over one picture ------------------------------------------------------
+def _boxes(marks: Sequence[Mark]) -> np.ndarray:
+    return np.array([m.box for m in marks], float).reshape(-1, 4)
+
+
+def _meeting(box: tuple, boxes: np.ndarray, slack: float) -> np.ndarray:
+    """Which of `boxes` overlap `box` by more than `slack` both ways."""
+    return ((np.minimum(boxes[:, 2], box[2]) - np.maximum(boxes[:, 0], box[0]) > slack)
+            & (np.minimum(boxes[:, 3], box[3]) - np.maximum(boxes[:, 1], box[1]) > slack))
+
+
 def overlaps(marks: Sequence[Mark]) -> list[Finding]:
     """No two texts' ink boxes overlap."""
     texts = [m for m in marks if m.kind == "text"]
+    boxes = _boxes(texts)
     out = []
     for i, a in enumerate(texts):
-        for b in texts[i + 1:]:
-            if _overlap(a.box, b.box, OVERLAP_SLACK):
-                out.append(Finding("overlap", f"{a.shows} overlaps {b.shows}"))
+        for j in np.flatnonzero(_meeting(a.box, boxes[i + 1:], OVERLAP_SLACK)):
+            out.append(Finding("overlap", f"{a.shows} overlaps {texts[i + 1 + j].shows}"))
     return out
 
 
@@ -332,12 +342,13 @@ def crossings(marks: Sequence[Mark]) -> list[Finding]:
     """No line or arrow crosses a text that is not its own (one built in the same group as
     the line, such as an arrow's label)."""
     texts = [m for m in marks if m.kind == "text"]
+    boxes = _boxes(texts)
     out = []
     for line in (m for m in marks if m.kind == "line" and m.segments is not None):
-        for t in texts:
-            if t.owner == line.owner or not _overlap(line.box, t.box, -CROSS_SLACK):
-                continue
-            if _segments_cross_box(line.segments, _shrunk(t.box, CROSS_SLACK)):
+        for j in np.flatnonzero(_meeting(line.box, boxes, -CROSS_SLACK)):
+            t = texts[j]
+            if t.owner != line.owner and _segments_cross_box(line.segments,
+                                                             _shrunk(t.box, CROSS_SLACK)):
                 out.append(Finding("crossing", f"{line.shows} crosses {t.shows}"))
     return out
 
@@ -375,16 +386,29 @@ def _rgb_hex(rgb: np.ndarray) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
-def backdrop(marks: Sequence[Mark], point: np.ndarray, below: int, background: str) -> str:
+def backdrop(marks: Sequence[Mark], point: np.ndarray, below: int, background: str,
+             _shapes: tuple | None = None) -> str:
     """The colour under `point` before mark number `below` is drawn: the background with
     every fill drawn earlier that covers the point laid over it."""
+    shapes, boxes, orders = _shapes or _shape_index(marks)
     color = background
-    for m in marks:
-        if (m.kind == "shape" and m.order < below and m.outline is not None
-                and m.box[0] <= point[0] <= m.box[2] and m.box[1] <= point[1] <= m.box[3]
-                and (len(m.outline) < 3 or _inside(point[None], m.outline)[0])):
+    if not shapes:
+        return color
+    under = np.flatnonzero((orders < below) & (boxes[:, 0] <= point[0]) & (point[0] <= boxes[:, 2])
+                           & (boxes[:, 1] <= point[1]) & (point[1] <= boxes[:, 3]))
+    for i in under:  # in drawing order
+        m = shapes[i]
+        if len(m.outline) < 3 or _inside(point[None], m.outline)[0]:
             color = _blend(m.colors[0], color, min(1.0, m.opacity))
     return color
+
+
+def _shape_index(marks: Sequence[Mark]) -> tuple[list[Mark], np.ndarray, np.ndarray]:
+    """The fills among `marks` with their boxes and drawing orders as arrays (a picture has
+    hundreds of cells; looking each up per text was most of the lint's time)."""
+    shapes = [m for m in marks if m.kind == "shape" and m.outline is not None]
+    boxes = np.array([m.box for m in shapes], float).reshape(-1, 4)
+    return shapes, boxes, np.array([m.order for m in shapes], int)
 
 
 def low_contrast(marks: Sequence[Mark], background: str,
@@ -392,12 +416,14 @@ def low_contrast(marks: Sequence[Mark], background: str,
     """Every text's contrast with what lies under it (sampled across its ink box) at least
     `floor` (WCAG AA: 4.5:1), its own opacity counted."""
     out = []
+    index = _shape_index(marks)
     for t in (m for m in marks if m.kind == "text"):
         left, bottom, right, top = t.box
         cx, cy, w, h = (left + right) / 2, (bottom + top) / 2, right - left, top - bottom
         worst, under_worst = 21.0, background
         for dx, dy in ((0, 0), (-0.35, -0.3), (0.35, -0.3), (-0.35, 0.3), (0.35, 0.3)):
-            under = backdrop(marks, np.array([cx + dx * w, cy + dy * h]), t.order, background)
+            under = backdrop(marks, np.array([cx + dx * w, cy + dy * h]), t.order, background,
+                             index)
             for color in t.colors:
                 ratio = contrast(_blend(color, under, t.opacity), under)
                 if ratio < worst:
