@@ -303,10 +303,15 @@ class ChapterScene(Scene):
         if self._held_at is None:
             self._held_at = self.renderer.time
 
+    def caption_leaves(self) -> None:
+        """Called as the caption on screen leaves (replaced, or the chapter ends), before
+        anything is played: the picture lint (pipeline.run.lint) looks here a second time."""
+
     def _close_subtitle(self) -> None:
         """The caption's cue: while it is on screen; narrated, while it is said (the caption
         itself stays up for its reading time all the same)."""
         if self._caption is not None:
+            self.caption_leaves()
             end = self.renderer.time
             if self.narrator is not None:
                 end = min(end, self._caption_start + self._cue_seconds)

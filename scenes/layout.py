@@ -10,6 +10,8 @@ from __future__ import annotations
 from attention_video.scenes.text import built_text
 
 SAFE_X = 6.75  # content stays within ±SAFE_X
+SAFE_Y = 3.72  # everything stays within ±SAFE_Y: 93 % of the height, SMPTE ST 2046-1's
+#                 action-safe area (the title's top is at 3.7, the caption's bottom at −3.72)
 STAGE_TOP = 2.95  # the top of the stage: every chapter's content starts below it (the
 #                   titles' bottoms measure 3.18 to 3.31, in both languages)
 SAFE_BOTTOM = -2.8  # above a two-line caption

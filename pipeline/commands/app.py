@@ -46,6 +46,7 @@ from attention_video.pipeline.outputs.slides import write_slides
 from attention_video.pipeline.outputs.storyboard import storyboard_path
 from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.executors import DaskExecutor
+from attention_video.pipeline.run.lint import LintFailed, lint_video
 from attention_video.pipeline.run.render import (
     dry_run,
     named,
@@ -83,6 +84,13 @@ class Request:
     storyboard_output: str | None = None  # the storyboard's .png (None: media/<sentence>-storyboard.png)
     formats: tuple[str, ...] = ("mp4",)  # also derived from the MP4 beside it: gif, webm
     scheduler: str | None = None  # a Dask scheduler (tcp://HOST:PORT) to render chapters on
+    lint: bool = False  # instead of the video: check every caption's picture (a dry run)
+
+    @property
+    def makes_video(self) -> bool:
+        """Whether this run renders the video (the modes that build scenes without frames,
+        or stills, do not)."""
+        return not (self.dry_run or self.storyboard or self.lint)
 
 
 def make_settings(config: Path | None, sentence: str | None, chapters: str | None,
@@ -187,12 +195,12 @@ def _checked_trace(settings: Settings, request: Request, say: Say):
     files, folders = planned_outputs(settings, request)
     if request.storyboard:
         check_writable_folder(files["the storyboard"], create=request.storyboard_output is None)
-    elif not request.dry_run:  # a wrong output folder: one line, first
+    elif request.makes_video:  # a wrong output folder: one line, first
         check_writable_folder(files["the video"], create=not settings.output)
     check_outputs(files, folders)  # nothing written over another, or onto a folder
-    if not request.dry_run and not request.storyboard:
+    if request.makes_video:
         ensure_cache_dir()  # clips are rendered and kept there: say so now if it cannot be
-    narrator = None if request.storyboard else narrator_for(settings)  # a bad voice: one line
+    narrator = None if request.storyboard or request.lint else narrator_for(settings)  # a bad voice: one line
     trace = make_trace(settings, say)
     if request.export_json:
         write_json(request.export_json, trace, settings)
@@ -221,6 +229,18 @@ def check_scenes(settings: Settings, request: Request, say: Say, show: Say) -> N
     total = sum(r.duration for r in results)
     say(f"dry run: {len(results)} chapters build, {total:.0f} s of video"
         + (f"; WARNING objects off frame in {named(bad[0][0])}" if bad else ""))
+
+
+def lint(settings: Settings, request: Request, say: Say, show: Say) -> None:
+    """--lint: every caption's picture checked in a dry run; one line per problem (to
+    `show`), the summary to `say`; LintFailed (exit status 1) if there is any."""
+    trace, _ = _checked_trace(settings, request, say)
+    checked = lint_video(settings, trace, jobs=request.jobs, progress=lambda s: say("  " + s))
+    for problem in checked.problems:
+        show(str(problem))
+    say(checked.summary())
+    if checked.problems:
+        raise LintFailed(checked.summary())
 
 
 def video(settings: Settings, request: Request, say: Say, show: Say) -> None:
@@ -256,7 +276,7 @@ def video_extras(settings: Settings, request: Request, chapters: list[ChapterRes
 
 
 MAKERS = {"list_vocab": list_vocab, "train_tiny": train_tiny, "list_heads": list_heads,
-          "storyboard": storyboard, "dry_run": check_scenes, "video": video}
+          "storyboard": storyboard, "lint": lint, "dry_run": check_scenes, "video": video}
 
 
 def mode_of(request: Request) -> Mode:
@@ -274,7 +294,7 @@ def planned_outputs(settings: Settings, request: Request) -> tuple[dict[str, Pat
 
         png = storyboard_path(settings.sentence, request.storyboard_output)
         files |= {"the storyboard": png, "the PDF handout": png.with_suffix(".pdf")}
-    elif not request.dry_run:
+    elif request.makes_video:
 
         video = output_path(settings)
         files |= {f"the {role}": path for role, path in companions(video).items()}

@@ -30,6 +30,7 @@ from attention_video.pipeline.commands.modes import refused
 from attention_video.pipeline.commands.starter import write_starter
 from attention_video.pipeline.outputs.files import OutputError
 from attention_video.pipeline.outputs.formats import parse_formats
+from attention_video.pipeline.run.lint import LintFailed
 from attention_video.pipeline.run.render import ChapterFailed
 from attention_video.pipeline.run.workers import Terminated, exit_status, stop_on_signals
 
@@ -117,6 +118,7 @@ def _say(message: str) -> None:
 @click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None, help="Chapters rendered at once (default: cores).")
 @click.option("--no-cache", is_flag=True, help="Render every chapter again.")
 @click.option("--slides", is_flag=True, help="Also write a deck beside the video, one step per caption: <stem>.html (offline reveal.js) and <stem>.pptx, the captions as speaker notes.")
+@click.option("--lint", is_flag=True, help="Instead of the video: check every caption's picture in a dry run (overlaps, lines across text, safe area, text size, contrast, holds, colour-blind word colours); one line per problem, exit status 1 if any.")
 @click.option("--storyboard", is_flag=True, help="Instead of the video: one still per caption, as a PNG contact sheet and an A4 PDF handout beside it (-o board.png; default media/<sentence>-storyboard.png), in seconds, without animating.")
 @click.option("--format", "formats", default=None, metavar="mp4,gif,webm", help="Also derive these from the finished MP4, beside it with the same stem: gif (480p, palette-optimised), webm (VP9).")
 @click.option("--list-heads", is_flag=True, help="Pretrained: table of layer × head with the followed word's top word.")
@@ -133,11 +135,12 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
         **flags: Any) -> None:
     """Render a video that explains attention on SENTENCE with real computed numbers."""
     limit = app.read_cache_limit()
+    lint = flags.pop("lint")
     why = refused(dict(sentence=sentence, config=config, output=flags["output"], watch=watch,
                        dry_run=dry_run, storyboard=storyboard, slides=slides, formats=formats,
                        export_json=export_json, export_csv=export_csv, list_heads=list_heads,
                        list_vocab=list_vocab, train_tiny=train_tiny, init_config=init_config,
-                       batch=batch, scheduler=scheduler))
+                       batch=batch, scheduler=scheduler, lint=lint))
     if why is not None:  # a combination pipeline.commands.modes refuses
         raise click.UsageError(why)
     if batch is not None:
@@ -163,7 +166,7 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
                           list_heads=list_heads, list_vocab=list_vocab, train_tiny=train_tiny,
                           jobs=jobs, use_cache=not no_cache, slides=slides,
                           storyboard=storyboard, storyboard_output=board, formats=kinds,
-                          scheduler=scheduler)
+                          scheduler=scheduler, lint=lint)
     if watch:
         watcher.watch_config(config, dict(sentence=sentence, chapters=chapters, **flags),
                      request=request, say=_say, show=click.echo)
@@ -229,6 +232,8 @@ def _main(argv: list[str] | None) -> None:
         sys.exit(1)
     except BatchFailed as e:
         _say(f"Error: {e}")
+        sys.exit(1)
+    except LintFailed:  # its problems and summary are printed
         sys.exit(1)
     except ChapterFailed as e:
         _say(f"Error: {e}" if e.disk_full else

@@ -27,6 +27,7 @@ MODES = (  # in the order they win when several are given
     Mode("train_tiny", "train_tiny", "--train-tiny"),
     Mode("list_heads", "list_heads", "--list-heads"),
     Mode("storyboard", "storyboard", "--storyboard"),
+    Mode("lint", "lint", "--lint"),
     Mode("dry_run", "dry_run", "--dry-run"),
     Mode("video", None, ""),  # the default
 )
@@ -54,7 +55,7 @@ REFUSALS = (
         "watch": "--watch", "dry_run": "--dry-run", "storyboard": "--storyboard",
         "slides": "--slides", "formats": "--format", "export_json": "--export-json",
         "export_csv": "--export-csv", "list_heads": "--list-heads", "list_vocab": "--list-vocab",
-        "train_tiny": "--train-tiny", "init_config": "--init-config"},
+        "train_tiny": "--train-tiny", "init_config": "--init-config", "lint": "--lint"},
         lambda given: f"--batch cannot be combined with {', '.join(given)}"),
     Refusal("scheduler", {"dry_run": "--dry-run", "storyboard": "--storyboard",
                           "watch": "--watch"},
@@ -64,6 +65,10 @@ REFUSALS = (
                       "train_tiny": "--train-tiny"},
             lambda given: "--watch makes outputs again on every save; --list-heads, "
                           "--list-vocab and --train-tiny run once, without it"),
+    Refusal("lint", {"storyboard": "--storyboard", "watch": "--watch", "slides": "--slides",
+                     "formats": "--format", "scheduler": "--scheduler"},
+            lambda given: f"--lint checks one video's pictures instead of making it: not with "
+                          f"{', '.join(given)}"),
     Refusal("storyboard", {"slides": "--slides", "formats": "--format"},
             lambda given: f"--storyboard makes stills instead of the video, and "
                           f"{' and '.join(given)} {_needs(given)} the video: make them in a "

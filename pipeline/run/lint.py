@@ -1,0 +1,257 @@
+"""--lint: build every chapter as the storyboard does (a dry run in which each play ends at
+once in its final state) and check each caption's picture with scenes.lint at the two
+moments that matter: when its picture is complete (where the storyboard takes its still,
+ChapterScene.caption_ends) and when the caption leaves (ChapterScene.caption_leaves).
+Every play is timed as a render times it, so the lint also knows how long each picture
+stood still before its caption left, and what moved after its still.
+
+The fast-forwarding mirrors the storyboard's (pipeline.outputs.storyboard._FastForward)
+rather than importing a private name of a module that is being moved; once the stills
+renderer settles in pipeline/run/, both should share one fast-forward mixin.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from attention_video.attncore.chapters import chapter, number
+from attention_video.attncore.settings import Settings
+from attention_video.attncore.trace import AttentionTrace
+from attention_video.pipeline.cache.paths import cache_dir
+from attention_video.pipeline.run.chapter import manim_config
+from attention_video.pipeline.run.render import plan_chapters
+from attention_video.pipeline.run.schedule import longest_first
+from attention_video.pipeline.run.workers import LocalPool
+
+if TYPE_CHECKING:
+    from attention_video.scenes.lint import CaptionPicture, Problem
+
+Progress = Callable[[str], None]
+# LAZY: Manim, the scenes and scenes.lint are imported inside the functions that build a
+# chapter: pipeline.commands.app imports this module, and a run that makes only cached
+# clips never loads Manim (~2 s).
+RULES = ("overlap", "crossing", "safe-area", "size", "contrast", "hold", "moves", "colour")
+
+
+class LintFailed(Exception):
+    """The lint found problems (they have been printed); the message is the summary."""
+
+
+@dataclass
+class ChapterLint:
+    chapter: str
+    captions: int
+    problems: list[Problem]
+    seconds: float = 0.0
+
+
+@dataclass
+class LintResult:
+    chapters: list[ChapterLint] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def problems(self) -> list[Problem]:
+        return [p for c in self.chapters for p in c.problems]
+
+    @property
+    def captions(self) -> int:
+        return sum(c.captions for c in self.chapters)
+
+    def counts(self) -> Counter:
+        """Problems per rule."""
+        return Counter(p.rule for p in self.problems)
+
+    def summary(self) -> str:
+        counts = self.counts()
+        if not counts:
+            return (f"lint: {self.captions} captions in {len(self.chapters)} chapters, "
+                    f"no problems ({self.seconds:.1f} s)")
+        by_rule = ", ".join(f"{counts[r]} {r}" for r in RULES if counts[r])
+        return (f"lint: {sum(counts.values())} problems in {self.captions} captions of "
+                f"{len(self.chapters)} chapters ({by_rule}; {self.seconds:.1f} s)")
+
+
+class _Linting:
+    """Mixed into a chapter scene: every play() ends at once in its final state (as the
+    storyboard's stills are made), keeping the time a render would take, and each caption's
+    picture is read at its still and as it leaves."""
+
+    speaks = False  # the lint needs no speech
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.lint_pictures: list[CaptionPicture] = []  # one per caption
+        self._in_say = False
+        self._still_marks: list | None = None  # this caption's picture at its still
+        self._still_at = 0.0
+        self._settled = 0.0  # when the picture (not a caption) last changed
+        self._after_still: list[str] = []  # what was played on the picture after the still
+        super().__init__(*args, **kwargs)
+
+    def say(self, *args: Any, **kwargs: Any) -> None:
+        self._in_say = True  # its play only swaps captions
+        try:
+            super().say(*args, **kwargs)
+        finally:
+            self._in_say = False
+        self._still_marks, self._after_still = None, []
+
+    def play(self, *args: Any, **kwargs: Any) -> None:
+        from attention_video.fastmanim.fades import Fade  # (lazy: Manim, see LAZY)
+        from attention_video.scenes.lint import describe
+        from manim import Create, FadeIn, FadeOut, Write
+
+        self._flush_hold()  # the holds gathered before it, as a render plays them
+        animations = self.compile_animations(*args, **kwargs)
+        leaves = list(_leaves(animations))
+        if self._caption is not None and any(
+                a.is_remover() and a.mobject is not self._caption for a in leaves):
+            self.caption_ends()  # what the caption explains starts to leave: its still now
+        self.add_mobjects_from_animations(animations)
+        slow = [a for a in leaves if type(a) not in (Fade, FadeIn, FadeOut, Create, Write)]
+        for a in leaves:
+            a._setup_scene(self)
+        for a in slow:
+            a.begin()
+        for a in slow:
+            a.finish()
+        for a in leaves:
+            if type(a) is FadeOut or (type(a) is Fade and not a.fade_in):
+                self.remove(a.mobject)
+            elif a in slow:
+                a.clean_up_from_scene(self)
+        self.renderer.time += self.get_run_time(animations)
+        self.renderer.num_plays += 1
+        if not self._in_say:
+            if self._still_marks is not None:
+                self._after_still += [self._played(a, describe) for a in leaves]
+            else:
+                self._settled = self.renderer.time
+
+    def _played(self, animation: Any, describe: Callable[[Any], str]) -> str:
+        """An animation as a problem line names it; a cover fading in clears the stage."""
+        from manim import Rectangle  # (lazy: LAZY)
+
+        m = animation.mobject
+        if (isinstance(m, Rectangle) and m.get_fill_opacity() >= 1
+                and m.get_fill_color().to_hex().lower() == self.theme.background.lower()
+                and m.width >= self.camera.frame_width - 1e-3):
+            return "the stage is cleared (a cover fades in)"
+        name = type(animation).__name__
+        return f"{'.animate' if name == '_MethodAnimation' else name} of {describe(m)}"
+
+    def wait(self, duration: float = 1.0, *args: Any, **kwargs: Any) -> None:
+        if self._deferring:  # gathered into one hold, as a render does (scenes.base)
+            self._pending_hold += duration
+            return
+        self.renderer.time += duration
+        self.renderer.num_plays += 1
+
+    def caption_ends(self) -> None:
+        super().caption_ends()
+        if self._caption is not None and self._still_marks is None:
+            self._still_marks = self._marks()
+            self._still_at = self.renderer.time
+
+    def caption_leaves(self) -> None:
+        from attention_video.scenes.lint import CaptionPicture, CaptionTiming  # (lazy: LAZY)
+
+        super().caption_leaves()
+        now = self.renderer.time
+        still = self._still_marks if self._still_marks is not None else self._marks()
+        still_at = self._still_at if self._still_marks is not None else now
+        timing = CaptionTiming(shown=self._caption_start, reading=self._caption_need,
+                               settled=self._settled, still=still_at, leaves=now,
+                               changes=tuple(dict.fromkeys(self._after_still)))
+        number = len(self.lint_pictures) + 1
+        self.lint_pictures.append(CaptionPicture(number, self._caption_text, still,
+                                                 self._marks(), timing))
+        self._still_marks, self._after_still = None, []
+
+    def _marks(self) -> list:
+        from attention_video.scenes.lint import marks_of  # (lazy: LAZY)
+
+        return marks_of(self.mobjects)
+
+
+def _leaves(animations) -> Iterator[Any]:
+    for a in animations:
+        inner = getattr(a, "animations", None)
+        if inner is not None:  # AnimationGroup, LaggedStart, Succession
+            yield from _leaves(inner)
+        else:
+            yield a
+
+
+def word_colors(scene: Any) -> list[tuple[str, str]]:
+    """(word, colour) of every token the scene colours: keys, and queries when they differ."""
+    pairs = list(zip(scene.k_labels, scene.k_colors))
+    if scene.q_colors is not scene.k_colors:
+        pairs += list(zip(scene.q_labels, scene.q_colors))
+    return [(w, c.lower()) for w, c in pairs]
+
+
+def lint_chapter(slug: str, trace: AttentionTrace, settings: Settings,
+                 plan: tuple[str, ...]) -> ChapterLint:
+    """Build chapter `slug` of a video that plays `plan` without animating and check
+    each caption's picture."""
+    from attention_video.fastmanim.texts import use_text_cache  # (lazy: LAZY)
+    from attention_video.scenes import scene_class
+    from attention_video.scenes.lint import caption_findings, confusable, gather
+    from manim import tempconfig
+
+    use_text_cache(cache_dir() / "text-objects")
+    start = time.perf_counter()
+    base = scene_class(slug)
+    cls = type(base.__name__, (_Linting, base), {})
+    text_dir = Path(tempfile.mkdtemp(prefix="manim-texts-"))
+    try:
+        with tempconfig(manim_config(settings, None, None, text_dir)):
+            scene = cls(trace, settings, plan, skip_animations=True)
+            scene.render()
+    finally:
+        shutil.rmtree(text_dir, ignore_errors=True)
+    confusions = confusable(word_colors(scene))
+    background = scene.theme.background.lower()
+    findings = [(p.caption, caption_findings(p, background, confusions)) for p in scene.lint_pictures]
+    return ChapterLint(slug, len(scene.lint_pictures), gather(number(slug), findings),
+                       time.perf_counter() - start)
+
+
+def lint_video(settings: Settings, trace: AttentionTrace, *, jobs: int | None = None,
+               progress: Progress = lambda s: None) -> LintResult:
+    """Every planned chapter linted by `jobs` worker processes (1: here), in plan order."""
+    start = time.perf_counter()
+    plan = plan_chapters(settings, trace, progress)
+    whole = tuple(plan)
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(plan)))
+    results: dict[str, ChapterLint] = {}
+    if jobs == 1:
+        for ch in plan:
+            results[ch] = lint_chapter(ch, trace, settings, whole)
+    else:
+        pool = LocalPool(jobs)
+        try:
+            futures = [pool.submit(lint_chapter, ch, trace, settings, whole)
+                       for ch in longest_first(plan, trace, settings)]
+            for done in as_completed(futures):
+                got = done.result()
+                results[got.chapter] = got
+        except BaseException:
+            pool.stop()
+            raise
+        pool.shutdown(wait=False)
+    for ch in plan:
+        r = results[ch]
+        progress(f"chapter {number(ch)} ({chapter(ch).name}): {r.captions} captions, "
+                 f"{len(r.problems)} problems")
+    return LintResult([results[ch] for ch in plan], time.perf_counter() - start)

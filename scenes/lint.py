@@ -1,0 +1,674 @@
+"""The picture lint: checks of one caption's picture as a projector shows it (DESIGN.md,
+"What a lecture-grade picture is"). Pure functions, no pipeline: a scene's mobjects are
+read once into plain `Mark`s (`marks_of`), then each rule is a function of marks (or of a
+caption's timing) that returns `Finding`s, so a rule is tested on a handful of synthetic
+mobjects and the same rules serve the --lint command, a test, or a notebook.
+
+Rules: texts overlap; a line crosses a text; outside the safe area; text under the size
+floor; contrast with what lies under a text; the picture stands still long enough before
+its caption leaves and nothing changes while the caption is up; word colours stay apart
+under simulated colour blindness, or each coloured mark carries its word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from attention_video.scenes.layout import DIGIT_HEIGHT, SAFE_X, SAFE_Y
+from attention_video.scenes.pacing import MIN_CAPTION_SECONDS
+from attention_video.scenes.widgets import MIN_CONTRAST, contrast
+from manim import Arrow, ImageMobject, MarkupText, Mobject, Text, VMobject, config
+from manim.mobject.geometry.tips import ArrowTip
+from manim.utils.family import extract_mobject_family_members
+
+# ---- thresholds ----------------------------------------------------------------------
+REFERENCE_LINES = 1080  # sizes are judged in pixels of a 1080p frame
+# The size floor: a digit's height in pixels at 1080p. The back row of a lecture room laid
+# out by the usual 6-screen-heights rule sees 22 px of 1080 (2 % of the picture's height)
+# under 12 arcminutes, about 2.4x the 5 arcminutes at which a 20/20 eye makes out a letter:
+# the margin a projector's blur and washed-out contrast leave for reading. It is also the
+# digit height of the layout's smallest font (layout.MIN_FONT, ~23 px), so a text shrunk
+# below that font to fit is caught.
+MIN_TEXT_PX = 22.0
+# MIN_CONTRAST (scenes.widgets, WCAG AA's 4.5:1 for text) is the contrast floor.
+HOLD_SHARE = 0.5  # the picture stands complete for at least half of its caption's reading time
+MIN_HOLD = MIN_CAPTION_SECONDS  # ... and never under 1.5 s
+# Word colours: CIEDE2000 distance under simulated colour blindness. About 2 is just
+# noticeable side by side; a viewer who must match a colour across the frame to its word
+# needs several times that, so 10.
+MIN_WORD_DELTA_E = 10.0
+CVD_TYPES = ("deuteranomaly", "protanomaly")  # at severity 100: deuteranopia, protanopia
+CVD_NAMES = {"deuteranomaly": "deuteranopia", "protanomaly": "protanopia"}
+MARK_REACH = 0.45  # a coloured mark carries its word when the word is written this close
+OVERLAP_SLACK = 0.02  # ink boxes may touch by this much (~3 px at 1080p: antialiasing)
+CROSS_SLACK = 0.03  # a line may graze a text's ink box by this much
+FRAME_SLACK = 1e-3  # rounding at the safe area's edge
+COVERED_OPACITY = 0.99  # a fill this opaque drawn over a text hides it
+SAMPLES_PER_CURVE = 4  # a Bézier stroke is checked as this many straight pieces
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem in one picture: the rule it breaks and what a reader needs to find it."""
+
+    rule: str  # "overlap", "crossing", "safe-area", "size", "contrast", "hold", "moves", "colour"
+    message: str  # names the objects by what they show: 'text "0.61" overlaps text "cat"'
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A finding placed in the video: chapter number and caption number (1-based)."""
+
+    chapter: int
+    caption: int
+    finding: Finding
+    also: tuple[int, ...] = ()  # later captions of the chapter with the same finding
+
+    @property
+    def rule(self) -> str:
+        return self.finding.rule
+
+    def __str__(self) -> str:
+        more = f" (also captions {_ranges(self.also)})" if self.also else ""
+        return f"ch {self.chapter} caption {self.caption}: {self.finding.message}{more}"
+
+
+@dataclass(eq=False)
+class Mark:
+    """One drawn thing, read off a mobject: a text (as a whole), a stroke or a filled shape."""
+
+    kind: str  # "text", "line" (a visible stroke) or "shape" (a fill only, or an image)
+    shows: str  # what it shows, for a problem line: 'text "cat"', "arrow", "rectangle"
+    box: tuple[float, float, float, float]  # ink box: left, bottom, right, top (scene units)
+    order: int  # drawing order: later marks are drawn over earlier ones
+    ident: int  # the mobject's id(), to follow it from one moment to the next
+    signature: tuple = ()  # what it looks like: a change means it moved, morphed or faded
+    text: str = ""  # a text's string
+    colors: tuple[str, ...] = ()  # text: its glyphs' colours; line: stroke; shape: fill
+    opacity: float = 1.0  # text or shape: fill opacity; line: stroke opacity
+    font_px: float = 0.0  # text: digit height in pixels at 1080p
+    segments: np.ndarray | None = None  # line: (n, 2, 2) straight pieces of its strokes
+    outline: np.ndarray | None = None  # shape: (n, 2) polygon of its fill
+    owner: int = 0  # id() of the nearest group it was built in (an arrow and its label)
+    top_id: int = 0  # id() of the scene's top-level object it belongs to
+    top: str = ""  # what that object shows and where (a matrix, not one of its cells)
+
+
+# ---- reading mobjects ------------------------------------------------------------------
+def _hex(rgbas: np.ndarray) -> str:
+    """#rrggbb of the first colour of a VMobject's fill_rgbas or stroke_rgbas (read
+    directly: building Manim's colour objects cost a third of the lint's time)."""
+    return _rgb_hex(np.asarray(rgbas[0][:3]) * 255)
+
+
+def _alpha(rgbas: np.ndarray) -> float:
+    return float(rgbas[0][3])
+
+
+def _box(points: np.ndarray) -> tuple[float, float, float, float]:
+    lo, hi = points[:, :2].min(axis=0), points[:, :2].max(axis=0)
+    return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
+
+
+def _polyline(vm: VMobject) -> np.ndarray:
+    """The straight pieces (n, 2, 2) that approximate `vm`'s cubic Bézier curves."""
+    pts = vm.points
+    n = len(pts) // 4
+    if n == 0:
+        return np.zeros((0, 2, 2))
+    curves = pts[: 4 * n, :2].reshape(n, 4, 2)  # (n, 4, 2) anchor, handle, handle, anchor
+    t = np.linspace(0, 1, SAMPLES_PER_CURVE + 1)[:, None]
+    basis = np.hstack([(1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t ** 2, t ** 3])
+    samples = np.einsum("sk,nkd->nsd", basis, curves)  # (n, s, 2)
+    return np.stack([samples[:, :-1], samples[:, 1:]], axis=2).reshape(-1, 2, 2)
+
+
+def describe(mob: Mobject) -> str:
+    """What a mobject shows, as a problem line names it."""
+    if isinstance(mob, (Text, MarkupText)):
+        return f'text "{_text_of(mob)}"'
+    texts = [m for m in mob.get_family() if isinstance(m, (Text, MarkupText))]
+    if texts:
+        more = f" and {len(texts) - 1} more" if len(texts) > 1 else ""
+        return f'group with text "{_text_of(texts[0])}"{more}'
+    if isinstance(mob, Arrow):
+        return "arrow"
+    return type(mob).__name__.lower()
+
+
+def _text_of(mob: Text | MarkupText) -> str:
+    return (getattr(mob, "original_text", None) or mob.text).replace("\u200e", "").replace("\n", " ")
+
+
+def _font_px(mob: Text | MarkupText) -> float:
+    if mob.height <= 0 or not getattr(mob, "initial_height", 0):
+        return 0.0
+    return mob.font_size * DIGIT_HEIGHT * REFERENCE_LINES / config.frame_height
+
+
+def _signature(mob: Mobject) -> tuple:
+    """A cheap fingerprint of how a mobject looks: its points, colours and opacities."""
+    parts = []
+    for m in mob.get_family():
+        if isinstance(m, VMobject) and len(m.points):
+            parts.append((len(m.points), round(float(m.points.sum()), 4),
+                          round(float(np.abs(m.points).sum()), 4),
+                          tuple(np.round(m.fill_rgbas, 3).ravel()),
+                          tuple(np.round(m.stroke_rgbas, 3).ravel()),
+                          round(float(m.stroke_width), 2)))
+        elif isinstance(m, ImageMobject):
+            parts.append((_box(m.points), float(getattr(m, "fill_opacity", 1.0))))
+    return tuple(parts)
+
+
+def _visible_stroke(vm: VMobject) -> bool:
+    return vm.stroke_width > 0 and _alpha(vm.stroke_rgbas) > 0.01
+
+
+def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
+    """The marks of a scene's mobjects (scene.mobjects), in drawing order: each text whole,
+    each stroke a line, each fill a shape. Invisible marks are left out, and so is a text
+    an opaque fill drawn after it hides."""
+    owner: dict[int, int] = {}
+    top_of: dict[int, int] = {}
+    text_of: dict[int, Text | MarkupText] = {}
+
+    def walk(m: Mobject, group: int, in_text: Text | MarkupText | None, top: int) -> None:
+        if in_text is None and isinstance(m, (Text, MarkupText)):
+            in_text = m
+        owner[id(m)] = group
+        top_of[id(m)] = top
+        if in_text is not None:
+            text_of[id(m)] = in_text
+        inner = id(m) if m.submobjects and in_text is None else group
+        for sub in m.submobjects:
+            walk(sub, inner, in_text, top)
+
+    tops = {id(top): top for top in mobjects}
+    for top in mobjects:
+        walk(top, id(top), None, id(top))
+    leaves = extract_mobject_family_members(mobjects, use_z_index=True,
+                                            only_those_with_points=True)
+    marks: list[Mark] = []
+    seen_texts: dict[int, Mark] = {}
+    for order, leaf in enumerate(leaves):
+        text = text_of.get(id(leaf))
+        if text is not None:
+            _add_glyph(seen_texts, marks, text, leaf, order, owner, top_of)
+            continue
+        if isinstance(leaf, ImageMobject):
+            pixels = np.asarray(leaf.get_pixel_array(), dtype=float)
+            mean = pixels[..., :3].reshape(-1, 3).mean(axis=0) if pixels.size else np.zeros(3)
+            marks.append(Mark("shape", "image", _box(leaf.points), order, id(leaf),
+                              _signature(leaf), colors=(_rgb_hex(mean),),
+                              outline=np.array(leaf.points[:, :2]), owner=owner[id(leaf)],
+                              top_id=top_of[id(leaf)]))
+            continue
+        if not isinstance(leaf, VMobject):
+            continue
+        shows = "arrow" if isinstance(leaf, (Arrow, ArrowTip)) else describe(leaf)
+        box = _box(leaf.points)
+        shows += f" at ({(box[0] + box[2]) / 2:.1f}, {(box[1] + box[3]) / 2:.1f})"
+        sig = _signature(leaf)
+        if _visible_stroke(leaf):
+            marks.append(Mark("line", shows, box, order, id(leaf), sig,
+                              colors=(_hex(leaf.stroke_rgbas),),
+                              opacity=_alpha(leaf.stroke_rgbas),
+                              segments=_polyline(leaf), owner=owner[id(leaf)],
+                              top_id=top_of[id(leaf)]))
+        if _alpha(leaf.fill_rgbas) > 0.01:
+            marks.append(Mark("shape", shows, box, order, id(leaf), sig,
+                              colors=(_hex(leaf.fill_rgbas),),
+                              opacity=_alpha(leaf.fill_rgbas),
+                              outline=leaf.points[::4, :2].copy() if len(leaf.points) >= 4
+                              else leaf.points[:, :2].copy(), owner=owner[id(leaf)],
+                              top_id=top_of[id(leaf)]))
+    _name_tops(marks, tops)
+    return [m for m in marks if not (m.kind == "text" and _hidden(m, marks))]
+
+
+def _name_tops(marks: list[Mark], tops: dict[int, Mobject]) -> None:
+    """Each mark's `top`: what its top-level object shows, placed by its marks' centre."""
+    boxes: dict[int, list] = {}
+    for m in marks:
+        boxes.setdefault(m.top_id, []).append(m.box)
+    names = {}
+    for key, group in boxes.items():
+        b = np.array(group)
+        x, y = (b[:, 0].min() + b[:, 2].max()) / 2, (b[:, 1].min() + b[:, 3].max()) / 2
+        top = tops.get(key)
+        names[key] = f"{describe(top) if top is not None else 'object'} at ({x:.1f}, {y:.1f})"
+    for m in marks:
+        m.top = names[m.top_id]
+
+
+def _add_glyph(seen: dict[int, Mark], marks: list[Mark], text: Text | MarkupText,
+               glyph: VMobject, order: int, owner: dict[int, int],
+               top_of: dict[int, int]) -> None:
+    """Fold one glyph into its text's mark (made at the text's first visible glyph)."""
+    if not isinstance(glyph, VMobject) or _alpha(glyph.fill_rgbas) <= 0.01:
+        return
+    mark = seen.get(id(text))
+    color = _hex(glyph.fill_rgbas)
+    if mark is None:
+        mark = Mark("text", f'text "{_text_of(text)}"', _box(glyph.points), order, id(text),
+                    _signature(text), text=_text_of(text), colors=(color,),
+                    opacity=_alpha(glyph.fill_rgbas), font_px=_font_px(text),
+                    owner=owner[id(text)], top_id=top_of[id(text)])
+        seen[id(text)] = mark
+        marks.append(mark)
+        return
+    left, bottom, right, top = _box(glyph.points)
+    mark.box = (min(mark.box[0], left), min(mark.box[1], bottom),
+                max(mark.box[2], right), max(mark.box[3], top))
+    if color not in mark.colors:
+        mark.colors += (color,)
+    mark.opacity = min(mark.opacity, _alpha(glyph.fill_rgbas))
+
+
+def _hidden(text: Mark, marks: Sequence[Mark]) -> bool:
+    """Whether an opaque fill drawn after the text covers its whole ink box."""
+    left, bottom, right, top = text.box
+    return any(m.kind == "shape" and m.order > text.order and m.opacity >= COVERED_OPACITY
+               and m.box[0] <= left and m.box[1] <= bottom and m.box[2] >= right
+               and m.box[3] >= top for m in marks)
+
+
+# ---- geometry ------------------------------------------------------------------------
+def _overlap(a: tuple, b: tuple, slack: float) -> bool:
+    return (min(a[2], b[2]) - max(a[0], b[0]) > slack
+            and min(a[3], b[3]) - max(a[1], b[1]) > slack)
+
+
+def _shrunk(box: tuple, by: float) -> tuple:
+    return box[0] + by, box[1] + by, box[2] - by, box[3] - by
+
+
+def _segments_cross_box(segments: np.ndarray, box: tuple) -> bool:
+    """Whether any straight piece passes through the box (Liang–Barsky, all at once)."""
+    left, bottom, right, top = box
+    if left >= right or bottom >= top or not len(segments):
+        return False
+    p0, d = segments[:, 0], segments[:, 1] - segments[:, 0]
+    t0, t1 = np.zeros(len(segments)), np.ones(len(segments))
+    ok = np.ones(len(segments), bool)
+    for axis, lo, hi in ((0, left, right), (1, bottom, top)):
+        dd, pp = d[:, axis], p0[:, axis]
+        flat = np.abs(dd) < 1e-12
+        ok &= ~(flat & ((pp < lo) | (pp > hi)))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a, b = (lo - pp) / dd, (hi - pp) / dd
+        near, far = np.where(flat, -np.inf, np.minimum(a, b)), np.where(flat, np.inf, np.maximum(a, b))
+        t0, t1 = np.maximum(t0, near), np.minimum(t1, far)
+    return bool(np.any(ok & (t0 <= t1)))
+
+
+def _inside(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
+    """Even–odd rule: which of `points` (m, 2) lie inside `polygon` (n, 2)."""
+    x, y = points[:, 0:1], points[:, 1:2]
+    a, b = polygon, np.roll(polygon, -1, axis=0)
+    crosses = (a[:, 1] > y) != (b[:, 1] > y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at = a[:, 0] + (y - a[:, 1]) * (b[:, 0] - a[:, 0]) / (b[:, 1] - a[:, 1])
+    return np.count_nonzero(crosses & (x < at), axis=1) % 2 == 1
+
+
+# ---- the rules over one picture ------------------------------------------------------
+def _boxes(marks: Sequence[Mark]) -> np.ndarray:
+    return np.array([m.box for m in marks], float).reshape(-1, 4)
+
+
+def _meeting(box: tuple, boxes: np.ndarray, slack: float) -> np.ndarray:
+    """Which of `boxes` overlap `box` by more than `slack` both ways."""
+    return ((np.minimum(boxes[:, 2], box[2]) - np.maximum(boxes[:, 0], box[0]) > slack)
+            & (np.minimum(boxes[:, 3], box[3]) - np.maximum(boxes[:, 1], box[1]) > slack))
+
+
+def overlaps(marks: Sequence[Mark]) -> list[Finding]:
+    """No two texts' ink boxes overlap."""
+    texts = [m for m in marks if m.kind == "text"]
+    boxes = _boxes(texts)
+    out = []
+    for i, a in enumerate(texts):
+        for j in np.flatnonzero(_meeting(a.box, boxes[i + 1:], OVERLAP_SLACK)):
+            out.append(Finding("overlap", f"{a.shows} overlaps {texts[i + 1 + j].shows}"))
+    return out
+
+
+def crossings(marks: Sequence[Mark]) -> list[Finding]:
+    """No line or arrow crosses a text that is not its own (one built in the same group as
+    the line, such as an arrow's label)."""
+    texts = [m for m in marks if m.kind == "text"]
+    boxes = _boxes(texts)
+    out = []
+    for line in (m for m in marks if m.kind == "line" and m.segments is not None):
+        for j in np.flatnonzero(_meeting(line.box, boxes, -CROSS_SLACK)):
+            t = texts[j]
+            if t.owner != line.owner and _segments_cross_box(line.segments,
+                                                             _shrunk(t.box, CROSS_SLACK)):
+                out.append(Finding("crossing", f"{line.shows} crosses {t.shows}"))
+    return out
+
+
+def outside_safe_area(marks: Sequence[Mark], half_width: float = SAFE_X,
+                      half_height: float = SAFE_Y) -> list[Finding]:
+    """Everything inside the frame's safe area (scenes.layout.SAFE_X, SAFE_Y); one finding
+    per object of the scene (a matrix, not each of its cells), by how far it reaches out."""
+    worst: dict[str, float] = {}
+    for m in marks:
+        left, bottom, right, top = m.box
+        over = max(-half_width - left, right - half_width, -half_height - bottom, top - half_height)
+        if over > FRAME_SLACK:
+            name = m.top or m.shows
+            worst[name] = max(worst.get(name, 0.0), over)
+    return [Finding("safe-area", f"{name} is {over:.2f} outside the safe area")
+            for name, over in worst.items()]
+
+
+def too_small(marks: Sequence[Mark], floor_px: float = MIN_TEXT_PX) -> list[Finding]:
+    """No text whose digits are under `floor_px` tall at 1080p."""
+    return [Finding("size", f"{m.shows} is {m.font_px:.0f} px at 1080p (floor {floor_px:.0f})")
+            for m in marks if m.kind == "text" and 0 < m.font_px < floor_px - 0.05]
+
+
+def _blend(top: str, under: str, alpha: float) -> str:
+    a = np.array([int(top[i:i + 2], 16) for i in (1, 3, 5)], float)
+    b = np.array([int(under[i:i + 2], 16) for i in (1, 3, 5)], float)
+    return _rgb_hex(alpha * a + (1 - alpha) * b)
+
+
+def _rgb_hex(rgb: np.ndarray) -> str:
+    """#rrggbb of 0–255 channels."""
+    r, g, b = (int(v) for v in np.clip(np.round(rgb), 0, 255))
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def backdrop(marks: Sequence[Mark], point: np.ndarray, below: int, background: str,
+             _shapes: tuple | None = None) -> str:
+    """The colour under `point` before mark number `below` is drawn: the background with
+    every fill drawn earlier that covers the point laid over it."""
+    shapes, boxes, orders = _shapes or _shape_index(marks)
+    color = background
+    if not shapes:
+        return color
+    under = np.flatnonzero((orders < below) & (boxes[:, 0] <= point[0]) & (point[0] <= boxes[:, 2])
+                           & (boxes[:, 1] <= point[1]) & (point[1] <= boxes[:, 3]))
+    for i in under:  # in drawing order
+        m = shapes[i]
+        if len(m.outline) < 3 or _inside(point[None], m.outline)[0]:
+            color = _blend(m.colors[0], color, min(1.0, m.opacity))
+    return color
+
+
+def _shape_index(marks: Sequence[Mark]) -> tuple[list[Mark], np.ndarray, np.ndarray]:
+    """The fills among `marks` with their boxes and drawing orders as arrays (a picture has
+    hundreds of cells; looking each up per text was most of the lint's time)."""
+    shapes = [m for m in marks if m.kind == "shape" and m.outline is not None]
+    boxes = np.array([m.box for m in shapes], float).reshape(-1, 4)
+    return shapes, boxes, np.array([m.order for m in shapes], int)
+
+
+def low_contrast(marks: Sequence[Mark], background: str,
+                 floor: float = MIN_CONTRAST) -> list[Finding]:
+    """Every text's contrast with what lies under it (sampled across its ink box) at least
+    `floor` (WCAG AA: 4.5:1), its own opacity counted."""
+    out = []
+    index = _shape_index(marks)
+    for t in (m for m in marks if m.kind == "text"):
+        left, bottom, right, top = t.box
+        cx, cy, w, h = (left + right) / 2, (bottom + top) / 2, right - left, top - bottom
+        worst, under_worst = 21.0, background
+        for dx, dy in ((0, 0), (-0.35, -0.3), (0.35, -0.3), (-0.35, 0.3), (0.35, 0.3)):
+            under = backdrop(marks, np.array([cx + dx * w, cy + dy * h]), t.order, background,
+                             index)
+            for color in t.colors:
+                ratio = contrast(_blend(color, under, t.opacity), under)
+                if ratio < worst:
+                    worst, under_worst = ratio, under
+        if worst < floor:
+            out.append(Finding("contrast", f"{t.shows} ({'/'.join(t.colors)}) on {under_worst} "
+                                           f"has contrast {worst:.1f}:1 (floor {floor}:1)"))
+    return out
+
+
+def picture_findings(marks: Sequence[Mark], background: str) -> list[Finding]:
+    """Every rule that looks at one picture."""
+    return (overlaps(marks) + crossings(marks) + outside_safe_area(marks) + too_small(marks)
+            + low_contrast(marks, background))
+
+
+# ---- the rules over a caption's time ------------------------------------------------
+@dataclass(frozen=True)
+class CaptionTiming:
+    """When a caption came, when its picture stopped changing, when the storyboard's still
+    is taken (its picture complete) and when it left; what changed after the still."""
+
+    shown: float  # the caption starts to appear
+    reading: float  # its reading time (scenes.pacing)
+    settled: float  # the picture's last change before the still (or `shown`, if later)
+    still: float  # the picture is complete (ChapterScene.caption_ends)
+    leaves: float  # the caption is replaced, or the chapter ends
+    changes: tuple[str, ...] = ()  # what was played on the picture between still and leaves
+
+
+def hold_findings(t: CaptionTiming) -> list[Finding]:
+    """The picture stands complete and still before its caption leaves for at least half
+    the caption's reading time (never under 1.5 s); nothing changes while it is up."""
+    out = []
+    need = max(HOLD_SHARE * t.reading, MIN_HOLD)
+    held = t.still - max(t.settled, t.shown)
+    if held < need - 1e-3:
+        out.append(Finding("hold", f"the picture stands complete for {held:.1f} s before "
+                                   f"the caption leaves (needs {need:.1f} s)"))
+    if t.changes:
+        shown = "; ".join(t.changes[:3]) + (f"; and {len(t.changes) - 3} more"
+                                            if len(t.changes) > 3 else "")
+        out.append(Finding("moves", f"the picture changes while the caption is up, "
+                                    f"{t.leaves - t.still:.1f} s before it leaves: {shown}"))
+    return out
+
+
+def changed(before: Sequence[Mark], after: Sequence[Mark]) -> list[str]:
+    """What differs between two pictures of one caption: objects that went, appeared or
+    changed (moved, recoloured, faded), whether played or not."""
+    old = {(m.ident, m.kind): m for m in before}
+    new = {(m.ident, m.kind): m for m in after}
+    kinds = (("is cleared", [old[k] for k in old.keys() - new.keys()]),
+             ("appears", [new[k] for k in new.keys() - old.keys()]),
+             ("changes", [old[k] for k in old.keys() & new.keys()
+                          if old[k].signature != new[k].signature]))
+    out = []
+    for verb, marks in kinds:
+        names = sorted({m.shows for m in marks}, key=lambda s: (not s.startswith("text"), s))
+        if names:
+            more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+            out.append(f"{names[0]}{more} {verb if not more else _plural(verb)}")
+    return out
+
+
+def _plural(verb: str) -> str:
+    return {"is cleared": "are cleared", "appears": "appear", "changes": "change"}[verb]
+
+
+# ---- word colours under colour blindness --------------------------------------------
+def ciede2000(lab1: np.ndarray, lab2: np.ndarray) -> float:
+    """CIEDE2000 colour difference of two CIELAB colours (Sharma, Wu & Dalal 2005)."""
+    L1, a1, b1 = (float(v) for v in lab1)
+    L2, a2, b2 = (float(v) for v in lab2)
+    c_bar = (np.hypot(a1, b1) + np.hypot(a2, b2)) / 2
+    g = 0.5 * (1 - np.sqrt(c_bar ** 7 / (c_bar ** 7 + 25.0 ** 7)))
+    a1p, a2p = (1 + g) * a1, (1 + g) * a2
+    c1p, c2p = np.hypot(a1p, b1), np.hypot(a2p, b2)
+    h1p = np.degrees(np.arctan2(b1, a1p)) % 360 if c1p else 0.0
+    h2p = np.degrees(np.arctan2(b2, a2p)) % 360 if c2p else 0.0
+    dl, dc = L2 - L1, c2p - c1p
+    dh = 0.0
+    if c1p * c2p:
+        dh = h2p - h1p
+        dh = dh - 360 if dh > 180 else dh + 360 if dh < -180 else dh
+    dH = 2 * np.sqrt(c1p * c2p) * np.sin(np.radians(dh / 2))
+    l_bar, cp_bar = (L1 + L2) / 2, (c1p + c2p) / 2
+    if c1p * c2p == 0:
+        h_bar = h1p + h2p
+    elif abs(h1p - h2p) <= 180:
+        h_bar = (h1p + h2p) / 2
+    else:
+        h_bar = (h1p + h2p + 360) / 2 if h1p + h2p < 360 else (h1p + h2p - 360) / 2
+    t = (1 - 0.17 * np.cos(np.radians(h_bar - 30)) + 0.24 * np.cos(np.radians(2 * h_bar))
+         + 0.32 * np.cos(np.radians(3 * h_bar + 6)) - 0.20 * np.cos(np.radians(4 * h_bar - 63)))
+    d_theta = 30 * np.exp(-(((h_bar - 275) / 25) ** 2))
+    r_c = 2 * np.sqrt(cp_bar ** 7 / (cp_bar ** 7 + 25.0 ** 7))
+    s_l = 1 + 0.015 * (l_bar - 50) ** 2 / np.sqrt(20 + (l_bar - 50) ** 2)
+    s_c, s_h = 1 + 0.045 * cp_bar, 1 + 0.015 * cp_bar * t
+    r_t = -np.sin(np.radians(2 * d_theta)) * r_c
+    return float(np.sqrt((dl / s_l) ** 2 + (dc / s_c) ** 2 + (dH / s_h) ** 2
+                         + r_t * (dc / s_c) * (dH / s_h)))
+
+
+@lru_cache(maxsize=4096)
+def seen_as(color: str, cvd: str) -> tuple[float, float, float]:
+    """CIELAB of `color` as a viewer with `cvd` (colorspacious' Machado 2009 model at full
+    severity) sees it."""
+    from colorspacious import cspace_convert  # lazy: only the colour rule needs it
+
+    rgb = np.array([int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+    seen = np.clip(cspace_convert(rgb, {"name": "sRGB1+CVD", "cvd_type": cvd, "severity": 100},
+                                  "sRGB1"), 0, 1)
+    return tuple(float(v) for v in cspace_convert(seen, "sRGB1", "CIELab"))
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """Two words whose colours look alike to a viewer with a colour vision deficiency."""
+
+    words: tuple[str, str]
+    colors: tuple[str, str]
+    cvd: str  # "deuteranopia" or "protanopia"
+    delta_e: float
+
+
+def confusable(word_colors: Sequence[tuple[str, str]],
+               min_delta: float = MIN_WORD_DELTA_E) -> list[Confusion]:
+    """Pairs of (word, colour) whose colours fall under `min_delta` CIEDE2000 apart under
+    simulated deuteranopia or protanopia (worst of the two)."""
+    out = []
+    items = list(dict.fromkeys(word_colors))
+    for i, (w1, c1) in enumerate(items):
+        for w2, c2 in items[i + 1:]:
+            if c1 == c2:
+                continue
+            worst = min((ciede2000(np.array(seen_as(c1, k)), np.array(seen_as(c2, k))), k)
+                        for k in CVD_TYPES)
+            if worst[0] < min_delta:
+                out.append(Confusion((w1, w2), (c1, c2), CVD_NAMES[worst[1]], worst[0]))
+    return out
+
+
+def colour_findings(marks: Sequence[Mark], confusions: Iterable[Confusion],
+                    *others: Sequence[Mark]) -> list[Finding]:
+    """Marks in look-alike word colours that do not carry their word (see _carries): one
+    finding for the picture (and `others`, more pictures of the same caption), naming the
+    closest pair."""
+    confusions = list(confusions)
+    hit: dict[Confusion, None] = {}
+    bare: set[str] = set()
+    for picture in (marks, *others):
+        texts = [m for m in picture if m.kind == "text"]
+        for c in confusions:
+            for word, color in zip(c.words, c.colors):
+                named = [t for t in texts if word in t.text]
+                for m in picture:
+                    if color not in m.colors or (m.kind == "text" and word in m.text):
+                        continue
+                    if not any(_carries(m, t) for t in named):
+                        bare.add(_kind_of(m))
+                        hit[c] = None
+    if not hit:
+        return []
+    c = min(hit, key=lambda c: c.delta_e)
+    others_said = (f" (and {len(hit) - 1} more pair{'s' if len(hit) > 2 else ''})"
+                   if len(hit) > 1 else "")
+    return [Finding("colour", f'the colours of "{c.words[0]}" ({c.colors[0]}) and '
+                              f'"{c.words[1]}" ({c.colors[1]}) look alike under {c.cvd} '
+                              f"(ΔE00 {c.delta_e:.1f} < {MIN_WORD_DELTA_E:.0f}){others_said}, "
+                              f"and marks in them carry no word: {', '.join(sorted(bare))}")]
+
+
+def _carries(mark: Mark, word: Mark) -> bool:
+    """Whether the text `word` names `mark`: written on or near it, or, for a filled shape
+    (a table's cell or row), at the end of its row or column as a table labels them."""
+    if _overlap(_grown(mark.box, MARK_REACH), word.box, 0.0):
+        return True
+    if mark.kind != "shape":
+        return False
+    x = (word.box[0] + word.box[2]) / 2
+    y = (word.box[1] + word.box[3]) / 2
+    return mark.box[1] <= y <= mark.box[3] or mark.box[0] <= x <= mark.box[2]
+
+
+def _kind_of(m: Mark) -> str:
+    """A mark's kind without its place: 'arrow', 'rectangle', 'text "0.12"'."""
+    return m.shows.split(" at (")[0]
+
+
+def _grown(box: tuple, by: float) -> tuple:
+    return box[0] - by, box[1] - by, box[2] + by, box[3] + by
+
+
+# ---- a caption's picture, and gathering problems ------------------------------------
+@dataclass
+class CaptionPicture:
+    """What the lint knows of one caption: its number, its pictures at the two moments
+    (the still and as it leaves) and its timing."""
+
+    caption: int  # 1-based, in its chapter
+    text: str
+    still: list[Mark]
+    leaving: list[Mark]
+    timing: CaptionTiming
+
+
+def caption_findings(p: CaptionPicture, background: str,
+                     confusions: Sequence[Confusion] = ()) -> list[Finding]:
+    """Every rule on one caption: both pictures, its timing, the colours; each finding once."""
+    found = picture_findings(p.still, background) + picture_findings(p.leaving, background)
+    changes = tuple(dict.fromkeys(list(p.timing.changes) + changed(p.still, p.leaving)))
+    timing = CaptionTiming(p.timing.shown, p.timing.reading, p.timing.settled, p.timing.still,
+                           p.timing.leaves, changes)
+    found += hold_findings(timing)
+    found += colour_findings(p.still, confusions, p.leaving)
+    return list(dict.fromkeys(found))
+
+
+def gather(chapter: int, per_caption: Sequence[tuple[int, Sequence[Finding]]]) -> list[Problem]:
+    """One Problem per distinct finding of a chapter, at the first caption that has it and
+    naming the later ones, so a badge off the safe area is one line, not one per caption."""
+    first: dict[Finding, int] = {}
+    later: dict[Finding, list[int]] = {}
+    for caption, findings in per_caption:
+        for f in findings:
+            if f in first:
+                if caption != first[f] and caption not in later[f]:
+                    later[f].append(caption)
+            else:
+                first[f], later[f] = caption, []
+    return [Problem(chapter, first[f], f, tuple(later[f])) for f in first]
+
+
+def _ranges(numbers: Sequence[int]) -> str:
+    """3, 4, 5, 7 → '3–5, 7'."""
+    out: list[str] = []
+    run: list[int] = []
+    for n in sorted(numbers):
+        if run and n == run[-1] + 1:
+            run.append(n)
+            continue
+        if run:
+            out.append(f"{run[0]}–{run[-1]}" if len(run) > 1 else str(run[0]))
+        run = [n]
+    if run:
+        out.append(f"{run[0]}–{run[-1]}" if len(run) > 1 else str(run[0]))
+    return ", ".join(out)
