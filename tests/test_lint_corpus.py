@@ -115,12 +115,14 @@ def corpus_lint(request) -> dict[str, CaseLint]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("lint-corpus")  # with --dist loadgroup: the corpus linted once
 @pytest.mark.parametrize("case", [marked(c) for c in CASES])
 def test_the_case_passes_the_lint(case: Case, corpus_lint: dict[str, CaseLint]):
     assert corpus_lint[case.name].lines == []
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("lint-corpus")
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_the_case_has_no_more_problems_than_recorded(case: Case,
                                                      corpus_lint: dict[str, CaseLint]):
