@@ -7,7 +7,7 @@ the weights that made its numbers, its lint problem count (the problem lines fol
 under it) and its storyboard, the contact sheet shown and the A4 handout linked. The
 images are files beside the page (NAME.png, NAME.pdf), linked relatively, so the folder
 can be moved or zipped. Look through it by eye before a release. Each case is made in
-one worker process (storyboard, then lint); about twice the corpus lint's time.
+one worker process (storyboard, then lint): about 1.5 times the corpus lint's time.
 """
 
 from __future__ import annotations
