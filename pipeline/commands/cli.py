@@ -152,8 +152,8 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
             app.tidy_cache(limit, say=_say)
         return
     if init_config is not None:
-        write_starter(init_config)
-        _say(f"wrote {init_config}")
+        write_starter(init_config, {"sentence": sentence})  # a sentence typed goes in it
+        _say(f"wrote {init_config}" + (" with the sentence given" if sentence else ""))
         return
     if watch and config is None:
         raise click.UsageError("--watch needs --config FILE.toml to watch")
