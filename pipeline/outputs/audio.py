@@ -142,7 +142,7 @@ TRACKS = "audio-tracks"  # kept AAC encodings of whole timelines, inside the cac
 def aac_track_name(timeline: np.ndarray) -> str:
     """The kept track's file name: the hash of the timeline and of how it is encoded."""
     h = hashlib.sha256(f"aac fast {AAC_BITRATE} {RATE} {av.__version__} R128 {TARGET_LUFS} "
-                       f"{CEILING_DBTP} {LIMITER_SECONDS} ".encode())
+                       f"{CEILING_DBTP} {LIMITER_SECONDS} recorded ".encode())  # (tracks before records: unread)
     h.update(np.ascontiguousarray(timeline, dtype="<i2").tobytes())
     return f"{h.hexdigest()[:32]}.m4a"
 
