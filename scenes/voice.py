@@ -184,6 +184,8 @@ def _why(e: BaseException, limit: int = 160) -> str:
         return f"no {e.args[0]!r} entry" if e.args else "an entry is missing"
     text = (str(e).strip().splitlines() or [type(e).__name__])[0]
     text = text.split("] : ")[-1]  # onnxruntime's "[ONNXRuntimeError] : 7 : INVALID_…"
+    if "Load model from" in text and "failed:" in text:  # (it names the file again)
+        text = text.rsplit("failed:", 1)[1].strip()
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
