@@ -80,9 +80,9 @@ def not_utf8(name: str, text: str) -> SettingsError | None:
     for i, ch in enumerate(text):
         if "\udc80" <= ch <= "\udcff":
             before = text[max(0, i - 20):i].encode("utf-8", "replace").decode()
-            return SettingsError(name, f"is not valid UTF-8 (the byte 0x{ord(ch) - 0xDC00:02x} "
-                                 f"after {before!r}); type it in UTF-8 or set a UTF-8 "
-                                 "locale (LANG=C.UTF-8), or save the config file as UTF-8")
+            return SettingsError(name, f"it is not valid UTF-8 (the byte 0x{ord(ch) - 0xDC00:02x}"
+                                 f" after {before!r}), so letters would be lost; type it in "
+                                 "UTF-8, or set a UTF-8 locale (LANG=C.UTF-8)")
         if "\ud800" <= ch <= "\udfff":
             return SettingsError(name, f"holds a lone surrogate (U+{ord(ch):04X}), which is "
                                  "not text; give it as UTF-8")

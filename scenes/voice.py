@@ -374,8 +374,12 @@ def _read_kept(path: Path, warn: Callable[[str], None]) -> Speech | None:
 
 def _write_kept(path: Path, speech: Speech) -> None:
     """The record first, then the speech: a reader that finds the speech finds its record.
-    Whatever is in the way (a folder, a link) is moved aside."""
+    Whatever is in the way (a file where a folder belongs, a folder or link where a file
+    does) is moved aside."""
     try:
+        for folder in (path.parent.parent, path.parent):
+            if folder.exists() and not folder.is_dir():
+                _move_aside(folder)
         for p in (_record_path(path), path):
             if p.is_symlink() or (p.exists() and not p.is_file()):
                 _move_aside(p)
@@ -388,7 +392,8 @@ def _write_kept(path: Path, speech: Speech) -> None:
 
 
 def _move_aside(path: Path) -> None:
-    """Take what is in a kept file's place (a folder, a link) out of the way."""
+    """Take what is in a kept file's or folder's place (a folder, a file, a link) out of
+    the way."""
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
     else:

@@ -80,6 +80,14 @@ def kept_wav(cache: Path) -> Path:
     return path
 
 
+def test_a_file_where_the_speech_folder_belongs_is_moved_aside(cache):
+    pytest.importorskip("piper", reason="the voice extra")
+    cache.mkdir()
+    (cache / voice.SPEECH).write_text("not a folder")
+    voice.Narrator(voice.resolve("joe", "en"), "en", folder=cache).say(CAPTION)
+    assert kept_wav(cache).is_file()
+
+
 @pytest.mark.parametrize("how", ["file cut", "half the samples", "a folder"])
 def test_a_damaged_kept_speech_is_said_again_with_one_warning(cache, capsys, how):
     pytest.importorskip("piper", reason="the voice extra")
