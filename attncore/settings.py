@@ -70,8 +70,13 @@ def shown(value: Any, limit: int = SHOWN) -> str:
     text = repr(value)
     if len(text) <= limit:
         return text
-    size = f"{len(value):,} characters" if isinstance(value, str) else f"{len(text):,} characters written out"
-    return f"{text[:limit]}… ({size})"
+    size = len(value) if isinstance(value, str) else len(text)
+    return f"{text[:limit]}… ({size:,} characters)"
+
+
+def cut(text: str, limit: int = 2 * SHOWN) -> str:
+    """Text (a path) as an error line echoes it: cut to `limit` characters, its length given."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
 def not_utf8(name: str, text: str) -> SettingsError | None:

