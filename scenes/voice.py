@@ -235,22 +235,27 @@ class Narrator:
     processes by pickling (the loaded voice stays behind and loads again when needed)."""
 
     def __init__(self, voice: VoiceFile, language: str, pace: float = 1.0,
-                 folder: Path | None = None, setting: str | None = None):
+                 folder: Path | None = None, setting: str | None = None,
+                 resources: Path | None = None):
         self.voice = voice
         self.language = language
         self.pace = pace
         self.folder = Path(folder) if folder is not None else None
         self.setting = setting  # what the settings named ("joe", a path), to find it elsewhere
+        # where a phonemiser's own model lives (Piper's g2pW): the cache folder even when
+        # no speech is kept there (--no-cache)
+        self.resources = Path(resources) if resources is not None else self.folder
         self._loaded: Any = None  # the Piper voice, loaded on the first synthesis
 
     @classmethod
-    def from_settings(cls, settings: Settings, folder: Path | None) -> Narrator | None:
+    def from_settings(cls, settings: Settings, folder: Path | None,
+                      resources: Path | None = None) -> Narrator | None:
         """The narrator the settings ask for (None: silent), its voice checked: every
         failure is one SettingsError line."""
         if settings.voice is None:
             return None
         return cls(resolve(settings.voice, settings.language), settings.language,
-                   settings.pace, folder, settings.voice)
+                   settings.pace, folder, settings.voice, resources)
 
     def elsewhere(self, folder: Path | None) -> Narrator:
         """The same narration on another machine: its voice found there again by the
@@ -328,7 +333,7 @@ class Narrator:
         print(f"  warning: {message}", file=sys.stderr, flush=True)
 
     def _resources(self) -> Path:
-        return self.folder if self.folder is not None else Path(tempfile.gettempdir())
+        return self.resources if self.resources is not None else Path(tempfile.gettempdir())
 
     def _piper(self) -> Any:
         if self._loaded is None:

@@ -117,6 +117,9 @@ def test_a_pinyin_voice_says_in_one_line_what_its_phonemiser_needs(tmp_path, cap
     line = str(info.value)
     assert "\n" not in line and str(model) in line and "Chinese (pinyin)" in line
     assert "pip install unicode-rbnf sentence-stream" in line and "g2pW" in line
+    with pytest.raises(SettingsError) as info:  # --no-cache: still looked for in the cache folder
+        narrator_for(s, keep=False)
+    assert str(tmp_path / "cache" / "g2pW" / "g2pw.onnx") in str(info.value)
     code, _, err = run_main(["猫 喝 牛奶", "--language", "zh", "--weights", "random",
                              "--chapters", "1", "--voice", str(model), "--dry-run"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "bug" not in err, err

@@ -97,7 +97,7 @@ def narrator_for(settings: Settings, keep: bool = True) -> Narrator | None:
     """The one narrator of a video (None: silent), its speech kept in the cache folder
     (`keep` False, --no-cache: kept nowhere), its voice tried before any work (one
     SettingsError line naming the file if it cannot speak)."""
-    narrator = Narrator.from_settings(settings, cache_dir() if keep else None)
+    narrator = Narrator.from_settings(settings, cache_dir() if keep else None, cache_dir())
     if narrator is not None:
         narrator.check()
     return narrator
