@@ -8,7 +8,12 @@ commercial use); `--voice PATH.onnx` is any Piper voice file with its .onnx.json
 
 Speech is deterministic (noise_scale = noise_w_scale = 0: the same samples every run), so
 each spoken text is synthesized once and kept on disk, keyed by the voice file's hash, the
-piper version, the text and the synthesis settings.
+piper version, the text and the synthesis settings, with a record (samples, rate, SHA-256)
+it is checked against when used: a damaged one is said again, with one warning line.
+
+The voice is tried before any work (Narrator.check: loaded, one word said), since a model
+that cannot load was otherwise first met at the first caption of a chapter already
+rendering; the trial is remembered under the voice file's hash.
 
 Every narration concern sits behind one `Narrator`, made once from the settings
 (`Narrator.from_settings`) and handed to whoever needs it: the chapter cache keys a clip on
