@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attention_video.attncore.settings import Settings, build_settings
+from attention_video.attncore.settings import Settings, build_settings, shown
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.pipeline.cache.paths import settle_cache_dir
 from attention_video.pipeline.commands.app import (
@@ -28,7 +28,7 @@ from attention_video.pipeline.commands.modes import MODES, refused
 from attention_video.pipeline.outputs.files import slug
 from attention_video.pipeline.outputs.formats import parse_formats
 from attention_video.pipeline.outputs.subtitles import to_vtt
-from attention_video.pipeline.run.render import _subtitle_cues, render_video
+from attention_video.pipeline.run.render import _subtitle_cues, narrator_for, render_video
 from attention_video.pipeline.run.stills import make_storyboard
 from attention_video.scenes.catalogue import language_name
 
@@ -119,18 +119,24 @@ def explain(sentence: str, *, chapters: Iterable[int | str] | None = None, quali
     the command's --slides and --format make. A combination the command refuses is
     refused here with the same line (pipeline.commands.modes)."""
     chapters = _check_arguments(sentence, chapters, quality, folder, embed, jobs, progress)
+    _check_names(settings)
     kinds = _check_outputs(slides, formats, settings)
     values = dict(settings, sentence=sentence, quality=quality, chapters=chapters)
-    build_settings(None, **values)  # every setting checked (SettingsError) before any work
+    checked = build_settings(None, **values)  # every setting checked (SettingsError) first
     say = progress or (lambda s: None)
     limit = read_cache_limit()
     settle_cache_dir()
+    narrator = narrator_for(checked)  # the voice tried: a SettingsError before any work
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"explain(): folder {shown(str(folder))} cannot be made "
+                         f"({e.strerror or e})") from None
     with tempfile.TemporaryDirectory(prefix=".explain-", dir=folder) as tmp:
         s = build_settings(None, **values, output=str(Path(tmp) / "video.mp4"))
         trace = make_trace(s, say)
-        result = render_video(s, trace=trace, jobs=jobs, progress=say)
+        result = render_video(s, trace=trace, jobs=jobs, progress=say, narrator=narrator)
         cues = _subtitle_cues(result.chapters)
         digest = hashlib.sha256(result.video.read_bytes()).hexdigest()[:10]
         video = folder / f"{slug(sentence)}-{digest}.mp4"
@@ -143,6 +149,20 @@ def explain(sentence: str, *, chapters: Iterable[int | str] | None = None, quali
     return Explanation(s.replace(output=str(video)), trace, video.resolve(),
                        video.with_suffix(".srt").resolve(), captions.resolve(), cues,
                        result.duration, embed)
+
+
+OTHER_NAMES = {"output": "folder (the video is named after the sentence and its content)",
+               "sentences": "sentence", "chapter": "chapters", "progress_callback": "progress",
+               "format": "formats"}  # the command's words, and the argument that does it here
+
+
+def _check_names(settings: dict[str, Any]) -> None:
+    """A keyword that is the command's or a near miss of an argument: a TypeError naming it
+    (`output` gave "build_settings() got multiple values for keyword argument 'output'")."""
+    for name in settings:
+        if name in OTHER_NAMES:
+            raise TypeError(f"explain(): {name} is not an argument; did you mean "
+                            f"{OTHER_NAMES[name]}?")
 
 
 def _check_outputs(slides: Any, formats: Any, settings: dict[str, Any]) -> tuple[str, ...]:
@@ -195,8 +215,12 @@ def _check_arguments(sentence: Any, chapters: Any, quality: Any, folder: Any, em
         raise wrong("quality", "one of 'l', 'm', 'h', 'k'", quality)
     if not isinstance(folder, (str, os.PathLike)):
         raise wrong("folder", "a folder path (str or Path)", folder)
-    if Path(folder).exists() and not Path(folder).is_dir():
-        raise ValueError(f"explain(): folder {str(folder)!r} is a file, not a folder")
+    above = Path(folder)
+    while not above.exists() and above != above.parent:  # the nearest folder that is there
+        above = above.parent
+    if not above.is_dir():
+        where = "is a file" if above == Path(folder) else f"is under {shown(str(above))}, a file"
+        raise ValueError(f"explain(): folder {shown(str(folder))} {where}, not a folder")
     if embed is not None and not isinstance(embed, bool):
         raise wrong("embed", "True, False or None", embed)
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int)):

@@ -21,6 +21,7 @@ from attention_video.attncore.settings import (
     Settings,
     SettingsError,
     ignored_options,
+    shown,
 )
 from attention_video.attncore.tiny import corpus as tiny_corpus
 from attention_video.attncore.tiny import store as tiny_store
@@ -42,7 +43,7 @@ def resolve_focus(tokens: tuple[Token, ...], s: Settings) -> int:
         idx = s.query_index
         if s.query is not None and tokens[idx].key != Token(s.query).key:
             raise SettingsError(
-                "query_index", f"token {idx} is {tokens[idx].text!r}, not {s.query!r}")
+                "query_index", f"token {idx} is {shown(tokens[idx].text)}, not {shown(s.query)}")
         return idx
     if s.query is not None:
         want = Token(s.query.strip()).key
@@ -51,9 +52,9 @@ def resolve_focus(tokens: tuple[Token, ...], s: Settings) -> int:
                 return i
         words = list(dict.fromkeys(t.text for t in tokens))
         close = difflib.get_close_matches(s.query, words, n=3, cutoff=0.4)
-        hint = f"did you mean {', '.join(repr(c) for c in close)}?" if close else (
-            "the words are: " + ", ".join(repr(w) for w in words[:12]))
-        raise SettingsError("query", f"{s.query!r} is not in the sentence; {hint}")
+        hint = f"did you mean {', '.join(shown(c) for c in close)}?" if close else (
+            "the words are: " + ", ".join(shown(w) for w in words[:12]))
+        raise SettingsError("query", f"{shown(s.query)} is not in the sentence; {hint}")
     words = [i for i, t in enumerate(tokens) if t.is_word]
     return words[-1] if words else len(tokens) - 1
 

@@ -61,6 +61,39 @@ PRETRAINED_ONLY = {"model": None, "layer": 0}  # a checkpoint folder and one of 
 SIZED_ONLY = {"seed": 0, "d_model": 4, "d_k": None, "heads": 1}  # random and tiny weights
 
 
+SHOWN = 60  # characters of a value an error line echoes; a longer one is cut, its length given
+
+
+def shown(value: Any, limit: int = SHOWN) -> str:
+    """A value as an error line echoes it: its repr, cut to `limit` characters with the
+    value's length given (a 10,000-character --query made a 10,075-character line)."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    size = len(value) if isinstance(value, str) else len(text)
+    return f"{text[:limit]}… ({size:,} characters)"
+
+
+def cut(text: str, limit: int = 2 * SHOWN) -> str:
+    """Text (a path) as an error line echoes it: cut to `limit` characters, its length given."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def not_utf8(name: str, text: str) -> SettingsError | None:
+    """The error for text that came in bytes that are not UTF-8 (Python keeps each such
+    byte as a lone surrogate, and the tokenizer would drop it: 'café' became 'caf')."""
+    for i, ch in enumerate(text):
+        if "\udc80" <= ch <= "\udcff":
+            before = text[max(0, i - 20):i].encode("utf-8", "replace").decode()
+            return SettingsError(name, f"it is not valid UTF-8 (the byte 0x{ord(ch) - 0xDC00:02x}"
+                                 f" after {before!r}), so letters would be lost; type it in "
+                                 "UTF-8, or set a UTF-8 locale (LANG=C.UTF-8)")
+        if "\ud800" <= ch <= "\udfff":
+            return SettingsError(name, f"holds a lone surrogate (U+{ord(ch):04X}), which is "
+                                 "not text; give it as UTF-8")
+    return None
+
+
 class SettingsError(ValueError):
     """One invalid setting: says which field, what is wrong and what is allowed."""
 
@@ -170,8 +203,8 @@ _FIELD_TYPES = {  # for TOML type checking: field → (accepted python types, de
 
 def _one_of(name: str, value: Any, allowed: tuple) -> None:
     if value not in allowed:
-        shown = ", ".join(str(a) for a in allowed)
-        raise SettingsError(name, f"{value!r} is not allowed; choose one of: {shown}")
+        allowed_text = ", ".join(str(a) for a in allowed)
+        raise SettingsError(name, f"{shown(value)} is not allowed; choose one of: {allowed_text}")
 
 
 def _int_range(name: str, value: int, lo: int, hi: int) -> None:
@@ -189,12 +222,17 @@ def check_types(values: dict[str, Any]) -> None:
         types, desc = _FIELD_TYPES[name]
         ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
         if not ok:
-            raise SettingsError(name, f"expected {desc}, got {type(value).__name__} {value!r}")
+            raise SettingsError(name, f"expected {desc}, got {type(value).__name__} {shown(value)}")
 
 
 def validate(s: Settings) -> None:
     """Check every field; raise SettingsError for the first invalid one."""
     check_types({f.name: getattr(s, f.name) for f in fields(s)})
+    for f in fields(s):  # text typed in another encoding: one line, never letters dropped
+        value = getattr(s, f.name)
+        error = not_utf8(f.name, value) if isinstance(value, str) else None
+        if error is not None:
+            raise error
     if not s.sentence.strip():
         raise SettingsError("sentence", "the sentence is empty: type at least one word")
     if s.target is not None and not s.target.strip():
@@ -220,7 +258,7 @@ def validate(s: Settings) -> None:
         raise SettingsError("layer", f"{s.layer} is out of range; layers count from 0")
     if isinstance(s.head, str):
         if s.head != "auto":
-            raise SettingsError("head", f"{s.head!r} is not allowed; give a head number or 'auto'")
+            raise SettingsError("head", f"{shown(s.head)} is not allowed; give a head number or 'auto'")
     elif s.head < 0 or (s.weights in ("random", "tiny") and s.head >= s.heads):
         hi = s.heads - 1 if s.weights in ("random", "tiny") else "the model's last head"
         raise SettingsError("head", f"{s.head} is out of range; allowed: 0 to {hi}")
@@ -277,7 +315,7 @@ def _check_voice(voice: str, language: str) -> None:
                                 "of that language (--voice PATH.onnx) or leave the video silent")
         return
     if not voice.strip() or not voice.lower().endswith(".onnx"):
-        raise SettingsError("voice", f"{voice!r} is neither a voice name nor a Piper voice "
+        raise SettingsError("voice", f"{shown(voice)} is neither a voice name nor a Piper voice "
                             f"file; allowed: {', '.join(VOICES)}, or a path to a .onnx file "
                             "with its .onnx.json beside it")
 
@@ -339,14 +377,14 @@ def _check_tiny(s: Settings) -> None:
 
 
 def _not_a_chapter(value: Any) -> SettingsError:
-    return SettingsError("chapters", f"{value!r} is not a chapter; allowed: {describe()}")
+    return SettingsError("chapters", f"{shown(value)} is not a chapter; allowed: {describe()}")
 
 
 def chapter_slugs(chapters: Any) -> tuple[str, ...]:
     """Chapters given by slug or by number (their place in the story) → their slugs, in
     playing order, each once. A string is not a list of chapters: parse it first."""
     if isinstance(chapters, str) or not isinstance(chapters, (list, tuple)):
-        raise SettingsError("chapters", f"{chapters!r} is not a list of chapters; give a list "
+        raise SettingsError("chapters", f"{shown(chapters)} is not a list of chapters; give a list "
                             f"such as ['dot', 'softmax'] or [1, 3, 6]; allowed: {describe()}")
     out = []
     for c in chapters:
@@ -391,7 +429,7 @@ def _chapter_place(text: str, part: str) -> int:
     try:
         n = int(text)
     except ValueError:
-        raise SettingsError("chapters", f"{part!r} is not a chapter; allowed: {describe()}, "
+        raise SettingsError("chapters", f"{shown(part)} is not a chapter; allowed: {describe()}, "
                             "as a list such as dot,softmax or 1,3,6 or a range such as 2-5") from None
     if by_number(n) is None:
         raise _not_a_chapter(n)

@@ -56,7 +56,7 @@ def synthesis(cache: Path, srt: Path) -> tuple[float, float]:
     from attention_video.scenes import voice
 
     files = sorted((cache / "speech").rglob("*.wav"))
-    speech = sum(voice._read_wav(p).seconds for p in files)
+    speech = sum(voice._read_kept(p, print).seconds for p in files)
     piper = voice.Narrator(voice.resolve("joe", "en"), "en")._piper()  # loaded first (0.3 s)
     texts = _spoken_texts(srt)
     t0 = time.process_time()

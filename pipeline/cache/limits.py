@@ -78,7 +78,9 @@ def _entries(root: Path) -> list[_Entry]:
                 for e in os.scandir(folder):
                     if e.name.endswith(ext) and not e.name.startswith(".") and e.is_file():
                         st = e.stat()
-                        entries.append(_Entry([Path(e.path)], st.st_size, st.st_mtime))
+                        record = Path(e.path).with_suffix(".json")  # speech and tracks have one
+                        paths = [Path(e.path)] + ([record] if kept != TEXTS else [])
+                        entries.append(_Entry(paths, st.st_size, st.st_mtime))
     return entries
 
 

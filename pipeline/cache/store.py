@@ -19,7 +19,8 @@ from attention_video.pipeline.cache.paths import cache_dir, ensure_cache_dir
 from attention_video.pipeline.records import ChapterResult
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
+    """A kept file's checksum, as its record holds it."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -63,7 +64,7 @@ class ChapterCache:
             if not (meta.is_file() and clip.is_file()):
                 raise ValueError(f"its {'record' if not meta.is_file() else 'clip'} is not a file")
             m = json.loads(meta.read_text(encoding="utf-8"))
-            if clip.stat().st_size != m["size"] or _sha256(clip) != m["sha256"]:
+            if clip.stat().st_size != m["size"] or sha256_of(clip) != m["sha256"]:
                 raise ValueError("its clip is not the one recorded")
             result = _cached_result(m["result"], clip)
         except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
@@ -77,7 +78,7 @@ class ChapterCache:
         entry there that is not a pair of files (a folder, a link) is replaced."""
         ensure_cache_dir(self.root)
         clip, meta = self.clip_path(key), self.meta_path(key)
-        size, digest = rendered.stat().st_size, _sha256(rendered)
+        size, digest = rendered.stat().st_size, sha256_of(rendered)
         for path in (clip, meta):
             if path.is_symlink() or (path.exists() and not path.is_file()):
                 _remove(path)

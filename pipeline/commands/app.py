@@ -200,7 +200,8 @@ def _checked_trace(settings: Settings, request: Request, say: Say):
     check_outputs(files, folders)  # nothing written over another, or onto a folder
     if request.makes_video:
         ensure_cache_dir()  # clips are rendered and kept there: say so now if it cannot be
-    narrator = None if request.storyboard or request.lint else narrator_for(settings)  # a bad voice: one line
+    narrator = (None if request.storyboard or request.lint  # a bad voice: one line, first
+                else narrator_for(settings, keep=request.use_cache))
     trace = make_trace(settings, say)
     if request.export_json:
         write_json(request.export_json, trace, settings)

@@ -240,7 +240,7 @@ def render_batch(videos: list[BatchVideo], *, executor: Executor | None = None,
                 row.plan = plan_chapters(s, trace, lambda m, label=label: say(label + m))
                 row.chapters, left = look_up(row.plan, trace, s, cache, use_cache,
                                              lambda m: say("  " + m), label,
-                                             narrator=narrator_for(s))
+                                             narrator=narrator_for(s, keep=use_cache))
             except Exception as e:  # this video's own error; the others go on
                 row.error = str(e) if isinstance(e, KNOWN_ERRORS) else f"{type(e).__name__}: {e}"
                 say(f"{label}FAILED: {row.error}")
@@ -255,7 +255,8 @@ def render_batch(videos: list[BatchVideo], *, executor: Executor | None = None,
         def finish(row: BatchRow) -> None:
             start = time.perf_counter()
             try:
-                made = write_video(row.video.settings, [row.chapters[c] for c in row.plan], start)
+                made = write_video(row.video.settings, [row.chapters[c] for c in row.plan], start,
+                                   use_cache, say)
             except Exception as e:
                 row.error = f"joining failed: {type(e).__name__}: {e}"
                 say(f"[{row.video.number}] FAILED: {row.error}")

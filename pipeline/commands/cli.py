@@ -21,6 +21,7 @@ from attention_video.attncore.settings import (
     THEMES,
     WEIGHT_SOURCES,
     SettingsError,
+    cut,
 )
 from attention_video.pipeline.cache.paths import cache_dir, settle_cache_dir
 from attention_video.pipeline.commands import app
@@ -152,8 +153,8 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
             app.tidy_cache(limit, say=_say)
         return
     if init_config is not None:
-        write_starter(init_config)
-        _say(f"wrote {init_config}")
+        write_starter(init_config, {"sentence": sentence})  # a sentence typed goes in it
+        _say(f"wrote {init_config}" + (" with the sentence given" if sentence else ""))
         return
     if watch and config is None:
         raise click.UsageError("--watch needs --config FILE.toml to watch")
@@ -244,7 +245,7 @@ def _main(argv: list[str] | None) -> None:
             _say(f"Error: the disk is full while writing {_final_name(e.filename)}; "
                  "free some space and rerun (earlier output left as it was)")
         else:
-            _say(f"Error: {e.strerror or e}{f': {e.filename}' if e.filename else ''}")
+            _say(f"Error: {e.strerror or e}{f': {cut(str(e.filename))}' if e.filename else ''}")
         sys.exit(1)
     except Exception:  # a guard: every known failure is handled above
         _say(f"Error: this is a bug, please report it with the command "

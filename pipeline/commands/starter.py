@@ -19,6 +19,7 @@ from attention_video.attncore.settings import (
     THEMES,
     WEIGHT_SOURCES,
     Settings,
+    not_utf8,
 )
 from attention_video.pipeline.outputs.files import (
     OutputError,
@@ -84,14 +85,16 @@ def _toml_value(v) -> str:
     return str(v)
 
 
-def starter_text() -> str:
-    """Every setting with its help line, set to its default (unset ones commented out)."""
+def starter_text(given: dict[str, Any] | None = None) -> str:
+    """Every setting with its help line, set to its default (unset ones commented out), or
+    to the value `given` (what was typed with --init-config, such as the sentence)."""
+    given = {k: v for k, v in (given or {}).items() if v is not None}
     lines = ["# Attention explainer settings. Render with:  render.py --config THIS_FILE",
              "# Command-line flags override what is set here. Unset settings are commented out.",
              ""]
     for name in FIELD_NAMES:
         lines.append(f"# {HELP[name]}")
-        value = DEFAULTS[name]
+        value = given.get(name, DEFAULTS[name])
         if value is None:
             lines.append(f"# {name} = {_toml_value(EXAMPLES[name])}")
         else:
@@ -100,9 +103,14 @@ def starter_text() -> str:
     return "\n".join(lines)
 
 
-def write_starter(path: Path) -> None:
+def write_starter(path: Path, given: dict[str, Any] | None = None) -> None:
+    """The starter file at `path`, with the settings `given` on the command line."""
     path = Path(path)
+    for name, value in (given or {}).items():  # typed in another encoding: one line
+        error = not_utf8(name, value) if isinstance(value, str) else None
+        if error is not None:
+            raise error
     if path.exists():
         raise OutputError(f"{path} exists already; give a new file name")
     check_writable_folder(path)
-    write_text_atomic(path, starter_text())
+    write_text_atomic(path, starter_text(given))

@@ -15,10 +15,14 @@ stretch (pipeline.outputs.slides), brought to the same standard.
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import json
 import os
+import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -26,7 +30,11 @@ from pathlib import Path
 import av
 import av.filter
 import numpy as np
+from attention_video.pipeline.cache.disk import free_space, is_full
+from attention_video.pipeline.cache.limits import human_size, touch
 from attention_video.pipeline.cache.paths import cache_dir
+from attention_video.pipeline.cache.store import sha256_of
+from attention_video.pipeline.records import OutputError
 from scipy.ndimage import minimum_filter1d, uniform_filter1d
 
 RATE = 48_000  # samples a second of every track written here
@@ -131,33 +139,121 @@ def interleave(container: av.container.OutputContainer, video: list[av.Packet],
 TRACKS = "audio-tracks"  # kept AAC encodings of whole timelines, inside the cache folder
 
 
-def aac_track(timeline: np.ndarray) -> Path:
-    """An .m4a file holding the AAC encoding of `timeline` (int16 mono at RATE) brought to
-    the online loudness standard (normalise): kept in the cache folder, made when missing
-    (written under a unique name, then renamed)."""
+def aac_track_name(timeline: np.ndarray) -> str:
+    """The kept track's file name: the hash of the timeline and of how it is encoded."""
     h = hashlib.sha256(f"aac fast {AAC_BITRATE} {RATE} {av.__version__} R128 {TARGET_LUFS} "
-                       f"{CEILING_DBTP} {LIMITER_SECONDS} ".encode())
+                       f"{CEILING_DBTP} {LIMITER_SECONDS} recorded ".encode())  # (tracks before records: unread)
     h.update(np.ascontiguousarray(timeline, dtype="<i2").tobytes())
+    return f"{h.hexdigest()[:32]}.m4a"
+
+
+@contextmanager
+def aac_track(timeline: np.ndarray, spare: Path, keep: bool = True,
+              warn: Callable[[str], None] = lambda s: None) -> Iterator[Path]:
+    """An .m4a file holding the AAC encoding of `timeline` (int16 mono at RATE) brought to
+    the online loudness standard (normalise), for the block's length.
+
+    Kept in the cache folder's TRACKS and served only if its size and SHA-256 are the
+    recorded ones (else made again, with one `warn` line; a folder or file in the way is
+    removed). Not kept (`keep` False: --no-cache; the cache's disk full or unwritable): made
+    in `spare`, the output's own folder, and removed after. A full `spare` is one
+    OutputError line naming its folder."""
     folder = cache_dir() / TRACKS
-    path = folder / f"{h.hexdigest()[:32]}.m4a"
-    if path.is_file():
+    path = folder / aac_track_name(timeline)
+    if keep and not is_full(folder):
+        kept = _kept_track(path, warn)
+        if kept is None:
+            try:
+                kept = _keep_track(path, timeline)
+            except OSError as e:
+                warn(f"the audio track cannot be kept in {folder} ({e.strerror or e}); "
+                     "making it beside the output")
+        if kept is not None:
+            yield kept
+            return
+    spare = Path(spare)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".audio-track.", suffix=".m4a", dir=spare)
+        os.close(fd)
+    except OSError as e:
+        raise _no_room(spare, e) from None
+    try:
         try:
-            os.utime(path)  # just used: the cache's pruning removes the least recently used
-        except OSError:
-            pass
+            _encode_track(Path(tmp), timeline)
+        except OSError as e:
+            raise _no_room(spare, e) from None
+        yield Path(tmp)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _no_room(folder: Path, e: OSError) -> OSError:
+    """An error about the output's folder that names it, never a hidden file in it."""
+    if e.errno == errno.ENOSPC:
+        return OutputError(f"the disk of {folder} is full ({human_size(free_space(folder) or 0)} "
+                           "free) while writing the video's audio track; free some space "
+                           "and rerun (earlier output left as it was)")
+    return OutputError(f"the video's audio track cannot be written in {folder} "
+                       f"({e.strerror or e})")
+
+
+def _record(path: Path) -> Path:
+    return path.with_suffix(".json")
+
+
+def _kept_track(path: Path, warn: Callable[[str], None]) -> Path | None:
+    """The kept track at `path` if it is the recorded one (size, SHA-256); None when
+    missing or damaged (with one `warn` line)."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        record = json.loads(_record(path).read_text(encoding="utf-8"))
+        if not path.is_file():
+            raise ValueError("it is not a file")
+        if path.stat().st_size != record["size"] or sha256_of(path) != record["sha256"]:
+            raise ValueError("it is not the one recorded")
+    except FileNotFoundError:
+        why = "its record is missing"
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        why = str(e) if isinstance(e, ValueError) and str(e).startswith("it") else \
+            f"it cannot be read: {getattr(e, 'strerror', None) or e}"
+    else:
+        touch(path)
         return path
+    warn(f"the kept audio track {path} is damaged ({why}); making it again")
+    return None
+
+
+def _keep_track(path: Path, timeline: np.ndarray) -> Path:
+    """Encode the track into the cache: under a unique name, then renamed, its record
+    first (a reader that finds the track finds its record)."""
+    folder = path.parent
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        folder.unlink()  # a file where the folder belongs: the folder is ours to make
     folder.mkdir(parents=True, exist_ok=True)
+    for p in (path, _record(path)):
+        if p.is_symlink() or (p.exists() and not p.is_file()):
+            shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".m4a", dir=folder)
     os.close(fd)
     try:
-        with av.open(tmp, "w", format="mp4") as dst:
-            stream = add_stream(dst, "aac")
-            for p in encode(stream, normalise(timeline)):
-                dst.mux(p)
+        _encode_track(Path(tmp), timeline)
+        record = {"size": Path(tmp).stat().st_size, "sha256": sha256_of(Path(tmp))}
+        with open(tmp + ".json", "w", encoding="utf-8") as f:
+            json.dump(record, f)
+        os.replace(tmp + ".json", _record(path))
         os.replace(tmp, path)
     finally:
         Path(tmp).unlink(missing_ok=True)
+        Path(tmp + ".json").unlink(missing_ok=True)
     return path
+
+
+def _encode_track(path: Path, timeline: np.ndarray) -> None:
+    with av.open(str(path), "w", format="mp4") as dst:
+        stream = add_stream(dst, "aac")
+        for p in encode(stream, normalise(timeline)):
+            dst.mux(p)
 
 
 def add_kept_track(container: av.container.OutputContainer, track: Path,

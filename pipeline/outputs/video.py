@@ -6,6 +6,7 @@ hold as its duration (fastmanim.encoder). Every timestamp stays on the 1/fps gri
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -72,12 +73,14 @@ def _frame_at(path: str | Path, seconds: float, seek: bool) -> np.ndarray:
 
 
 def join(clips: list[Path], out: Path, container: str = "mp4",
-         faststart: bool = True) -> float:
+         faststart: bool = True, keep_track: bool = True,
+         warn: Callable[[str], None] = lambda s: None) -> float:
     """Concatenate clips of identical format into `out` by copying packets; returns seconds.
 
     Narrated clips (an audio track each, pipeline.outputs.audio) give `out` one AAC track: their
     sound decoded, laid at each clip's start and encoded once for the whole video (kept,
-    pipeline.outputs.audio.aac_track); the video packets are still copied.
+    pipeline.outputs.audio.aac_track, unless `keep_track` is False: then made beside `out`
+    and removed; `warn` hears of a damaged kept track); the video packets are still copied.
 
     Each clip's timestamps are shifted by the length of the clips before it, and the
     decode timestamps of the whole are derived again (decode_times): a held frame stored
@@ -128,7 +131,8 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
             for start, end, clip in sounds:
                 a, b = (round(float(t * otb) * audio.RATE) for t in (start, end))
                 timeline[a:b] = audio.fit(audio.read_track(clip), (b - a) / audio.RATE)
-            audio.add_kept_track(dst, audio.aac_track(timeline), packets)
+            with audio.aac_track(timeline, Path(out).parent, keep_track, warn) as track:
+                audio.add_kept_track(dst, track, packets)
         else:
             for pkt in packets:
                 dst.mux(pkt)

@@ -93,9 +93,14 @@ def output_path(settings: Settings) -> Path:
     return Path(settings.output) if settings.output else default_output(settings.sentence)
 
 
-def narrator_for(settings: Settings) -> Narrator | None:
-    """The one narrator of a video (None: silent), its speech kept in the cache folder."""
-    return Narrator.from_settings(settings, cache_dir())
+def narrator_for(settings: Settings, keep: bool = True) -> Narrator | None:
+    """The one narrator of a video (None: silent), its speech kept in the cache folder
+    (`keep` False, --no-cache: kept nowhere), its voice tried before any work (one
+    SettingsError line naming the file if it cannot speak)."""
+    narrator = Narrator.from_settings(settings, cache_dir() if keep else None, cache_dir())
+    if narrator is not None:
+        narrator.check()
+    return narrator
 
 
 def dry_run(settings: Settings, trace: AttentionTrace | None = None,
@@ -135,11 +140,11 @@ def render_video(settings: Settings, *, jobs: int | None = None, use_cache: bool
         video = output_path(settings)
         check_writable_folder(video, create=not settings.output)
         cache = cache or ChapterCache()
-        narrator = narrator or narrator_for(settings)
+        narrator = narrator or narrator_for(settings, keep=use_cache)
         results, todo = look_up(plan, trace, settings, cache, use_cache, progress,
                                 narrator=narrator)
         if not todo:
-            return write_video(settings, [results[ch] for ch in plan], t0)
+            return write_video(settings, [results[ch] for ch in plan], t0, use_cache, progress)
         with room_to_render(cache, progress) as store:  # a full cache: a temporary one
             workers = min(max(1, jobs or os.cpu_count() or 1), len(todo))
             with chapter_pool(executor, workers) as pool:
@@ -149,7 +154,8 @@ def render_video(settings: Settings, *, jobs: int | None = None, use_cache: bool
             if failed:
                 raise failed[0]
             results |= {t.chapter: outcomes[t.key] for t in todo}
-            return write_video(settings, [results[ch] for ch in plan], t0)
+            return write_video(settings, [results[ch] for ch in plan], t0,
+                               use_cache and store is cache, progress)
 
 
 @dataclass(frozen=True)
@@ -187,14 +193,18 @@ def look_up(plan: list[str], trace: AttentionTrace, settings: Settings, cache: C
     return results, todo
 
 
-def write_video(settings: Settings, chapters: list[ChapterResult], t0: float) -> VideoResult:
-    """Join the chapter clips into the video and write its subtitles, all atomically."""
+def write_video(settings: Settings, chapters: list[ChapterResult], t0: float,
+                use_cache: bool = True, progress: Progress = lambda s: None) -> VideoResult:
+    """Join the chapter clips into the video and write its subtitles, all atomically. The
+    audio track is kept in the cache folder only with `use_cache` and room there (else it
+    is made beside the video: pipeline.outputs.audio.aac_track)."""
     video = output_path(settings)
     srt_path, vtt_path = video.with_suffix(".srt"), video.with_suffix(".vtt")
     cues = _subtitle_cues(chapters)
     with (atomic_output(video) as tmp_video, atomic_output(srt_path) as tmp_srt,
           atomic_output(vtt_path) as tmp_vtt):
-        duration = join([r.clip for r in chapters], tmp_video, container=video.suffix[1:].lower())
+        duration = join([r.clip for r in chapters], tmp_video, container=video.suffix[1:].lower(),
+                        keep_track=use_cache, warn=progress)
         tmp_srt.write_text(to_srt(cues), encoding="utf-8")
         tmp_vtt.write_text(to_vtt(cues), encoding="utf-8")
     return VideoResult(video, srt_path, chapters, duration, time.perf_counter() - t0,
