@@ -254,8 +254,9 @@ def video(settings: Settings, request: Request, say: Say, show: Say) -> None:
     say(f"video:     {result.video}  ({result.duration:.1f} s, "
         f"{QUALITIES[settings.quality][3]}, rendered in {time.perf_counter() - started:.0f} s)")
     say(f"weights:   {weights_line(trace)}")
-    say(f"subtitles: {result.subtitles}")
-    say(f"captions:  {result.captions}")
+    if result.subtitles is not None:  # --captions soft (pipeline.run.render.write_video)
+        say(f"subtitles: {result.subtitles}")
+        say(f"captions:  {result.captions}")
     video_extras(settings, request, result.chapters, result.video, say)
 
 

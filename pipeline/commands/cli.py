@@ -16,6 +16,7 @@ from typing import Any
 import click
 from attention_video.attncore.chapters import SOFTMAX, describe, number
 from attention_video.attncore.settings import (
+    CAPTIONS,
     LANGUAGES,
     QUALITIES,
     THEMES,
@@ -104,6 +105,10 @@ def _say(message: str) -> None:
 @click.option("--positional/--no-positional", default=None, help="Add positional encoding.")
 @click.option("--max-tokens", type=int, default=None, help="Longest sentence accepted (default 32).")
 @click.option("--theme", type=click.Choice(THEMES), default=None)
+@click.option("--captions", type=click.Choice(CAPTIONS), default=None,
+              help="burned (default): drawn in the picture, every player and the GIF show "
+                   "them, no .srt/.vtt beside it; soft: a subtitle track in the MP4/WebM, on, "
+                   "with .srt/.vtt beside it; both: burned, plus a track that is off; none.")
 @click.option("--language", type=click.Choice(LANGUAGES), default=None, help="Caption language.")
 @click.option("--pace", type=float, default=None, metavar="SPEED",
               help="Reading speed of the captions, like a player's speed control: 1 (default) "

@@ -26,7 +26,12 @@ from attention_video.pipeline.outputs.files import (
     check_writable_folder,
     default_output,
 )
-from attention_video.pipeline.outputs.subtitles import to_srt, to_vtt
+from attention_video.pipeline.outputs.subtitles import (
+    SOFT_CAPTIONS,
+    to_srt,
+    to_vtt,
+    writes_sidecars,
+)
 from attention_video.pipeline.outputs.video import join
 from attention_video.pipeline.records import ChapterResult, Cue
 from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
@@ -188,15 +193,29 @@ def look_up(plan: list[str], trace: AttentionTrace, settings: Settings, cache: C
 
 
 def write_video(settings: Settings, chapters: list[ChapterResult], t0: float) -> VideoResult:
-    """Join the chapter clips into the video and write its subtitles, all atomically."""
+    """Join the chapter clips into the video and write its subtitles, all atomically.
+
+    --captions soft or both: the captions also go into the video as a subtitle track (on
+    by default only for soft: with both, the picture shows them). The .srt and .vtt go
+    beside it only for soft (pipeline.outputs.subtitles.writes_sidecars): a player loads
+    them on its own, and over burned captions every caption would show twice."""
     video = output_path(settings)
     srt_path, vtt_path = video.with_suffix(".srt"), video.with_suffix(".vtt")
     cues = _subtitle_cues(chapters)
-    with (atomic_output(video) as tmp_video, atomic_output(srt_path) as tmp_srt,
-          atomic_output(vtt_path) as tmp_vtt):
-        duration = join([r.clip for r in chapters], tmp_video, container=video.suffix[1:].lower())
-        tmp_srt.write_text(to_srt(cues), encoding="utf-8")
-        tmp_vtt.write_text(to_vtt(cues), encoding="utf-8")
+    track = settings.captions in SOFT_CAPTIONS
+    sidecars = writes_sidecars(settings.captions)
+    with atomic_output(video) as tmp_video:
+        duration = join([r.clip for r in chapters], tmp_video, container=video.suffix[1:].lower(),
+                        cues=cues if track else None, cues_on=settings.captions == "soft",
+                        language=settings.language)
+        if sidecars:
+            with atomic_output(srt_path) as tmp_srt, atomic_output(vtt_path) as tmp_vtt:
+                tmp_srt.write_text(to_srt(cues), encoding="utf-8")
+                tmp_vtt.write_text(to_vtt(cues), encoding="utf-8")
+    if not sidecars:  # an earlier soft render's, of the video just replaced: gone with it
+        for old in (srt_path, vtt_path):
+            old.unlink(missing_ok=True)
+        return VideoResult(video, None, chapters, duration, time.perf_counter() - t0)
     return VideoResult(video, srt_path, chapters, duration, time.perf_counter() - t0,
                        captions=vtt_path)
 
