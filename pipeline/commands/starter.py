@@ -59,12 +59,15 @@ HELP = {
     "theme": _quoted(THEMES),
     "language": f"caption language: {_quoted(LANGUAGES)}",
     "quality": " | ".join(f'"{k}" {v[3]}' for k, v in QUALITIES.items()),
-    "output": "video path; unset: media/<sentence>.mp4 (subtitles go beside it as .srt)",
+    "output": "video path; unset: media/<sentence>.mp4 (soft captions' .srt/.vtt go beside it)",
     "pace": f"reading speed of the captions ({PACE_RANGE[0]:g} to {PACE_RANGE[1]:g}), like a "
             "player's speed control: 1 keeps each caption up for its reading time (15 "
             "characters a second, Chinese 7, at least 1.5 s), 1.25 a quarter brisker, 0.8 slower",
     "voice": 'narration, offline: "joe" (Piper\'s en_US-joe-medium, English) or a Piper voice '
              "file (.onnx, its .onnx.json beside it); unset: a silent video",
+    "captions": '"burned" in the picture (no .srt/.vtt a player would add on top) | "soft": a '
+                'subtitle track in the MP4/WebM, on, and .srt/.vtt beside it | "both": burned '
+                'and a track that is off | "none"',
 }
 
 
