@@ -13,7 +13,11 @@ from attention_video.attncore.chapters import SCENE_SETTINGS
 from attention_video.attncore.settings import Settings, SettingsError
 from attention_video.pipeline.commands import cli
 from attention_video.pipeline.commands.progress import Reporter, plural
-from attention_video.pipeline.outputs.subtitles import mov_text_cue, mov_text_payload, writes_sidecars
+from attention_video.pipeline.outputs.subtitles import (
+    mov_text_cue,
+    mov_text_payload,
+    writes_sidecars,
+)
 from click.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]
