@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
+import tomlkit
 from attention_video.attncore.chapters import CHAPTERS, SOFTMAX, number
 from attention_video.attncore.settings import (
     FIELD_NAMES,
@@ -77,14 +77,9 @@ EXAMPLES = {"query": "cat", "query_index": 4, "target": "La bola es azul",
 DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Settings) if f.default is not MISSING}
 
 
-def _toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (tuple, list)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
-    return str(v)
+def _toml_value(v: Any) -> str:
+    """A value as TOML writes it (tomlkit: strings escaped, tuples as arrays)."""
+    return tomlkit.item(list(v) if isinstance(v, tuple) else v).as_string()
 
 
 def starter_text() -> str:
