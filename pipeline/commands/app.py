@@ -117,8 +117,15 @@ def make_trace(settings: Settings, say: Say = to_stderr):
     if source == "tiny":
         model = tiny_model(settings, say)
     trace = build_trace(settings, tiny_model=model)
-    say(f"weights:   {weights_line(trace)}")  # once, before the long part
+    if reason:  # chosen here: said now (else once the outputs are made, said_weights)
+        say(f"weights:   {weights_line(trace)}")
     return trace
+
+
+def said_weights(trace, say: Say) -> None:
+    """The weights line at the end of a run, unless make_trace said it already."""
+    if not trace.source_reason:
+        say(f"weights:   {weights_line(trace)}")
 
 
 def weights_line(trace) -> str:
@@ -219,6 +226,7 @@ def storyboard(settings: Settings, request: Request, say: Say, show: Say) -> Non
                             progress=lambda s: say("  " + s))
     say(f"storyboard: {len(board.stills)} stills, {board.pages} pages, made in "
         f"{board.seconds:.1f} s")
+    said_weights(trace, say)
     show(str(board.png))
     show(str(board.pdf))
 
@@ -249,13 +257,14 @@ def video(settings: Settings, request: Request, say: Say, show: Say) -> None:
     """The video (the default), with its subtitles, and the formats and deck asked for."""
     trace, narrator = _checked_trace(settings, request, say)
     started = time.perf_counter()
-    say(f"chapters:  {len(plan_chapters(settings, trace))} to play")  # the progress display's total
     with chapter_executor(request.scheduler, say) as executor:
+        say(f"chapters:  {len(plan_chapters(settings, trace))} to play")  # the progress total
         result = render_video(settings, jobs=request.jobs, use_cache=request.use_cache,
                               trace=trace, progress=lambda s: say("  " + s), executor=executor,
                               narrator=narrator)
     say(f"video:     {result.duration:.1f} s, {QUALITIES[settings.quality][3]}, captions "
         f"{settings.captions}, rendered in {time.perf_counter() - started:.0f} s")
+    said_weights(trace, say)
     show(str(result.video))
     if result.subtitles is not None:  # --captions soft (pipeline.run.render.write_video)
         show(str(result.subtitles))

@@ -327,8 +327,9 @@ def _command(argv: list[str] | None) -> str:
 
 
 def _prog() -> str:
-    """The name the command was called by: render.py, attention-video (click's rule)."""
-    return click.utils._detect_program_name()
+    """The name the command was called by: attention-video when installed, else render.py
+    (the script, whatever runs it: python render.py, a test runner)."""
+    return "attention-video" if Path(sys.argv[0]).name == "attention-video" else "render.py"
 
 
 def _save_traceback() -> str:
