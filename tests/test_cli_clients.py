@@ -3,6 +3,7 @@ progress, stdout/stderr), and --captions seen by real clients: VLC, Chromium, th
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -101,3 +102,20 @@ def test_sidecars_only_where_they_cannot_double_burned_captions():
 
 def test_mov_text_payload_round_trip():
     assert mov_text_cue(mov_text_payload("Σ é <b>")) == "Σ é <b>"
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_reporter_on_a_terminal_counts_chapters_and_frames():
+    stream = Terminal()
+    with Reporter("auto", stream) as say:
+        assert say.live
+        say("chapters:  3 to play at 15 fps")
+        say("  chapter 1 (input): cached")
+        say("  chapter 2 (linear layers): rendered in 30.5 s (2.0 s of video); 1 to go")
+        task = say._progress.tasks[0]
+        assert (task.completed, task.total, task.fields["frames"]) == (2, 3, 30)
+    assert "chapter 1 (input): cached" in stream.getvalue()  # the lines stay above the bar

@@ -258,7 +258,8 @@ def video(settings: Settings, request: Request, say: Say, show: Say) -> None:
     trace, narrator = _checked_trace(settings, request, say)
     started = time.perf_counter()
     with chapter_executor(request.scheduler, say) as executor:
-        say(f"chapters:  {len(plan_chapters(settings, trace))} to play")  # the progress total
+        say(f"chapters:  {len(plan_chapters(settings, trace))} to play at "  # the progress total
+            f"{QUALITIES[settings.quality][2]} fps")
         result = render_video(settings, jobs=request.jobs, use_cache=request.use_cache,
                               trace=trace, progress=lambda s: say("  " + s), executor=executor,
                               narrator=narrator)
@@ -276,13 +277,17 @@ def video_extras(settings: Settings, request: Request, chapters: list[ChapterRes
                  video: Path, say: Say, show: Say | None = None) -> None:
     """What is made from a finished video: the other formats, the deck. Paths to `show`
     (default: `say`, with what they are), one per line."""
-    def wrote(what: str, path: Path) -> None:
-        say(f"{what + ':':10s} {path}") if show is None else show(str(path))
+    def wrote(what: str, path: Path, size: str = "") -> None:
+        if show is None:
+            say(f"{what + ':':10s} {path}{f'  ({size})' if size else ''}")
+        else:
+            if size:
+                say(f"{what + ':':10s} {size}")
+            show(str(path))
 
     if len(request.formats) > 1:
         for made in derive_formats(video, request.formats):
-            wrote(made.format, made.path)
-            say(f"{made.format + ':':10s} {human_size(made.size)}") if show else None
+            wrote(made.format, made.path, human_size(made.size))
     if request.slides:
         # Lazy on purpose: scenes.widgets imports Manim, which a re-run whose chapters are
         # all cached never needs.

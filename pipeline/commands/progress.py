@@ -18,7 +18,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-PLAN = re.compile(r"^chapters:\s+(\d+) to play")  # pipeline.commands.app.video says it first
+PLAN = re.compile(r"^chapters:\s+(\d+) to play at (\d+) fps")  # app.video says it first
+VIDEO = re.compile(r"\(([\d.]+) s of video\)")  # a rendered chapter's length
 DONE = re.compile(r"^\s*(\[[^\]]*\]\s*)?chapter .*: (cached|rendered in|FAILED)")
 
 
@@ -37,13 +38,15 @@ class Reporter:
         self.live = mode == "auto" and self.stream.isatty()
         self._progress: Progress | None = None
         self._task = None
+        self._fps = 0
 
     def __enter__(self) -> Reporter:
         if self.live:
             console = Console(file=self.stream)
             self._progress = Progress(
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("chapters"), TimeElapsedColumn(), TextColumn("left"),
+                TextColumn("chapters, {task.fields[frames]} frames"), TimeElapsedColumn(),
+                TextColumn("left"),
                 TimeRemainingColumn(), console=console, transient=True)
             self._progress.start()
         return self
@@ -62,8 +65,12 @@ class Reporter:
             return
         plan = PLAN.match(message)
         if plan:
-            self._task = self._progress.add_task("rendering", total=int(plan.group(1)))
+            self._fps = int(plan.group(2))
+            self._task = self._progress.add_task("rendering", total=int(plan.group(1)), frames=0)
             return
         if self._task is not None and DONE.match(message):
-            self._progress.advance(self._task)
+            seconds = VIDEO.search(message)
+            frames = round(float(seconds.group(1)) * self._fps) if seconds else 0
+            task = self._progress.tasks[self._task]
+            self._progress.update(self._task, advance=1, frames=task.fields["frames"] + frames)
         self._progress.console.print(message, markup=False, highlight=False)
