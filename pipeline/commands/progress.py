@@ -64,7 +64,9 @@ class Reporter:
             print(message, file=self.stream, flush=True)
             return
         plan = PLAN.match(message)
-        if plan:
+        if plan:  # a new render (--watch makes one per save): a new bar
+            if self._task is not None:
+                self._progress.remove_task(self._task)
             self._fps = int(plan.group(2))
             self._task = self._progress.add_task("rendering", total=int(plan.group(1)), frames=0)
             return
