@@ -119,3 +119,26 @@ def test_reporter_on_a_terminal_counts_chapters_and_frames():
         task = say._progress.tasks[0]
         assert (task.completed, task.total, task.fields["frames"]) == (2, 3, 30)
     assert "chapter 1 (input): cached" in stream.getvalue()  # the lines stay above the bar
+
+
+def test_burned_writes_no_sidecar_and_names_one_left_from_before(tmp_path, monkeypatch, capsys):
+    """Default (burned): the paths on stdout are the video's alone; an .srt already beside
+    it is kept (an earlier output is never lost) and named, since VLC would add it."""
+    from attention_video.pipeline.run import render as render_mod
+    from attention_video.pipeline.run.workers import InlineExecutor
+
+    from tests.test_pipeline import fake_join, fake_render
+
+    monkeypatch.setattr(render_mod, "render_chapter", fake_render)
+    monkeypatch.setattr(render_mod, "join", fake_join)
+    monkeypatch.setattr(render_mod, "LocalPool", InlineExecutor)
+    monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "v.mp4"
+    (tmp_path / "v.srt").write_text("mine", encoding="utf-8")
+    cli.main(["cats drink milk", "--weights", "random", "--chapters", "1-2", "-o", str(out)])
+    said = capsys.readouterr()
+    assert said.out.splitlines() == [str(out)]
+    assert not out.with_suffix(".vtt").exists()
+    assert (tmp_path / "v.srt").read_text(encoding="utf-8") == "mine"
+    assert f"note:      {tmp_path / 'v.srt'} is not this video's" in said.err
+    assert said.err.count("weights:") == 1

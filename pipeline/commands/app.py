@@ -267,6 +267,9 @@ def video(settings: Settings, request: Request, say: Say, show: Say) -> None:
         f"{settings.captions}, rendered in {time.perf_counter() - started:.0f} s")
     said_weights(trace, say)
     show(str(result.video))
+    for old in result.stale_sidecars:
+        say(f"note:      {old} is not this video's (its captions are {settings.captions}); a "
+            "player shows it over the picture's captions: remove it unless that is wanted")
     if result.subtitles is not None:  # --captions soft (pipeline.run.render.write_video)
         show(str(result.subtitles))
         show(str(result.captions))

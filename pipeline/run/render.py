@@ -71,6 +71,8 @@ class VideoResult:
     duration: float = 0.0  # seconds of video
     seconds: float = 0.0  # wall time spent
     captions: Path | None = None  # the same subtitles as WebVTT, for browsers
+    # .srt/.vtt beside a video with burned captions, from before: a player would add them
+    stale_sidecars: list[Path] = field(default_factory=list)
 
 
 def plan_chapters(settings: Settings, trace: AttentionTrace | None = None,
@@ -212,10 +214,11 @@ def write_video(settings: Settings, chapters: list[ChapterResult], t0: float) ->
             with atomic_output(srt_path) as tmp_srt, atomic_output(vtt_path) as tmp_vtt:
                 tmp_srt.write_text(to_srt(cues), encoding="utf-8")
                 tmp_vtt.write_text(to_vtt(cues), encoding="utf-8")
-    if not sidecars:  # an earlier soft render's, of the video just replaced: gone with it
-        for old in (srt_path, vtt_path):
-            old.unlink(missing_ok=True)
-        return VideoResult(video, None, chapters, duration, time.perf_counter() - t0)
+    if not sidecars:  # one already there (an earlier soft render's, or hand-made) is kept,
+        # and named, since a player would show it over the picture's captions
+        stale = [p for p in (srt_path, vtt_path) if p.is_file()]
+        return VideoResult(video, None, chapters, duration, time.perf_counter() - t0,
+                           stale_sidecars=stale)
     return VideoResult(video, srt_path, chapters, duration, time.perf_counter() - t0,
                        captions=vtt_path)
 
