@@ -9,17 +9,27 @@ import subprocess
 import sys
 from pathlib import Path
 
+import av
+import numpy as np
 import pytest
 from attention_video.attncore.chapters import SCENE_SETTINGS
 from attention_video.attncore.settings import Settings, SettingsError
 from attention_video.pipeline.commands import cli
 from attention_video.pipeline.commands.progress import Reporter, plural
+from attention_video.pipeline.outputs import audio
+from attention_video.pipeline.outputs.formats import write_webm
 from attention_video.pipeline.outputs.subtitles import (
     mov_text_cue,
     mov_text_payload,
     writes_sidecars,
 )
+from attention_video.pipeline.outputs.video import join, subtitle_track
+from attention_video.pipeline.run import render as render_mod
+from attention_video.pipeline.run.workers import InlineExecutor
 from click.testing import CliRunner
+
+from tests.test_formats import make_clip
+from tests.test_pipeline import fake_join, fake_render
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -124,11 +134,6 @@ def test_reporter_on_a_terminal_counts_chapters_and_frames():
 def test_burned_writes_no_sidecar_and_names_one_left_from_before(tmp_path, monkeypatch, capsys):
     """Default (burned): the paths on stdout are the video's alone; an .srt already beside
     it is kept (an earlier output is never lost) and named, since VLC would add it."""
-    from attention_video.pipeline.run import render as render_mod
-    from attention_video.pipeline.run.workers import InlineExecutor
-
-    from tests.test_pipeline import fake_join, fake_render
-
     monkeypatch.setattr(render_mod, "render_chapter", fake_render)
     monkeypatch.setattr(render_mod, "join", fake_join)
     monkeypatch.setattr(render_mod, "LocalPool", InlineExecutor)
@@ -142,3 +147,27 @@ def test_burned_writes_no_sidecar_and_names_one_left_from_before(tmp_path, monke
     assert (tmp_path / "v.srt").read_text(encoding="utf-8") == "mine"
     assert f"note:      {tmp_path / 'v.srt'} is not this video's" in said.err
     assert said.err.count("weights:") == 1
+
+
+def test_join_adds_the_track_with_the_video_copied_and_the_narration_kept(tmp_path):
+    """A soft-captions join: video packets copied as they are, the AAC narration kept, a
+    mov_text track with the cues; the WebM made from it carries them as WebVTT."""
+    clips = [make_clip(tmp_path / f"{i}.mp4", 30) for i in range(2)]
+    for clip in clips:
+        n = 2 * audio.RATE
+        audio.add_track(clip, (4000 * np.sin(np.arange(n) * 0.05)).astype(np.int16))
+    cues = [(0.2, 1.5, "one <b> & {x}"), (2.0, 3.5, "two")]
+    out = tmp_path / "v.mp4"
+    join(clips, out, cues=cues, cues_on=True)
+    with av.open(str(out)) as c:
+        assert sorted(s.type for s in c.streams) == ["audio", "subtitle", "video"]
+    with av.open(str(clips[0])) as a, av.open(str(out)) as b:
+        first = [bytes(p) for p in a.demux(a.streams.video[0]) if p.size]
+        joined = [bytes(p) for p in b.demux(b.streams.video[0]) if p.size]
+    assert joined[:len(first)] == first  # stream copy: the same compressed frames
+    got, on, language = subtitle_track(out)
+    assert [t for _, _, t in got] == ["one <b> & {x}", "two"] and on and language == "eng"
+    assert got[0][:2] == pytest.approx((0.2, 1.5))
+    write_webm(out, tmp_path / "v.webm")
+    got, on, _ = subtitle_track(tmp_path / "v.webm")
+    assert [t for _, _, t in got] == ["one <b> & {x}", "two"] and on
