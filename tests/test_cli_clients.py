@@ -1,5 +1,6 @@
 """The command line as users of Manim's CLI expect it (cloup groups, --version, completion,
-progress, stdout/stderr), and --captions seen by real clients: VLC, Chromium, the notebook."""
+progress, stdout/stderr), the captions setting and its subtitle track (the real clients:
+tests/test_captions_clients.py)."""
 
 from __future__ import annotations
 
