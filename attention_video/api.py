@@ -47,8 +47,8 @@ class Explanation:
     settings: Settings
     trace: AttentionTrace  # every number the video shows
     video: Path  # the MP4
-    subtitles: Path  # the SRT beside it
-    captions: Path  # the WebVTT beside it, the <track> of the inline player
+    subtitles: Path | None  # the SRT beside it (--captions soft only: else none is written)
+    captions: Path | None  # the WebVTT beside it, the <track> of the inline player (soft)
     cues: list[tuple[float, float, str]] = field(repr=False)  # (start, end, caption) in seconds
     duration: float = 0.0  # seconds of video
     embed: bool | None = None  # None: embed in Colab only
@@ -67,19 +67,29 @@ class Explanation:
         return self.html(embed=self._embedded())
 
     def html(self, embed: bool = False) -> str:
-        """A <video> with a captions track: inline data (embed) or relative file paths."""
+        """A <video>, inline data (embed) or a relative file path. With --captions soft, a
+        captions track switched on; burned captions get none, so none shows twice."""
         if embed:
             video = "data:video/mp4;base64," + base64.b64encode(self.video.read_bytes()).decode()
-            track = "data:text/vtt;base64," + base64.b64encode(self.captions.read_bytes()).decode()
         else:
-            video, track = _relative(self.video), _relative(self.captions)
-        language = self.settings.language
-        label = language_name(language)  # from its catalogue (scenes.catalogue)
+            video = _relative(self.video)
         return (f'<video controls preload="metadata" style="max-width:100%" '
                 f'title="{html.escape(self.settings.sentence)}">'
                 f'<source src="{html.escape(video)}" type="video/mp4">'
-                f'<track kind="captions" src="{html.escape(track)}" srclang="{language}" '
-                f'label="{label}" default></video>')
+                f'{self._track(embed)}</video>')
+
+    def _track(self, embed: bool) -> str:
+        """The <track> of soft captions, `default` (on); nothing when none were written."""
+        if self.captions is None:
+            return ""
+        if embed:
+            track = "data:text/vtt;base64," + base64.b64encode(self.captions.read_bytes()).decode()
+        else:
+            track = _relative(self.captions)
+        language = self.settings.language
+        label = language_name(language)  # from its catalogue (scenes.catalogue)
+        return (f'<track kind="captions" src="{html.escape(track)}" srclang="{language}" '
+                f'label="{label}" default>')
 
 
 @dataclass(frozen=True)
@@ -141,14 +151,16 @@ def explain(sentence: str, *, chapters: Iterable[int | str] | None = None, quali
         digest = hashlib.sha256(result.video.read_bytes()).hexdigest()[:10]
         video = folder / f"{slug(sentence)}-{digest}.mp4"
         shutil.move(result.video, video)
-        shutil.move(result.subtitles, video.with_suffix(".srt"))
-    captions = video.with_suffix(".vtt")
-    captions.write_text(to_vtt(cues), encoding="utf-8")
+        subtitles = captions = None
+        if result.subtitles is not None:  # --captions soft: the sidecars (write_video)
+            subtitles, captions = video.with_suffix(".srt"), video.with_suffix(".vtt")
+            shutil.move(result.subtitles, subtitles)
+            captions.write_text(to_vtt(cues), encoding="utf-8")
     video_extras(s, Request(slides=slides, formats=kinds), result.chapters, video, say)
     tidy_cache(limit, say)  # as the command does: the cache stays under its size
     return Explanation(s.replace(output=str(video)), trace, video.resolve(),
-                       video.with_suffix(".srt").resolve(), captions.resolve(), cues,
-                       result.duration, embed)
+                       subtitles and subtitles.resolve(), captions and captions.resolve(),
+                       cues, result.duration, embed)
 
 
 OTHER_NAMES = {"output": "folder (the video is named after the sentence and its content)",

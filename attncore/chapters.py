@@ -49,7 +49,7 @@ CHAPTERS: tuple[Chapter, ...] = (  # the story, in playing order
 )
 
 # The settings every scene reads (the rest reach it through the trace).
-SCENE_SETTINGS: tuple[str, ...] = ("theme", "language", "pace", "voice")
+SCENE_SETTINGS: tuple[str, ...] = ("theme", "language", "pace", "voice", "captions")
 
 SLUGS: tuple[str, ...] = tuple(c.slug for c in CHAPTERS)
 BY_SLUG: dict[str, Chapter] = {c.slug: c for c in CHAPTERS}

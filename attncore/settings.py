@@ -24,6 +24,8 @@ QUALITIES = {  # flag → (height, width, fps, name)
     "k": (2160, 3840, 60, "2160p60"),
 }
 THEMES = ("dark", "light")
+# --captions: drawn in the picture (burned), a switchable subtitle track (soft), both, none.
+CAPTIONS = ("burned", "soft", "both", "none")
 # The caption languages are the catalogues present (scenes.catalogue reads them): adding a
 # language is adding locale/<code>/LC_MESSAGES/messages.po, no Python file changes.
 LOCALE_DIR = Path(__file__).resolve().parents[1] / "locale"  # the repo's, or the wheel's
@@ -137,6 +139,7 @@ class Settings:
     # (15 characters/s in English, 7 in Chinese, at least 1.5 s); 1.25 a quarter brisker
     voice: str | None = None  # narration: "joe" (Piper's en_US-joe-medium) or a Piper
     # voice file (.onnx, its .onnx.json beside it); None: a silent video
+    captions: str = "burned"  # burned in the picture, soft (a subtitle track), both, none
 
     def __post_init__(self) -> None:
         if self.head is None:  # the one place the default head is chosen
@@ -198,6 +201,7 @@ _FIELD_TYPES = {  # for TOML type checking: field → (accepted python types, de
     "output": ((str, type(None)), "a file path"),
     "pace": ((int, float), "a number such as 1.25"),
     "voice": ((str, type(None)), '"joe" or a Piper voice file (.onnx)'),
+    "captions": ((str,), "a string"),
 }
 
 
@@ -239,6 +243,7 @@ def validate(s: Settings) -> None:
         raise SettingsError("target", "the target sentence is empty")
     _one_of("weights", s.weights, WEIGHT_SOURCES)
     _one_of("theme", s.theme, THEMES)
+    _one_of("captions", s.captions, CAPTIONS)
     _one_of("language", s.language, LANGUAGES)
     _one_of("quality", s.quality, tuple(QUALITIES))
     _int_range("max_tokens", s.max_tokens, 1, MAX_TOKENS_LIMIT)

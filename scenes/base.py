@@ -278,6 +278,8 @@ class ChapterScene(Scene):
         short gap (scenes.pacing): the step after it waits. Captions come in the video's
         language: say(self.tr(english, chinese))."""
         new = make_caption(text, self.theme)
+        if self.settings.captions not in ("burned", "both"):  # soft/none: the words live in
+            new.set_opacity(0)  # a subtitle track only; laid out and timed all the same
         anims = [FadeIn(new)]
         self._hold_caption()
         if self._caption is not None:

@@ -30,6 +30,7 @@ def write(path: Path, text: str) -> Path:
 COURSE = """
 [defaults]
 weights = "random"
+captions = "soft"
 quality = "l"
 chapters = "1-2"
 

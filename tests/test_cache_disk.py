@@ -47,7 +47,7 @@ def test_a_full_cache_folder_renders_without_caching_and_says_so(small_disk, tmp
     monkeypatch.setenv(CACHE_ENV, str(small_disk))
     before = uncached_folders()
     out = tmp_path / "v.mp4"
-    code, _, err = run_main([*RENDER, "-o", str(out)], capsys)
+    code, _, err = run_main([*RENDER, "-o", str(out), "--captions", "soft"], capsys)
     assert code == 0 and out.stat().st_size > 0 and out.with_suffix(".vtt").exists(), err
     said = [line for line in err.splitlines() if "is full" in line]
     assert len(said) == 1 and f"the cache folder {small_disk} is full" in said[0]

@@ -51,6 +51,7 @@ VARIANTS: dict[str, dict | None] = {
     "quality": dict(quality="l"),
     "output": dict(output="elsewhere.mp4"),
     "pace": dict(pace=1.25),
+    "captions": dict(captions="soft"),
     "voice": None,  # a narrated dry run synthesizes speech: tests/test_narration.py keys it
 }
 

@@ -44,7 +44,7 @@ def manifest(tmp_path: Path, sentences: list[str], chapters: str = "1") -> Path:
     videos = "".join(f'\n[[video]]\nsentence = "{s}"\noutput = "{tmp_path}/v{i}.mp4"\n'
                      for i, s in enumerate(sentences))
     path = tmp_path / "course.toml"
-    path.write_text(f'[defaults]\nweights = "random"\nquality = "l"\nchapters = "{chapters}"\n'
+    path.write_text(f'[defaults]\nweights = "random"\nquality = "l"\ncaptions = "soft"\nchapters = "{chapters}"\n'
                     + videos, encoding="utf-8")
     return path
 

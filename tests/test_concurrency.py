@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def command(out: Path, sentence: str = "cats drink milk") -> list[str]:
     return [sys.executable, str(ROOT / "render.py"), sentence, "-q", "l", "--chapters", "1",
-            "--weights", "random", "-o", str(out), "-j", "1"]
+            "--weights", "random", "-o", str(out), "-j", "1", "--captions", "soft"]
 
 
 def start(cmd: list[str], tmp_path: Path, cache: Path) -> subprocess.Popen:

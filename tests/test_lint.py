@@ -200,7 +200,7 @@ def test_problems_repeated_over_captions_are_one_line_naming_the_others():
 def test_the_summary_counts_problems_per_rule():
     assert "no problems" in LintResult([ChapterLint("input", 4, [])]).summary()
     f = lint.Problem(1, 2, lint.Finding("hold", "x"))
-    assert "1 problems in 4 captions of 1 chapters (1 hold;" in LintResult(
+    assert "1 problems in 4 captions of 1 chapter (1 hold;" in LintResult(
         [ChapterLint("input", 4, [f])]).summary()
 
 

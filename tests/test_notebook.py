@@ -20,7 +20,7 @@ pytestmark = pytest.mark.xdist_group("notebook")  # one worker renders the modul
 @pytest.fixture(scope="module")
 def explained(tmp_path_factory) -> Explanation:
     folder = tmp_path_factory.mktemp("explain")
-    return explain("The black cat drank the milk", chapters=[3], folder=folder)
+    return explain("The black cat drank the milk", chapters=[3], folder=folder, captions="soft")
 
 
 def test_explain_returns_video_trace_and_subtitles(explained):
@@ -36,7 +36,8 @@ def test_file_name_is_unique_to_the_video(explained):
 
     digest = hashlib.sha256(explained.video.read_bytes()).hexdigest()[:10]
     assert explained.video.name == f"the-black-cat-drank-the-milk-{digest}.mp4"
-    again = explain("The black cat drank the milk", chapters=[3], folder=explained.video.parent)
+    again = explain("The black cat drank the milk", chapters=[3], folder=explained.video.parent,
+                    captions="soft")
     assert again.video == explained.video  # the same video keeps its name (from the cache)
 
 

@@ -51,7 +51,7 @@ def test_a_hold_is_a_whole_number_of_frames_at_least_as_long_as_asked():
 @pytest.mark.slow
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_every_cue_of_the_default_video_meets_its_reading_time(tmp_path, language):
-    s = Settings(language=language, quality="l",
+    s = Settings(language=language, quality="l", captions="soft",
                  output=str(tmp_path / "video.mp4"))
     result = render_video(s, jobs=2, cache=ChapterCache(tmp_path / "cache"))
     cues = read_srt(result.subtitles)
@@ -70,7 +70,7 @@ def test_a_slower_pace_holds_longer_without_storing_more_frames(tmp_path):
     every caption by the same factor or more, and the clips store the same frames."""
     made = {}
     for pace in (1.0, 0.6):
-        s = Settings(quality="l", chapters=(1, 2), pace=pace,
+        s = Settings(quality="l", chapters=(1, 2), pace=pace, captions="soft",
                      output=str(tmp_path / f"pace{pace}.mp4"))
         result = render_video(s, jobs=2, cache=ChapterCache(tmp_path / "cache"))
         made[pace] = (probe(result.video), read_srt(result.subtitles))

@@ -163,7 +163,7 @@ def test_two_renders_into_one_folder_at_once_do_not_mix(tmp_path, monkeypatch):
 
     def one(word):
         try:
-            s = Settings(**R, sentence=f"{word} drinks", chapters=(1, 2, 3),
+            s = Settings(**R, sentence=f"{word} drinks", chapters=(1, 2, 3), captions="soft",
                          output=str(tmp_path / f"{word}.mp4"))
             outs[word] = render_video(s, executor=InlineExecutor())
         except Exception as e:  # pragma: no cover - reported below
@@ -200,11 +200,15 @@ def test_the_command_renders_through_the_pipeline_and_reuses_the_cache(tmp_path,
     monkeypatch.setattr(render_mod, "LocalPool", InlineExecutor)
     monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "v.mp4"
-    args = ["cats drink milk", "--weights", "random", "--chapters", "1-2", "-o", str(out)]
+    args = ["cats drink milk", "--weights", "random", "--chapters", "1-2", "-o", str(out),
+            "--captions", "soft"]
     main(args)
-    err = capsys.readouterr().err
+    said = capsys.readouterr()
     assert out.read_bytes() == b"[cats ch1][cats ch2]" and out.with_suffix(".srt").exists()
-    assert "chapter 2 (linear layers): rendered" in err and f"video:     {out}" in err
+    assert "chapter 2 (linear layers): rendered" in said.err and "video:     " in said.err
+    assert said.out.splitlines() == [str(out), str(out.with_suffix(".srt")),
+                                     str(out.with_suffix(".vtt"))]  # the paths, one a line
+    err = said.err
     main(args)
     err = capsys.readouterr().err
     assert "chapter 1 (input): cached" in err and "chapter 2 (linear layers): cached" in err

@@ -57,7 +57,9 @@ def test_frames_are_not_blank(first_render):
 
 
 def test_subtitles_sit_beside_the_video_and_cover_its_length(first_render):
-    _, result, _ = first_render
+    """(--captions soft: burned captions, the default, write no sidecar.)"""
+    s, _, cache = first_render
+    result = render_video(s.replace(captions="soft"), jobs=2, cache=cache)
     assert result.subtitles == result.video.with_suffix(".srt")
     text = result.subtitles.read_text(encoding="utf-8")
     assert text.startswith("1\n00:00:0") and " --> " in text

@@ -38,6 +38,7 @@ from attention_video.pipeline.commands.batch import (
     summary_table,
 )
 from attention_video.pipeline.commands.modes import MODES, Mode
+from attention_video.pipeline.commands.progress import plural
 from attention_video.pipeline.commands.tiny_models import model_path, tiny_model, train_and_keep
 from attention_video.pipeline.outputs.exports import write_csv, write_json
 from attention_video.pipeline.outputs.files import check_outputs, check_writable_folder, companions
@@ -52,6 +53,7 @@ from attention_video.pipeline.run.render import (
     named,
     narrator_for,
     output_path,
+    plan_chapters,
     render_video,
 )
 from attention_video.pipeline.run.stills import make_storyboard
@@ -115,9 +117,15 @@ def make_trace(settings: Settings, say: Say = to_stderr):
     if source == "tiny":
         model = tiny_model(settings, say)
     trace = build_trace(settings, tiny_model=model)
-    if reason:
+    if reason:  # chosen here: said now (else once the outputs are made, said_weights)
         say(f"weights:   {weights_line(trace)}")
     return trace
+
+
+def said_weights(trace, say: Say) -> None:
+    """The weights line at the end of a run, unless make_trace said it already."""
+    if not trace.source_reason:
+        say(f"weights:   {weights_line(trace)}")
 
 
 def weights_line(trace) -> str:
@@ -217,9 +225,11 @@ def storyboard(settings: Settings, request: Request, say: Say, show: Say) -> Non
     trace, _ = _checked_trace(settings, request, say)
     board = make_storyboard(settings, trace, request.storyboard_output, jobs=request.jobs,
                             progress=lambda s: say("  " + s))
-    say(f"storyboard: {board.png} and {board.pdf} ({len(board.stills)} stills, "
-        f"{board.pages} pages, made in {board.seconds:.1f} s)")
-    say(f"weights:   {weights_line(trace)}")
+    say(f"storyboard: {len(board.stills)} stills, {board.pages} pages, made in "
+        f"{board.seconds:.1f} s")
+    said_weights(trace, say)
+    show(str(board.png))
+    show(str(board.pdf))
 
 
 def check_scenes(settings: Settings, request: Request, say: Say, show: Say) -> None:
@@ -228,7 +238,7 @@ def check_scenes(settings: Settings, request: Request, say: Say, show: Say) -> N
     results = dry_run(settings, trace, progress=say, narrator=narrator)
     bad = [(r.chapter, r.off_frame[0]) for r in results if r.off_frame]
     total = sum(r.duration for r in results)
-    say(f"dry run: {len(results)} chapters build, {total:.0f} s of video"
+    say(f"dry run: {plural(len(results), 'chapter')} build, {total:.0f} s of video"
         + (f"; WARNING objects off frame in {named(bad[0][0])}" if bad else ""))
 
 
@@ -249,23 +259,39 @@ def video(settings: Settings, request: Request, say: Say, show: Say) -> None:
     trace, narrator = _checked_trace(settings, request, say)
     started = time.perf_counter()
     with chapter_executor(request.scheduler, say) as executor:
+        say(f"chapters:  {len(plan_chapters(settings, trace))} to play at "  # the progress total
+            f"{QUALITIES[settings.quality][2]} fps")
         result = render_video(settings, jobs=request.jobs, use_cache=request.use_cache,
                               trace=trace, progress=lambda s: say("  " + s), executor=executor,
                               narrator=narrator)
-    say(f"video:     {result.video}  ({result.duration:.1f} s, "
-        f"{QUALITIES[settings.quality][3]}, rendered in {time.perf_counter() - started:.0f} s)")
-    say(f"weights:   {weights_line(trace)}")
-    say(f"subtitles: {result.subtitles}")
-    say(f"captions:  {result.captions}")
-    video_extras(settings, request, result.chapters, result.video, say)
+    say(f"video:     {result.duration:.1f} s, {QUALITIES[settings.quality][3]}, captions "
+        f"{settings.captions}, rendered in {time.perf_counter() - started:.0f} s")
+    said_weights(trace, say)
+    show(str(result.video))
+    for old in result.stale_sidecars:
+        say(f"note:      {old} is not this video's (its captions are {settings.captions}); a "
+            "player shows it over the picture's captions: remove it unless that is wanted")
+    if result.subtitles is not None:  # --captions soft (pipeline.run.render.write_video)
+        show(str(result.subtitles))
+        show(str(result.captions))
+    video_extras(settings, request, result.chapters, result.video, say, show)
 
 
 def video_extras(settings: Settings, request: Request, chapters: list[ChapterResult],
-                 video: Path, say: Say) -> None:
-    """What is made from a finished video: the other formats, the deck."""
+                 video: Path, say: Say, show: Say | None = None) -> None:
+    """What is made from a finished video: the other formats, the deck. Paths to `show`
+    (default: `say`, with what they are), one per line."""
+    def wrote(what: str, path: Path, size: str = "") -> None:
+        if show is None:
+            say(f"{what + ':':10s} {path}{f'  ({size})' if size else ''}")
+        else:
+            if size:
+                say(f"{what + ':':10s} {size}")
+            show(str(path))
+
     if len(request.formats) > 1:
         for made in derive_formats(video, request.formats):
-            say(f"{made.format + ':':10s} {made.path}  ({human_size(made.size)})")
+            wrote(made.format, made.path, human_size(made.size))
     if request.slides:
         # Lazy on purpose: scenes.widgets imports Manim, which a re-run whose chapters are
         # all cached never needs.
@@ -273,7 +299,9 @@ def video_extras(settings: Settings, request: Request, chapters: list[ChapterRes
 
         html, pptx, steps = write_slides(chapters, video, settings.sentence,
                                          THEMES[settings.theme].background)
-        say(f"slides:    {html} and {pptx} ({steps} steps, one per caption)")
+        say(f"slides:    {steps} steps, one per caption")
+        wrote("slides", html)
+        wrote("slides", pptx)
 
 
 MAKERS = {"list_vocab": list_vocab, "train_tiny": train_tiny, "list_heads": list_heads,

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import click
+import cloup
 from attention_video.attncore.chapters import SOFTMAX, describe, number
 from attention_video.attncore.settings import (
+    CAPTIONS,
     LANGUAGES,
     QUALITIES,
     THEMES,
@@ -28,6 +30,7 @@ from attention_video.pipeline.commands import app
 from attention_video.pipeline.commands import watch as watcher
 from attention_video.pipeline.commands.batch import BatchFailed
 from attention_video.pipeline.commands.modes import refused
+from attention_video.pipeline.commands.progress import Reporter
 from attention_video.pipeline.commands.starter import write_starter
 from attention_video.pipeline.outputs.files import OutputError
 from attention_video.pipeline.outputs.formats import parse_formats
@@ -37,14 +40,26 @@ from attention_video.pipeline.run.workers import Terminated, exit_status, stop_o
 
 EPILOG = """\b
 Examples:
-  render.py "The black cat drank the milk"
-  render.py "The black cat drank the milk" --query cat -q l
-  render.py "The ball is blue" --target "La bola es azul" --weights random
-  render.py --config examples/default.toml --chapters 3-6
-  render.py "The black cat drank the milk" --chapters dot,softmax
-  render.py --batch examples/course.toml -q l
-  render.py --batch examples/course.toml --scheduler tcp://10.0.0.5:8786
+  {prog} "The black cat drank the milk"
+  {prog} "The black cat drank the milk" --query cat -q l
+  {prog} "The ball is blue" --target "La bola es azul" --weights random
+  {prog} --config examples/default.toml --chapters 3-6
+  {prog} "The black cat drank the milk" --captions soft --format webm
+  {prog} --batch examples/course.toml -q l
+  {prog} --batch examples/course.toml --scheduler tcp://10.0.0.5:8786
 """
+FIRST_EXAMPLE = '{prog} "The black cat drank the milk" -q l'
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+FORMATTER = cloup.HelpFormatter.settings(max_width=100, col2_min_width=40)
+
+
+class Command(cloup.Command):
+    """cloup's command, its examples in the name it was called by (render.py or
+    attention-video)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.epilog = EPILOG.format(prog=ctx.find_root().info_name)
+        super().format_epilog(ctx, formatter)
 
 
 class HeadType(click.ParamType):
@@ -75,66 +90,111 @@ def _say(message: str) -> None:
     click.echo(message, err=True)
 
 
-@click.command(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"],
-                                                "max_content_width": 100})
-@click.argument("sentence", required=False)
-@click.option("-c", "--config", "config", type=click.Path(dir_okay=True, path_type=Path),
-              help="TOML file with any of the settings below (flags win).")
-@click.option("-q", "--quality", type=click.Choice(list(QUALITIES)), default=None,
-              help="l 480p15, m 720p30, h 1080p30 (default), k 2160p60.")
-@click.option("-o", "--output", default=None, help="Video path (default media/<sentence>.mp4).")
-@click.option("--query", default=None, help="The word the video follows (default: the last word).")
-@click.option("--query-index", type=int, default=None, help="Token index of the followed word (0-based), for a repeated word.")
-@click.option("--target", default=None, help="Second sentence: cross-attention, queries from it.")
-@click.option("--translate", is_flag=True, default=None, help="Translate the sentence into Spanish with the trained translation model and show its cross-attention.")
-@click.option("--chapters", default=None,
-              help=f"Chapters to render ({describe()}), e.g. dot,softmax or 1,3,6 or 2-5.")
-@click.option("--weights", type=click.Choice(WEIGHT_SOURCES), default=None,
-              help="auto (default): tiny if every word is in its vocabulary, else pretrained; "
-                   "tiny: trained here, hand-checkable; pretrained: a real BERT; random: untrained.")
-@click.option("--model", default=None, help="Pretrained checkpoint folder (Hugging Face layout).")
-@click.option("--layer", type=int, default=None, help="Pretrained layer (0-based).")
-@click.option("--head", type=HeadType(), default=None,
-              help="Head to follow, or 'auto' (default: auto for pretrained weights, 0 for random).")
-@click.option("--seed", type=int, default=None, help="Seed of the random weights, or of the tiny model's training.")
-@click.option("--d-model", "d_model", type=int, default=None, help="Embedding width (random, tiny).")
-@click.option("--d-k", "d_k", type=int, default=None, help="Query/key/value width (random).")
-@click.option("--heads", type=int, default=None, help="Number of heads (random, tiny).")
-@click.option("--causal/--no-causal", default=None, help="Decoder masking: no word sees a later one.")
-@click.option("--softmax/--no-softmax", default=None, help=f"--no-softmax skips chapter {number(SOFTMAX)} ({SOFTMAX}), as the article does.")
-@click.option("--positional/--no-positional", default=None, help="Add positional encoding.")
-@click.option("--max-tokens", type=int, default=None, help="Longest sentence accepted (default 32).")
-@click.option("--theme", type=click.Choice(THEMES), default=None)
-@click.option("--language", type=click.Choice(LANGUAGES), default=None, help="Caption language.")
-@click.option("--pace", type=float, default=None, metavar="SPEED",
-              help="Reading speed of the captions, like a player's speed control: 1 (default) "
-                   "keeps each up for its reading time (15 characters/s, Chinese 7, at least "
-                   "1.5 s), 1.25 a quarter brisker, 0.8 slower (0.5 to 2).")
-@click.option("--voice", default=None, metavar="joe|PATH.onnx",
-              help="Narrate the video offline: joe (Piper's en_US-joe-medium) or a Piper voice "
-                   "file with its .onnx.json beside it. Default: silent.")
-@click.option("--export-json", type=click.Path(path_type=Path), default=None, help="Write the trace the video is made from.")
-@click.option("--export-csv", type=click.Path(path_type=Path), default=None, help="Write every matrix as CSV into this folder.")
-@click.option("--dry-run", is_flag=True, help="Build every scene without writing frames.")
-@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None, help="Chapters rendered at once (default: cores).")
-@click.option("--no-cache", is_flag=True, help="Render every chapter again.")
-@click.option("--slides", is_flag=True, help="Also write a deck beside the video, one step per caption: <stem>.html (offline reveal.js) and <stem>.pptx, the captions as speaker notes.")
-@click.option("--lint", is_flag=True, help="Instead of the video: check every caption's picture in a dry run (overlaps, lines across text, safe area, text size, contrast, holds, colour-blind word colours); one line per problem, exit status 1 if any.")
-@click.option("--storyboard", is_flag=True, help="Instead of the video: one still per caption, as a PNG contact sheet and an A4 PDF handout beside it (-o board.png; default media/<sentence>-storyboard.png), in seconds, without animating.")
-@click.option("--format", "formats", default=None, metavar="mp4,gif,webm", help="Also derive these from the finished MP4, beside it with the same stem: gif (480p, palette-optimised), webm (VP9).")
-@click.option("--list-heads", is_flag=True, help="Pretrained: table of layer × head with the followed word's top word.")
-@click.option("--list-vocab", is_flag=True, help="Print the tiny model's vocabulary and exit.")
-@click.option("--train-tiny", is_flag=True, help="Retrain the tiny model (--seed, --d-model, --heads) and print its held-out scores.")
-@click.option("--init-config", type=click.Path(path_type=Path), default=None, help="Write a commented starter TOML file and exit.")
-@click.option("--watch", is_flag=True, help="Make the outputs again (the video or --storyboard, with --slides, --format and the exports) whenever the --config file is saved.")
-@click.option("--batch", type=click.Path(path_type=Path), default=None, help="Render every video of a TOML manifest ([defaults] and one [[video]] table each, e.g. examples/course.toml) through one chapter cache, then print a summary; flags given apply to every video.")
-@click.option("--scheduler", callback=scheduler_address, default=None, metavar="tcp://HOST:PORT", help="Render the chapters on this Dask scheduler's workers (same install on each; README) instead of local processes.")
+@cloup.command(cls=Command, epilog=EPILOG, context_settings=CONTEXT,
+               formatter_settings=FORMATTER)
+@cloup.argument("sentence", required=False, help="The sentence to explain (or `sentence` in --config).")
+@cloup.option_group(
+    "What to say",
+    cloup.option("--query", default=None, help="The word the video follows (default: the last word)."),
+    cloup.option("--query-index", type=int, default=None, help="Token index of the followed word (0-based), for a repeated word."),
+    cloup.option("--target", default=None, help="Second sentence: cross-attention, queries from it."),
+    cloup.option("--translate", is_flag=True, default=None, help="Translate the sentence into Spanish with the trained translation model and show its cross-attention."),
+    cloup.option("--chapters", default=None,
+                help=f"Chapters to render ({describe()}), e.g. dot,softmax or 1,3,6 or 2-5."),
+    cloup.option("--softmax/--no-softmax", default=None, help=f"--no-softmax skips chapter {number(SOFTMAX)} ({SOFTMAX}), as the article does."),
+    cloup.option("--max-tokens", type=int, default=None, help="Longest sentence accepted (default 32)."),
+)
+@cloup.option_group(
+    "Which model",
+    cloup.option("--weights", type=click.Choice(WEIGHT_SOURCES), default=None,
+                help="auto (default): tiny if every word is in its vocabulary, else pretrained; "
+                     "tiny: trained here, hand-checkable; pretrained: a real BERT; random: untrained."),
+    cloup.option("--model", default=None, help="Pretrained checkpoint folder (Hugging Face layout)."),
+    cloup.option("--layer", type=int, default=None, help="Pretrained layer (0-based)."),
+    cloup.option("--head", type=HeadType(), default=None,
+                help="Head to follow, or 'auto' (default: auto for pretrained weights, 0 for random)."),
+    cloup.option("--seed", type=int, default=None, help="Seed of the random weights, or of the tiny model's training."),
+    cloup.option("--d-model", "d_model", type=int, default=None, help="Embedding width (random, tiny)."),
+    cloup.option("--d-k", "d_k", type=int, default=None, help="Query/key/value width (random)."),
+    cloup.option("--heads", type=int, default=None, help="Number of heads (random, tiny)."),
+    cloup.option("--causal/--no-causal", default=None, help="Decoder masking: no word sees a later one."),
+    cloup.option("--positional/--no-positional", default=None, help="Add positional encoding."),
+)
+@cloup.option_group(
+    "How it looks",
+    cloup.option("-q", "--quality", type=click.Choice(list(QUALITIES)), default=None,
+                help="l 480p15, m 720p30, h 1080p30 (default), k 2160p60."),
+    cloup.option("--theme", type=click.Choice(THEMES), default=None),
+    cloup.option("--captions", type=click.Choice(CAPTIONS), default=None,
+                help="burned (default): drawn in the picture, every player and the GIF show "
+                     "them, no .srt/.vtt beside it; soft: a subtitle track in the MP4/WebM, on, "
+                     "with .srt/.vtt beside it; both: burned, plus a track that is off; none."),
+    cloup.option("--language", type=click.Choice(LANGUAGES), default=None, help="Caption language."),
+    cloup.option("--pace", type=float, default=None, metavar="SPEED",
+                help="Reading speed of the captions, like a player's speed control: 1 (default) "
+                     "keeps each up for its reading time (15 characters/s, Chinese 7, at least "
+                     "1.5 s), 1.25 a quarter brisker, 0.8 slower (0.5 to 2)."),
+    cloup.option("--voice", default=None, metavar="joe|PATH.onnx",
+                help="Narrate the video offline: joe (Piper's en_US-joe-medium) or a Piper voice "
+                     "file with its .onnx.json beside it. Default: silent."),
+)
+@cloup.option_group(
+    "Outputs",
+    cloup.option("-o", "--output", default=None, help="Video path (default media/<sentence>.mp4)."),
+    cloup.option("--format", "formats", default=None, metavar="mp4,gif,webm", help="Also derive these from the finished MP4, beside it with the same stem: gif (480p, palette-optimised), webm (VP9)."),
+    cloup.option("--slides", is_flag=True, help="Also write a deck beside the video, one step per caption: <stem>.html (offline reveal.js) and <stem>.pptx, the captions as speaker notes."),
+    cloup.option("--storyboard", is_flag=True, help="Instead of the video: one still per caption, as a PNG contact sheet and an A4 PDF handout beside it (-o board.png; default media/<sentence>-storyboard.png), in seconds, without animating."),
+    cloup.option("--export-json", type=click.Path(path_type=Path), default=None, help="Write the trace the video is made from."),
+    cloup.option("--export-csv", type=click.Path(path_type=Path), default=None, help="Write every matrix as CSV into this folder."),
+)
+@cloup.option_group(
+    "Performance",
+    cloup.option("-j", "--jobs", type=click.IntRange(1, 64), default=None, help="Chapters rendered at once (default: cores)."),
+    cloup.option("--no-cache", is_flag=True, help="Render every chapter again."),
+    cloup.option("--scheduler", callback=scheduler_address, default=None, metavar="tcp://HOST:PORT", help="Render the chapters on this Dask scheduler's workers (same install on each; README) instead of local processes."),
+)
+@cloup.option_group(
+    "Files and other modes",
+    cloup.option("-c", "--config", "config", type=click.Path(dir_okay=True, path_type=Path),
+                help="TOML file with any of the settings below (flags win)."),
+    cloup.option("--init-config", type=click.Path(path_type=Path), default=None, help="Write a commented starter TOML file and exit."),
+    cloup.option("--watch", is_flag=True, help="Make the outputs again (the video or --storyboard, with --slides, --format and the exports) whenever the --config file is saved."),
+    cloup.option("--batch", type=click.Path(path_type=Path), default=None, help="Render every video of a TOML manifest ([defaults] and one [[video]] table each, e.g. examples/course.toml) through one chapter cache, then print a summary; flags given apply to every video."),
+    cloup.option("--dry-run", is_flag=True, help="Build every scene without writing frames."),
+    cloup.option("--lint", is_flag=True, help="Instead of the video: check every caption's picture in a dry run (overlaps, lines across text, safe area, text size, contrast, holds, colour-blind word colours); one line per problem, exit status 1 if any."),
+    cloup.option("--list-heads", is_flag=True, help="Pretrained: table of layer × head with the followed word's top word."),
+    cloup.option("--list-vocab", is_flag=True, help="Print the tiny model's vocabulary and exit."),
+    cloup.option("--train-tiny", is_flag=True, help="Retrain the tiny model (--seed, --d-model, --heads) and print its held-out scores."),
+)
+@cloup.option_group(
+    "Messages",
+    cloup.option("--quiet", is_flag=True, help="Only errors, and the paths written (standard output)."),
+    cloup.option("--verbose", is_flag=True, help="Every step as a line, no live progress display."),
+)
+@cloup.version_option(None, "-V", "--version", package_name="attention-explainer",
+                      message="%(prog)s %(version)s")
 def cli(sentence: str | None, config: Path | None, chapters: str | None, export_json: Path | None,
         export_csv: Path | None, dry_run: bool, jobs: int | None, no_cache: bool, list_heads: bool,
         list_vocab: bool, train_tiny: bool, init_config: Path | None, watch: bool, slides: bool,
         storyboard: bool, formats: str | None, batch: Path | None, scheduler: str | None,
-        **flags: Any) -> None:
-    """Render a video that explains attention on SENTENCE with real computed numbers."""
+        quiet: bool, verbose: bool, **flags: Any) -> None:
+    """Render a video that explains attention on SENTENCE with real computed numbers.
+    The paths written go to standard output, one per line; messages to standard error."""
+    if quiet and verbose:
+        raise click.UsageError("--quiet and --verbose contradict each other; give one")
+    with Reporter("quiet" if quiet else "verbose" if verbose else "auto") as say:
+        _run(say, sentence, config, chapters, export_json, export_csv, dry_run, jobs, no_cache,
+             list_heads, list_vocab, train_tiny, init_config, watch, slides, storyboard, formats,
+             batch, scheduler, flags)
+
+
+def _run(_say: Reporter, sentence: str | None, config: Path | None, chapters: str | None,
+         export_json: Path | None, export_csv: Path | None, dry_run: bool, jobs: int | None,
+         no_cache: bool, list_heads: bool, list_vocab: bool, train_tiny: bool,
+         init_config: Path | None, watch: bool, slides: bool, storyboard: bool,
+         formats: str | None, batch: Path | None, scheduler: str | None,
+         flags: dict[str, Any]) -> None:
+    """The command once its messages have a place to go (`_say`)."""
     limit = app.read_cache_limit()
     lint = flags.pop("lint")
     why = refused(dict(sentence=sentence, config=config, output=flags["output"], watch=watch,
@@ -155,6 +215,7 @@ def cli(sentence: str | None, config: Path | None, chapters: str | None, export_
     if init_config is not None:
         write_starter(init_config, {"sentence": sentence})  # a sentence typed goes in it
         _say(f"wrote {init_config}" + (" with the sentence given" if sentence else ""))
+        click.echo(str(init_config))
         return
     if watch and config is None:
         raise click.UsageError("--watch needs --config FILE.toml to watch")
@@ -213,8 +274,15 @@ def _give_up(status: int) -> None:
 
 
 def _main(argv: list[str] | None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if not args and f"_{_prog()}_COMPLETE".replace("-", "_").upper() not in os.environ:
+        # No argument: what to type, rather than an hour-long 1080p render of the default
+        _say(f"Usage: {_prog()} [OPTIONS] [SENTENCE]\n"
+             f"Example: {FIRST_EXAMPLE.format(prog=_prog())}\n"
+             f"Every option: {_prog()} --help")
+        sys.exit(2)
     try:
-        cli.main(args=argv, prog_name="render.py", standalone_mode=False)
+        cli.main(args=argv, prog_name=_prog(), standalone_mode=False)
     except click.exceptions.Exit as e:
         sys.exit(e.exit_code)
     except click.Abort:  # Ctrl-C, as click passes it on: main() says so
@@ -256,7 +324,13 @@ def _main(argv: list[str] | None) -> None:
 def _command(argv: list[str] | None) -> str:
     """The command line as typed (quoted so that it can be pasted back)."""
     args = sys.argv[1:] if argv is None else argv
-    return shlex.join(["render.py", *args])
+    return shlex.join([_prog(), *args])
+
+
+def _prog() -> str:
+    """The name the command was called by: attention-video when installed, else render.py
+    (the script, whatever runs it: python render.py, a test runner)."""
+    return "attention-video" if Path(sys.argv[0]).name == "attention-video" else "render.py"
 
 
 def _save_traceback() -> str:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
+import tomlkit
 from attention_video.attncore.chapters import CHAPTERS, SOFTMAX, number
 from attention_video.attncore.settings import (
     FIELD_NAMES,
@@ -60,12 +60,15 @@ HELP = {
     "theme": _quoted(THEMES),
     "language": f"caption language: {_quoted(LANGUAGES)}",
     "quality": " | ".join(f'"{k}" {v[3]}' for k, v in QUALITIES.items()),
-    "output": "video path; unset: media/<sentence>.mp4 (subtitles go beside it as .srt)",
+    "output": "video path; unset: media/<sentence>.mp4 (soft captions' .srt/.vtt go beside it)",
     "pace": f"reading speed of the captions ({PACE_RANGE[0]:g} to {PACE_RANGE[1]:g}), like a "
             "player's speed control: 1 keeps each caption up for its reading time (15 "
             "characters a second, Chinese 7, at least 1.5 s), 1.25 a quarter brisker, 0.8 slower",
     "voice": 'narration, offline: "joe" (Piper\'s en_US-joe-medium, English) or a Piper voice '
              "file (.onnx, its .onnx.json beside it); unset: a silent video",
+    "captions": '"burned" in the picture (no .srt/.vtt a player would add on top) | "soft": a '
+                'subtitle track in the MP4/WebM, on, and .srt/.vtt beside it | "both": burned '
+                'and a track that is off | "none"',
 }
 
 
@@ -75,14 +78,9 @@ EXAMPLES = {"query": "cat", "query_index": 4, "target": "La bola es azul",
 DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Settings) if f.default is not MISSING}
 
 
-def _toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (tuple, list)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
-    return str(v)
+def _toml_value(v: Any) -> str:
+    """A value as TOML writes it (tomlkit: strings escaped, tuples as arrays)."""
+    return tomlkit.item(list(v) if isinstance(v, tuple) else v).as_string()
 
 
 def starter_text(given: dict[str, Any] | None = None) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 import av
 import av.filter
 from attention_video.pipeline.outputs import audio
+from attention_video.pipeline.outputs import video as video_io
 from attention_video.pipeline.outputs.files import atomic_output
 
 FORMATS = ("mp4", "gif", "webm")  # what --format takes; mp4 is the video itself, the source
@@ -162,6 +163,8 @@ def write_webm(video: Path, out: Path, crf: str = WEBM_CRF) -> int:
                                       "cpu-used": "8", "row-mt": "1", "threads": "4"})
         vp9.width, vp9.height, vp9.pix_fmt = stream.width, stream.height, "yuv420p"
         pending = audio.encode(audio.add_stream(dst, "libopus"), sound) if sound is not None else []
+        track = video_io.subtitle_track(video)  # --captions soft/both: the MP4's, as WebVTT
+        cues = video_io.add_subtitle_track(dst, "webvtt", *track) if track else []
         pending.reverse()  # popped from the end: the earliest first
 
         shown: dict[Fraction, Fraction] = {}  # each frame's start → its length, in seconds
@@ -181,6 +184,8 @@ def write_webm(video: Path, out: Path, crf: str = WEBM_CRF) -> int:
         mux(vp9.encode(None))
         while pending:
             dst.mux(pending.pop())
+        for p in cues:
+            dst.mux(p)
     return out.stat().st_size
 
 

@@ -1,4 +1,8 @@
-"""Subtitles (.srt and .vtt) from the captions each chapter recorded."""
+"""Subtitles from the captions each chapter recorded: .srt and .vtt files, and the
+payload of a subtitle track inside the MP4 (mov_text) and the WebM (WebVTT).
+
+Written by hand rather than with pysubs2: it would drop `{...}` from a caption as an ASS
+override tag and does not escape `<` and `&` for WebVTT, so the escaping would stay."""
 
 from __future__ import annotations
 
@@ -14,9 +18,7 @@ def srt_time(t: float) -> str:
 def to_srt(cues: list[tuple[float, float, str]]) -> str:
     """Numbered SRT cues; zero-length cues are dropped."""
     out, n = [], 0
-    for start, end, text in cues:
-        if end - start < 0.05:
-            continue
+    for start, end, text in kept_cues(cues):
         n += 1
         out.append(f"{n}\n{srt_time(start)} --> {srt_time(end)}\n{text}\n")
     return "\n".join(out)
@@ -30,10 +32,52 @@ def to_vtt(cues: list[tuple[float, float, str]]) -> str:
     """WebVTT cues (the same as the SRT's, for browsers and notebooks); zero-length cues
     are dropped. Text is escaped (&, <, >), and blank lines, which would end a cue, go."""
     out = ["WEBVTT\n"]
-    for start, end, text in cues:
-        if end - start < 0.05:
-            continue
+    for start, end, text in kept_cues(cues):
         text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         lines = [line for line in text.splitlines() if line.strip()]
         out.append(f"{vtt_time(start)} --> {vtt_time(end)}\n" + "\n".join(lines) + "\n")
     return "\n".join(out)
+
+
+# The style header FFmpeg's text subtitle encoders (mov_text, webvtt) require to open; the
+# players draw the cues in their own style, so only its presence matters.
+ASS_HEADER = b"""[Script Info]
+ScriptType: v4.00+
+PlayResX: 384
+PlayResY: 288
+
+[V4+ Styles]
+Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+Style: Default,Arial,16,&Hffffff,&Hffffff,&H0,&H0,0,0,0,0,100,100,0,0,1,1,0,2,10,10,10,0
+
+[Events]
+Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+"""
+
+SOFT_CAPTIONS = ("soft", "both")  # --captions values that put a subtitle track in the file
+BURNED_CAPTIONS = ("burned", "both")  # --captions values that draw the caption in the picture
+
+
+def writes_sidecars(captions: str) -> bool:
+    """Whether the .srt/.vtt go beside the video. Players load a sidecar named like the
+    video on their own (VLC: any subtitle file whose name starts with the video's), so
+    they are written only when nothing is drawn in the picture that they would double:
+    with soft captions, where they hold the same cues as the embedded track."""
+    return captions == "soft"
+
+
+def kept_cues(cues: list[tuple[float, float, str]]) -> list[tuple[float, float, str]]:
+    """The cues a subtitle file keeps: zero-length ones (under 50 ms) are dropped."""
+    return [(a, b, text) for a, b, text in cues if b - a >= 0.05]
+
+
+def mov_text_payload(text: str) -> bytes:
+    """A mov_text (3GPP timed text) sample: the UTF-8 length as 16 bits, then the text."""
+    data = text.encode("utf-8")[:0xFFFF]
+    return len(data).to_bytes(2, "big") + data
+
+
+def mov_text_cue(payload: bytes) -> str:
+    """The text of a mov_text sample (an empty sample fills a gap between cues)."""
+    n = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else 0
+    return payload[2:2 + n].decode("utf-8", errors="replace")

@@ -14,6 +14,16 @@ from pathlib import Path
 import av
 import numpy as np
 from attention_video.pipeline.outputs import audio
+from attention_video.pipeline.outputs.subtitles import (
+    ASS_HEADER,
+    kept_cues,
+    mov_text_cue,
+    mov_text_payload,
+)
+
+Cues = list[tuple[float, float, str]]
+SUBTITLE_TB = Fraction(1, 1000)  # cue times in milliseconds, as .srt and .vtt keep them
+TRACK_NAMES = {True: "Captions", False: "Captions (also drawn in the picture)"}
 
 
 @dataclass(frozen=True)
@@ -74,7 +84,8 @@ def _frame_at(path: str | Path, seconds: float, seek: bool) -> np.ndarray:
 
 def join(clips: list[Path], out: Path, container: str = "mp4",
          faststart: bool = True, keep_track: bool = True,
-         warn: Callable[[str], None] = lambda s: None) -> float:
+         warn: Callable[[str], None] = lambda s: None, cues: Cues | None = None,
+         cues_on: bool = True, language: str = "en") -> float:
     """Concatenate clips of identical format into `out` by copying packets; returns seconds.
 
     Narrated clips (an audio track each, pipeline.outputs.audio) give `out` one AAC track: their
@@ -87,7 +98,8 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
     once is followed by a clip whose B-frames start decoding before its first frame shows.
     The moov atom goes first (faststart) so the file plays while it loads in browsers and
     slides. `container` is "mp4" or "mov" (the output's extension; `out` may be a
-    temporary name).
+    temporary name). `cues` (video seconds) become a mov_text subtitle track, switched on
+    by default only when `cues_on` (off when the picture shows the captions already).
     """
     if not clips:
         raise ValueError("no clips to join")
@@ -97,6 +109,8 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
             template = first.streams.video[0]
             ostream = dst.add_stream_from_template(template)
             rate = template.base_rate or template.average_rate or 30
+        subtitles = (add_subtitle_track(dst, "mov_text", cues, cues_on, language)
+                     if cues is not None else [])
         packets: list[av.Packet] = []
         offset = 0  # in ostream's time base, once muxing has fixed it
         sounds: list[tuple[int, int, Path]] = []  # (start, end, clip) of each clip with sound
@@ -136,7 +150,63 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
         else:
             for pkt in packets:
                 dst.mux(pkt)
+        for pkt in subtitles:  # the muxer interleaves them (a few hundred small packets)
+            dst.mux(pkt)
     return seconds
+
+
+def add_subtitle_track(dst: av.container.OutputContainer, codec: str, cues: Cues,
+                       on: bool, language: str = "en") -> list[av.Packet]:
+    """Add a text subtitle stream (mov_text for MP4/MOV, webvtt for WebM) to `dst`, before
+    anything is muxed, and return its packets to mux. `on`: flagged default, which players
+    show without being asked; otherwise it is listed, switchable, and off."""
+    stream = dst.add_stream(codec)
+    stream.time_base = SUBTITLE_TB
+    stream.codec_context.subtitle_header = ASS_HEADER  # the encoders refuse to open without
+    stream.metadata["language"] = _iso639_2(language)
+    # The name players list it by; it also tells a later WebM whether the track was on (an
+    # MP4 cannot say so: its muxer enables the only subtitle track whatever the flag).
+    stream.metadata["title"] = stream.metadata["handler_name"] = TRACK_NAMES[on]
+    stream.disposition = av.stream.Disposition.default if on else av.stream.Disposition(0)
+    packets = []
+    for start, end, text in kept_cues(cues):
+        data = mov_text_payload(text) if codec == "mov_text" else text.encode("utf-8")
+        pkt = av.Packet(data)
+        pkt.stream, pkt.time_base = stream, SUBTITLE_TB
+        pkt.pts = pkt.dts = round(start * 1000)
+        pkt.duration = round(end * 1000) - pkt.pts
+        packets.append(pkt)
+    return packets
+
+
+def subtitle_track(path: str | Path) -> tuple[Cues, bool, str] | None:
+    """The first subtitle track of a video as (cues in seconds, on by default, language),
+    or None when it has none."""
+    with av.open(str(path)) as c:
+        if not c.streams.subtitles:
+            return None
+        s = c.streams.subtitles[0]
+        name = s.metadata.get("handler_name") or s.metadata.get("title")
+        on = name != TRACK_NAMES[False] and bool(s.disposition & av.stream.Disposition.default)
+        language = s.metadata.get("language", "und")
+        cues = []
+        for pkt in c.demux(s):
+            if pkt.pts is None or not pkt.size:
+                continue
+            text = mov_text_cue(bytes(pkt)) if s.codec_context.name == "mov_text" \
+                else bytes(pkt).decode("utf-8", errors="replace")
+            if text:
+                start = float(pkt.pts * pkt.time_base)
+                cues.append((start, start + float((pkt.duration or 0) * pkt.time_base), text))
+        return cues, on, language
+
+
+_ISO639_2 = {"en": "eng", "zh": "chi", "es": "spa"}
+
+
+def _iso639_2(language: str) -> str:
+    """The three-letter code MP4 and Matroska store (two-letter codes pass through)."""
+    return _ISO639_2.get(language, language)
 
 
 def decode_times(pts: list[int], period: int) -> list[int]:

@@ -73,12 +73,14 @@ class LintResult:
 
     def summary(self) -> str:
         counts = self.counts()
+        n = len(self.chapters)
+        chapters = f"{n} chapter{'' if n == 1 else 's'}"  # "1 chapter", "2 chapters"
         if not counts:
-            return (f"lint: {self.captions} captions in {len(self.chapters)} chapters, "
+            return (f"lint: {self.captions} captions in {chapters}, "
                     f"no problems ({self.seconds:.1f} s)")
         by_rule = ", ".join(f"{counts[r]} {r}" for r in RULES if counts[r])
         return (f"lint: {sum(counts.values())} problems in {self.captions} captions of "
-                f"{len(self.chapters)} chapters ({by_rule}; {self.seconds:.1f} s)")
+                f"{chapters} ({by_rule}; {self.seconds:.1f} s)")
 
 
 class _Linting:

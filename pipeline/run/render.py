@@ -26,7 +26,12 @@ from attention_video.pipeline.outputs.files import (
     check_writable_folder,
     default_output,
 )
-from attention_video.pipeline.outputs.subtitles import to_srt, to_vtt
+from attention_video.pipeline.outputs.subtitles import (
+    SOFT_CAPTIONS,
+    to_srt,
+    to_vtt,
+    writes_sidecars,
+)
 from attention_video.pipeline.outputs.video import join
 from attention_video.pipeline.records import ChapterResult, Cue
 from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
@@ -66,6 +71,8 @@ class VideoResult:
     duration: float = 0.0  # seconds of video
     seconds: float = 0.0  # wall time spent
     captions: Path | None = None  # the same subtitles as WebVTT, for browsers
+    # .srt/.vtt beside a video with burned captions, from before: a player would add them
+    stale_sidecars: list[Path] = field(default_factory=list)
 
 
 def plan_chapters(settings: Settings, trace: AttentionTrace | None = None,
@@ -195,18 +202,33 @@ def look_up(plan: list[str], trace: AttentionTrace, settings: Settings, cache: C
 
 def write_video(settings: Settings, chapters: list[ChapterResult], t0: float,
                 use_cache: bool = True, progress: Progress = lambda s: None) -> VideoResult:
-    """Join the chapter clips into the video and write its subtitles, all atomically. The
-    audio track is kept in the cache folder only with `use_cache` and room there (else it
-    is made beside the video: pipeline.outputs.audio.aac_track)."""
+    """Join the chapter clips into the video and write its subtitles, all atomically.
+
+    --captions soft or both: the captions also go into the video as a subtitle track (on
+    by default only for soft: with both, the picture shows them). The .srt and .vtt go
+    beside it only for soft (pipeline.outputs.subtitles.writes_sidecars): a player loads
+    them on its own, and over burned captions every caption would show twice. The audio
+    track is kept in the cache folder only with `use_cache` and room there (else it is made
+    beside the video: pipeline.outputs.audio.aac_track)."""
     video = output_path(settings)
     srt_path, vtt_path = video.with_suffix(".srt"), video.with_suffix(".vtt")
     cues = _subtitle_cues(chapters)
-    with (atomic_output(video) as tmp_video, atomic_output(srt_path) as tmp_srt,
-          atomic_output(vtt_path) as tmp_vtt):
+    track = settings.captions in SOFT_CAPTIONS
+    sidecars = writes_sidecars(settings.captions)
+    with atomic_output(video) as tmp_video:
         duration = join([r.clip for r in chapters], tmp_video, container=video.suffix[1:].lower(),
-                        keep_track=use_cache, warn=progress)
-        tmp_srt.write_text(to_srt(cues), encoding="utf-8")
-        tmp_vtt.write_text(to_vtt(cues), encoding="utf-8")
+                        keep_track=use_cache, warn=progress,
+                        cues=cues if track else None, cues_on=settings.captions == "soft",
+                        language=settings.language)
+        if sidecars:
+            with atomic_output(srt_path) as tmp_srt, atomic_output(vtt_path) as tmp_vtt:
+                tmp_srt.write_text(to_srt(cues), encoding="utf-8")
+                tmp_vtt.write_text(to_vtt(cues), encoding="utf-8")
+    if not sidecars:  # one already there (an earlier soft render's, or hand-made) is kept,
+        # and named, since a player would show it over the picture's captions
+        stale = [p for p in (srt_path, vtt_path) if p.is_file()]
+        return VideoResult(video, None, chapters, duration, time.perf_counter() - t0,
+                           stale_sidecars=stale)
     return VideoResult(video, srt_path, chapters, duration, time.perf_counter() - t0,
                        captions=vtt_path)
 
