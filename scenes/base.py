@@ -25,6 +25,7 @@ from attention_video.scenes.widgets import (
     family_colors,
     make_caption,
     make_title,
+    title_font,
     word_color,
 )
 from manim import (
@@ -38,6 +39,8 @@ from manim import (
     Wait,
     config,
 )
+
+TITLE_BADGE_GAP = 0.6  # between a chapter's title and the model badge on its right
 
 
 class SceneSettings:
@@ -301,11 +304,15 @@ class ChapterScene(Scene):
         return make_text(text, 18, self.theme.muted).to_corner(UR, buff=BUFF_MEDIUM)
 
     def show_title(self) -> None:
-        self.title_text = chapter_title(self.slug, self.tr, len(self.trace.heads))
-        title = make_title(self.title_text, self.theme)
+        heads = len(self.trace.heads)
+        self.title_text = chapter_title(self.slug, self.tr, heads)
         badge = self.make_badge()
         self.badge = badge
-        fit_width(title, 2 * SAFE_X - badge.width - 0.6)
+        room = 2 * SAFE_X - badge.width - TITLE_BADGE_GAP
+        # every chapter's title at one size: the one the widest title of any chapter fits
+        size = title_font([chapter_title(s, self.tr, heads) for s in SLUGS], room)
+        title = make_title(self.title_text, self.theme, size)
+        fit_width(title, room)
         title.to_edge(LEFT, buff=BUFF_LARGE).align_to(title, UP)
         self.add(badge)
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=0.6)
