@@ -9,6 +9,7 @@ what is on screen with the trace.
 from __future__ import annotations
 
 import colorsys
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -385,7 +386,9 @@ def title_font(titles: Sequence[str], max_width: float) -> float:
     which the widest of `titles` fits max_width, measured from the built text. (Each title
     fitted alone would make titles differ in size from chapter to chapter.)"""
     widest = max(make_text(t, TITLE_FONT, weight="BOLD").width for t in titles)
-    return TITLE_FONT * min(1.0, max_width / widest) if widest > 0 else TITLE_FONT
+    if widest <= max_width:
+        return TITLE_FONT
+    return math.floor(TITLE_FONT * max_width / widest * 10) / 10  # (texts are built at 0.1 steps)
 
 
 def make_title(text: str, theme: Theme, font_size: float = TITLE_FONT) -> VGroup:
