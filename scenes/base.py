@@ -198,8 +198,9 @@ class ChapterScene(Scene):
         if self._caption is not None and any(
                 a.is_remover() and a.mobject is not self._caption for a in _leaves(animations)):
             gone = self.caption_goes()
-            if gone is not None:
-                animations.append(FadeOut(gone))
+            if gone is not None:  # (timed as the play's own animations: no longer than it)
+                out = FadeOut(gone, run_time=min(1.0, self.get_run_time(animations)))
+                animations += self.compile_animations(out, **kwargs)
         else:
             self._flush_hold()
         self._picture_settled = self.renderer.time + self.get_run_time(animations)
