@@ -23,7 +23,7 @@ from attention_video.scenes import base as scene_base
 from attention_video.scenes import scene_class
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.pacing import picture_hold
-from attention_video.scenes.text import fmt, fmt_row, parse_number
+from attention_video.scenes.text import fmt, fmt_row
 from manim import Line, Rectangle, Text, tempconfig
 
 DEFAULT = Settings(sentence="The black cat drank the milk", quality="l")

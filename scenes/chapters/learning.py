@@ -70,11 +70,10 @@ STEP_TIME = 0.7  # one snapshot to the next
 MIN_VISIBLE_ARROW = 0.5  # scene units: a snapshot whose longest arrow is shorter is drawn larger
 
 
-def visible_zoom(plane: Plane, g: QueryGeometry, keys: list[int]) -> float:
-    """1 if the snapshot's longest arrow is long enough to see at the plane's scale, else
-    how much larger it needs drawing (at least): its arrows would be a blob at the origin."""
-    longest = plane.unit * max([g.q_norm, *(float(g.k_norms[j]) for j in keys)])
-    return 1.0 if longest >= MIN_VISIBLE_ARROW else MIN_VISIBLE_ARROW / max(longest, 1e-9)
+def too_short_to_see(plane: Plane, g: QueryGeometry, keys: list[int]) -> bool:
+    """Whether the snapshot's longest arrow is too short to see at the plane's scale: its
+    arrows would be a blob at the origin."""
+    return plane.unit * max([g.q_norm, *(float(g.k_norms[j]) for j in keys)]) < MIN_VISIBLE_ARROW
 
 
 @dataclass
@@ -502,8 +501,7 @@ class LearningScene(ChapterScene):
         self.drawn("history_scores", (last,), s1)
         q, k = f"Q[{self.q_labels[i]}]", f"K[{self.k_labels[p]}]"
         first = pictures[0]
-        zoom = visible_zoom(plane, geoms[0], drawn)
-        if zoom > 1:  # too short to see at the common scale: first drawn larger, and said so
+        if too_short_to_see(plane, geoms[0], drawn):  # first drawn larger, and said so
             near = fit_plane(geoms[:1], drawn, -SAFE_X, right, SAFE_BOTTOM, top, 1, q_name)
             zoom = near.unit / plane.unit
             first = make_arrow_picture(geoms[0], drawn, near, q_name, names, colors, self.theme,
