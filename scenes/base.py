@@ -14,7 +14,7 @@ from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, SAFE_X
-from attention_video.scenes.pacing import SPEECH_GAP, reading_seconds, whole_frames
+from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.reasons import head_reason, head_why
 from attention_video.scenes.text import fit_width, fmt, make_text, short_label
 from attention_video.scenes.titles import chapter_title
@@ -25,6 +25,7 @@ from attention_video.scenes.widgets import (
     family_colors,
     make_caption,
     make_title,
+    title_font,
     word_color,
 )
 from manim import (
@@ -35,8 +36,11 @@ from manim import (
     Rectangle,
     Scene,
     VGroup,
+    Wait,
     config,
 )
+
+TITLE_BADGE_GAP = 0.6  # between a chapter's title and the model badge on its right
 
 
 class SceneSettings:
@@ -87,6 +91,8 @@ class ChapterScene(Scene):
         self._cue_seconds = 0.0  # narrated: how long the caption's cue lasts (its speech)
         self._caption: VGroup | None = None
         self._caption_start = 0.0
+        self._picture_settled = 0.0  # when the picture (not a caption) last finished changing
+        self._swapping = False  # say() is playing: only captions come and go
         self._caption_need = 0.0  # seconds the caption on screen must stay up (scenes.pacing)
         self._pending_hold = 0.0  # held-frame seconds asked for and not yet played
         self._deferring = True  # waits are gathered into one hold until something moves
@@ -175,9 +181,43 @@ class ChapterScene(Scene):
 
     # ---- playing, holding, and the checks every test relies on -------------------------
     def play(self, *args: Any, **kwargs: Any) -> None:
-        self._flush_hold()
-        super().play(*args, **kwargs)
+        animations = self.prepare_play(*args, **kwargs)
+        super().play(*animations, **kwargs)
         self._check_bounds()
+
+    def prepare_play(self, *args: Any, **kwargs: Any) -> list[Any]:
+        """Before anything plays: the gathered holds, and, if this play starts to take the
+        caption's picture away (something fades out or is replaced), the caption leaves
+        with it, after its picture has stood still long enough (nothing is cleared under a
+        caption). Returns the animations to play. (The picture lint, pipeline.run.lint,
+        plays through this too.)"""
+        animations = list(self.compile_animations(*args, **kwargs))
+        if self._swapping or all(isinstance(a, Wait) for a in animations):
+            self._flush_hold()
+            return animations
+        if self._caption is not None and any(
+                a.is_remover() and a.mobject is not self._caption for a in _leaves(animations)):
+            gone = self.caption_goes()
+            if gone is not None:  # (timed as the play's own animations: no longer than it)
+                out = FadeOut(gone, run_time=min(1.0, self.get_run_time(animations)))
+                animations += self.compile_animations(out, **kwargs)
+        else:
+            self._flush_hold()
+        self._picture_settled = self.renderer.time + self.get_run_time(animations)
+        return animations
+
+    def caption_goes(self) -> VGroup | None:
+        """The caption on screen leaves now, its picture having stood complete and still
+        for its hold (scenes.pacing), and its cue ends; returns it for the caller to fade
+        out with what it plays (None: no caption is up)."""
+        self._hold_caption()
+        caption = self._caption
+        if caption is None:
+            return None
+        self.caption_ends()
+        self._close_subtitle()
+        self._caption = None
+        return caption
 
     def wait(self, duration: float = 1.0, stop_condition: Any = None,
              frozen_frame: bool | None = None) -> None:
@@ -217,9 +257,12 @@ class ChapterScene(Scene):
         if self._caption is None:
             self._flush_hold()
             return
-        shown = self.renderer.time - self._caption_start
+        now = self.renderer.time
         # (+5 ms: the subtitles' millisecond rounding never takes a cue below its time)
-        self._flush_hold(at_least=self._caption_need + 0.005 - shown)
+        up = self._caption_need + 0.005 - (now - self._caption_start)
+        # ... and its picture stands complete and still for its hold before it leaves
+        still = picture_hold(self._caption_need) + 0.005 - (now - max(self._picture_settled, self._caption_start))
+        self._flush_hold(at_least=max(up, still))
 
     def tear_down(self) -> None:
         self._flush_hold()
@@ -262,11 +305,15 @@ class ChapterScene(Scene):
         return make_text(text, 18, self.theme.muted).to_corner(UR, buff=BUFF_MEDIUM)
 
     def show_title(self) -> None:
-        self.title_text = chapter_title(self.slug, self.tr, len(self.trace.heads))
-        title = make_title(self.title_text, self.theme)
+        heads = len(self.trace.heads)
+        self.title_text = chapter_title(self.slug, self.tr, heads)
         badge = self.make_badge()
         self.badge = badge
-        fit_width(title, 2 * SAFE_X - badge.width - 0.6)
+        room = 2 * SAFE_X - badge.width - TITLE_BADGE_GAP
+        # every chapter's title at one size: the one the widest title of any chapter fits
+        size = title_font([chapter_title(s, self.tr, heads) for s in SLUGS], room)
+        title = make_title(self.title_text, self.theme, size)
+        fit_width(title, room)
         title.to_edge(LEFT, buff=BUFF_LARGE).align_to(title, UP)
         self.add(badge)
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=0.6)
@@ -280,12 +327,14 @@ class ChapterScene(Scene):
         new = make_caption(text, self.theme)
         if self.settings.captions not in ("burned", "both"):  # soft/none: the words live in
             new.set_opacity(0)  # a subtitle track only; laid out and timed all the same
-        anims = [FadeIn(new)]
-        self._hold_caption()
-        if self._caption is not None:
-            self.caption_ends()
-            anims.append(FadeOut(self._caption))
-            self._close_subtitle()
+        old = self.caption_goes()
+        self._swapping = True
+        try:
+            if old is not None:  # the old caption out, then the new one in: never both
+                self.play(FadeOut(old), run_time=run_time / 2)
+                run_time /= 2
+        finally:
+            self._swapping = False
         self._caption_start = self.renderer.time
         reading = reading_seconds(text, self.settings.language, self.settings.pace)
         self._caption_need = reading
@@ -294,7 +343,11 @@ class ChapterScene(Scene):
             self.speech.append((self._caption_start, speech))
             self._caption_need = max(reading, speech.seconds + SPEECH_GAP)
             self._cue_seconds = speech.seconds
-        self.play(*anims, run_time=run_time)
+        self._swapping = True
+        try:
+            self.play(FadeIn(new), run_time=run_time)
+        finally:
+            self._swapping = False
         self._caption = new
         self._caption_text = text
 
@@ -334,24 +387,37 @@ class ChapterScene(Scene):
         gone = [m for m in self.mobjects if id(m) not in keep]
         if not gone:
             return
-        if self._caption is not None:
-            self._hold_caption()
-            self.caption_ends()
+        # The caption leaves with the picture it explains (never after it: nothing is
+        # cleared under a caption), so the cover reaches down to the frame's edge.
+        caption = self.caption_goes()
         title = getattr(self, "title_mob", None)
         top = title.get_bottom()[1] - 0.05 if title is not None else config.frame_height / 2
-        bottom = self._caption.get_top()[1] + 0.05 if self._caption is not None else -config.frame_height / 2
-        cover = self.make_cover(top, bottom)
-        self.play(FadeIn(cover), run_time=run_time)
+        cover = self.make_cover(top, -config.frame_height / 2)
+        self.add(cover)
+        if caption is not None:
+            self.bring_to_front(caption)
+        self._swapping = True  # the picture is covered and the caption goes: nothing to hold
+        try:
+            self.play(FadeIn(cover), *([FadeOut(caption)] if caption is not None else []),
+                      run_time=run_time)
+        finally:
+            self._swapping = False
         self.remove(*gone, cover)
 
     def finish(self, hold: float = 1.5) -> None:
         """Hold the last frame, then fade the whole frame to the background."""
         self.wait(hold)
-        self._hold_caption()
-        if self._caption is not None:
-            self.caption_ends()
-        self._close_subtitle()
-        self._caption = None
+        self.caption_goes()
         cover = self.make_cover(config.frame_height / 2, -config.frame_height / 2)
         self.play(FadeIn(cover), run_time=0.5)
         self.remove(*self.mobjects)
+
+
+def _leaves(animations: Any) -> Any:
+    """The single animations inside groups (AnimationGroup, LaggedStart, Succession)."""
+    for a in animations:
+        inner = getattr(a, "animations", None)
+        if inner is not None:
+            yield from _leaves(inner)
+        else:
+            yield a

@@ -14,6 +14,8 @@ import math
 from attention_video.scenes.catalogue import reading_rate
 
 MIN_CAPTION_SECONDS = 1.5  # no caption is up for less, however short
+HOLD_SHARE = 0.5  # a caption's picture stands complete and still for this share of its time
+MIN_HOLD_SECONDS = 1.5  # ... and never for less, before the caption leaves
 SPEECH_GAP = 0.4  # seconds between the end of a caption's speech and the next step
 
 
@@ -30,3 +32,9 @@ def reading_seconds(text: str, language: str, pace: float = 1.0) -> float:
 def whole_frames(seconds: float, fps: float) -> int:
     """The frames that last at least `seconds` (a hold is a whole number of frames)."""
     return max(0, math.ceil(seconds * fps - 1e-6))
+
+
+def picture_hold(caption_seconds: float) -> float:
+    """How long a caption's picture stands complete and still before the caption leaves:
+    half the caption's time on screen, never under 1.5 s."""
+    return max(HOLD_SHARE * caption_seconds, MIN_HOLD_SECONDS)

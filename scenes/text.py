@@ -8,6 +8,7 @@ Building a Text with Pango costs ~50 ms; a copy of a kept one ~0.6 ms, and copie
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -49,6 +50,17 @@ def fmt(value: float, decimals: int = 2) -> str:
     if float(s) == 0.0:
         s = s.lstrip("-")
     return s.replace("-", "−")
+
+
+def fmt_row(values: Sequence[float], shown: int, decimals: int = 2) -> str:
+    """A row quoted in a caption, in order: all of it if it has at most `shown` entries,
+    else its first `shown` − 1 entries, "…" and its last one ("0.61, −1.02, 0.5, …, −3.41"),
+    so no entry is ever quoted out of its place."""
+    n = len(values)
+    if n <= shown:
+        return ", ".join(fmt(v, decimals) for v in values)
+    first = [fmt(v, decimals) for v in values[: max(1, shown - 1)]]
+    return ", ".join([*first, "…", fmt(values[n - 1], decimals)])
 
 
 def parse_number(text: str) -> float:

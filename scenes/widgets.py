@@ -9,7 +9,8 @@ what is on screen with the trace.
 from __future__ import annotations
 
 import colorsys
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,19 +58,22 @@ class Theme:
     accent: str  # highlights: the followed row, the chosen cell
     positive: str  # agreeing signs, positive values
     negative: str  # opposing signs, negative values
-    q: str  # colours of Q, K, V and the weights in the summary
+    q: str  # the colours of Q, K, V, the weights and Z: one each, in every chapter
     k: str
     v: str
     w: str
+    z: str
     word_lightness: float
     word_saturation: float
 
 
 THEMES = {
     "dark": Theme("dark", "#14161c", "#eceff4", "#9aa3b2", "#3b4252", "#ffd166",
-                  "#5ad28c", "#ff6b6b", "#f4a261", "#2ec4b6", "#c77dff", "#ffd166", 0.68, 0.75),
+                  "#5ad28c", "#ff6b6b", "#f4a261", "#2ec4b6", "#c77dff", "#ffd166", "#ff8fab",
+                  0.68, 0.75),
     "light": Theme("light", "#fbfaf7", "#1d232c", "#5f6b7a", "#c8ccd4", "#b45309",
-                   "#16803c", "#c81e1e", "#c2410c", "#0f766e", "#7e22ce", "#b45309", 0.40, 0.80),
+                   "#16803c", "#c81e1e", "#c2410c", "#0f766e", "#7e22ce", "#b45309", "#be185d",
+                   0.40, 0.80),
 }
 
 
@@ -374,8 +378,21 @@ def make_token_chips(labels: list[str], colors: list[str], theme: Theme,
     return chips
 
 
-def make_title(text: str, theme: Theme) -> VGroup:
-    return make_text(text, 34, theme.text, weight="BOLD").to_edge(UP, buff=BUFF_BLOCK)
+TITLE_FONT = 34  # a chapter title's size, unless the video's longest title needs less
+
+
+def title_font(titles: Sequence[str], max_width: float) -> float:
+    """One size for every chapter title of a video: the largest (up to TITLE_FONT) at
+    which the widest of `titles` fits max_width, measured from the built text. (Each title
+    fitted alone would make titles differ in size from chapter to chapter.)"""
+    widest = max(make_text(t, TITLE_FONT, weight="BOLD").width for t in titles)
+    if widest <= max_width:
+        return TITLE_FONT
+    return math.floor(TITLE_FONT * max_width / widest * 10) / 10  # (texts are built at 0.1 steps)
+
+
+def make_title(text: str, theme: Theme, font_size: float = TITLE_FONT) -> VGroup:
+    return make_text(text, font_size, theme.text, weight="BOLD").to_edge(UP, buff=BUFF_BLOCK)
 
 
 LRM = "\u200e"  # LEFT-TO-RIGHT MARK: sets a line's base direction, draws nothing

@@ -112,8 +112,9 @@ class _Linting:
         from attention_video.scenes.lint import describe
         from manim import Create, FadeIn, FadeOut, Write
 
-        self._flush_hold()  # the holds gathered before it, as a render plays them
-        animations = self.compile_animations(*args, **kwargs)
+        # the holds gathered before it, and the caption leaving with its picture, as a
+        # render plays them (scenes.base)
+        animations = self.prepare_play(*args, **kwargs)
         leaves = list(_leaves(animations))
         if self._caption is not None and any(
                 a.is_remover() and a.mobject is not self._caption for a in leaves):

@@ -20,6 +20,7 @@ from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.arrows import (
     ArrowPicture,
     GeometryKeys,
+    Plane,
     angle_text,
     fit_plane,
     keys_to_draw,
@@ -66,6 +67,13 @@ MAX_KEYS = 8  # more keys than this: the ones that ever get much weight (see key
 PLOT_H = 2.8  # height of each curve's box
 MAX_ARROWS = 4  # keys drawn as arrows through training (the partner, the best, the least aligned)
 STEP_TIME = 0.7  # one snapshot to the next
+MIN_VISIBLE_ARROW = 0.5  # scene units: a snapshot whose longest arrow is shorter is drawn larger
+
+
+def too_short_to_see(plane: Plane, g: QueryGeometry, keys: list[int]) -> bool:
+    """Whether the snapshot's longest arrow is too short to see at the plane's scale: its
+    arrows would be a blob at the origin."""
+    return plane.unit * max([g.q_norm, *(float(g.k_norms[j]) for j in keys)]) < MIN_VISIBLE_ARROW
 
 
 @dataclass
@@ -382,6 +390,11 @@ class LearningScene(ChapterScene):
         v = table.view
         first, last = 0, len(h.steps) - 1
         w, p = self.quoted(self.focus_word), self.k_name(h.partner)
+        heading = VGroup(table.title, v.col_labels)
+        if not self.trace.normalized:  # the video skipped softmax; its training did not
+            self.say(self.softmax_note())
+            self.play(FadeIn(heading), run_time=0.6)
+            heading = VGroup()
         if h.weights[first].max() < 0.5:
             self.say(self.tr("At step {step_text}, {w} spreads its attention: {w_text} to {p}.",
                              step_text=self.step_text(first), w=w, w_text=self.w_text(first, h.partner), p=p))
@@ -389,7 +402,8 @@ class LearningScene(ChapterScene):
             top = ranking(h.weights[first], np.ones(len(h.weights[first]), dtype=bool))[0]
             self.say(self.tr("At step {step_text}, {w} already gives {w_text} to {k_name}.",
                              step_text=self.step_text(first), w=w, w_text=self.w_text(first, top), k_name=self.k_name(top)))
-        self.play(FadeIn(VGroup(table.title, v.col_labels)), run_time=0.6)
+        if len(heading):
+            self.play(FadeIn(heading), run_time=0.6)
         rows = [VGroup(table.steps[s], v.row_rect_of(s),
                        *[v.numbers[(s, c)] for c in range(len(keys)) if (s, c) in v.numbers])
                 for s in range(len(h.steps))]
@@ -407,6 +421,15 @@ class LearningScene(ChapterScene):
                   run_time=min(2.4, 0.5 + 0.3 * len(rows)))
         self.play(Create(v.col_box(keys.index(h.partner), self.theme.accent)), run_time=0.5)
         self.wait(1.4)
+
+    def softmax_note(self) -> str:
+        """Without softmax (--no-softmax) the chapters before weighed V with the raw factors;
+        the model was trained with softmax, so the weights replayed here are softmax weights:
+        said, with the sum of a row."""
+        total = fmt(float(self.history.weights[0].sum()), 2)
+        return self.tr("Unlike the chapters before, which skip softmax and weigh V with the raw "
+                       "factors, the model was trained with softmax: these are its weights, and "
+                       "each row sums to {total}.", total=total)
 
     def show_vectors_aligning(self) -> None:
         self.clear_stage()
@@ -477,18 +500,48 @@ class LearningScene(ChapterScene):
         self.drawn("history_scores", (0,), s0)
         self.drawn("history_scores", (last,), s1)
         q, k = f"Q[{self.q_labels[i]}]", f"K[{self.k_labels[p]}]"
-        self.say(self.tr("The same vectors as arrows, one scale for every snapshot: at step {step_text}, "
-                         "{k} is {t0} from {q} and q·k = {s0}.",
-                         step_text=self.step_text(0), k=k, t0=t0, q=q, s0=s0))
+        first = pictures[0]
+        if too_short_to_see(plane, geoms[0], drawn):  # first drawn larger, and said so
+            near = fit_plane(geoms[:1], drawn, -SAFE_X, right, SAFE_BOTTOM, top, 1, q_name)
+            zoom = near.unit / plane.unit
+            first = make_arrow_picture(geoms[0], drawn, near, q_name, names, colors, self.theme,
+                                       shadows=[p], arcs=[p])
+            self.pictures.append((keys0, first))
+            self.say(self.tr("The same vectors as arrows. At step {step_text} they are too short to see "
+                             "at the scale of the later snapshots, so they are drawn {zoom}× larger: "
+                             "{k} is {t0} from {q} and q·k = {s0}.",
+                             step_text=self.step_text(0), zoom=fmt(zoom, 0), k=k, t0=t0, q=q, s0=s0))
+        else:
+            self.say(self.tr("The same vectors as arrows, one scale for every snapshot: at step {step_text}, "
+                             "{k} is {t0} from {q} and q·k = {s0}.",
+                             step_text=self.step_text(0), k=k, t0=t0, q=q, s0=s0))
         # Snapshots morph from one to the next through copies, so the pictures stay as built
         # (a Transform reshapes what it starts from); the last one is shown itself.
-        shown = pictures[0].group.copy() if last else pictures[0].group
-        self.play(FadeIn(shown), FadeIn(panels[0].group), FadeIn(note), run_time=0.8)
+        shown = first.group.copy() if last or first is not pictures[0] else first.group
+        boards = [panel.group for panel in panels]  # (each .group is a new VGroup: kept once)
+        self.play(FadeIn(shown), FadeIn(boards[0]), FadeIn(note), run_time=0.8)
         self.wait(1.2)
+        if last:
+            if first is not pictures[0]:
+                self.say(self.tr("Training replayed at one scale for every snapshot, from step "
+                                 "{step_text} to step {last_text}: the arrows and their numbers "
+                                 "at each snapshot.",
+                                 step_text=self.step_text(0), last_text=self.step_text(last)))
+            else:
+                self.say(self.tr("Training replayed, from step {step_text} to step {last_text}: "
+                                 "the arrows and their numbers at each snapshot.",
+                                 step_text=self.step_text(0), last_text=self.step_text(last)))
+        if first is not pictures[0]:  # down to the common scale before the snapshots play
+            nxt = pictures[0].group if not last else pictures[0].group.copy()
+            self.play(ReplacementTransform(shown, nxt), run_time=STEP_TIME)
+            shown = nxt
         for s in range(1, len(pictures)):
             nxt = pictures[s].group if s == last else pictures[s].group.copy()
-            self.play(ReplacementTransform(shown, nxt), FadeOut(panels[s - 1].group),
-                      FadeIn(panels[s].group), run_time=STEP_TIME)
+            self.play(ReplacementTransform(shown, nxt), run_time=STEP_TIME)
+            # The numbers change as the arrows arrive, by a cut: one number at every frame
+            # (a cross-fade would draw two steps' numbers over each other).
+            self.remove(boards[s - 1])
+            self.add(boards[s])
             shown = nxt
             self.wait(0.3)
         self.say(self.tr("After {step_text} steps {k} is {t1} from the query (from {t0}) and q·k = {s1} "

@@ -17,7 +17,7 @@ from attention_video.scenes.layout import (
     STAGE_TOP,
     text_width,
 )
-from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.text import fit_width, fmt, fmt_row, make_text
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
@@ -285,18 +285,15 @@ class LinearScene(ChapterScene):
         rest = [n for n in R.number_group if n not in self.mobjects]  # one entry is there
         self.play(FadeIn(VGroup(*rest)), Create(box_r), run_time=0.7)
         row = getattr(self.trace.head, name)[i]
-        shown = ", ".join(fmt(row[j]) for j in shown_columns(len(row), SHOWN_NUMBERS)
-                          if j is not None)
-        more = ", …" if len(row) > SHOWN_NUMBERS else ""
         readout = None
         if not R.layout.numbers:  # cells too small for numbers: read the row out large
             readout = make_row_vector(row, name, i, self.theme, 2 * SAFE_X - READOUT_LABEL_ROOM,
                                       record=self.drawn, label=f"{name}[{word}]",
-                                      label_color=self.theme.accent)
+                                      label_color=getattr(self.theme, LAYERS[name][2]))
             readout.next_to(stage.whole, DOWN, buff=BUFF_LABEL)
             self.play(FadeIn(readout), run_time=0.4)
-        self.say(self.tr("The row of \"{word}\" in X becomes its row of {name}: ({shown}{more}).",
-                         word=word, name=name, shown=shown, more=more))
+        self.say(self.tr("The row of \"{word}\" in X becomes its row of {name}: ({row}).",
+                         word=word, name=name, row=fmt_row(row, SHOWN_NUMBERS)))
         self.wait(1.0)
         if readout is not None:
             self.play(FadeOut(readout), run_time=0.3)

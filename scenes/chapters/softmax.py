@@ -173,9 +173,11 @@ def make_columns(columns: Columns, geo: TableGeometry, theme: Theme) -> PlacedCo
     widths["word"] = max(m.width for m in columns.word.cells[: len(geo.shown)]) + 0.3
     placed, x = {}, 0.0
     for c, column in columns:
-        head = make_text(column.header, geo.head_font,
-                         theme.accent if c == "weights" else theme.muted)
-        col = VGroup(head.move_to(RIGHT * (x + widths[c] / 2) + UP * HEADER_H))
+        col = VGroup()
+        if column.header:  # (the word column has none: an empty text would draw "␣")
+            head = make_text(column.header, geo.head_font,
+                             theme.accent if c == "weights" else theme.muted)
+            col.add(head.move_to(RIGHT * (x + widths[c] / 2) + UP * HEADER_H))
         inset = 0.15 if c == "word" else 0.2
         for r, m in enumerate(column.cells):
             y = DOWN * (r * geo.row_h)

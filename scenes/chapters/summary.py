@@ -57,8 +57,21 @@ class FormulaTerm:
 
 @dataclass
 class Formula:
-    line: Text  # the whole formula, one Text on one baseline
+    line: VGroup  # the whole formula: one Text on one baseline, and the bar of its √
     terms: list[FormulaTerm]  # in reading order
+
+
+RADICAL_BAR_WIDTH = 2.5  # the √'s bar, about as thick as the glyph's strokes
+SQRT_D_K = "√dₖ"  # the root's bar is drawn over dₖ (radical_bar); ₖ: a real subscript
+
+
+def radical_bar(text: Text, start: int, end: int, color: str) -> Line:
+    """The vinculum of the √ at glyph `start`, over the glyphs up to `end` (a Text's √ is
+    a bare tick: without its bar the root's reach is not written)."""
+    root, under = text[start], text[start + 1:end]
+    top = root.get_top()[1] - 0.01
+    return Line([root.get_right()[0] - 0.01, top, 0], [under.get_right()[0] + 0.03, top, 0],
+                stroke_color=color, stroke_width=RADICAL_BAR_WIDTH)
 
 
 def spans(text: str, parts: list[str]) -> list[tuple[int, int]]:
@@ -89,18 +102,22 @@ def make_formula(ctx: ChapterContext, normalized: bool, has_bias: bool, refs: Re
     chapter that computed it (`refs`: the chapters the video plays)."""
     q, k, v, w = ctx.theme.q, ctx.theme.k, ctx.theme.v, ctx.theme.w
     if normalized:  # (substring, colour, the term it is, if it gets a chapter label)
-        text = "Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V"
+        text = f"Attention(Q, K, V) = softmax(Q·Kᵀ / {SQRT_D_K})·V"
         parts = [("Q", q, ""), ("K", k, ""), ("V", v, ""), ("softmax(", w, "softmax("),
-                 ("Q", q, "Q"), ("Kᵀ", k, "K"), ("/ √d_k)", w, "softmax"), ("V", v, "V")]
+                 ("Q", q, "Q"), ("Kᵀ", k, "K"), (f"/ {SQRT_D_K})", w, "softmax"), ("V", v, "V")]
     else:
         text = "Z = (Q·Kᵀ)·V"
-        parts = [("Z", ctx.theme.accent, ""), ("Q", q, "Q"), ("Kᵀ", k, "K"), ("V", v, "V")]
-    line = make_text(text, size, ctx.theme.text)
+        parts = [("Z", ctx.theme.z, ""), ("Q", q, "Q"), ("Kᵀ", k, "K"), ("V", v, "V")]
+    written = make_text(text, size, ctx.theme.text)
     glyphs = {}
     for (start, end), (_, color, term) in zip(spans(text, [p[0] for p in parts]), parts):
-        part = line[start:end].set_color(color)
+        part = written[start:end].set_color(color)
         if term:
             glyphs[term] = part
+    line = VGroup(written)
+    if normalized:
+        (start, end), = spans(text, [SQRT_D_K])
+        line.add(radical_bar(written, start, end, w))
     q_def = "Q = X·W_Q" + (" + b_Q" if has_bias else "")
     terms = [FormulaTerm(glyphs["Q"], chapter_label(refs["linear"], ctx.tr, q_def), q),
              FormulaTerm(glyphs["K"], chapter_label(refs["factor"], ctx.tr, ctx.tr("factor matrix")), k)]
@@ -336,7 +353,7 @@ class SummaryScene(ChapterScene):
         weights_name = self.tr("weights") if t.normalized else "Q·Kᵀ"
         names = [make_sub("Q", word, size, th.q, word_col),
                  make_sub(weights_name, word, size * 0.8, th.w, word_col),
-                 make_sub("Z", word, size, th.v, word_col)]
+                 make_sub("Z", word, size, th.z, word_col)]
         if multi:
             names.append(make_sub("out", word, size * 0.8, th.text, word_col))
         name_w = max(name.width for name in names)
@@ -353,7 +370,7 @@ class SummaryScene(ChapterScene):
                             words=([self.k_labels[j] for j in order],
                                                    [self.k_colors[j] for j in order]),
                             mask=h.mask[i, order], **kw),
-            make_vector_row(h.Z[i], "Z", lambda _r, m: (i, m), box_color=th.v, **kw),
+            make_vector_row(h.Z[i], "Z", lambda _r, m: (i, m), box_color=th.z, **kw),
         ]
         if multi:
             vectors.append(make_vector_row(t.output[i], "output", lambda _r, m: (i, m),

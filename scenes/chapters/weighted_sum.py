@@ -187,7 +187,7 @@ def make_weighted_table(trace, plan: RowPlan, ctx: ChapterContext, k_labels: lis
     Z.align_to(weighted.grid_only(), LEFT)
     z_label = VGroup(
         make_text(ctx.tr("sum of the rows ="), max(MIN_FONT, head_size), ctx.theme.muted),
-        make_sub("Z", q_label, max(22, head_size * 1.25), ctx.theme.accent, q_color),
+        make_sub("Z", q_label, max(22, head_size * 1.25), ctx.theme.z, q_color),
     ).arrange(RIGHT, buff=BUFF_NOTE)
     z_label.next_to(Z.grid_only(), LEFT, buff=BUFF_MEDIUM)
     table = WeightedTable(weights, V, weighted, Z, times, equals, headers, folded, tints, rule,
