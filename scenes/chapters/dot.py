@@ -326,7 +326,7 @@ class DotProductScene(ChapterScene):
     def show_cell(self) -> tuple[CellThumbnail, Mobject]:
         t, i, j = self.trace, self.focus, self.partner
         thumb = make_cell_thumbnail(t.head.scores, t.head.mask, i, j, self.theme, THUMB_W, THUMB_H)
-        thumb.group.to_corner(UR, buff=BUFF_MEDIUM).align_to(UP * STAGE_TOP, UP)
+        thumb.group.move_to([SAFE_X, STAGE_TOP, 0], aligned_edge=UR)  # inside the safe area
         qw, kw = self.q_labels[i], self.k_labels[j]
         formula = make_text(f"Q·Kᵀ[{qw}, {kw}] = Σₘ Q[{qw}, m] · K[{kw}, m]", 28,
                             self.theme.text)
