@@ -131,10 +131,14 @@ def ink_on(color: str, fill: str, theme: Theme, floor: float = MIN_CONTRAST) -> 
 
 def number_ink(fill: str, opacity: float, theme: Theme) -> str:
     """The colour of a number on a cell filled with `fill` at `opacity`: the theme's text
-    colour, or its background's where the cell is too bright (or too dark) for it, picked
-    by the cell's luminance as seen."""
+    colour, or its background's where the cell is too bright (or too dark) for it, or
+    black or white on a mid-tone cell, picked by the cell's luminance as seen."""
     seen = blend(fill, theme.background, opacity)
-    return max((theme.text, theme.background), key=lambda c: contrast(c, seen))
+    for ink in (theme.text, theme.background):
+        if contrast(ink, seen) >= MIN_CONTRAST:
+            return ink
+    # a mid-tone cell: black or white reads on any colour at 4.58:1 or more
+    return max(("#000000", "#ffffff"), key=lambda c: contrast(c, seen))
 
 
 # The first word colours as (hue in turns, lightness step away from the background): picked

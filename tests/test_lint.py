@@ -257,3 +257,57 @@ def test_lint_prints_one_line_per_problem_and_exits_1(capsys, tmp_path, monkeypa
     assert lines and all(line.startswith("ch 10 caption ") for line in lines)
     assert "lint: " in err.splitlines()[-1] and "problems in 3 captions" in err
     assert not list(tmp_path.iterdir())  # a check writes nothing
+
+
+# ---- issue 28, part B: the rules the scenes now keep ----------------------------------
+def test_the_first_word_colours_stay_apart_for_colour_blind_viewers():
+    from attention_video.scenes.widgets import WORD_HUES
+
+    for theme in THEMES.values():
+        colours = [(f"w{i}", word_color(i, theme)) for i in range(len(WORD_HUES))]
+        assert lint.confusable(colours) == [], theme.name
+
+
+@pytest.mark.parametrize("theme", list(THEMES.values()), ids=list(THEMES))
+def test_numbers_on_heat_cells_read_on_bright_and_faint_cells(theme):
+    from attention_video.scenes.widgets import CellLayout, MatrixView
+
+    values = np.array([[0.99, 0.75, 0.02], [-0.9, 0.4, 0.0]])
+    grid = MatrixView(values, key="weights", theme=theme, heat=True,
+                      numbers_in_rows={0, 1}, layout=CellLayout(0.9, 0.5, 22, True))
+    assert lint.low_contrast(lint.marks_of([grid]), theme.background) == []
+
+
+@pytest.mark.parametrize("theme", list(THEMES.values()), ids=list(THEMES))
+def test_word_chips_and_word_coloured_numbers_read_on_their_own_tint(theme):
+    from attention_video.scenes.widgets import CellLayout, MatrixView, make_token_chips
+
+    colours = [word_color(i, theme) for i in range(12)]
+    chips = make_token_chips([f"w{i}" for i in range(12)], colours, theme)
+    assert lint.low_contrast(lint.marks_of([chips]), theme.background) == []
+    values = np.linspace(0, 1, 12).reshape(1, 12)
+    grid = MatrixView(values, key="weights", theme=theme, layout=CellLayout(0.9, 0.5, 22, True),
+                      cell_style=lambda i, j: (colours[j], 0.15), max_cols=12)
+    assert lint.low_contrast(lint.marks_of([grid]), theme.background) == []
+
+
+FIXED_RULES = ("overlap", "crossing", "safe-area", "size", "contrast", "colour")
+
+
+def fixed_rule_problems(settings: Settings, slug: str) -> list[str]:
+    trace = build_trace(settings)
+    from attention_video.pipeline.run.lint import lint_chapter
+    from attention_video.pipeline.run.render import plan_chapters
+
+    got = lint_chapter(slug, trace, settings, tuple(plan_chapters(settings, trace, lambda s: None)))
+    return [str(p) for p in got.problems if p.finding.rule in FIXED_RULES]
+
+
+@pytest.mark.parametrize("slug", ["input", "factor", "weighted_sum", "qkv"])
+def test_the_badge_stays_in_the_safe_area_and_words_read_in_every_chapter(slug):
+    assert fixed_rule_problems(DEFAULT, slug) == []
+
+
+def test_the_dot_products_thumbnail_and_arrow_labels_stay_in_the_safe_area():
+    found = fixed_rule_problems(DEFAULT, "dot")
+    assert [p for p in found if "safe area" in p or "contrast" in p] == []
