@@ -404,8 +404,8 @@ class FactorScene(ChapterScene):
                     if best[a] > best[b]]
         if crossing:
             a, b = crossing[0]
-            text = self.tr("Each target row's largest score: {pairs}. The lines cross: \"{query}\" comes "
-                           "before \"{query2}\", but \"{key}\" after \"{key2}\".",
+            text = self.tr("Each target row's largest score: {pairs}. The order is swapped: \"{query}\" "
+                           "comes before \"{query2}\", but \"{key}\" after \"{key2}\".",
                            pairs=pairs, query=self.q_word(a), query2=self.q_word(b), key=self.k_word(best[a]), key2=self.k_word(best[b]))
         else:
             text = self.tr("Each target row's largest score: {pairs}, in the same order in both sentences.",

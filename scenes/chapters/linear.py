@@ -345,8 +345,10 @@ class LinearScene(ChapterScene):
         fit_width(views, 2 * SAFE_X)
         views.set_x(0).align_to(UP * self.top, UP)
         boxes = [v.row_box(self.followed_row(name), theme.accent) for name, v in shown]
-        self.say(self.tr("Each row still belongs to its word: \"{word}\" now has a query, a key and a value.",
-                         word=self.focus_word))
+        self.say(self.tr("Each row still belongs to its word: \"{word}\" now has a query; the keys and "
+                         "values are the source words' rows.", word=self.focus_word) if self.trace.cross
+                 else self.tr("Each row still belongs to its word: \"{word}\" now has a query, a key and a value.",
+                              word=self.focus_word))
         self.play(FadeIn(views), run_time=0.8)
         self.play(*[Create(b) for b in boxes], run_time=0.5)
         self.wait(1.5)
