@@ -206,7 +206,7 @@ def _tip_label(text: str, color: str, tip: np.ndarray, origin: np.ndarray,
                placed: list[Mobject], strokes: list[Segment] = ()) -> Mobject | None:
     """A word just beyond an arrow's tip, along the arrow (or above, below, left or right
     of the tip, or further out), clear of the labels already placed and of the picture's
-    strokes (its arrows and shadow drops); None where every place is taken."""
+    strokes (its arrows, shadow drops and bars); None where every place is taken."""
     label = make_text(text, ARROW_LABEL_FONT, color)
     out = tip - origin
     length = float(np.linalg.norm(out))
@@ -216,16 +216,14 @@ def _tip_label(text: str, color: str, tip: np.ndarray, origin: np.ndarray,
     places = [tip + direction * reach, tip + UP * (0.1 + half_h), tip + DOWN * (0.1 + half_h),
               tip + RIGHT * (0.12 + half_w), tip + LEFT * (0.12 + half_w),
               tip + UP * (0.1 + half_h) + RIGHT * half_w, tip + UP * (0.1 + half_h) + LEFT * half_w,
-              tip + direction * (reach + 0.25)]
+              tip + direction * (reach + 0.25), tip + direction * (reach + 0.5),
+              tip + DOWN * (0.1 + half_h) + RIGHT * half_w,
+              tip + DOWN * (0.1 + half_h) + LEFT * half_w]
     for place in places:
         label.move_to(place)
         if _free(label, placed, list(strokes)):
             return label
-    for place in places[:3]:  # the strokes cannot all be missed: at least no other label
-        label.move_to(place)
-        if not _overlaps(label, placed):
-            return label
-    return None
+    return None  # crowded in: its colour names it, as the table beside the arrows does
 
 
 def _strokes(plane: Plane, g: QueryGeometry, keys: list[int], shadows: list[int]) -> list[Segment]:
@@ -235,7 +233,9 @@ def _strokes(plane: Plane, g: QueryGeometry, keys: list[int], shadows: list[int]
     out += [(plane.origin, plane.point(g.shadows[j], g.heights[j])) for j in keys]
     for row, j in enumerate(shadows):
         tip = plane.point(g.shadows[j], g.heights[j])
-        out.append((tip, np.array([tip[0], plane.origin[1] - (row + 1) * SHADOW_ROW, 0.0])))
+        y = plane.origin[1] - (row + 1) * SHADOW_ROW
+        out.append((tip, np.array([tip[0], y, 0.0])))  # the drop
+        out.append((np.array([plane.origin[0], y, 0.0]), np.array([tip[0], y, 0.0])))  # the bar
     return out
 
 
@@ -287,9 +287,9 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
 
 
 def _from_tip(stroke: Segment, plane: Plane, g: QueryGeometry, j: int) -> bool:
-    """Whether `stroke` is key j's own arrow or drop (its label may touch those)."""
+    """Whether `stroke` is key j's own arrow (its label sits at that arrow's tip)."""
     tip = plane.point(g.shadows[j], g.heights[j])
-    return any(np.allclose(end, tip) for end in stroke)
+    return np.allclose(stroke[0], plane.origin) and np.allclose(stroke[1], tip)
 
 
 def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Theme,
@@ -307,7 +307,7 @@ def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Th
     first = theta / 2 if g.angles[j] >= 30 else theta + np.radians(14)
     turns = [first, theta + np.radians(14), theta + np.radians(28), -np.radians(14),
              theta / 2]
-    for out in (0.2, 0.35, 0.55):
+    for out in (0.2, 0.35, 0.55, 0.8, 1.1):
         for at in turns:
             mark.move_to(plane.origin + (radius + out) * np.array([np.cos(at), np.sin(at), 0.0]))
             if _free(mark, list(placed), list(strokes)):

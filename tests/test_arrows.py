@@ -182,3 +182,15 @@ def test_chapter_eight_opens_on_its_question_drawn(case):
     assert whole.get_top()[1] <= STAGE_TOP and whole.get_bottom()[1] >= SAFE_BOTTOM
     assert whole.get_left()[0] >= -SAFE_X - 1e-6 and whole.get_right()[0] <= SAFE_X + 1e-6
     assert len({round(c.get_y(), 2) for c in chips}) == (2 if case == "two rows" else 1)
+
+
+def test_a_label_is_never_placed_across_a_stroke_of_the_picture():
+    from attention_video.scenes import arrows
+
+    label = arrows.make_text("cat", 18, "#ffffff")
+    assert arrows._hits(label, (np.array([-1.0, 0, 0]), np.array([1.0, 0, 0])))
+    assert not arrows._hits(label, (np.array([-1.0, 1, 0]), np.array([1.0, 1, 0])))
+    through = (np.array([0.0, -1, 0]), np.array([0.0, 1, 0]))
+    placed = arrows._tip_label("cat", "#ffffff", np.array([0.0, 0, 0]), np.array([-1.0, 0, 0]),
+                               [], [through])
+    assert placed is None or not arrows._hits(placed, through)
