@@ -325,10 +325,11 @@ class MatrixView(VGroup):
 
     def _fold_mark(self, is_row: bool, rect: Rectangle) -> VGroup:
         """The "⋮" or "…" drawn in place of the folded rows or columns."""
-        size = self.layout.font_size * 0.9 if self.layout.numbers else 18
-        dots = fit_width(make_text("⋮" if is_row else "…", size, self.theme.muted), rect.width * 0.9)
-        if dots.height > rect.height * 0.9:
-            dots.scale_to_fit_height(rect.height * 0.9)
+        size = max(MIN_FONT, self.layout.font_size * 0.9 if self.layout.numbers else 18)
+        dots = make_text("⋮" if is_row else "…", size, self.theme.muted)
+        # shrunk to its cell, but never under the smallest legible size (MIN_FONT)
+        fit = min(1.0, rect.width * 0.9 / dots.width, rect.height * 0.9 / dots.height)
+        dots.scale(max(fit, MIN_FONT / size))
         return dots.move_to(rect)
 
     def _make_row_labels(self, labels: list[str] | None, colors: list[str] | None) -> VGroup:
@@ -342,6 +343,12 @@ class MatrixView(VGroup):
             color = colors[i] if colors else self.theme.text
             t = fit_width(make_text(labels[i], size, color, muted=self.theme.muted), 1.9)
             out.add(t.next_to(self.row_rect_of(i), LEFT, buff=BUFF_LABEL))
+        # rows lower than a legible word: every other label steps out a column, so
+        # neighbours never touch (the labels of a 20-token sentence did)
+        if len(out) > 1 and max(t.height for t in out) > self.layout.cell_h - 2 * BUFF_HAIR:
+            inner = max(t.width for t in out[0::2])
+            for t in out[1::2]:
+                t.shift(LEFT * (inner + BUFF_SMALL))
         return out
 
     def _make_col_labels(self, labels: list[str] | None, colors: list[str] | None) -> VGroup:

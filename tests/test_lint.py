@@ -312,3 +312,27 @@ def test_the_dot_products_thumbnail_and_arrow_labels_stay_in_the_safe_area_and_u
     # the Q·Kᵀ thumbnail and "milk" stuck out; arrows ran through "θ" and "cat", and the
     # dashed shadow drops through "cat"
     assert fixed_rule_problems(DEFAULT, "dot") == []
+
+
+TWENTY = Settings(sentence="The quick brown fox jumps over the lazy dog while an old farmer watches "
+                           "from his porch nearby", weights="pretrained", quality="l")
+
+
+@pytest.mark.parametrize("slug", ["linear", "dot"])
+def test_a_twenty_token_sentence_keeps_its_labels_apart_uncrossed_and_legible(slug):
+    # row labels touched (ch 2), arrows ran through word labels and "θ", the "not drawn"
+    # list and "⋮" were under the size floor (ch 4)
+    found = [p for p in fixed_rule_problems(TWENTY, slug)
+             if " overlaps " in p or " crosses " in p or " px at 1080p" in p]
+    assert found == []
+
+
+def test_row_labels_of_low_rows_step_out_and_fold_marks_stay_legible():
+    from attention_video.scenes.widgets import CellLayout, MatrixView
+
+    words = [f"word{i}" for i in range(24)]
+    grid = MatrixView(np.zeros((24, 12)), key="X", theme=DARK, row_labels=words, max_cols=6,
+                      layout=CellLayout(0.3, 0.16, MIN_FONT, False))
+    marks = lint.marks_of([grid])
+    assert lint.overlaps(marks) == []
+    assert lint.too_small(marks) == []

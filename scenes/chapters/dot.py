@@ -286,11 +286,16 @@ def make_shadow_table(g: QueryGeometry, drawn: list[int], named: list[int], i: i
     heading, rows = table.heading, table.rows
     note = None
     if named:
-        words = ", ".join(all_names[j] for j in named[:MAX_NAMED])
-        more = len(named) - MAX_NAMED
-        tail = ctx.tr(", and {more} more", more=more) if more > 0 else ""
-        note = make_text(ctx.tr("not drawn ({n_named}): {words}{tail}",
-                            n_named=len(named), words=words, tail=tail), 18, ctx.theme.muted)
+        # as many names as fit the width at a legible size (never shrunk under the floor)
+        for shown in range(min(len(named), MAX_NAMED), 0, -1):
+            words = ", ".join(all_names[j] for j in named[:shown])
+            more = len(named) - shown
+            tail = ctx.tr(", and {more} more", more=more) if more > 0 else ""
+            note = make_text(ctx.tr("not drawn ({n_named}): {words}{tail}",
+                                    n_named=len(named), words=words, tail=tail), 18,
+                             ctx.theme.muted)
+            if note.width <= max_w:
+                break
         fit_width(note, max_w)
         note.next_to(VGroup(*rows.values()), DOWN, buff=BUFF_BLOCK).align_to(heading, LEFT)
     table = ShadowTable(heading, rows, note)

@@ -335,7 +335,9 @@ class LinearScene(ChapterScene):
         for name, (side, _, color_attr) in LAYERS.items():
             labels, colors = self.words(side)
             v = make_matrix(getattr(h, name), name, theme, max_w,
-                            self.top - SAFE_BOTTOM - ROWS_TAG_ROOM, row_labels=labels,
+                            self.top - SAFE_BOTTOM - ROWS_TAG_ROOM,
+                            row_labels=labels if name == "Q" or self.trace.cross
+                            or len(labels) <= MAX_ROWS else None,  # long: only Q names the rows
                             row_colors=colors, max_cols=MAX_COLS, record=self.drawn)
             tag = make_text(name, TAG_FONT, getattr(theme, color_attr), weight="BOLD")
             tag.next_to(v.grid_only(), UP, buff=BUFF_LABEL)
