@@ -303,15 +303,20 @@ def fixed_rule_problems(settings: Settings, slug: str) -> list[str]:
     return [str(p) for p in got.problems if p.finding.rule in FIXED_RULES]
 
 
+LIGHT = Settings(sentence="The black cat drank the milk", quality="l", theme="light")
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
 @pytest.mark.parametrize("slug", ["input", "factor", "weighted_sum", "qkv"])
-def test_the_badge_stays_in_the_safe_area_and_words_read_in_every_chapter(slug):
-    assert fixed_rule_problems(DEFAULT, slug) == []
+def test_the_badge_stays_in_the_safe_area_and_words_read_in_every_chapter(slug, theme):
+    assert fixed_rule_problems(DEFAULT if theme == "dark" else LIGHT, slug) == []
 
 
-def test_the_dot_products_thumbnail_and_arrow_labels_stay_in_the_safe_area_and_uncrossed():
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_the_dot_products_thumbnail_and_arrow_labels_stay_in_the_safe_area_and_uncrossed(theme):
     # the Q·Kᵀ thumbnail and "milk" stuck out; arrows ran through "θ" and "cat", and the
-    # dashed shadow drops through "cat"
-    assert fixed_rule_problems(DEFAULT, "dot") == []
+    # dashed shadow drops through "cat"; the light theme's green products on their tint
+    assert fixed_rule_problems(DEFAULT if theme == "dark" else LIGHT, "dot") == []
 
 
 TWENTY = Settings(sentence="The quick brown fox jumps over the lazy dog while an old farmer watches "

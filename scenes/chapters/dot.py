@@ -59,7 +59,14 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text
-from attention_video.scenes.widgets import CellLayout, MatrixView, Theme, sign_color
+from attention_video.scenes.widgets import (
+    CellLayout,
+    MatrixView,
+    Theme,
+    blend,
+    ink_on,
+    sign_color,
+)
 
 PAIR_FONT = (18, 30)  # the pair table's font, from the largest down while it is too wide
 PAIR_PAD = 0.3  # air beside a pair's numbers in its column, and beside the row names
@@ -67,6 +74,7 @@ THUMB_W, THUMB_H = 2.6, 1.9  # the box the factor-matrix thumbnail fits in
 MAX_ARROWS = 6  # keys drawn as arrows; the others are named (12 keys would be a blur)
 MAX_NAMED = 8  # keys named beside the picture; more: "and N more"
 NOTE_LIFT = 0.15  # the note's bottom above the safe bottom, clear of the caption
+PAIR_TINT = 0.1  # a pair's frame fill: its product's colour, faint
 
 
 def product_decimals(trace: AttentionTrace) -> int:
@@ -155,10 +163,11 @@ def make_pair_table(h: HeadTrace, i: int, j: int, q_label: str, k_label: str,
             row.add(make_text(s, font, ctx.theme.text).move_to(x + DOWN * y * cell_h))
         s = fmt(products[m], dec)
         ctx.record("qk_product", (i, j, m), s)
-        p_row.add(make_text(s, font, color, weight="BOLD").move_to(x + DOWN * 2 * cell_h))
+        ink = ink_on(color, blend(color, ctx.theme.background, PAIR_TINT), ctx.theme)
+        p_row.add(make_text(s, font, ink, weight="BOLD").move_to(x + DOWN * 2 * cell_h))
         frame = RoundedRectangle(corner_radius=0.08, width=cell_w - 0.08, height=3 * cell_h + 0.1,
                                  stroke_color=color, stroke_width=2, fill_color=color,
-                                 fill_opacity=0.1)
+                                 fill_opacity=PAIR_TINT)
         frames.add(frame.move_to(x + DOWN * cell_h))
     labels = VGroup(make_text(names[0], font, q_color), make_text(names[1], font, k_color),
                     make_text(names[2], font, ctx.theme.muted))
