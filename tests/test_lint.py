@@ -307,7 +307,7 @@ LIGHT = Settings(sentence="The black cat drank the milk", quality="l", theme="li
 
 
 @pytest.mark.parametrize("theme", ["dark", "light"])
-@pytest.mark.parametrize("slug", ["input", "factor", "weighted_sum", "qkv"])
+@pytest.mark.parametrize("slug", ["input", "linear", "factor", "weighted_sum", "qkv"])
 def test_the_badge_stays_in_the_safe_area_and_words_read_in_every_chapter(slug, theme):
     assert fixed_rule_problems(DEFAULT if theme == "dark" else LIGHT, slug) == []
 

@@ -344,7 +344,7 @@ class LinearScene(ChapterScene):
             views.add(VGroup(v, tag))
             shown.append((name, v))
         views.arrange(RIGHT, buff=ROWS_GAP, aligned_edge=UP)
-        fit_width(views, 2 * SAFE_X)
+        fit_width(views, 2 * SAFE_X - 0.1)  # the row boxes drawn round the grids stay inside too
         views.set_x(0).align_to(UP * self.top, UP)
         boxes = [v.row_box(self.followed_row(name), theme.accent) for name, v in shown]
         self.say(self.tr("Each row still belongs to its word: \"{word}\" now has a query; the keys and "
