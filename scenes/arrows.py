@@ -257,8 +257,9 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
     arrows, labels = {}, {}
     for j in sorted(keys, key=lambda j: -g.k_norms[j]):  # longest first get their labels
         arrows[j] = make_vector(plane, float(g.shadows[j]), float(g.heights[j]), k_colors[j])
-        short = g.k_norms[j] * plane.unit < LABELLED_ARROW  # its colour names it (the table's)
-        label = None if short else _tip_label(k_names[j], k_colors[j],
+        if g.k_norms[j] * plane.unit < LABELLED_ARROW:
+            arrows[j].set_z_index(1)  # a short arrow is drawn over the long ones, never hidden
+        label = _tip_label(k_names[j], k_colors[j],
                                               plane.point(g.shadows[j], g.heights[j]),
                                               plane.origin, placed,
                                               [s for s in strokes if not _from_tip(s, plane, g, j)])
