@@ -125,7 +125,18 @@ class ChapterScene(Scene):
 
     @property
     def focus_word(self) -> str:
-        return self.trace.query_tokens[self.focus].text
+        """The followed token; a word-piece is named with the word the user typed, so a
+        piece shared by several words ("ا" of "القطة" and "السوداء") says which it is."""
+        tokens, i = self.trace.query_tokens, self.focus
+        start, end = i, i + 1
+        while start > 0 and tokens[start].kind == "subword":
+            start -= 1
+        while end < len(tokens) and tokens[end].kind == "subword":
+            end += 1
+        if end - start == 1:
+            return tokens[i].text
+        word = "".join(t.text.removeprefix("##") for t in tokens[start:end])
+        return self.tr("{piece} (in {word})", piece=tokens[i].text, word=word)
 
     def quoted(self, word: str) -> str:
         """A word in quotes of the caption language."""

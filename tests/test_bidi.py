@@ -27,3 +27,25 @@ def test_the_number_after_an_arabic_word_is_drawn_after_it():
 
     assert is_six(rightmost(f'for "{isolated("ا")}": 39.56'))
     assert not is_six(rightmost('for "ا": 39.56'))
+
+
+def test_a_followed_word_piece_is_named_with_the_word_the_user_typed():
+    # MiniLM splits Arabic into letters: "ا" began three words; the captions said only "ا"
+    from attention_video.attncore import Settings, build_trace
+    from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
+
+    s = Settings(sentence="القطة السوداء شربت الحليب", quality="l")
+    t = build_trace(s)
+    tokens = t.query_tokens
+    assert tokens[t.focus].kind in ("word", "subword")
+    start = t.focus
+    while tokens[start].kind == "subword":
+        start -= 1
+    end = t.focus + 1
+    while end < len(tokens) and tokens[end].kind == "subword":
+        end += 1
+    typed = "".join(x.text.removeprefix("##") for x in tokens[start:end])
+    assert typed in s.sentence.split()
+    said = " ".join(text for _, _, text in render_chapter(ChapterJob("input", t, s, clip=None)).subtitles
+                    + render_chapter(ChapterJob("linear", t, s, clip=None)).subtitles)
+    assert typed in said
