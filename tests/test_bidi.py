@@ -49,3 +49,10 @@ def test_a_followed_word_piece_is_named_with_the_word_the_user_typed():
     said = " ".join(text for _, _, text in render_chapter(ChapterJob("input", t, s, clip=None)).subtitles
                     + render_chapter(ChapterJob("linear", t, s, clip=None)).subtitles)
     assert typed in said
+
+
+def test_a_heads_link_keeps_its_arrow_and_weight_beside_right_to_left_words():
+    from attention_video.scenes.chapters.heads import link_text
+
+    assert link_text("ה", "[CLS]", "0.48") == f"{FSI}ה{PDI} → [CLS] 0.48"
+    assert link_text("cat", "milk", "0.48") == "cat → milk 0.48"
