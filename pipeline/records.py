@@ -45,6 +45,9 @@ class Still:
     # (width, height) → the image resized for a sheet, made by the worker that drew it
     # (in parallel, rather than one after another once every still is back)
     resized: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, compare=False)
+    # the same frame as Cairo drawing calls (pipeline.outputs.storyboard.VectorStill), for
+    # the PDF handout to draw as vectors; None: the handout pastes the image
+    vector: object = field(default=None, compare=False)
 
 
 @dataclass

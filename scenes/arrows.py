@@ -29,6 +29,8 @@ from attention_video.scenes.layout import (
     BUFF_SMALL,
     BUFF_TIGHT,
     LABELLED_ARROW,
+    SAFE_X,
+    SAFE_Y,
     SHADOW_ROW,
     SHADOW_STROKE,
     TABLE_COL_GAP,
@@ -167,21 +169,74 @@ def _overlaps(a: Mobject, others: list[Mobject], pad: float = 0.04) -> bool:
     return False
 
 
+Segment = tuple[np.ndarray, np.ndarray]  # a straight stroke of the picture, end to end
+
+
+def _hits(mob: Mobject, segment: Segment, pad: float = 0.05) -> bool:
+    """Whether the straight `segment` passes through `mob`'s box grown by `pad`
+    (Liang–Barsky clipping of the segment to the box)."""
+    (x0, y0), (x1, y1) = segment[0][:2], segment[1][:2]
+    lo = (mob.get_x() - mob.width / 2 - pad, mob.get_y() - mob.height / 2 - pad)
+    hi = (mob.get_x() + mob.width / 2 + pad, mob.get_y() + mob.height / 2 + pad)
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-(x1 - x0), x0 - lo[0]), (x1 - x0, hi[0] - x0),
+                 (-(y1 - y0), y0 - lo[1]), (y1 - y0, hi[1] - y0)):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        r = q / p
+        if p < 0:
+            t0 = max(t0, r)
+        else:
+            t1 = min(t1, r)
+        if t0 > t1:
+            return False
+    return True
+
+
+def _free(mob: Mobject, placed: list[Mobject], strokes: list[Segment]) -> bool:
+    """Clear of the labels placed, of every stroke and inside the safe area."""
+    inside = (abs(mob.get_x()) + mob.width / 2 <= SAFE_X
+              and abs(mob.get_y()) + mob.height / 2 <= SAFE_Y)
+    return inside and not _overlaps(mob, placed) and not any(_hits(mob, s) for s in strokes)
+
+
 def _tip_label(text: str, color: str, tip: np.ndarray, origin: np.ndarray,
-               placed: list[Mobject]) -> Mobject | None:
-    """A word just beyond an arrow's tip, along the arrow (or above or below it), or None
-    where every place would overlap a label already placed."""
+               placed: list[Mobject], strokes: list[Segment] = ()) -> Mobject | None:
+    """A word just beyond an arrow's tip, along the arrow (or above, below, left or right
+    of the tip, or further out), clear of the labels already placed and of the picture's
+    strokes (its arrows, shadow drops and bars); None where every place is taken."""
     label = make_text(text, ARROW_LABEL_FONT, color)
     out = tip - origin
     length = float(np.linalg.norm(out))
     direction = out / length if length > 0 else UP
     reach = 0.12 + (abs(direction[0]) * label.width + abs(direction[1]) * label.height) / 2
-    for place in (tip + direction * reach, tip + UP * (0.1 + label.height / 2),
-                  tip + DOWN * (0.1 + label.height / 2)):
+    half_w, half_h = label.width / 2, label.height / 2
+    places = [tip + direction * reach, tip + UP * (0.1 + half_h), tip + DOWN * (0.1 + half_h),
+              tip + RIGHT * (0.12 + half_w), tip + LEFT * (0.12 + half_w),
+              tip + UP * (0.1 + half_h) + RIGHT * half_w, tip + UP * (0.1 + half_h) + LEFT * half_w,
+              tip + direction * (reach + 0.25), tip + direction * (reach + 0.5),
+              tip + DOWN * (0.1 + half_h) + RIGHT * half_w,
+              tip + DOWN * (0.1 + half_h) + LEFT * half_w]
+    for place in places:
         label.move_to(place)
-        if not _overlaps(label, placed):
+        if _free(label, placed, list(strokes)):
             return label
-    return None
+    return None  # crowded in: its colour names it, as the table beside the arrows does
+
+
+def _strokes(plane: Plane, g: QueryGeometry, keys: list[int], shadows: list[int]) -> list[Segment]:
+    """The straight strokes of a picture: the query's and every key's arrow, and the dashed
+    drop from each shadowed key's tip to its bar."""
+    out = [(plane.origin, plane.point(g.q_norm, 0.0))]
+    out += [(plane.origin, plane.point(g.shadows[j], g.heights[j])) for j in keys]
+    for row, j in enumerate(shadows):
+        tip = plane.point(g.shadows[j], g.heights[j])
+        y = plane.origin[1] - (row + 1) * SHADOW_ROW
+        out.append((tip, np.array([tip[0], y, 0.0])))  # the drop
+        out.append((np.array([plane.origin[0], y, 0.0]), np.array([tip[0], y, 0.0])))  # the bar
+    return out
 
 
 def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: str,
@@ -198,13 +253,16 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
     q_label = make_text(q_name, Q_LABEL_FONT, theme.q, weight="BOLD")
     q_label.next_to(plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG, RIGHT, buff=BUFF_SMALL)
     placed: list[Mobject] = [q_label]
+    strokes = _strokes(plane, g, keys, list(shadows))
     arrows, labels = {}, {}
     for j in sorted(keys, key=lambda j: -g.k_norms[j]):  # longest first get their labels
         arrows[j] = make_vector(plane, float(g.shadows[j]), float(g.heights[j]), k_colors[j])
-        short = g.k_norms[j] * plane.unit < LABELLED_ARROW  # its colour names it (the table's)
-        label = None if short else _tip_label(k_names[j], k_colors[j],
+        if g.k_norms[j] * plane.unit < LABELLED_ARROW:
+            arrows[j].set_z_index(1)  # a short arrow is drawn over the long ones, never hidden
+        label = _tip_label(k_names[j], k_colors[j],
                                               plane.point(g.shadows[j], g.heights[j]),
-                                              plane.origin, placed)
+                                              plane.origin, placed,
+                                              [s for s in strokes if not _from_tip(s, plane, g, j)])
         if label is not None:
             labels[j] = label
             placed.append(label)
@@ -223,22 +281,39 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
     for n, j in enumerate(arcs):  # each further arc a little wider, so the θs stay apart
         if np.isnan(g.angles[j]):
             continue
-        picture.arcs[j] = make_angle_arc(plane, g, j, k_colors[j], theme, n * ARC_STEP)
+        picture.arcs[j] = make_angle_arc(plane, g, j, k_colors[j], theme, n * ARC_STEP,
+                                         strokes, placed)
+        placed.append(picture.arcs[j][1])
     return picture
 
 
+def _from_tip(stroke: Segment, plane: Plane, g: QueryGeometry, j: int) -> bool:
+    """Whether `stroke` is key j's own arrow (its label sits at that arrow's tip)."""
+    tip = plane.point(g.shadows[j], g.heights[j])
+    return np.allclose(stroke[0], plane.origin) and np.allclose(stroke[1], tip)
+
+
 def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Theme,
-                   wider: float = 0.0) -> VGroup:
+                   wider: float = 0.0, strokes: list[Segment] = (),
+                   placed: list[Mobject] = ()) -> VGroup:
     """The arc from the query's line to key j's arrow, and a "θ" beside it (outside the
-    wedge when the angle is too narrow for it)."""
+    wedge when the angle is too narrow for it), moved round and out from the arc where an
+    arrow or a label would cross it."""
     theta = float(np.radians(g.angles[j]))
     shortest = min(g.q_norm, float(g.k_norms[j])) * plane.unit
     radius = max(0.2, min(ARC_RADIUS, shortest / 2)) + wider
     arc = Arc(radius=radius, start_angle=0, angle=theta, arc_center=plane.origin,
               color=color, stroke_width=3)
     mark = make_text("θ", ARROW_LABEL_FONT, theme.text)
-    at = theta / 2 if g.angles[j] >= 30 else theta + np.radians(14)
-    mark.move_to(plane.origin + (radius + 0.2) * np.array([np.cos(at), np.sin(at), 0.0]))
+    first = theta / 2 if g.angles[j] >= 30 else theta + np.radians(14)
+    turns = [first, theta + np.radians(14), theta + np.radians(28), -np.radians(14),
+             theta / 2]
+    for out in (0.2, 0.35, 0.55, 0.8, 1.1):
+        for at in turns:
+            mark.move_to(plane.origin + (radius + out) * np.array([np.cos(at), np.sin(at), 0.0]))
+            if _free(mark, list(placed), list(strokes)):
+                return VGroup(arc, mark)
+    mark.move_to(plane.origin + (radius + 0.2) * np.array([np.cos(first), np.sin(first), 0.0]))
     return VGroup(arc, mark)
 
 

@@ -13,7 +13,7 @@ from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.context import ChapterContext
-from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, SAFE_X
+from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, SAFE_X, SAFE_Y
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.reasons import head_reason, head_why
 from attention_video.scenes.text import fit_width, fmt, make_text, short_label
@@ -131,7 +131,18 @@ class ChapterScene(Scene):
 
     @property
     def focus_word(self) -> str:
-        return self.trace.query_tokens[self.focus].text
+        """The followed token; a word-piece is named with the word the user typed, so a
+        piece shared by several words ("ا" of "القطة" and "السوداء") says which it is."""
+        tokens, i = self.trace.query_tokens, self.focus
+        start, end = i, i + 1
+        while start > 0 and tokens[start].kind == "subword":
+            start -= 1
+        while end < len(tokens) and tokens[end].kind == "subword":
+            end += 1
+        if end - start == 1:
+            return tokens[i].text
+        word = "".join(t.text.removeprefix("##") for t in tokens[start:end])
+        return self.tr("{piece} (in {word})", piece=tokens[i].text, word=word)
 
     def quoted(self, word: str) -> str:
         """A word in quotes of the caption language."""
@@ -302,7 +313,10 @@ class ChapterScene(Scene):
                            layer=t.layer, head=t.head_index)
         else:
             text = self.tr("untrained random weights · seed {seed}", seed=t.seed)
-        return make_text(text, 18, self.theme.muted).to_corner(UR, buff=BUFF_MEDIUM)
+        badge = make_text(text, 18, self.theme.muted)
+        fit_width(badge, SAFE_X - BUFF_MEDIUM)  # at most half the safe width
+        # its top right corner on the safe area's, never past it (the frame's corner is not)
+        return badge.move_to([SAFE_X, SAFE_Y, 0], aligned_edge=UR)
 
     def show_title(self) -> None:
         heads = len(self.trace.heads)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gettext
 import io
+import unicodedata
 from functools import cache
 from pathlib import Path
 
@@ -49,6 +50,19 @@ def _compiled(language: str, locale_dir: Path) -> gettext.GNUTranslations:
     return gettext.GNUTranslations(buf)
 
 
+FSI, PDI = "\u2068", "\u2069"  # Unicode's first-strong isolate and its closing mark
+
+
+def isolated(value: object) -> object:
+    """A value with right-to-left letters (Arabic, Hebrew) wrapped in a bidi isolate, so
+    that it reads in its own direction and the caption's punctuation and numbers stay on
+    their side of it (without: `for "ا": 39.56` is drawn `for "39.56 :"ا`). Pango draws
+    the caption as one run and orders it by the Unicode bidi algorithm."""
+    if isinstance(value, str) and any(unicodedata.bidirectional(c) in ("R", "AL") for c in value):
+        return f"{FSI}{value}{PDI}"
+    return value
+
+
 class Translate:
     """The one way a scene picks its words, in the video's caption language. Messages are
     English with named placeholders; the values are formatted in after the lookup, so a
@@ -60,16 +74,17 @@ class Translate:
 
     def __call__(self, message: str, /, **values: object) -> str:
         """`message` in the caption language, its placeholders filled."""
-        return self._t.gettext(message).format(**values)
+        return self._t.gettext(message).format(**{k: isolated(v) for k, v in values.items()})
 
     def plural(self, singular: str, plural: str, n: int, /, **values: object) -> str:
         """The form for count `n` (the language's plural rule: English has two, Chinese
         one); `{n}` is the count."""
-        return self._t.ngettext(singular, plural, n).format(n=n, **values)
+        return self._t.ngettext(singular, plural, n).format(
+            n=n, **{k: isolated(v) for k, v in values.items()})
 
     def context(self, context: str, message: str, /, **values: object) -> str:
         """`message` in `context`, for a short text that reads differently elsewhere."""
-        return self._t.pgettext(context, message).format(**values)
+        return self._t.pgettext(context, message).format(**{k: isolated(v) for k, v in values.items()})
 
 
 

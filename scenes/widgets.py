@@ -106,11 +106,64 @@ def legible(hue: float, lightness: float, saturation: float, theme: Theme) -> st
         lightness += step
 
 
+def blend(top: str, under: str, alpha: float) -> str:
+    """The #rrggbb seen where `top` is laid at `alpha` over `under`."""
+    a = [int(top[i:i + 2], 16) for i in (1, 3, 5)]
+    b = [int(under[i:i + 2], 16) for i in (1, 3, 5)]
+    r, g, bl = (min(255, max(0, round(alpha * x + (1 - alpha) * y))) for x, y in zip(a, b))
+    return f"#{r:02x}{g:02x}{bl:02x}"
+
+
+def ink_on(color: str, fill: str, theme: Theme, floor: float = MIN_CONTRAST) -> str:
+    """`color`, or its hue made lighter or darker (whichever reads better), until it reads
+    on `fill` (the colour seen under the text) at `floor`: a word's number keeps its word's
+    hue on a tinted cell or chip."""
+    if contrast(color, fill) >= floor:
+        return color
+    r, g, b = (int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    hue, light, sat = colorsys.rgb_to_hls(r, g, b)
+    step = 0.01 if relative_luminance(fill) < 0.18 else -0.01
+    best = color
+    while 0.0 <= light <= 1.0:
+        r, g, b = colorsys.hls_to_rgb(hue, light, sat)
+        best = f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
+        if contrast(best, fill) >= floor:
+            return best
+        light += step
+    return best
+
+
+def number_ink(fill: str, opacity: float, theme: Theme) -> str:
+    """The colour of a number on a cell filled with `fill` at `opacity`: the theme's text
+    colour, or its background's where the cell is too bright (or too dark) for it, or
+    black or white on a mid-tone cell, picked by the cell's luminance as seen."""
+    seen = blend(fill, theme.background, opacity)
+    for ink in (theme.text, theme.background):
+        if contrast(ink, seen) >= MIN_CONTRAST:
+            return ink
+    # a mid-tone cell: black or white reads on any colour at 4.58:1 or more
+    return max(("#000000", "#ffffff"), key=lambda c: contrast(c, seen))
+
+
+# The first word colours as (hue in turns, lightness step away from the background): picked
+# greedily so that each stays at least 11 CIEDE2000 from every earlier one as viewers with
+# deuteranopia or protanopia see them (Machado 2009, full severity), in both themes
+# (scenes.lint.confusable checks it; tests/test_lint.py). Hue alone cannot keep more apart:
+# past these, words also carry their labels (scenes.lint's colour rule).
+WORD_HUES = ((0.58, 0.0), (0.25, -0.12), (0.479, 0.16), (0.6875, 0.0), (0.958, 0.08),
+             (0.917, -0.06), (0.521, 0.0))
+
+
 def word_color(i: int, theme: Theme) -> str:
-    """One colour per token position, spread around the hue circle by the golden ratio,
-    each legible on the background."""
-    hue = (0.58 + i * 0.6180339887) % 1.0
-    return legible(hue, theme.word_lightness, theme.word_saturation, theme)
+    """One colour per token position: the first len(WORD_HUES) told apart also without
+    red-green vision; later ones spread around the hue circle by the golden ratio; each
+    legible on the background."""
+    if i < len(WORD_HUES):
+        hue, step = WORD_HUES[i]
+    else:
+        hue, step = (0.58 + i * 0.6180339887) % 1.0, 0.0
+    away = step if theme.name == "dark" else -step
+    return legible(hue, theme.word_lightness + away, theme.word_saturation, theme)
 
 
 FAMILIES = {"cool": (0.42, 0.80), "warm": (0.93, 1.20)}  # hue ranges (turns; > 1 wraps)
@@ -260,7 +313,15 @@ class MatrixView(VGroup):
                 if (layout.numbers and not heat) or i in numbers_in_rows:
                     text = fmt(values[i, j], decimals)
                     size = max(MIN_FONT, layout.font_size)
-                    color = theme.muted if masked else style[0] if style else theme.text
+                    seen = blend(rect.get_fill_color().to_hex(), theme.background,
+                                 rect.get_fill_opacity())
+                    if masked:
+                        color = ink_on(theme.muted, seen, theme)
+                    elif style:
+                        color = ink_on(style[0], seen, theme)
+                    else:
+                        color = number_ink(rect.get_fill_color().to_hex(),
+                                           rect.get_fill_opacity(), theme)
                     self.numbers[(i, j)] = fit_width(make_text(text, size, color),
                                                      w * 0.92).move_to(rect)
                     if record is not None:
@@ -268,10 +329,11 @@ class MatrixView(VGroup):
 
     def _fold_mark(self, is_row: bool, rect: Rectangle) -> VGroup:
         """The "⋮" or "…" drawn in place of the folded rows or columns."""
-        size = self.layout.font_size * 0.9 if self.layout.numbers else 18
-        dots = fit_width(make_text("⋮" if is_row else "…", size, self.theme.muted), rect.width * 0.9)
-        if dots.height > rect.height * 0.9:
-            dots.scale_to_fit_height(rect.height * 0.9)
+        size = max(MIN_FONT, self.layout.font_size * 0.9 if self.layout.numbers else 18)
+        dots = make_text("⋮" if is_row else "…", size, self.theme.muted)
+        # shrunk to its cell, but never under the smallest legible size (MIN_FONT)
+        fit = min(1.0, rect.width * 0.9 / dots.width, rect.height * 0.9 / dots.height)
+        dots.scale(max(fit, MIN_FONT / size))
         return dots.move_to(rect)
 
     def _make_row_labels(self, labels: list[str] | None, colors: list[str] | None) -> VGroup:
@@ -285,6 +347,12 @@ class MatrixView(VGroup):
             color = colors[i] if colors else self.theme.text
             t = fit_width(make_text(labels[i], size, color, muted=self.theme.muted), 1.9)
             out.add(t.next_to(self.row_rect_of(i), LEFT, buff=BUFF_LABEL))
+        # rows lower than a legible word: every other label steps out a column, so
+        # neighbours never touch (the labels of a 20-token sentence did)
+        if len(out) > 1 and max(t.height for t in out) > self.layout.cell_h - 2 * BUFF_HAIR:
+            inner = max(t.width for t in out[0::2])
+            for t in out[1::2]:
+                t.shift(LEFT * (inner + BUFF_SMALL))
         return out
 
     def _make_col_labels(self, labels: list[str] | None, colors: list[str] | None) -> VGroup:
@@ -350,10 +418,12 @@ def make_matrix(values: np.ndarray, key: str, theme: Theme, max_w: float, max_h:
 def make_label(text: str, font_size: float, color: str, theme: Theme,
                max_width: float = 3.0) -> VGroup:
     """A word in a rounded box of its colour (a 'chip')."""
-    t = fit_width(make_text(text, font_size, color, muted=theme.muted), max_width)
+    tint = 0.12
+    ink = ink_on(color, blend(color, theme.background, tint), theme)
+    t = fit_width(make_text(text, font_size, ink, muted=theme.muted), max_width)
     box = RoundedRectangle(corner_radius=0.08, width=t.width + 0.24,
                            height=max(t.height, font_size * DIGIT_HEIGHT) + 0.2,
-                           stroke_color=color, stroke_width=2, fill_color=color, fill_opacity=0.12)
+                           stroke_color=color, stroke_width=2, fill_color=color, fill_opacity=tint)
     box.move_to(t)
     return VGroup(box, t)
 

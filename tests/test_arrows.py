@@ -182,3 +182,39 @@ def test_chapter_eight_opens_on_its_question_drawn(case):
     assert whole.get_top()[1] <= STAGE_TOP and whole.get_bottom()[1] >= SAFE_BOTTOM
     assert whole.get_left()[0] >= -SAFE_X - 1e-6 and whole.get_right()[0] <= SAFE_X + 1e-6
     assert len({round(c.get_y(), 2) for c in chips}) == (2 if case == "two rows" else 1)
+
+
+def test_a_label_is_never_placed_across_a_stroke_of_the_picture():
+    from attention_video.scenes import arrows
+
+    label = arrows.make_text("cat", 18, "#ffffff")
+    assert arrows._hits(label, (np.array([-1.0, 0, 0]), np.array([1.0, 0, 0])))
+    assert not arrows._hits(label, (np.array([-1.0, 1, 0]), np.array([1.0, 1, 0])))
+    through = (np.array([0.0, -1, 0]), np.array([0.0, 1, 0]))
+    placed = arrows._tip_label("cat", "#ffffff", np.array([0.0, 0, 0]), np.array([-1.0, 0, 0]),
+                               [], [through])
+    assert placed is None or not arrows._hits(placed, through)
+
+
+def test_a_short_key_arrow_is_drawn_over_the_long_ones():
+    # --causal --heads 4 --d-model 8 --weights random: "The"'s short arrow lay hidden
+    # under the others, unlabelled
+    from attention_video.scenes import arrows
+    from attention_video.scenes.widgets import THEMES, word_color
+
+    s = Settings(sentence="The black cat drank the milk", causal=True, heads=4, d_model=8,
+                 weights="random", quality="l")
+    t = build_trace(s)
+    g = t.head.geometry(t.focus)
+    keys = list(g.by_score())
+    plane = arrows.fit_plane([g], keys, -6.75, 0.8, -2.8, 2.95, len(keys), "Q[milk]")
+    theme = THEMES["dark"]
+    picture = arrows.make_arrow_picture(g, keys, plane, "Q[milk]",
+                                        {k: t.k_labels[k] if hasattr(t, "k_labels") else str(k)
+                                         for k in keys},
+                                        {k: word_color(k, theme) for k in keys}, theme,
+                                        shadows=keys)
+    short = [k for k in keys if g.k_norms[k] * plane.unit < arrows.LABELLED_ARROW]
+    assert short, "the case has a short key"
+    longest = max(picture.arrows[k].z_index for k in keys if k not in short)
+    assert all(picture.arrows[k].z_index > longest for k in short)

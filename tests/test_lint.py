@@ -234,9 +234,8 @@ def lint_number(slug: str) -> int:
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "the default video has genuine problems (lint at commit time: 35 in 54 captions: "
-    "7 crossing, 17 safe-area, 8 contrast, 3 colour); the scenes are being edited by "
-    "others, so they are reported, not fixed here"))
+    "the default video has genuine problems (counted after the merge of both fixes: see "
+    "the lint corpus record for tiny-default); the remaining ones are reported, not hidden"))
 def test_the_default_video_passes_the_lint(default_lint):
     assert [str(p) for p in default_lint.problems] == []
 
@@ -257,10 +256,95 @@ def test_lint_is_refused_with_outputs_it_does_not_make(capsys):
 def test_lint_prints_one_line_per_problem_and_exits_1(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as e:
-        main(["The black cat drank the milk", "--chapters", "summary", "--lint", "-j", "1"])
+        # chapter 5 still has problems (a hold, part A's pacing); the summary has none left
+        main(["The black cat drank the milk", "--chapters", "softmax", "--lint", "-j", "1"])
     assert e.value.code == 1
     out, err = capsys.readouterr()
     lines = out.splitlines()
-    assert lines and all(line.startswith("ch 10 caption ") for line in lines)
-    assert "lint: " in err.splitlines()[-1] and "problems in 3 captions" in err
+    assert lines and all(line.startswith("ch 5 caption ") for line in lines)
+    assert "lint: " in err.splitlines()[-1] and "problems in 5 captions" in err
     assert not list(tmp_path.iterdir())  # a check writes nothing
+
+
+# ---- issue 28, part B: the rules the scenes now keep ----------------------------------
+def test_the_first_word_colours_stay_apart_for_colour_blind_viewers():
+    from attention_video.scenes.widgets import WORD_HUES
+
+    for theme in THEMES.values():
+        colours = [(f"w{i}", word_color(i, theme)) for i in range(len(WORD_HUES))]
+        assert lint.confusable(colours) == [], theme.name
+
+
+@pytest.mark.parametrize("theme", list(THEMES.values()), ids=list(THEMES))
+def test_numbers_on_heat_cells_read_on_bright_and_faint_cells(theme):
+    from attention_video.scenes.widgets import CellLayout, MatrixView
+
+    values = np.array([[0.99, 0.75, 0.02], [-0.9, 0.4, 0.0]])
+    grid = MatrixView(values, key="weights", theme=theme, heat=True,
+                      numbers_in_rows={0, 1}, layout=CellLayout(0.9, 0.5, 22, True))
+    assert lint.low_contrast(lint.marks_of([grid]), theme.background) == []
+
+
+@pytest.mark.parametrize("theme", list(THEMES.values()), ids=list(THEMES))
+def test_word_chips_and_word_coloured_numbers_read_on_their_own_tint(theme):
+    from attention_video.scenes.widgets import CellLayout, MatrixView, make_token_chips
+
+    colours = [word_color(i, theme) for i in range(12)]
+    chips = make_token_chips([f"w{i}" for i in range(12)], colours, theme)
+    assert lint.low_contrast(lint.marks_of([chips]), theme.background) == []
+    values = np.linspace(0, 1, 12).reshape(1, 12)
+    grid = MatrixView(values, key="weights", theme=theme, layout=CellLayout(0.9, 0.5, 22, True),
+                      cell_style=lambda i, j: (colours[j], 0.15), max_cols=12)
+    assert lint.low_contrast(lint.marks_of([grid]), theme.background) == []
+
+
+FIXED_RULES = ("overlap", "crossing", "safe-area", "size", "contrast", "colour")
+
+
+def fixed_rule_problems(settings: Settings, slug: str) -> list[str]:
+    trace = build_trace(settings)
+    from attention_video.pipeline.run.lint import lint_chapter
+    from attention_video.pipeline.run.render import plan_chapters
+
+    got = lint_chapter(slug, trace, settings, tuple(plan_chapters(settings, trace, lambda s: None)))
+    return [str(p) for p in got.problems if p.finding.rule in FIXED_RULES]
+
+
+LIGHT = Settings(sentence="The black cat drank the milk", quality="l", theme="light")
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+@pytest.mark.parametrize("slug", ["input", "linear", "factor", "weighted_sum", "qkv"])
+def test_the_badge_stays_in_the_safe_area_and_words_read_in_every_chapter(slug, theme):
+    assert fixed_rule_problems(DEFAULT if theme == "dark" else LIGHT, slug) == []
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_the_dot_products_thumbnail_and_arrow_labels_stay_in_the_safe_area_and_uncrossed(theme):
+    # the Q·Kᵀ thumbnail and "milk" stuck out; arrows ran through "θ" and "cat", and the
+    # dashed shadow drops through "cat"; the light theme's green products on their tint
+    assert fixed_rule_problems(DEFAULT if theme == "dark" else LIGHT, "dot") == []
+
+
+TWENTY = Settings(sentence="The quick brown fox jumps over the lazy dog while an old farmer watches "
+                           "from his porch nearby", weights="pretrained", quality="l")
+
+
+@pytest.mark.parametrize("slug", ["linear", "dot"])
+def test_a_twenty_token_sentence_keeps_its_labels_apart_uncrossed_and_legible(slug):
+    # row labels touched (ch 2), arrows ran through word labels and "θ", the "not drawn"
+    # list and "⋮" were under the size floor (ch 4)
+    found = [p for p in fixed_rule_problems(TWENTY, slug)
+             if " overlaps " in p or " crosses " in p or " px at 1080p" in p]
+    assert found == []
+
+
+def test_row_labels_of_low_rows_step_out_and_fold_marks_stay_legible():
+    from attention_video.scenes.widgets import CellLayout, MatrixView
+
+    words = [f"word{i}" for i in range(24)]
+    grid = MatrixView(np.zeros((24, 12)), key="X", theme=DARK, row_labels=words, max_cols=6,
+                      layout=CellLayout(0.3, 0.16, MIN_FONT, False))
+    marks = lint.marks_of([grid])
+    assert lint.overlaps(marks) == []
+    assert lint.too_small(marks) == []

@@ -192,3 +192,33 @@ def test_default_sentence_storyboard_has_every_caption_of_the_dry_run(tmp_path, 
     board = st.make_storyboard(S, trace, out, jobs=2)
     assert [s.caption for s in board.stills] == captions
     assert pdf_pages(out.with_suffix(".pdf")) == board.pages
+
+
+def test_the_handout_is_vector_with_its_captions_as_text(stills, tmp_path):
+    # it was one JPEG per page: blurred labels, no text to select or search (issue 28)
+    all_stills = [s for ch in ("input", "dot") for s in stills[ch].stills]
+    assert all(isinstance(s.vector, sb.VectorStill) and s.vector.ops for s in all_stills)
+    pdf, _ = sb.write_storyboard(all_stills, tmp_path / "board.png")
+    data = pdf.read_bytes()
+    assert b"/DCTDecode" not in data  # no JPEG
+    if not shutil.which("pdftotext") or not shutil.which("pdfimages"):
+        pytest.skip("poppler's pdftotext and pdfimages are not installed")
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    words = " ".join(text.split())
+    assert all_stills[0].title in words
+    assert " ".join(all_stills[0].caption.split()[:5]) in words
+    images = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True,
+                            check=True).stdout.splitlines()[2:]
+    assert images == []  # every still drawn as paths
+
+
+def test_a_replayed_still_draws_what_the_camera_drew(stills, tmp_path):
+    import cairo
+
+    still = stills["dot"].stills[-1]
+    w, h = still.image.shape[1], still.image.shape[0]
+    surface = cairo.ImageSurface(cairo.FORMAT_RGB24, w, h)
+    sb.replay(cairo.Context(surface), still.vector, 0, 0, w, h)
+    drawn = np.ndarray((h, w, 4), np.uint8, surface.get_data())[:, :, [2, 1, 0]]
+    assert np.abs(drawn.astype(int) - still.image.astype(int)).mean() < 6

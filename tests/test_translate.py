@@ -341,3 +341,24 @@ def test_a_model_trained_here_records_its_platform_and_retrains_bit_for_bit():
     assert model.provenance.platform == Platform.current()
     assert bit_identical_here(model.provenance)[0]  # so the check below runs, not skips
     assert_retrains_bit_for_bit(data, from_bytes, to_bytes, train_module.train)
+
+
+# ---- issue 28, part B: captions say only what is true -------------------------------------
+def _captions(slug: str, **kw) -> list[str]:
+    from attention_video.attncore import Settings, build_trace
+    from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
+
+    s = Settings(quality="l", **kw)
+    return [text for _, _, text in render_chapter(ChapterJob(slug, build_trace(s), s,
+                                                             clip=None)).subtitles]
+
+
+def test_cross_attention_says_the_target_word_has_only_a_query():
+    said = " ".join(_captions("linear", sentence="The ball is blue", translate=True))
+    assert "a query, a key and a value" not in said
+    assert "keys and values are the source words' rows" in said
+
+
+def test_the_alignment_caption_speaks_of_no_lines_it_does_not_draw():
+    said = " ".join(_captions("factor", sentence="the blue ball", target="la bola azul"))
+    assert "lines cross" not in said and "The order is swapped" in said

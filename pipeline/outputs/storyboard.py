@@ -59,6 +59,69 @@ def storyboard_path(sentence: str, output: str | Path | None) -> Path:
     return path
 
 
+# ---- stills as vectors -------------------------------------------------------------------
+@dataclass(frozen=True)
+class VectorStill:
+    """A still as the Cairo calls that drew it, in scene units (Manim's camera's own
+    calls: paths, colours, line widths), replayed into the PDF handout."""
+
+    background: str  # #rrggbb
+    frame_width: float
+    frame_height: float
+    ops: tuple[tuple, ...]  # (method, *arguments)
+
+
+class CairoRecorder:
+    """Stands in for a cairo.Context: keeps the drawing calls a camera makes, to be played
+    again on another context. Manim's camera draws into a BGRA image and so hands Cairo
+    its colours as (b, g, r): they are put back in order here."""
+
+    def __init__(self) -> None:
+        self.ops: list[tuple] = []
+
+    def set_source_rgba(self, b: float, g: float, r: float, a: float = 1.0) -> None:
+        self.ops.append(("set_source_rgba", float(r), float(g), float(b), float(a)))
+
+    def set_source(self, pattern: Any) -> None:
+        stops = tuple((float(o), float(r), float(g), float(b), float(a))
+                      for o, b, g, r, a in pattern.get_color_stops_rgba())
+        self.ops.append(("gradient", tuple(float(v) for v in pattern.get_linear_points()), stops))
+
+    def __getattr__(self, name: str) -> Any:
+        def record(*args: Any) -> None:  # plain numbers: enums and numpy's pickle slowly
+            self.ops.append((name, *(int(a) if isinstance(a, int) else float(a) for a in args)))
+        return record
+
+
+def replay(ctx: Any, still: VectorStill, x: float, y: float, width: float, height: float) -> None:
+    """Draw `still` into the rectangle (x, y, width, height) of `ctx` (its units; y down)."""
+    import cairo
+
+    ctx.save()
+    ctx.rectangle(x, y, width, height)
+    ctx.clip()
+    ctx.set_source_rgb(*_rgb(still.background))
+    ctx.paint()
+    sx, sy = width / still.frame_width, height / still.frame_height
+    ctx.translate(x + width / 2, y + height / 2)
+    ctx.scale(sx, -sy)  # scene units, y up
+    for name, *args in still.ops:
+        if name == "gradient":
+            points, stops = args
+            pattern = cairo.LinearGradient(*points)
+            for stop in stops:
+                pattern.add_color_stop_rgba(*stop)
+            ctx.set_source(pattern)
+        else:
+            getattr(ctx, name)(*args)
+    ctx.new_path()
+    ctx.restore()
+
+
+def _rgb(color: str) -> tuple[float, float, float]:
+    return tuple(int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))
+
+
 # ---- printing captions -----------------------------------------------------------------
 @cache
 def _font_file(family: str) -> str | None:
@@ -188,6 +251,9 @@ class Block:
 
     kind: str  # "heading" or "row"
     image: Image.Image  # sheet.width wide
+    title: str = ""  # a heading's
+    stills: tuple[Still, ...] = ()  # a row's, with their captions' lines
+    lines: tuple[tuple[str, ...], ...] = ()
 
     @property
     def height(self) -> int:
@@ -208,7 +274,7 @@ def draw_blocks(stills: list[Still], sheet: Sheet) -> list[Block]:
         _print(draw, (sheet.margin, sheet.heading * 0.3), title, sheet.heading, INK)
         draw.line((sheet.margin, image.height - 6, sheet.width - sheet.margin, image.height - 6),
                   fill=RULE, width=2)
-        blocks.append(Block("heading", image))
+        blocks.append(Block("heading", image, title=title))
         for i in range(0, len(mine), sheet.columns):
             row = [(s, wrap(s.caption, sheet.text, cell)) for s in mine[i:i + sheet.columns]]
             top = 1  # the still's frame is drawn 1 px outside it
@@ -221,7 +287,8 @@ def draw_blocks(stills: list[Still], sheet: Sheet) -> list[Block]:
                 draw.rectangle((x - 1, top - 1, x + round(cell), top + size[1]), outline=RULE)
                 for n, line in enumerate(lines):
                     _print(draw, (x, top + size[1] + 8 + n * line_h), line, sheet.text, INK)
-            blocks.append(Block("row", image))
+            blocks.append(Block("row", image, stills=tuple(s for s, _ in row),
+                                lines=tuple(tuple(lines) for _, lines in row)))
     return blocks
 
 
@@ -255,6 +322,76 @@ def compose(page: list[Block], sheet: Sheet) -> Image.Image:
         image.paste(block.image, (0, y))
         y += block.height
     return image
+
+
+def write_pdf(path: Path, pages: list[list[Block]], sheet: Sheet) -> None:
+    """The handout as a vector PDF: each still drawn again from its Cairo calls (or pasted,
+    when it has none), headings and captions as text a reader can select and search."""
+    import cairo
+
+    pt = 72 / PDF_DPI  # points per pixel of the sheet's layout
+    surface = cairo.PDFSurface(str(path), sheet.width * pt, (sheet.height or 0) * pt)
+    surface.set_metadata(cairo.PDFMetadata.TITLE, "Attention, explained: storyboard")
+    ctx = cairo.Context(surface)
+    ctx.scale(pt, pt)  # lay out in the sheet's pixels
+    cell = cell_width(sheet)
+    size = thumb_size(sheet)
+    line_h = round(sheet.text * 1.35)
+    for page in pages:
+        ctx.set_source_rgb(*_rgb(PAPER))
+        ctx.paint()
+        y = sheet.margin
+        for block in page:
+            if block.kind == "heading":
+                _show(ctx, sheet.margin, y + sheet.heading * 0.3, block.title, sheet.heading, INK)
+                ctx.set_source_rgb(*_rgb(RULE))
+                ctx.set_line_width(2)
+                ctx.move_to(sheet.margin, y + block.height - 6)
+                ctx.line_to(sheet.width - sheet.margin, y + block.height - 6)
+                ctx.stroke()
+            for k, (still, lines) in enumerate(zip(block.stills, block.lines)):
+                x, top = sheet.margin + k * (cell + sheet.gap), y + 1
+                if isinstance(still.vector, VectorStill):
+                    replay(ctx, still.vector, x, top, size[0], size[1])
+                else:
+                    _paste(ctx, thumbnail(still, size), x, top)
+                ctx.set_source_rgb(*_rgb(RULE))
+                ctx.set_line_width(1)
+                ctx.rectangle(x - 0.5, top - 0.5, cell + 1, size[1] + 1)
+                ctx.stroke()
+                for n, line in enumerate(lines):
+                    _show(ctx, x, top + size[1] + 8 + n * line_h, line, sheet.text, INK)
+            y += block.height
+        ctx.show_page()
+    surface.finish()
+
+
+def _show(ctx: Any, x: float, y: float, text: str, size: int, color: str) -> None:
+    """`text` as PDF text, its top at y, each run in the print font that has its glyphs
+    (the same runs the PNG sheet prints)."""
+    ctx.set_source_rgb(*_rgb(color))
+    ctx.set_font_size(size)
+    for font, run in _runs(text, size):
+        ctx.select_font_face(_family(font))
+        ascent = ctx.font_extents()[0]
+        ctx.move_to(x, y + ascent)
+        ctx.show_text(run)
+        x += ctx.text_extents(run).x_advance
+
+
+def _family(font: Any) -> str:
+    path = getattr(font, "path", None)
+    return next((f for f in PRINT_FONTS if path and _font_file(f) == path), PRINT_FONTS[0])
+
+
+def _paste(ctx: Any, image: Image.Image, x: float, y: float) -> None:
+    import cairo
+
+    rgba = np.asarray(image.convert("RGBA"))[:, :, [2, 1, 0, 3]].copy()  # Cairo's BGRA
+    surface = cairo.ImageSurface.create_for_data(memoryview(rgba), cairo.FORMAT_ARGB32,
+                                                 image.width, image.height)
+    ctx.set_source_surface(surface, x, y)
+    ctx.paint()
 
 
 def draw_pages(stills: list[Still], sheet: Sheet) -> list[Image.Image]:
@@ -343,12 +480,11 @@ class Composer:
             raise ValueError(f"no stills for chapter(s) {missing}")
         self._png.add(Image.new("RGB", (CONTACT_SHEET.width, CONTACT_SHEET.margin), PAPER))
         blocks = [b for ch in self.chapters for b in self._handout[ch]]
-        pages = [compose(page, HANDOUT) for page in paginate(blocks, HANDOUT)]
+        pages = paginate(blocks, HANDOUT)
         pdf = png.with_suffix(".pdf")
         with atomic_output(png) as tmp_png, atomic_output(pdf) as tmp_pdf:
             self._png.save(tmp_png)
-            pages[0].save(tmp_pdf, format="PDF", resolution=PDF_DPI, save_all=True,
-                          append_images=pages[1:], title="Attention, explained: storyboard")
+            write_pdf(Path(tmp_pdf), pages, HANDOUT)
         return pdf, len(pages)
 
     def close(self) -> None:

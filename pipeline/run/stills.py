@@ -29,7 +29,9 @@ from attention_video.pipeline.outputs.files import check_writable_folder
 from attention_video.pipeline.outputs.storyboard import (
     HANDOUT,
     STILL_SIZE,
+    CairoRecorder,
     Composer,
+    VectorStill,
     shrink,
     storyboard_path,
     thumb_size,
@@ -51,7 +53,7 @@ class _FastForward:
     speaks = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.stills: list[tuple[str, np.ndarray]] = []
+        self.stills: list[tuple[str, np.ndarray, VectorStill]] = []
         self._still_of: object = None  # the caption whose still was taken
         super().__init__(*args, **kwargs)
 
@@ -97,7 +99,24 @@ class _FastForward:
         self._still_of = self._caption
         self.renderer.static_image = None
         self.renderer.update_frame(self)
-        self.stills.append((self._caption_text, self.renderer.get_frame()[:, :, :3].copy()))
+        self.stills.append((self._caption_text, self.renderer.get_frame()[:, :, :3].copy(),
+                            record_vector(self)))
+
+
+def record_vector(scene: Any) -> VectorStill:
+    """The scene's frame as the Cairo calls its camera makes to draw it (what it draws
+    into pixels, drawn again into the PDF handout as paths: sharp at any zoom)."""
+    from manim import VMobject
+    from manim.utils.family import extract_mobject_family_members
+
+    camera = scene.renderer.camera
+    recorder = CairoRecorder()
+    for m in extract_mobject_family_members(scene.mobjects, only_those_with_points=True):
+        if isinstance(m, VMobject) and not m.get_background_image():
+            camera.display_vectorized(m, recorder)
+    return VectorStill(str(camera.background_color.to_hex()) if hasattr(
+        camera.background_color, "to_hex") else str(camera.background_color),
+        camera.frame_width, camera.frame_height, tuple(recorder.ops))
 
 
 def _leaves(animations) -> Iterator[Any]:
@@ -135,8 +154,8 @@ def chapter_stills(slug: str, trace: AttentionTrace, settings: Settings,
     # Drawn at the contact sheet's size (Cairo's cost here is per path, not per pixel),
     # so only the handout's smaller copy is resized.
     size = thumb_size(HANDOUT)
-    stills = [Still(slug, scene.title_text, text, image, {size: shrink(image, size)})
-              for text, image in scene.stills]
+    stills = [Still(slug, scene.title_text, text, image, {size: shrink(image, size)}, vector)
+              for text, image, vector in scene.stills]
     return ChapterStills(slug, stills, scene.subtitles, time.perf_counter() - start)
 
 

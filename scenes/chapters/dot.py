@@ -59,7 +59,14 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text
-from attention_video.scenes.widgets import CellLayout, MatrixView, Theme, sign_color
+from attention_video.scenes.widgets import (
+    CellLayout,
+    MatrixView,
+    Theme,
+    blend,
+    ink_on,
+    sign_color,
+)
 
 PAIR_FONT = (18, 30)  # the pair table's font, from the largest down while it is too wide
 PAIR_PAD = 0.3  # air beside a pair's numbers in its column, and beside the row names
@@ -67,6 +74,7 @@ THUMB_W, THUMB_H = 2.6, 1.9  # the box the factor-matrix thumbnail fits in
 MAX_ARROWS = 6  # keys drawn as arrows; the others are named (12 keys would be a blur)
 MAX_NAMED = 8  # keys named beside the picture; more: "and N more"
 NOTE_LIFT = 0.15  # the note's bottom above the safe bottom, clear of the caption
+PAIR_TINT = 0.1  # a pair's frame fill: its product's colour, faint
 
 
 def product_decimals(trace: AttentionTrace) -> int:
@@ -155,10 +163,11 @@ def make_pair_table(h: HeadTrace, i: int, j: int, q_label: str, k_label: str,
             row.add(make_text(s, font, ctx.theme.text).move_to(x + DOWN * y * cell_h))
         s = fmt(products[m], dec)
         ctx.record("qk_product", (i, j, m), s)
-        p_row.add(make_text(s, font, color, weight="BOLD").move_to(x + DOWN * 2 * cell_h))
+        ink = ink_on(color, blend(color, ctx.theme.background, PAIR_TINT), ctx.theme)
+        p_row.add(make_text(s, font, ink, weight="BOLD").move_to(x + DOWN * 2 * cell_h))
         frame = RoundedRectangle(corner_radius=0.08, width=cell_w - 0.08, height=3 * cell_h + 0.1,
                                  stroke_color=color, stroke_width=2, fill_color=color,
-                                 fill_opacity=0.1)
+                                 fill_opacity=PAIR_TINT)
         frames.add(frame.move_to(x + DOWN * cell_h))
     labels = VGroup(make_text(names[0], font, q_color), make_text(names[1], font, k_color),
                     make_text(names[2], font, ctx.theme.muted))
@@ -286,11 +295,16 @@ def make_shadow_table(g: QueryGeometry, drawn: list[int], named: list[int], i: i
     heading, rows = table.heading, table.rows
     note = None
     if named:
-        words = ", ".join(all_names[j] for j in named[:MAX_NAMED])
-        more = len(named) - MAX_NAMED
-        tail = ctx.tr(", and {more} more", more=more) if more > 0 else ""
-        note = make_text(ctx.tr("not drawn ({n_named}): {words}{tail}",
-                            n_named=len(named), words=words, tail=tail), 18, ctx.theme.muted)
+        # as many names as fit the width at a legible size (never shrunk under the floor)
+        for shown in range(min(len(named), MAX_NAMED), 0, -1):
+            words = ", ".join(all_names[j] for j in named[:shown])
+            more = len(named) - shown
+            tail = ctx.tr(", and {more} more", more=more) if more > 0 else ""
+            note = make_text(ctx.tr("not drawn ({n_named}): {words}{tail}",
+                                    n_named=len(named), words=words, tail=tail), 18,
+                             ctx.theme.muted)
+            if note.width <= max_w:
+                break
         fit_width(note, max_w)
         note.next_to(VGroup(*rows.values()), DOWN, buff=BUFF_BLOCK).align_to(heading, LEFT)
     table = ShadowTable(heading, rows, note)
@@ -326,7 +340,7 @@ class DotProductScene(ChapterScene):
     def show_cell(self) -> tuple[CellThumbnail, Mobject]:
         t, i, j = self.trace, self.focus, self.partner
         thumb = make_cell_thumbnail(t.head.scores, t.head.mask, i, j, self.theme, THUMB_W, THUMB_H)
-        thumb.group.to_corner(UR, buff=BUFF_MEDIUM).align_to(UP * STAGE_TOP, UP)
+        thumb.group.move_to([SAFE_X, STAGE_TOP, 0], aligned_edge=UR)  # inside the safe area
         qw, kw = self.q_labels[i], self.k_labels[j]
         formula = make_text(f"Q·Kᵀ[{qw}, {kw}] = Σₘ Q[{qw}, m] · K[{kw}, m]", 28,
                             self.theme.text)

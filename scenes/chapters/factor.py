@@ -230,7 +230,11 @@ def place(mats: FactorMatrices, focus_label: str) -> None:
     if not lay.numbers:  # the side panel sits top right; the tag goes below it
         mats.tag_s.next_to(grid, RIGHT, buff=BUFF_ROW).align_to(grid, DOWN)
     elif mats.tag_s.get_right()[0] > SAFE_X:
-        mats.tag_s.next_to(grid, DOWN, buff=BUFF_SMALL).align_to(grid, RIGHT)
+        over = mats.tag_s.get_right()[0] - SAFE_X
+        if whole.get_left()[0] - over >= -SAFE_X:  # room on the left: the block steps over
+            whole.shift(LEFT * over)
+        else:  # below the grid, where the caption is not
+            mats.tag_s.next_to(grid, DOWN, buff=BUFF_SMALL).align_to(grid, RIGHT)
     if not lay.row_text:
         room = mats.q_names.get_left()[0] + SAFE_X
         name_w = text_width(focus_label, NAME_FONT) + 0.15
@@ -404,8 +408,8 @@ class FactorScene(ChapterScene):
                     if best[a] > best[b]]
         if crossing:
             a, b = crossing[0]
-            text = self.tr("Each target row's largest score: {pairs}. The lines cross: \"{query}\" comes "
-                           "before \"{query2}\", but \"{key}\" after \"{key2}\".",
+            text = self.tr("Each target row's largest score: {pairs}. The order is swapped: \"{query}\" "
+                           "comes before \"{query2}\", but \"{key}\" after \"{key2}\".",
                            pairs=pairs, query=self.q_word(a), query2=self.q_word(b), key=self.k_word(best[a]), key2=self.k_word(best[b]))
         else:
             text = self.tr("Each target row's largest score: {pairs}, in the same order in both sentences.",

@@ -20,7 +20,7 @@ from attention_video.attncore.pretrained.heads import OFFSET_NAMES, SPECIAL
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
-from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.catalogue import Translate, isolated
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_HAIR,
@@ -149,6 +149,12 @@ def thumb_side(t: AttentionTrace, tagged: bool, top: float, bottom: float) -> tu
     return side, False
 
 
+def link_text(query: str, key: str, weight: str) -> str:
+    """"query → key weight", each word a bidi isolate: right-to-left words keep the arrow
+    and the number where they are written (Pango reordered "ה → ה 0.48" as "0.48 ה → ה")."""
+    return f"{isolated(query)} → {isolated(key)} {weight}"
+
+
 def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, words: ThumbWords,
                link_font: float, ctx: ChapterContext) -> Thumb:
     head, i = t.heads[link.head], t.focus
@@ -173,7 +179,7 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
     name.next_to(grid, UP, buff=BUFF_SMALL).set_x(cells.get_x())
     weight = fmt(head.weights[i, link.key], DECIMALS)
     ctx.record("head_weights", (link.head, i, link.key), weight)
-    text = f"{words.q_labels[i]} → {words.k_labels[link.key]} {weight}"
+    text = link_text(words.q_labels[i], words.k_labels[link.key], weight)
     link_mob = make_text(text, link_font, ctx.theme.text)
     link_mob.next_to(cells, DOWN, buff=BUFF_SMALL)
     row_mark = grid.row_box(i, words.q_colors[i], buff=0.0, width=3)
@@ -188,7 +194,7 @@ def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, 
     side, labelled = thumb_side(t, tagged, top, bottom)
     rows, cols = grid_shape(len(links))
     block_w = (2 * SAFE_X - (cols - 1) * THUMB_GAP) / cols
-    texts = [f"{words.q_labels[t.focus]} → {words.k_labels[link.key]} 0.00" for link in links]
+    texts = [link_text(words.q_labels[t.focus], words.k_labels[link.key], "0.00") for link in links]
     link_font = max(MIN_FONT, min(NOTE_FONT, NOTE_FONT * block_w / widest(texts, NOTE_FONT)))
     thumbs = [make_thumb(t, link, side, labelled, words, link_font, ctx)
               for link in links]

@@ -332,18 +332,22 @@ class LinearScene(ChapterScene):
         for name, (side, _, color_attr) in LAYERS.items():
             labels, colors = self.words(side)
             v = make_matrix(getattr(h, name), name, theme, max_w,
-                            self.top - SAFE_BOTTOM - ROWS_TAG_ROOM, row_labels=labels,
+                            self.top - SAFE_BOTTOM - ROWS_TAG_ROOM,
+                            row_labels=labels if name == "Q" or self.trace.cross
+                            or len(labels) <= MAX_ROWS else None,  # long: only Q names the rows
                             row_colors=colors, max_cols=MAX_COLS, record=self.drawn)
             tag = make_text(name, TAG_FONT, getattr(theme, color_attr), weight="BOLD")
             tag.next_to(v.grid_only(), UP, buff=BUFF_LABEL)
             views.add(VGroup(v, tag))
             shown.append((name, v))
         views.arrange(RIGHT, buff=ROWS_GAP, aligned_edge=UP)
-        fit_width(views, 2 * SAFE_X)
+        fit_width(views, 2 * SAFE_X - 0.1)  # the row boxes drawn round the grids stay inside too
         views.set_x(0).align_to(UP * self.top, UP)
         boxes = [v.row_box(self.followed_row(name), theme.accent) for name, v in shown]
-        self.say(self.tr("Each row still belongs to its word: \"{word}\" now has a query, a key and a value.",
-                         word=self.focus_word))
+        self.say(self.tr("Each row still belongs to its word: \"{word}\" now has a query; the keys and "
+                         "values are the source words' rows.", word=self.focus_word) if self.trace.cross
+                 else self.tr("Each row still belongs to its word: \"{word}\" now has a query, a key and a value.",
+                              word=self.focus_word))
         self.play(FadeIn(views), run_time=0.8)
         self.play(*[Create(b) for b in boxes], run_time=0.5)
         self.wait(1.5)
