@@ -233,18 +233,11 @@ def lint_number(slug: str) -> int:
     return number(slug)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the default video has genuine problems (counted after the merge of both fixes: see "
-    "the lint corpus record for tiny-default); the remaining ones are reported, not hidden"))
 def test_the_default_video_passes_the_lint(default_lint):
+    """Issue 28: the default video breaks no rule of the lint, in any of its 54 captions
+    (59 problems when the lint was written)."""
+    assert default_lint.chapters and sum(c.captions for c in default_lint.chapters) > 40
     assert [str(p) for p in default_lint.problems] == []
-
-
-@pytest.mark.parametrize("rule", ["hold", "moves"])
-def test_the_default_video_keeps_its_pictures_still_under_their_captions(default_lint, rule):
-    """Issue 28: every caption's picture stands complete and still for its hold before the
-    caption leaves, and nothing is cleared, faded or morphed while a caption is up."""
-    assert [str(p) for p in default_lint.problems if p.rule == rule] == []
 
 
 def test_lint_is_refused_with_outputs_it_does_not_make(capsys):
@@ -255,8 +248,9 @@ def test_lint_is_refused_with_outputs_it_does_not_make(capsys):
 
 def test_lint_prints_one_line_per_problem_and_exits_1(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    # The default video passes: a size floor no text reaches makes real problems to print.
+    monkeypatch.setattr(lint.too_small, "__defaults__", (1000.0,))
     with pytest.raises(SystemExit) as e:
-        # chapter 5 still has problems (a hold, part A's pacing); the summary has none left
         main(["The black cat drank the milk", "--chapters", "softmax", "--lint", "-j", "1"])
     assert e.value.code == 1
     out, err = capsys.readouterr()

@@ -588,12 +588,18 @@ class LearningScene(ChapterScene):
     def show_curves(self) -> None:
         self.clear_stage()
         h, th = self.history, self.theme
+        def curves(width: float) -> tuple:
+            loss = make_curve(h.curve_step, h.curve_loss, h.steps, self.tr("training loss"),
+                              "curve_loss", th.negative, self.ctx, width, 3)
+            acc = make_curve(h.curve_step, h.curve_accuracy, h.steps,
+                             self.tr("held-out accuracy"), "curve_accuracy", th.positive,
+                             self.ctx, width, 3)
+            return loss, acc, VGroup(loss.group, acc.group).arrange(RIGHT, buff=1.0)
+
         width = (2 * SAFE_X - 1.2) / 2
-        loss = make_curve(h.curve_step, h.curve_loss, h.steps, self.tr("training loss"),
-                          "curve_loss", th.negative, self.ctx, width, 3)
-        acc = make_curve(h.curve_step, h.curve_accuracy, h.steps, self.tr("held-out accuracy"),
-                         "curve_accuracy", th.positive, self.ctx, width, 3)
-        plots = VGroup(loss.group, acc.group).arrange(RIGHT, buff=1.0)
+        loss, acc, plots = curves(width)
+        if plots.width > 2 * SAFE_X:  # the axis labels reach past the boxes: narrower boxes
+            loss, acc, plots = curves(width - (plots.width - 2 * SAFE_X) / 2)
         top = STAGE_TOP - 0.2
         plots.move_to(ORIGIN).align_to(UP * top, UP)
         note = make_text(self.tr("● the snapshots: the rows of the tables before"), 20, th.accent)
