@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from attention_video.pipeline.commands.app import make_trace  # noqa: E402
-from attention_video.pipeline.outputs.storyboard import make_storyboard  # noqa: E402
 from attention_video.pipeline.run.lint import lint_video  # noqa: E402
+from attention_video.pipeline.run.stills import make_storyboard  # noqa: E402
 from attention_video.pipeline.run.workers import LocalPool  # noqa: E402
 from lint_corpus import Case, load_cases, load_recorded, longest_first  # noqa: E402
 
