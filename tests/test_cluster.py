@@ -80,10 +80,12 @@ def test_a_two_video_batch_renders_through_the_cluster(cluster, tmp_path, capsys
 def test_one_video_renders_through_the_cluster(cluster, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "one.mp4"
-    code, _, err = run(["ants carry leaves", "--weights", "random", "-q", "l", "--chapters", "1",
-                        "-o", str(out), "--scheduler", cluster.scheduler_address], capsys)
+    code, paths, err = run(["ants carry leaves", "--weights", "random", "-q", "l", "--chapters",
+                            "1", "-o", str(out), "--captions", "soft",
+                            "--scheduler", cluster.scheduler_address], capsys)
     assert code == 0, err
-    assert "chapter 1 (input): rendered" in err and f"video:     {out}" in err
+    assert "chapter 1 (input): rendered" in err
+    assert paths.splitlines()[0] == str(out)  # the paths written, on standard output
     assert_complete(out)
 
 
@@ -153,7 +155,8 @@ def test_a_worker_with_other_code_is_refused(cluster, tmp_path, capsys, monkeypa
 def test_the_cluster_demo_script_renders_the_course_and_stops_what_it_started(tmp_path):
     env = dict(os.environ, ATTENTION_CACHE_DIR=str(tmp_path / "cache"),
                CLUSTER_DEMO_OUT=str(tmp_path / "course"), PYTHON=sys.executable)
-    done = subprocess.run(["bash", str(ROOT / "scripts" / "cluster-demo.sh"), "--chapters", "1"],
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "cluster-demo.sh"), "--chapters", "1",
+                           "--captions", "soft"],  # the .srt that assert_complete reads
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "batch: 3 of 3 videos made;" in done.stdout
