@@ -208,7 +208,7 @@ def test_the_summary_counts_problems_per_rule():
 DEFAULT = Settings(sentence="The black cat drank the milk", quality="l")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # once per worker, whatever runs between its tests
 def default_lint():
     return lint_video(DEFAULT, build_trace(DEFAULT), jobs=1)
 
