@@ -17,7 +17,7 @@ import shutil
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +28,7 @@ from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.pipeline.cache.paths import cache_dir
 from attention_video.pipeline.run.chapter import manim_config
+from attention_video.pipeline.run.fastforward import play_at_once, wait_at_once
 from attention_video.pipeline.run.render import plan_chapters
 from attention_video.pipeline.run.schedule import longest_first
 from attention_video.pipeline.run.workers import LocalPool
@@ -108,32 +109,9 @@ class _Linting:
         self._still_marks, self._after_still = None, []
 
     def play(self, *args: Any, **kwargs: Any) -> None:
-        from attention_video.fastmanim.fades import Fade  # (lazy: Manim, see LAZY)
-        from attention_video.scenes.lint import describe
-        from manim import Create, FadeIn, FadeOut, Write
+        from attention_video.scenes.lint import describe  # (lazy: Manim, see LAZY)
 
-        # the holds gathered before it, and the caption leaving with its picture, as a
-        # render plays them (scenes.base)
-        animations = self.prepare_play(*args, **kwargs)
-        leaves = list(_leaves(animations))
-        if self._caption is not None and any(
-                a.is_remover() and a.mobject is not self._caption for a in leaves):
-            self.caption_ends()  # what the caption explains starts to leave: its still now
-        self.add_mobjects_from_animations(animations)
-        slow = [a for a in leaves if type(a) not in (Fade, FadeIn, FadeOut, Create, Write)]
-        for a in leaves:
-            a._setup_scene(self)
-        for a in slow:
-            a.begin()
-        for a in slow:
-            a.finish()
-        for a in leaves:
-            if type(a) is FadeOut or (type(a) is Fade and not a.fade_in):
-                self.remove(a.mobject)
-            elif a in slow:
-                a.clean_up_from_scene(self)
-        self.renderer.time += self.get_run_time(animations)
-        self.renderer.num_plays += 1
+        leaves = play_at_once(self, *args, **kwargs)
         if not self._in_say:
             if self._still_marks is not None:
                 self._after_still += [self._played(a, describe) for a in leaves]
@@ -153,11 +131,7 @@ class _Linting:
         return f"{'.animate' if name == '_MethodAnimation' else name} of {describe(m)}"
 
     def wait(self, duration: float = 1.0, *args: Any, **kwargs: Any) -> None:
-        if self._deferring:  # gathered into one hold, as a render does (scenes.base)
-            self._pending_hold += duration
-            return
-        self.renderer.time += duration
-        self.renderer.num_plays += 1
+        wait_at_once(self, duration)
 
     def caption_ends(self) -> None:
         super().caption_ends()
@@ -184,15 +158,6 @@ class _Linting:
         from attention_video.scenes.lint import marks_of  # (lazy: LAZY)
 
         return marks_of(self.mobjects)
-
-
-def _leaves(animations) -> Iterator[Any]:
-    for a in animations:
-        inner = getattr(a, "animations", None)
-        if inner is not None:  # AnimationGroup, LaggedStart, Succession
-            yield from _leaves(inner)
-        else:
-            yield a
 
 
 def word_colors(scene: Any) -> list[tuple[str, str]]:

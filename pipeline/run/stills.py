@@ -14,7 +14,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import as_completed
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from attention_video.pipeline.outputs.storyboard import (
 )
 from attention_video.pipeline.records import ChapterStills, Still, StoryboardResult
 from attention_video.pipeline.run.chapter import manim_config
+from attention_video.pipeline.run.fastforward import play_at_once, wait_at_once
 from attention_video.pipeline.run.render import plan_chapters
 from attention_video.pipeline.run.schedule import longest_first
 from attention_video.pipeline.run.workers import LocalPool
@@ -58,40 +59,10 @@ class _FastForward:
         super().__init__(*args, **kwargs)
 
     def play(self, *args: Any, **kwargs: Any) -> None:
-        # Lazy on purpose: these import Manim, which only a scene being built needs.
-        from attention_video.fastmanim.fades import Fade
-        from manim import Create, FadeIn, FadeOut, Write
-
-        # the holds gathered before it, and the caption leaving with its picture, as a
-        # render plays them (scenes.base)
-        animations = self.prepare_play(*args, **kwargs)
-        leaves = list(_leaves(animations))
-        if self._caption is not None and any(
-                a.is_remover() and a.mobject is not self._caption for a in leaves):
-            self.caption_ends()  # what the caption explains starts to leave: its still now
-        self.add_mobjects_from_animations(animations)
-        # Fades, Create and Write end with their object exactly as built: no need to run them.
-        slow = [a for a in leaves if type(a) not in (Fade, FadeIn, FadeOut, Create, Write)]
-        for a in leaves:
-            a._setup_scene(self)  # adds what an introducer brings in
-        for a in slow:
-            a.begin()
-        for a in slow:
-            a.finish()
-        for a in leaves:
-            if type(a) is FadeOut or (type(a) is Fade and not a.fade_in):
-                self.remove(a.mobject)
-            elif a in slow:
-                a.clean_up_from_scene(self)
-        self.renderer.time += self.get_run_time(animations)
-        self.renderer.num_plays += 1
+        play_at_once(self, *args, **kwargs)
 
     def wait(self, duration: float = 1.0, *args: Any, **kwargs: Any) -> None:
-        if self._deferring:  # gathered into one hold, as a render does (scenes.base)
-            self._pending_hold += duration
-            return
-        self.renderer.time += duration
-        self.renderer.num_plays += 1
+        wait_at_once(self, duration)
 
     def caption_ends(self) -> None:
         if self._caption is self._still_of:  # taken already (the stage was cleared)
@@ -117,15 +88,6 @@ def record_vector(scene: Any) -> VectorStill:
     return VectorStill(str(camera.background_color.to_hex()) if hasattr(
         camera.background_color, "to_hex") else str(camera.background_color),
         camera.frame_width, camera.frame_height, tuple(recorder.ops))
-
-
-def _leaves(animations) -> Iterator[Any]:
-    for a in animations:
-        inner = getattr(a, "animations", None)
-        if inner is not None:  # AnimationGroup, LaggedStart, Succession
-            yield from _leaves(inner)
-        else:
-            yield a
 
 
 def chapter_stills(slug: str, trace: AttentionTrace, settings: Settings,
