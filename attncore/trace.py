@@ -169,6 +169,28 @@ class TrainingHistory:
 
 
 @dataclass(frozen=True, eq=False)
+class RotaryTrace:
+    """Rotary position embedding (RoPE) of the layer shown, for a decoder that has it.
+
+    RoPE adds no P to X: it turns each 2-number pair of every q and k row by an angle
+    proportional to the word's position, so q·k depends on how far apart two words are.
+    Pair m is entries (2m, 2m+1) of a row (the GGUF layout, after llama.cpp's permutation);
+    HeadTrace.Q and .K are the rows AFTER rotation (what the scores use).
+    """
+
+    base: float  # the angle base: pair m of position p turns by p · base^(−2m/d_k)
+    angles: np.ndarray  # (n, d_k/2) radians, position p (row) and pair m (column)
+    Q_before: np.ndarray  # (heads, n_q, d_k) each query head's Q before rotation
+    K_before: np.ndarray  # (kv_heads, n_k, d_k) each key/value head's K before rotation
+
+    ARRAYS = ("angles", "Q_before", "K_before")
+
+    def __post_init__(self) -> None:
+        for name in self.ARRAYS:
+            object.__setattr__(self, name, frozen(getattr(self, name)))
+
+
+@dataclass(frozen=True, eq=False)
 class AttentionTrace:
     """Tokens, embeddings, every head of the shown layer and the multi-head output."""
 
@@ -204,6 +226,11 @@ class AttentionTrace:
     # Every layer's attention, (layers, heads, n_q, n_k), for the model overview of chapter
     # 10 (the pretrained model; None when only one layer exists or was computed).
     model_weights: np.ndarray | None = None
+    # A decoder with rotary positions (--weights decoder); None for the others.
+    rope: RotaryTrace | None = None
+    # Grouped-query attention: for each query head of the layer, the key/value head it reads
+    # (HeadTrace.W_K, W_V, K, V are that shared head's); None: every head has its own.
+    kv_heads: tuple[int, ...] | None = None
 
     ARRAYS = ("E", "P", "X", "E_q", "P_q", "X_q", "W_O", "output")
 
