@@ -31,6 +31,32 @@ def geometry(q: np.ndarray, k: np.ndarray | None, name: str) -> float:
     return cos if name == "cos" else math.degrees(math.acos(cos))
 
 
+def turned(x: np.ndarray, p: int, base: float) -> np.ndarray:
+    """RoPE by complex numbers: pair m (x₂ₘ + i·x₂ₘ₊₁) times e^{i·p·base^(−2m/d)}."""
+    d = len(x)
+    z = (x[0::2] + 1j * x[1::2]) * np.exp(1j * p * base ** (-np.arange(0, d, 2) / d))
+    return np.stack([z.real, z.imag], axis=1).reshape(-1)
+
+
+def rotary(t: AttentionTrace, key: str, idx: tuple) -> float:
+    """The rotary quantities chapter 4 draws: the rows before the turn, the turn of pair m
+    at position p (degrees, 0-360) and q·k of the followed head's q_i and k_j placed at
+    positions (p_q, p_k)."""
+    rope = t.rope
+    if key in ("rope_Q_before", "rope_K_before"):
+        return float(getattr(rope, key.removeprefix("rope_"))[idx])
+    if key == "rope_turn":
+        p, m = idx
+        return math.degrees(p * rope.base ** (-2 * m / t.d_k)) % 360.0
+    if key == "rope_dot":
+        i, j, p_q, p_k = idx
+        h = t.head_index
+        kv = t.kv_heads[h] if t.kv_heads is not None else h
+        q, k = rope.Q_before[h, i], rope.K_before[kv, j]
+        return float(np.sum(turned(q, p_q, rope.base) * turned(k, p_k, rope.base)))
+    raise KeyError(f"unknown drawn key {key!r}")
+
+
 GEOMETRY = ("q_norm", "k_norm", "angle", "cos", "shadow")  # (i,) for q_norm, else (i, j)
 
 
@@ -76,6 +102,8 @@ def resolve(t: AttentionTrace, key: str, idx: tuple) -> float:
             s = idx[0]
             return geometry(hist.q[s], None if name == "q_norm" else hist.keys[s, idx[1]], name)
         return float(getattr(hist, name)[idx])
+    if key.startswith("rope_"):
+        return rotary(t, key, idx)
     if key == "weights_rest":
         return float("nan")  # checked separately: depends on which bars were shown
     raise KeyError(f"unknown drawn key {key!r}")

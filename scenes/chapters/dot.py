@@ -37,6 +37,7 @@ from attention_video.scenes.arrows import (
 )
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.context import ChapterContext
+from attention_video.scenes.rotary import show_rotation
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
     BUFF_MEDIUM,
@@ -330,6 +331,8 @@ class DotProductScene(ChapterScene):
             self.show_every_key(picture, drawn, named)
             self.show_shadows(picture, drawn, named)
             self.show_least_aligned(picture)
+        if self.trace.rope is not None:
+            show_rotation(self)  # a decoder with RoPE: position by rotation (scenes.rotary)
         self.finish()
 
     @property
