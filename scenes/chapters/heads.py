@@ -57,6 +57,10 @@ MAX_COLS = 8  # numbers shown per row before folding into "…"
 DECIMALS = 2
 OVERVIEW_GAP = 0.1  # between the model overview's thumbnails
 OVERVIEW_LABEL = 16  # its layer and head numbers
+OVERVIEW_HEAD_H = 0.35  # the column numbers above its grid
+KV_FONT = 20  # the grouped-query picture's head names
+KV_DROP = 1.1  # from a key/value head's box down to its query heads
+KV_GAP = 0.6  # between the groups
 
 
 # ---- what each head says about the followed word ---------------------------------------
@@ -229,7 +233,8 @@ def heat_image(A: np.ndarray, mask: np.ndarray, theme: Theme) -> np.ndarray:
 
 @dataclass
 class Overview:
-    """Every head of every layer as a heat-map thumbnail, layers as rows."""
+    """Every head of every layer as a heat-map thumbnail: layers as rows, or, for a deep
+    model (30 layers × 9 heads), layers as columns so every thumbnail stays legible."""
 
     thumbs: list[list[ImageMobject]]  # [layer][head]
     frames: VGroup  # a thin border around each thumbnail
@@ -237,11 +242,44 @@ class Overview:
     head_labels: VGroup
     outline: Rectangle  # around the followed head
     row_marks: VGroup  # the followed word's row, a tick left of each thumbnail of the layer shown
+    layers_across: bool = False  # layers as columns (their numbers above), heads as rows
 
     @property
     def group(self) -> Group:
         return Group(*[m for row in self.thumbs for m in row], self.frames, self.layer_labels,
                      self.head_labels, self.outline, self.row_marks)
+
+
+@dataclass(frozen=True)
+class OverviewGrid:
+    """How the overview's thumbnails are laid out: rows × cols of side `side`, the row names'
+    width on the left and the column numbers' height above."""
+
+    layers_across: bool
+    rows: int
+    cols: int
+    side: float
+    gap: float
+    label_w: float
+    step: int  # every step-th column is numbered (all of them when they fit)
+
+
+def overview_grid(n_layers: int, n_heads: int, width: float, height: float,
+                  row_names: dict[bool, list[str]], col_names: dict[bool, list[str]]) -> OverviewGrid:
+    """The larger thumbnails of the two layouts (layers as rows or as columns)."""
+    best = None
+    for across in (False, True):
+        rows, cols = (n_heads, n_layers) if across else (n_layers, n_heads)
+        gap = OVERVIEW_GAP if max(rows, cols) <= 12 else OVERVIEW_GAP / 2
+        label_w = widest(row_names[across], OVERVIEW_LABEL) + 0.2
+        side = min((width - label_w - (cols - 1) * gap) / cols,
+                   (height - OVERVIEW_HEAD_H - (rows - 1) * gap) / rows)
+        widest_col = widest(col_names[across], OVERVIEW_LABEL) + BUFF_SNUG
+        step = max(1, math.ceil(widest_col / (side + gap)))
+        grid = OverviewGrid(across, rows, cols, side, gap, label_w, step)
+        if best is None or grid.side > best.side + 1e-9:
+            best = grid
+    return best
 
 
 def make_overview(t: AttentionTrace, ctx: ChapterContext, top: float,
@@ -252,37 +290,129 @@ def make_overview(t: AttentionTrace, ctx: ChapterContext, top: float,
     n_layers, n_heads, n_q, n_k = A.shape
     mask = t.head.mask
     layer_names = [ctx.tr("layer {layer}", layer=L) for L in range(n_layers)]
-    label_w = widest(layer_names, OVERVIEW_LABEL) + 0.2
-    head_h = 0.35  # the head numbers above the grid
-    side = min((2 * SAFE_X - label_w - (n_heads - 1) * OVERVIEW_GAP) / n_heads,
-               (top - bottom - head_h - (n_layers - 1) * OVERVIEW_GAP) / n_layers)
+    head_names = [ctx.tr("head {head}", head=H) for H in range(n_heads)]
+    numbers = {False: [str(H) for H in range(n_heads)], True: [str(L) for L in range(n_layers)]}
+    g = overview_grid(n_layers, n_heads, 2 * SAFE_X, top - bottom,
+                      {False: layer_names, True: head_names}, numbers)
+    side, gap = g.side, g.gap
     w, h = side * min(1.0, n_k / n_q), side * min(1.0, n_q / n_k)  # cells stay square
-    left = -(label_w + n_heads * w + (n_heads - 1) * OVERVIEW_GAP) / 2 + label_w
+    left = -(g.label_w + g.cols * w + (g.cols - 1) * gap) / 2 + g.label_w
     thumbs, frames = [], VGroup()
     for L in range(n_layers):
         row = []
         for H in range(n_heads):
+            r, c = (H, L) if g.layers_across else (L, H)
             img = ImageMobject(heat_image(A[L, H], mask, ctx.theme))
             img.set_resampling_algorithm(RESAMPLING_ALGORITHMS["nearest"])
             img.stretch_to_fit_width(w).stretch_to_fit_height(h)
-            img.move_to([left + w / 2 + H * (w + OVERVIEW_GAP),
-                         top - head_h - h / 2 - L * (h + OVERVIEW_GAP), 0])
+            img.move_to([left + w / 2 + c * (w + gap), top - OVERVIEW_HEAD_H - h / 2 - r * (h + gap), 0])
             row.append(img)
             frames.add(Rectangle(width=w, height=h, stroke_width=1, stroke_color=ctx.theme.grid)
                        .move_to(img))
         thumbs.append(row)
-    layer_labels = VGroup(*[
-        make_text(name, OVERVIEW_LABEL, ctx.theme.accent if L == t.layer else ctx.theme.text)
-        .next_to(thumbs[L][0], LEFT, buff=BUFF_NOTE) for L, name in enumerate(layer_names)])
-    head_labels = VGroup(*[
-        make_text(str(H), OVERVIEW_LABEL, ctx.theme.accent if H == t.head_index else ctx.theme.muted)
-        .next_to(thumbs[0][H], UP, buff=BUFF_SNUG) for H in range(n_heads)])
+
+    def color(chosen: bool, other: str) -> str:
+        return ctx.theme.accent if chosen else other
+
+    if g.layers_across:  # heads name the rows; layer numbers over the columns
+        head_labels = VGroup(*[
+            make_text(name, OVERVIEW_LABEL, color(H == t.head_index, ctx.theme.text))
+            .next_to(thumbs[0][H], LEFT, buff=BUFF_NOTE) for H, name in enumerate(head_names)])
+        shown = [L for L in range(n_layers) if L % g.step == 0 or L == t.layer]
+        shown = [L for L in shown if L == t.layer or abs(L - t.layer) >= g.step]
+        layer_labels = VGroup(*[
+            make_text(str(L), OVERVIEW_LABEL, color(L == t.layer, ctx.theme.muted))
+            .next_to(thumbs[L][0], UP, buff=BUFF_SNUG) for L in shown])
+        word = make_text(ctx.tr("layer"), OVERVIEW_LABEL, ctx.theme.muted)
+        word.next_to(layer_labels, LEFT, buff=0).align_to(head_labels, RIGHT)
+        word.match_y(layer_labels)
+        layer_labels.add(word)
+    else:
+        layer_labels = VGroup(*[
+            make_text(name, OVERVIEW_LABEL, color(L == t.layer, ctx.theme.text))
+            .next_to(thumbs[L][0], LEFT, buff=BUFF_NOTE) for L, name in enumerate(layer_names)])
+        head_labels = VGroup(*[
+            make_text(str(H), OVERVIEW_LABEL, color(H == t.head_index, ctx.theme.muted))
+            .next_to(thumbs[0][H], UP, buff=BUFF_SNUG) for H in range(n_heads)])
     outline = box_around(thumbs[t.layer][t.head_index], ctx.theme.accent, buff=BUFF_HAIR, width=4)
     y = lambda img: img.get_top()[1] - (t.focus + 0.5) * h / n_q  # noqa: E731
+    tick = min(0.08, gap - 0.01)  # within the gap left of the thumbnail
     row_marks = VGroup(*[
-        Line([img.get_left()[0] - 0.08, y(img), 0], [img.get_left()[0] - 0.01, y(img), 0],
+        Line([img.get_left()[0] - tick, y(img), 0], [img.get_left()[0] - 0.01, y(img), 0],
              stroke_color=ctx.theme.accent, stroke_width=3) for img in thumbs[t.layer]])
-    return Overview(thumbs, frames, layer_labels, head_labels, outline, row_marks)
+    return Overview(thumbs, frames, layer_labels, head_labels, outline, row_marks,
+                    g.layers_across)
+
+
+# ---- grouped-query attention: query heads sharing key/value heads ------------------------
+def kv_groups(kv_heads: tuple[int, ...]) -> dict[int, list[int]]:
+    """Each key/value head and the query heads that read it, in order."""
+    groups: dict[int, list[int]] = {}
+    for h, g in enumerate(kv_heads):
+        groups.setdefault(g, []).append(h)
+    return dict(sorted(groups.items()))
+
+
+@dataclass
+class KVGroups:
+    """One box per key/value head, over the query heads that read its K and V."""
+
+    kv_boxes: dict[int, VGroup]  # kv head → its box and name
+    q_chips: dict[int, VGroup]  # query head → its chip and name
+    links: dict[int, Line]  # query head → the line up to its kv head's box
+    outline: Rectangle  # around the followed query head's chip (its line is in the accent)
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(*self.kv_boxes.values(), *self.q_chips.values(), *self.links.values(),
+                      self.outline)
+
+
+def make_chip(text: str, font: float, ink: str, frame: str, width: float, fill: float) -> VGroup:
+    label = make_text(text, font, ink)
+    box = RoundedRectangle(corner_radius=0.08, width=max(width, label.width + 0.3),
+                           height=label.height + 0.3, stroke_color=frame, stroke_width=3,
+                           fill_color=frame, fill_opacity=fill)
+    return VGroup(box, label.move_to(box))
+
+
+def make_kv_groups(kv_heads: tuple[int, ...], followed: int, ctx: ChapterContext,
+                   top: float, bottom: float) -> KVGroups:
+    """The key/value heads in a row at the top, each query head under the one it reads,
+    joined to it by a line; fitted to the safe width between top and bottom."""
+    theme, tr = ctx.theme, ctx.tr
+    groups = kv_groups(kv_heads)
+    q_names = {h: tr("Q head {head}", head=h) for h in range(len(kv_heads))}
+    chip_w = widest(q_names.values(), KV_FONT) + 0.3
+    kv_boxes, q_chips, columns = {}, {}, VGroup()
+    for g, members in groups.items():
+        chips = VGroup(*[make_chip(q_names[h], KV_FONT, theme.accent if h == followed
+                                   else theme.text, theme.q, chip_w, 0.08) for h in members])
+        chips.arrange(RIGHT, buff=BUFF_ROW)
+        kv = make_chip(tr("K, V head {head}", head=g), KV_FONT + 2, theme.text, theme.k,
+                       chips.width, 0.15)
+        column = VGroup(kv, chips).arrange(DOWN, buff=KV_DROP)
+        kv_boxes[g] = kv
+        q_chips.update(zip(members, chips))
+        columns.add(column)
+    columns.arrange(RIGHT, buff=KV_GAP)
+    if columns.width > 2 * SAFE_X:
+        columns.scale_to_fit_width(2 * SAFE_X)
+    if columns.height > top - bottom:
+        columns.scale_to_fit_height(top - bottom)
+    columns.move_to(UP * (top + bottom) / 2)
+    links = {h: Line(q_chips[h].get_top(), kv_boxes[g].get_bottom(), stroke_color=theme.muted,
+                     stroke_width=2) for h, g in enumerate(kv_heads)}
+    links[followed].set_stroke(theme.accent, width=4)
+    outline = box_around(q_chips[followed], theme.accent, buff=BUFF_SNUG, width=4)
+    return KVGroups(kv_boxes, q_chips, links, outline)
+
+
+def heads_text(heads: list[int], tr: Translate) -> str:
+    """"0, 1 and 2": a list of head numbers."""
+    if len(heads) == 1:
+        return str(heads[0])
+    return tr("{first} and {last}", first=", ".join(str(h) for h in heads[:-1]), last=heads[-1])
 
 
 # ---- the join --------------------------------------------------------------------------
@@ -403,6 +533,8 @@ class HeadsScene(ChapterScene):
             return
         if self.trace.model_weights is not None:
             self.show_overview()
+        if self.trace.kv_heads is not None:
+            self.show_kv_groups()
         links = head_links(self.trace)
         grid = self.show_patterns(links)
         self.show_links(grid, links)
@@ -454,6 +586,33 @@ class HeadsScene(ChapterScene):
             return self.tr("It was chosen with --layer and --head.")
         return self.tr("--head auto chose it: {why}.", why=why)
 
+    def show_kv_groups(self) -> None:
+        """Grouped-query attention: which query heads share which K and V (trace.kv_heads)."""
+        t, tr = self.trace, self.tr
+        top, bottom = self.room()
+        view = make_kv_groups(t.kv_heads, t.head_index, self.ctx, top, bottom)
+        groups = kv_groups(t.kv_heads)
+        each = tr.context("semicolon", "; ").join(
+            tr("{heads} read K, V head {kv}", heads=heads_text(members, tr), kv=g)
+            for g, members in groups.items())
+        self.say(tr("This layer has {n_q} query heads but only {n_kv} key/value heads "
+                    "(grouped-query attention): query heads {each}.",
+                    n_q=len(t.kv_heads), n_kv=len(groups), each=each))
+        self.play(LaggedStart(*[FadeIn(box) for box in view.kv_boxes.values()], lag_ratio=0.2),
+                  run_time=0.6)
+        self.play(*[Create(line) for line in view.links.values()],
+                  *[FadeIn(chip) for chip in view.q_chips.values()], run_time=0.8)
+        self.wait(1.5)
+        kv = t.kv_heads[t.head_index]
+        mates = [h for h in groups[kv] if h != t.head_index]
+        share = (tr(" with query heads {mates}", mates=heads_text(mates, tr)) if mates else "")
+        self.say(tr("Heads sharing a K, V head get the same K and V rows but keep their own W_Q, "
+                    "so each draws its own pattern. Head {head}, the one we follow, reads K, V "
+                    "head {kv}{share}.", head=t.head_index, kv=kv, share=share))
+        self.play(Create(view.outline), run_time=0.5)
+        self.wait(2.0)
+        self.clear_stage()
+
     def show_patterns(self, links: list[HeadLink]) -> HeadGrid:
         t, h = self.trace, self.n_heads
         top, bottom = self.room()
@@ -463,6 +622,9 @@ class HeadsScene(ChapterScene):
             text = self.tr("The {value} has only one head, so there is one pattern. Bigger models run many "
                            "heads side by side, each with its own W_Q, W_K, W_V.",
                            value=t.model_name or 'model')
+        elif t.kv_heads is not None:
+            text = self.tr("Its {h} query heads, each with its own W_Q, draw {h} patterns: rows are "
+                           "queries, columns keys, stronger colour a larger weight.", h=h)
         else:
             text = self.tr("This layer has {h} heads, each with its own W_Q, W_K and W_V, so each draws its "
                            "own pattern: rows are queries, columns keys, stronger colour a larger weight.",
