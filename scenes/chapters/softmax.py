@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from attention_video.attncore.attention import ranking
+from attention_video.attncore.sinks import attention_sink
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.context import ChapterContext
@@ -26,8 +27,9 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text
-from attention_video.scenes.widgets import MASKED_TEXT, Theme
+from attention_video.scenes.widgets import MASKED_TEXT, MatrixView, Theme, fit_cells
 
+MASK_MAX = 12  # the causal step draws the whole weight matrix up to this many words
 MIN_ROW_H = 0.31  # rows closer than this would make the numbers too small
 BAR_LEN = 2.6  # length of a bar of weight 1
 HEADER_H = 0.6  # the header line sits this far above the first row
@@ -294,6 +296,8 @@ class SoftmaxScene(ChapterScene):
             self.show_exp()
             self.show_weights()
             self.show_total()
+            if self.trace.causal and not self.trace.cross:
+                self.show_causal()
         self.finish()
 
     # ---- steps ---------------------------------------------------------------------
@@ -369,3 +373,58 @@ class SoftmaxScene(ChapterScene):
         self.play(FadeIn(tb.outline), FadeIn(tb.weight_sum), LaggedStart(*moved, lag_ratio=0.05),
                   run_time=1.4)
         self.wait(1.2)
+
+    # ---- a causal decoder: the mask, and where the followed word's weight goes ---------
+    def show_causal(self) -> None:
+        """The whole weight matrix under the causal mask, the followed row outlined; when the
+        row gives most of its weight to the first token, say so (attncore.sinks)."""
+        t, i = self.trace, self.focus
+        h = t.head
+        self.clear_stage()
+        n = t.n_q
+        shown = min(n, MASK_MAX)
+        top, bottom = STAGE_TOP, SAFE_BOTTOM + 0.1
+        layout = fit_cells(shown + 1, shown + 2, 2 * SAFE_X - 2.0, top - bottom - 0.3)
+        view = MatrixView(h.weights, key="weights", theme=self.theme, layout=layout,
+                          record=self.drawn, heat=True, mask=h.mask, masked_numbers=True,
+                          numbers_in_rows=frozenset(range(n)), max_cols=MASK_MAX,
+                          max_rows=MASK_MAX, row_labels=self.q_labels, row_colors=self.q_colors,
+                          col_labels=self.k_labels, col_colors=self.k_colors)
+        fit_width(view, 2 * SAFE_X)
+        if view.height > top - bottom:
+            view.scale_to_fit_height(top - bottom)
+        view.move_to(UP * (top + bottom) / 2)
+        allowed = int(h.mask[i].sum())
+        later = int((~h.mask[i]).sum())
+        if later == 0:
+            text = self.tr("A decoder may look only back: every cell above the diagonal is masked "
+                           "(weight 0). \"{word}\" is the last word: it sees all {allowed}, itself "
+                           "included.", word=self.focus_word, allowed=allowed)
+        else:
+            text = self.tr.plural(
+                "A decoder may look only back: every cell above the diagonal is masked (weight 0). "
+                "\"{word}\" sees {allowed} words, itself included; {n} later word is masked.",
+                "A decoder may look only back: every cell above the diagonal is masked (weight 0). "
+                "\"{word}\" sees {allowed} words, itself included; {n} later words are masked.",
+                later, word=self.focus_word, allowed=allowed)
+        self.say(text)
+        self.play(FadeIn(view), run_time=0.8)
+        row = view.row_box(i, self.q_colors[i], width=3) if i in view.rows else None
+        if row is not None:
+            self.play(Create(row), run_time=0.4)
+        self.wait(1.5)
+        sink = attention_sink(t)
+        if sink is None or t.source == "random":  # untrained weights: no habit to explain
+            return
+        share = fmt(sink.share, 2)
+        self.drawn("weights", (i, 0), share)
+        self.say(self.tr("\"{word}\" gives {share} of its weight to the first token, \"{first}\".",
+                         word=self.focus_word, share=share, first=self.k_word(0)))
+        marks = [view.col_box(0, self.theme.accent, width=2)]
+        if row is not None:
+            marks.append(view.cell_box(i, 0, self.theme.accent, width=5))
+        self.play(*[Create(m) for m in marks], run_time=0.6)
+        self.wait(1.0)
+        self.say(self.tr("Trained decoders often do this (\"attention sinks\", Xiao et al. 2023): "
+                         "the first token, seen by every later word, is where spare weight rests."))
+        self.wait(1.5)
