@@ -37,7 +37,6 @@ from attention_video.scenes.arrows import (
 )
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.context import ChapterContext
-from attention_video.scenes.rotary import show_rotation
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
     BUFF_MEDIUM,
@@ -59,6 +58,7 @@ from attention_video.scenes.layout import (
     shown_pairs,
     widest,
 )
+from attention_video.scenes.rotary import show_rotation
 from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     CellLayout,

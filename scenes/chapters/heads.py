@@ -591,6 +591,7 @@ class HeadsScene(ChapterScene):
         t, tr = self.trace, self.tr
         top, bottom = self.room()
         view = make_kv_groups(t.kv_heads, t.head_index, self.ctx, top, bottom)
+        self.kv_view = view  # what tests measure
         groups = kv_groups(t.kv_heads)
         each = tr.context("semicolon", "; ").join(
             tr("{heads} read K, V head {kv}", heads=heads_text(members, tr), kv=g)
