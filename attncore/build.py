@@ -12,9 +12,11 @@ import difflib
 import numpy as np
 from attention_video.attncore import attention as att
 from attention_video.attncore import random_weights as rw
+from attention_video.attncore.decoder import build_decoder_trace
 from attention_video.attncore.pretrained import build_pretrained_trace
 from attention_video.attncore.settings import (
     PRETRAINED_ONLY,
+    REAL_MODELS,
     SIZED_ONLY,
     TINY_MAX_DIM,
     TINY_MAX_HEADS,
@@ -105,6 +107,10 @@ def build_random_trace(s: Settings) -> AttentionTrace:
     )
 
 
+DECODER_REASON = ("--weights decoder: a real Llama-style decoder (rotary positions, grouped-query "
+                  "attention, always causal)")
+
+
 def choose_source(s: Settings) -> tuple[str, str | None]:
     """The weight source a video uses, and why when it was chosen for the user.
 
@@ -125,6 +131,8 @@ def choose_source(s: Settings) -> tuple[str, str | None]:
                                 "with untrained weights")
         return "random", (f"not in the translation model's vocabulary: {unknown[1]}, so "
                           "untrained random weights show the cross-attention")
+    if s.weights == "decoder":
+        return "decoder", DECODER_REASON
     if s.weights != "auto":
         return s.weights, None
     if s.causal:
@@ -159,7 +167,7 @@ def translation_unknown(s: Settings) -> tuple[str, str] | None:
 def settings_for(s: Settings, source: str) -> Settings:
     """`s` with the weights resolved to `source` and the settings that source does not
     read (which --weights auto may carry, see ignored_options) back to "not given"."""
-    unread = SIZED_ONLY if source == "pretrained" else PRETRAINED_ONLY
+    unread = SIZED_ONLY if source in REAL_MODELS else PRETRAINED_ONLY
     return s.replace(weights=source, **{n: unread[n] for n in ignored_options(s, source)})
 
 
@@ -167,6 +175,8 @@ def build_trace(s: Settings, tiny_model=None) -> AttentionTrace:
     """Settings → trace, by the chosen weight source. `tiny_model`: the tiny model to use
     (the pipeline passes a cached one); None loads the shipped one or trains in memory."""
     source, reason = choose_source(s)
+    if source == "decoder":
+        return dataclasses.replace(build_decoder_trace(s), source_reason=reason)
     if source == "pretrained":
         trace = build_pretrained_trace(settings_for(s, "pretrained"))
         return dataclasses.replace(trace, source_reason=reason) if reason else trace

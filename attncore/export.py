@@ -13,7 +13,13 @@ from typing import Any
 
 import numpy as np
 from attention_video.attncore.tokenize import Token
-from attention_video.attncore.trace import AttentionTrace, HeadChoice, HeadTrace, TrainingHistory
+from attention_video.attncore.trace import (
+    AttentionTrace,
+    HeadChoice,
+    HeadTrace,
+    RotaryTrace,
+    TrainingHistory,
+)
 
 FORMAT = "attention-trace/1"
 _SCALARS = ("focus", "head_index", "source", "model_name", "layer", "causal", "cross",
@@ -48,6 +54,10 @@ def trace_to_dict(trace: AttentionTrace, settings: dict[str, Any] | None = None)
     d["query_inputs"] = None if trace.query_inputs is None else _tokens(trace.query_inputs)
     mw = trace.model_weights
     d["model_weights"] = None if mw is None else mw.tolist()
+    rope = trace.rope
+    d["rope"] = None if rope is None else {
+        "base": rope.base, **{k: getattr(rope, k).tolist() for k in RotaryTrace.ARRAYS}}
+    d["kv_heads"] = None if trace.kv_heads is None else list(trace.kv_heads)
     d["settings"] = settings or {}
     return d
 
@@ -61,6 +71,13 @@ def choice_from_dict(d: dict[str, Any] | None) -> HeadChoice | None:
         return None
     return HeadChoice(**{**d, "skipped": tuple(tuple(p) for p in d["skipped"]),
                          "skipped_sides": tuple(d["skipped_sides"])})
+
+
+def rope_from_dict(d: dict[str, Any] | None) -> RotaryTrace | None:
+    if d is None:
+        return None
+    return RotaryTrace(base=float(d["base"]),
+                       **{k: np.array(d[k], dtype=np.float64) for k in RotaryTrace.ARRAYS})
 
 
 def trace_from_dict(d: dict[str, Any]) -> AttentionTrace:
@@ -85,6 +102,8 @@ def trace_from_dict(d: dict[str, Any]) -> AttentionTrace:
             Token(**t) for t in d["query_inputs"]),
         model_weights=None if d.get("model_weights") is None else np.array(
             d["model_weights"], dtype=np.float64),
+        rope=rope_from_dict(d.get("rope")),
+        kv_heads=None if d.get("kv_heads") is None else tuple(int(g) for g in d["kv_heads"]),
         **{k: np.array(d[k], dtype=np.float64) for k in AttentionTrace.ARRAYS},
         **{k: d.get(k) for k in _SCALARS},
     )

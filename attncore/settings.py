@@ -45,7 +45,7 @@ def caption_languages(locale_dir: Path = LOCALE_DIR) -> tuple[str, ...]:
 
 
 LANGUAGES = caption_languages()
-WEIGHT_SOURCES = ("auto", "tiny", "pretrained", "random")
+WEIGHT_SOURCES = ("auto", "tiny", "pretrained", "random", "decoder")
 VIDEO_EXTENSIONS = (".mp4", ".mov")  # what -o may end in; the container follows it
 TINY_MAX_DIM = 16  # the tiny model's limits (attncore.tiny.config): small enough to check
 TINY_MAX_HEADS = 4
@@ -61,6 +61,7 @@ MAX_CONFIG_BYTES = 1 << 20  # a settings file is a few lines; refuse anything ov
 # Settings that only some weight sources read, with the value that means "not given".
 PRETRAINED_ONLY = {"model": None, "layer": 0}  # a checkpoint folder and one of its layers
 SIZED_ONLY = {"seed": 0, "d_model": 4, "d_k": None, "heads": 1}  # random and tiny weights
+REAL_MODELS = ("pretrained", "decoder")  # weight sources with their own sizes and layers
 
 
 SHOWN = 60  # characters of a value an error line echoes; a longer one is cut, its length given
@@ -270,11 +271,13 @@ def validate(s: Settings) -> None:
     _check_source_options(s)
     if s.weights == "tiny":
         _check_tiny(s)
+    if s.weights == "decoder":
+        check_decoder(s)
     if s.translate:
         if s.target is not None:
             raise SettingsError("translate", "--translate writes the target itself; --target "
                                 "gives one (teacher forcing): drop one of them")
-        if s.weights in ("random", "pretrained"):
+        if s.weights in ("random", "pretrained", "decoder"):
             raise SettingsError("translate", "--translate needs the trained translation model "
                                 "(--weights auto or tiny), not --weights " + s.weights)
     if s.causal and s.target is not None:
@@ -338,7 +341,7 @@ def given(s: Settings, names: dict[str, Any]) -> list[str]:
 def ignored_options(s: Settings, source: str) -> list[str]:
     """The settings given that the chosen weight source does not read (for --weights auto,
     which says so on its first line of output instead of refusing them)."""
-    unread = SIZED_ONLY if source == "pretrained" else PRETRAINED_ONLY
+    unread = SIZED_ONLY if source in REAL_MODELS else PRETRAINED_ONLY
     return given(s, unread)
 
 
@@ -360,6 +363,28 @@ def _check_source_options(s: Settings) -> None:
             raise SettingsError(name, f"{flag(name)} applies only to --weights random or tiny; "
                                 "the pretrained model has its own sizes and trained numbers: "
                                 f"drop {flag(name)} or use --weights random")
+
+
+DECODER = "--weights decoder (SmolLM2-135M-Instruct)"
+
+
+def check_decoder(s: Settings) -> None:
+    """Settings the decoder (--weights decoder) cannot honour, named one by one. It is
+    always causal, so --causal changes nothing (and --no-causal cannot be told from not
+    giving it)."""
+    if s.target is not None or s.translate:
+        raise SettingsError("target" if s.target is not None else "translate",
+                            "cross-attention (a target sentence or --translate) is not shown "
+                            f"with {DECODER}: it attends within one sentence")
+    if not s.positional:
+        raise SettingsError("positional", f"--no-positional does not apply to {DECODER}: it "
+                            "adds no P to leave out; positions enter by rotating q and k (RoPE)")
+    if s.model is not None:
+        raise SettingsError("model", f"--model applies only to --weights pretrained; {DECODER} "
+                            "reads its own GGUF file")
+    for name in given(s, SIZED_ONLY):
+        raise SettingsError(name, f"{flag(name)} applies only to --weights random or tiny; "
+                            f"{DECODER} has its own sizes (d_model 576, 9 query heads)")
 
 
 def _check_tiny(s: Settings) -> None:

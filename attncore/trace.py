@@ -112,6 +112,11 @@ class HeadChoice:
     skipped: tuple[tuple[int, int], ...] = ()  # positional heads left out, (layer, head)
     skipped_sides: tuple[int, ...] = ()  # which sides they look at: −1 before, +1 after
     rate: float | None = None  # VERB_HEAD: share of held-out objects attending to their verb
+    # A decoder's first token, left out of the words compared (an attention sink: it takes
+    # much of every head's weight whatever the words), and the mean weight it gets: every
+    # head of every layer, every token after it.
+    sink_name: str | None = None
+    sink_share: float | None = None
 
     STRONGEST_LINK = "strongest link"  # the largest weight to another word of any head
     VERB_HEAD = "verb head"  # the tiny model's head where objects find their verbs
@@ -207,7 +212,8 @@ class AttentionTrace:
     output: np.ndarray  # (n_q, d_model)  Concat(Z_h)·W_O
     focus: int  # index of the followed word among the query tokens
     head_index: int = 0  # the head the video follows
-    source: str = "random"  # "random" (untrained), "tiny"/"translation" (trained here), "pretrained"
+    source: str = "random"  # "random" (untrained), "tiny"/"translation" (trained here),
+    #                         "pretrained" (a real encoder), "decoder" (a real Llama-style decoder)
     model_name: str | None = None  # the trained model's name
     layer: int = 0
     causal: bool = False
@@ -281,7 +287,7 @@ class AttentionTrace:
     @property
     def trained(self) -> bool:
         """The weights were learned, so the pattern means something."""
-        return self.source in ("pretrained", "tiny", "translation")
+        return self.source in ("pretrained", "decoder", "tiny", "translation")
 
     @property
     def trained_here(self) -> bool:

@@ -37,6 +37,10 @@ def head_why(c: HeadChoice | None, tr: Translate, brief: bool = False) -> str | 
     text = tr("{word} gives {weight} of its attention to {other}{where}, the highest to "
               "another word of any head", word=c.focus_name, weight=f"{c.weight:.2f}",
               other=c.word_name, where=where)
+    if c.sink_name is not None and not brief:
+        text += tr("; the first token {sink} is not counted: the model's heads give it "
+                   "{share} of their attention on average, whatever the words",
+                   sink=c.sink_name, share=f"{c.sink_share:.2f}")
     if c.skipped and not brief:
         names = tr.context("list separator", ", ").join(
             f"{layer}.{head}" for layer, head in c.skipped)

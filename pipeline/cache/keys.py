@@ -22,7 +22,7 @@ import numpy as np
 from attention_video.attncore.chapters import SCENE_SETTINGS
 from attention_video.attncore.chapters import chapter as chapter_entry
 from attention_video.attncore.settings import Settings
-from attention_video.attncore.trace import AttentionTrace, HeadTrace, TrainingHistory
+from attention_video.attncore.trace import AttentionTrace, HeadTrace, RotaryTrace, TrainingHistory
 from attention_video.pipeline.cache import sources
 from attention_video.scenes.voice import Narrator
 
@@ -53,6 +53,12 @@ def trace_digest(trace: AttentionTrace, with_focus: bool) -> str:
             _update_array(h, "history." + name, getattr(hist, name))
     if trace.model_weights is not None:
         _update_array(h, "model_weights", trace.model_weights)
+    if trace.rope is not None:
+        h.update(f"rope {trace.rope.base!r}".encode())
+        for name in RotaryTrace.ARRAYS:
+            _update_array(h, "rope." + name, getattr(trace.rope, name))
+    if trace.kv_heads is not None:
+        h.update(json.dumps({"kv_heads": list(trace.kv_heads)}).encode())
     if trace.query_inputs is not None:
         h.update(json.dumps([(t.text, t.kind) for t in trace.query_inputs],
                             ensure_ascii=False).encode())

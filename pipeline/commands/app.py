@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from attention_video.attncore.build import build_trace, choose_source, settings_for
+from attention_video.attncore.decoder import head_table as decoder_head_table
 from attention_video.attncore.pretrained import head_table
 from attention_video.attncore.settings import (
     QUALITIES,
@@ -132,7 +133,7 @@ def weights_line(trace) -> str:
     """Which weights made the numbers, and why they were chosen (for the last lines)."""
     if trace.source == "random":
         name = f"untrained random weights (seed {trace.seed})"
-    elif trace.source == "pretrained":
+    elif trace.source in ("pretrained", "decoder"):
         name = f"{trace.model_name}, layer {trace.layer}, head {trace.head_index}"
     else:
         name = trace.model_name
@@ -191,9 +192,13 @@ def train_tiny(settings: Settings, request: Request, say: Say, show: Say) -> Non
 
 
 def list_heads(settings: Settings, request: Request, say: Say, show: Say) -> None:
-    """--list-heads: the pretrained model's layer × head table."""
+    """--list-heads: the layer × head table of a real model (the pretrained encoder, or the
+    decoder with --weights decoder)."""
+    if settings.weights == "decoder":
+        show(decoder_head_table(settings_for(settings, "decoder")))
+        return
     if settings.weights not in ("pretrained", "auto"):
-        raise SettingsError("list_heads", "--list-heads needs --weights pretrained")
+        raise SettingsError("list_heads", "--list-heads needs --weights pretrained or decoder")
     show(head_table(settings_for(settings, "pretrained")))
 
 
