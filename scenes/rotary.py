@@ -49,7 +49,7 @@ PANEL_SIDE = 2.3  # the square each pair is drawn in
 PANEL_GAP = 1.0  # between the two panels (a square with its numbers on the right)
 PAIR_REACH = 0.45  # the longest pair reaches this share of its square from the centre
 TURN_RADIUS = 0.45  # the arc of the turn
-MARK_OUT = 0.32  # the turn's label, this far outside its arc
+MARK_OUT = 0.1  # the turn's label's box, this far outside its arc
 NARROW_TURN = 30.0  # degrees: a narrower wedge gets its label beyond the after-arrow
 TITLE_FONT = 22  # "Q[milk], pair 0, position 5"
 TABLE_FONT = 26  # the placements' table
@@ -116,7 +116,9 @@ def make_turn_panel(turn: PairTurn, title: str, color: str, unit: float, centre:
     ctx.record("rope_turn", (turn.position, 0), degrees)
     mark = make_text(f"+{degrees}°", PANEL_FONT - 2, theme.accent)
     at = start + sweep / 2 if turn.degrees >= NARROW_TURN else start + sweep + np.radians(25)
-    mark.move_to(plane.origin + (TURN_RADIUS + MARK_OUT) * np.array([np.cos(at), np.sin(at), 0]))
+    out = np.array([np.cos(at), np.sin(at), 0.0])
+    reach = TURN_RADIUS + MARK_OUT + (abs(out[0]) * mark.width + abs(out[1]) * mark.height) / 2
+    mark.move_to(plane.origin + reach * out)  # its box clear of the arc
     head = make_text(title, TITLE_FONT, color, weight="BOLD")
     head.next_to(plane.origin + UP * half + LEFT * half, UR, buff=BUFF_SMALL)
     lines = []
