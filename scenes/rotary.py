@@ -115,10 +115,10 @@ def make_turn_panel(turn: PairTurn, title: str, color: str, unit: float, centre:
     degrees = fmt(turn.degrees, 0)
     ctx.record("rope_turn", (turn.position, 0), degrees)
     mark = make_text(f"+{degrees}°", PANEL_FONT - 2, theme.accent)
-    at = start + sweep / 2 if turn.degrees >= NARROW_TURN else start + sweep + np.radians(25)
-    out = np.array([np.cos(at), np.sin(at), 0.0])
-    reach = TURN_RADIUS + MARK_OUT + (abs(out[0]) * mark.width + abs(out[1]) * mark.height) / 2
-    mark.move_to(plane.origin + reach * out)  # its box clear of the arc
+    place_mark(mark, plane.origin, start, sweep, turn.degrees >= NARROW_TURN,
+               [(plane.origin + LEFT * half, plane.origin + RIGHT * half),
+                (plane.origin + DOWN * half, plane.origin + UP * half),
+                (plane.origin, plane.point(*turn.before)), (plane.origin, plane.point(*turn.after))])
     head = make_text(title, TITLE_FONT, color, weight="BOLD")
     head.next_to(plane.origin + UP * half + LEFT * half, UR, buff=BUFF_SMALL)
     lines = []
@@ -135,6 +135,36 @@ def make_turn_panel(turn: PairTurn, title: str, color: str, unit: float, centre:
     numbers = VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=BUFF_NOTE)
     numbers.next_to(plane.origin + RIGHT * half, RIGHT, buff=BUFF_NOTE)
     return TurnPanel(turn, plane, axes, before, after, arc, mark, head, numbers)
+
+
+def crosses(mob: Mobject, a: np.ndarray, b: np.ndarray, pad: float = 0.04) -> bool:
+    """Whether the segment a-b passes through mob's box grown by pad (sampled finely)."""
+    x0, x1 = mob.get_left()[0] - pad, mob.get_right()[0] + pad
+    y0, y1 = mob.get_bottom()[1] - pad, mob.get_top()[1] + pad
+    for u in np.linspace(0.0, 1.0, 101):
+        p = a + u * (b - a)
+        if x0 <= p[0] <= x1 and y0 <= p[1] <= y1:
+            return True
+    return False
+
+
+def place_mark(mark: Mobject, origin: np.ndarray, start: float, sweep: float, inside: bool,
+               strokes: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """The turn's label just outside its arc, inside the wedge (outside it, past the after-
+    arrow, for a narrow turn), at the first angle and distance where no stroke (the axes,
+    the two arrows) crosses it."""
+    if inside:
+        turns = [start + sweep / 2 + k * sweep / 8 for k in (0, 1, -1, 2, -2, 3, -3)]
+    else:
+        turns = [start + sweep + np.radians(a) for a in (25, 40, 55, 70)]
+    tries = [(at, extra) for extra in (0.0, 0.2, 0.4) for at in turns]
+    for at, extra in tries + [tries[0]]:  # none free: the first place
+        out = np.array([np.cos(at), np.sin(at), 0.0])
+        reach = TURN_RADIUS + MARK_OUT + extra + (abs(out[0]) * mark.width
+                                                  + abs(out[1]) * mark.height) / 2
+        mark.move_to(origin + reach * out)  # its box clear of the arc
+        if not any(crosses(mark, a, b) for a, b in strokes):
+            return
 
 
 # ---- the same rows placed elsewhere ------------------------------------------------------

@@ -204,8 +204,9 @@ def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, 
               for link in links]
     blocks = VGroup(*[th.block for th in thumbs])
     blocks.arrange_in_grid(rows, cols, buff=THUMB_GAP, cell_alignment=DOWN)  # grids in line
-    if blocks.width > 2 * SAFE_X:  # a last resort; the sizes above normally fit
-        blocks.scale_to_fit_width(2 * SAFE_X)
+    room = 2 * (SAFE_X - BUFF_SNUG - BUFF_HAIR)  # the followed head's outline stays inside too
+    if blocks.width > room:  # a last resort; the sizes above normally fit
+        blocks.scale_to_fit_width(room)
     if blocks.height > top - bottom:
         blocks.scale_to_fit_height(top - bottom)
     blocks.move_to(ORIGIN).align_to(UP * top, UP)
@@ -386,8 +387,8 @@ def make_kv_groups(kv_heads: tuple[int, ...], followed: int, ctx: ChapterContext
     chip_w = widest(q_names.values(), KV_FONT) + 0.3
     kv_boxes, q_chips, columns = {}, {}, VGroup()
     for g, members in groups.items():
-        chips = VGroup(*[make_chip(q_names[h], KV_FONT, theme.accent if h == followed
-                                   else theme.text, theme.q, chip_w, 0.08) for h in members])
+        chips = VGroup(*[make_chip(q_names[h], KV_FONT, theme.text, theme.q, chip_w, 0.08)
+                         for h in members])  # the followed one is outlined, not recoloured
         chips.arrange(RIGHT, buff=BUFF_ROW)
         kv = make_chip(tr("K, V head {head}", head=g), KV_FONT + 2, theme.text, theme.k,
                        chips.width, 0.15)
@@ -396,8 +397,9 @@ def make_kv_groups(kv_heads: tuple[int, ...], followed: int, ctx: ChapterContext
         q_chips.update(zip(members, chips))
         columns.add(column)
     columns.arrange(RIGHT, buff=KV_GAP)
-    if columns.width > 2 * SAFE_X:
-        columns.scale_to_fit_width(2 * SAFE_X)
+    room = 2 * (SAFE_X - BUFF_SNUG - BUFF_HAIR)  # the followed head's outline stays inside too
+    if columns.width > room:
+        columns.scale_to_fit_width(room)
     if columns.height > top - bottom:
         columns.scale_to_fit_height(top - bottom)
     columns.move_to(UP * (top + bottom) / 2)
