@@ -409,7 +409,7 @@ class SoftmaxScene(ChapterScene):
                 later, word=self.focus_word, allowed=allowed)
         self.say(text)
         self.play(FadeIn(view), run_time=0.8)
-        row = view.row_box(i, self.q_colors[i], width=3) if i in view.rows else None
+        row = view.row_box(i, self.theme.accent, width=3) if i in view.rows else None
         if row is not None:
             self.play(Create(row), run_time=0.4)
         self.wait(1.5)
