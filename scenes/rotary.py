@@ -41,7 +41,7 @@ from manim import (
     Create,
     DashedLine,
     Mobject,
-    TransformFromCopy,
+    Rotate,
     VGroup,
 )
 
@@ -251,8 +251,7 @@ def show_rotation(scene) -> None:
                  q_name=q_name, i=i, q_turn=q_turn))
     query = panels[0]
     scene.play(FadeIn(VGroup(query.axes, query.title, query.before)), run_time=0.5)
-    scene.play(TransformFromCopy(query.before, query.after), Create(query.arc),
-               FadeIn(VGroup(query.mark, query.numbers)), run_time=1.0)
+    play_turn(scene, query)
     scene.wait(1.0)
     key = panels[1]
     scene.say(tr("{k_name} at position {j} turns by {k_turn}°. The later pairs turn more slowly "
@@ -260,10 +259,21 @@ def show_rotation(scene) -> None:
                  "pair's length.", k_name=k_name, j=j, k_turn=k_turn,
                  base=fmt(t.rope.base, 0)))
     scene.play(FadeIn(VGroup(key.axes, key.title, key.before)), run_time=0.5)
-    scene.play(TransformFromCopy(key.before, key.after), Create(key.arc),
-               FadeIn(VGroup(key.mark, key.numbers)), run_time=1.0)
+    play_turn(scene, key)
     scene.wait(1.0)
     show_placements(scene, reading, panels)
+
+
+def play_turn(scene, panel: TurnPanel) -> None:
+    """A copy of the pair before the turn swings round the origin by the turn, anticlockwise,
+    as its arc grows; where it stops, the pair after the turn takes its place."""
+    moving = panel.before.copy().set_color(panel.after.get_color())
+    sweep = float(np.radians(panel.turn.degrees))
+    scene.play(Rotate(moving, angle=sweep, about_point=panel.plane.origin), Create(panel.arc),
+               run_time=min(2.0, 0.6 + sweep / np.pi))
+    scene.add(panel.after)
+    scene.remove(moving)
+    scene.play(FadeIn(VGroup(panel.mark, panel.numbers)), run_time=0.5)
 
 
 def show_placements(scene, reading: RotaryReading, panels: list[TurnPanel]) -> None:
