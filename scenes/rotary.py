@@ -289,9 +289,9 @@ def show_placements(scene, reading: RotaryReading, panels: list[TurnPanel]) -> N
     here, moved, further = reading.here, reading.moved, reading.further
     value = fmt(here.dot, 2)
     scene.drawn("scores", (i, j), value)
-    scene.say(tr("Both turn, so the angle between their pairs changes by the difference of the "
-                 "turns: after the turn, q·k depends on how far apart the words are, not where "
-                 "they stand. At positions {p_q} and {p_k} it is {value}, the cell of Q·Kᵀ.",
+    scene.say(tr("Each pair's angle changes by the difference of the two turns, so q·k depends "
+                 "on how far apart the words are, not where they stand. At positions {p_q} and "
+                 "{p_k}: {value}, the cell of Q·Kᵀ.",
                  p_q=here.p_q, p_k=here.p_k, value=value))
     scene.play(FadeIn(VGroup(table.heading, table.rows[0])), run_time=0.6)
     scene.wait(1.0)
