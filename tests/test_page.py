@@ -121,7 +121,8 @@ def open_page(browser, page: Path, **context):
 
 def value(trace: dict, head: int, name: str, index: list[int]) -> float:
     """The trace's number `name`[index] (of the head for a head's matrices)."""
-    where = trace if name in ("E", "P", "X", "E_q", "P_q", "X_q") else trace["heads"][head]
+    top = ("E", "P", "X", "E_q", "P_q", "X_q", "model_weights")
+    where = trace if name in top else trace["heads"][head]
     v = where[name]
     for i in index:
         v = v[i]
@@ -414,6 +415,43 @@ def test_many_heads_get_an_overview_that_opens_each_head(browser, tmp_path):
     assert tab.get_attribute("#detail-body .cell", "data-head") == "1"
     assert float(tab.get_attribute("#detail-body .result", "data-v")) == trace["heads"][1]["Q"][0][0]
     tab.context.close()
+
+
+@pytest.mark.slow
+def test_a_pretrained_models_overview_opens_every_layers_heads(browser, tmp_path):
+    from attention_video.attncore.pretrained import find_model  # noqa: PLC0415 (only here)
+    from attention_video.attncore.settings import SettingsError  # noqa: PLC0415
+
+    try:
+        find_model()
+    except SettingsError as e:
+        pytest.skip(e.message)
+    page, trace, *_ = build(tmp_path, weights="pretrained")
+    layers, heads = len(trace["model_weights"]), len(trace["model_weights"][0])
+    tab = open_page(browser, page)
+    assert tab.eval_on_selector_all("details.model button", "els => els.length") == layers * heads
+    tab.click("details.model summary")
+    for layer, n in ((0, 0), (layers - 1, heads - 1), (trace["layer"], (trace["head_index"] + 1) % heads)):
+        tab.click(f'details.model button[data-layer="{layer}"][data-head="{n}"]')
+        assert tab.get_attribute("#detail-body .pattern", "data-head") == str(n)
+        for v in shown_numbers(tab):  # each row's largest weight, the trace's
+            assert v["v"] == value(trace, 0, v["name"], v["index"]) == max(
+                trace["model_weights"][layer][n][v["index"][2]])
+    # the layer shown: its head's numbers fill the grids
+    assert tab.get_attribute("#heads .layer-heads button[aria-pressed='true']", "data-head") == str(n)
+    q = float(tab.get_attribute('td[data-key="Q"][data-i="0"][data-j="0"]', "data-v"))
+    assert q == trace["heads"][n]["Q"][0][0]
+    tab.context.close()
+
+
+def test_motion_follows_the_readers_setting_and_captions_show_once(browser, tiny):
+    page, *_ = tiny
+    for motion, behaviour in (("reduce", "auto"), ("no-preference", "smooth")):
+        tab = open_page(browser, page, reduced_motion=motion)
+        assert tab.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == behaviour
+        # burned captions are in the picture: no track shows them again over it
+        assert tab.evaluate("document.getElementById('video').textTracks.length") == 0
+        tab.context.close()
 
 
 def test_it_opens_in_under_a_second(browser, tiny):

@@ -526,19 +526,56 @@ function thumbnail(weights, size) {
   return svg;
 }
 
+// A pattern of the model overview, large, with its words, in the explanation panel.
+function openPattern(layer, n) {
+  const weights = T.model_weights[layer][n];
+  const name = say("layer_head", {layer, n});
+  const svg = thumbnail(weights, 240);
+  svg.removeAttribute("aria-hidden");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", name);
+  const top = weights.map((row, i) => {
+    const j = row.indexOf(Math.max(...row));
+    return el("li", {}, `${qWords()[i]} → ${kWords()[j]} `, num(row[j], "model_weights", [layer, n, i, j], "op"));
+  });
+  const box = el("div", {class: "cell pattern", "data-layer": layer, "data-head": n},
+                 el("p", {class: "formula", text: name}), svg, el("ul", {class: "exps"}, ...top));
+  if (layer === T.layer && n !== state.head) { state.open = null; selectHead(n); }
+  document.getElementById("detail-body").replaceChildren(box);
+}
+
+function selectHead(n) {
+  state.head = n;
+  for (const b of document.querySelectorAll("#heads .layer-heads button"))
+    b.setAttribute("aria-pressed", String(Number(b.dataset.head) === n));
+  renderGrids();
+}
+
+function renderModel() {
+  if (!T.model_weights) return null;
+  const rows = T.model_weights.map((heads, layer) => el("div", {class: "heads"}, ...heads.map((w, n) => {
+    const b = el("button", {type: "button", "data-layer": layer, "data-head": n,
+                            "aria-label": say("layer_head", {layer, n})}, thumbnail(w, 28));
+    b.addEventListener("click", () => openPattern(layer, n));
+    return b;
+  })));
+  return el("details", {class: "model"}, el("summary", {text: W.model}), ...rows);
+}
+
 function renderHeads() {
   const box = document.getElementById("heads");
-  if (T.heads.length < 2) { box.replaceChildren(); return; }
-  const list = el("div", {class: "heads"});
+  const model = renderModel();
+  if (T.heads.length < 2) { box.replaceChildren(...(model ? [model] : [])); return; }
+  const list = el("div", {class: "heads layer-heads"});
   T.heads.forEach((h, n) => {
     const b = el("button", {type: "button", "data-head": n, "aria-pressed": String(n === state.head),
                             "aria-label": say("open_head", {n})}, thumbnail(h.weights, 64),
                  el("span", {text: say("head_n", {n})}));
-    b.addEventListener("click", () => { state.head = n; renderHeads(); renderGrids(); });
+    b.addEventListener("click", () => selectHead(n));
     list.append(b);
   });
   box.replaceChildren(el("h3", {text: say("heads", {layer: T.layer})}),
-                      el("p", {class: "hint", text: W.heads_hint}), list);
+                      el("p", {class: "hint", text: W.heads_hint}), list, ...(model ? [model] : []));
 }
 
 // ---- the controls -----------------------------------------------------------------------
@@ -571,7 +608,12 @@ function start() {
   const grids = document.getElementById("grids");
   grids.addEventListener("keydown", onGridKey);
   grids.addEventListener("focusin", ev => { const td = ev.target.closest("td[data-key]"); if (td) openCell(td, false); });
-  grids.addEventListener("mouseover", ev => { const td = ev.target.closest("td[data-key]"); if (td) openCell(td, false); });
+  // Opened when the pointer moves onto a cell (not when the grids are drawn anew under a
+  // pointer at rest, which would replace what was just opened).
+  grids.addEventListener("mousemove", ev => {
+    const td = ev.target.closest("td[data-key]");
+    if (td && !td.classList.contains("open")) openCell(td, false);
+  });
   applyTheme();
   renderWords();
   renderCues();
