@@ -454,6 +454,38 @@ def test_motion_follows_the_readers_setting_and_captions_show_once(browser, tiny
         tab.context.close()
 
 
+def test_cross_attention_shows_the_query_words_own_rows(browser, tmp_path):
+    page, trace, *_ = build(tmp_path, sentence="The ball is blue", target="La bola es azul",
+                            weights="random")
+    tab = open_page(browser, page)
+    keys = tab.eval_on_selector_all("table", "els => els.map(e => e.dataset.key)")
+    assert keys[:2] == ["X", "X_q"]
+    for key, i, j in (("X_q", 1, 2), ("Q", 1, 2)):
+        tab.hover(f'td[data-key="{key}"][data-i="{i}"][data-j="{j}"]')
+        numbers = shown_numbers(tab)
+        for n in numbers:
+            assert n["v"] == value(trace, trace["head_index"], n["name"], n["index"]), n
+        names = {n["name"] for n in numbers if not n["result"]}
+        assert names == ({"E_q", "P_q"} if key == "X_q" else {"X_q", "W_Q"})
+    labels = tab.eval_on_selector_all('table[data-key="Q"] tbody th', "els => els.map(e => e.textContent)")
+    assert [w.lstrip("▸ ") for w in labels] == [t["text"] for t in trace["query_tokens"]]
+    tab.context.close()
+
+
+def test_the_notebooks_result_writes_the_same_page(tmp_path):
+    from attention_video.api import Explanation, explain  # noqa: PLC0415 (only here)
+
+    page, trace, chapters, settings = build(tmp_path)
+    video = tmp_path / "video.mp4"
+    result = Explanation(settings, from_json(json.dumps(trace)), video, None, None,
+                         [(c.start, c.end, c.text) for c in page_cues(chapters)],
+                         chapters=chapters)
+    again = result.page(tmp_path / "again.page.html")
+    assert again.read_text(encoding="utf-8") == page.read_text(encoding="utf-8")
+    with pytest.raises(TypeError, match=r"\.page\(\)"):
+        explain("The black cat", page=True, folder=tmp_path)
+
+
 def test_it_opens_in_under_a_second(browser, tiny):
     page, *_ = tiny
     tab = open_page(browser, page)
