@@ -415,6 +415,11 @@ def test_many_heads_get_an_overview_that_opens_each_head(browser, tmp_path):
     assert tab.get_attribute("#detail-body .cell", "data-head") == "1"
     assert float(tab.get_attribute("#detail-body .result", "data-v")) == trace["heads"][1]["Q"][0][0]
     tab.context.close()
+    axe = pytest.importorskip("axe_playwright_python.sync_playwright")
+    tab = open_page(browser, page, bypass_csp=True)
+    results = axe.Axe().run(tab)  # the overview's buttons too
+    assert results.violations_count == 0, results.generate_report()
+    tab.context.close()
 
 
 @pytest.mark.slow

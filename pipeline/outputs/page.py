@@ -152,6 +152,7 @@ def page_html(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
     title = data["words"]["title"].replace("{sentence}", settings.sentence)
     for key, value in (("@@LANG@@", settings.language), ("@@THEME@@", settings.theme),
                        ("@@TITLE@@", _escape(title)),
+                       ("@@VIDEO@@", _escape(video_src).replace('"', "&quot;")),
                        ("@@STYLE@@", (PAGE_DIR / "page.css").read_text(encoding="utf-8")),
                        ("@@SCRIPT@@", (PAGE_DIR / "page.js").read_text(encoding="utf-8")),
                        ("@@TRACE@@", _script_json(exported)),

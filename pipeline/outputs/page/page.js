@@ -194,7 +194,7 @@ function renderGrid(m) {
   table.append(body);
   const first = table.querySelector("td[tabindex]");
   if (first) first.tabIndex = 0;
-  const box = el("div", {class: "grid-box", "data-key": m.key, "data-now": W.talked_about}, h, table);
+  const box = el("div", {class: "grid-box", "data-key": m.key}, h, table);
   box.style.borderInlineStart = "4px solid " + (m.colour === "text" ? p.grid : p[m.colour]);
   box.style.paddingInlineStart = "0.6rem";
   return box;
@@ -468,8 +468,10 @@ function seekTo(k) {
   follow(k);
 }
 
+// The caption playing at `t`: the last one to have started (between two captions, the
+// one before's picture is still on screen).
 function cueAt(t) {
-  for (let k = D.cues.length - 1; k >= 0; k--) if (D.cues[k].start <= t) return t < D.cues[k].end || k === D.cues.length - 1 || t < D.cues[k + 1].start ? k : -1;
+  for (let k = D.cues.length - 1; k >= 0; k--) if (D.cues[k].start <= t) return k;
   return -1;
 }
 
@@ -494,6 +496,9 @@ function markNow() {
   for (const box of document.querySelectorAll(".grid-box")) {
     const on = shows.has(box.dataset.key);
     box.classList.toggle("talked", on);
+    const mark = box.querySelector("h3 .now-mark");
+    if (on && !mark) box.querySelector("h3").append(el("span", {class: "now-mark", text: " ◀ " + W.talked_about}));
+    if (!on && mark) mark.remove();
     const m = matrices().find(x => x.key === box.dataset.key);
     for (const td of box.querySelectorAll("td[data-i]")) {
       const row = m.rows === "q" ? Number(td.dataset.i) === state.focus : true;
@@ -599,7 +604,6 @@ function start() {
     document.getElementById(id).textContent = W[key];
   document.getElementById("detail-h").textContent = W.detail;
   document.getElementById("detail-body").replaceChildren(el("p", {class: "hint", text: W.nothing_open}));
-  video.src = D.video;
   video.setAttribute("aria-label", D.sentence);
   document.getElementById("word").addEventListener("change", ev => {
     state.focus = Number(ev.target.value);
