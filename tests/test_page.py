@@ -459,6 +459,20 @@ def test_motion_follows_the_readers_setting_and_captions_show_once(browser, tiny
         tab.context.close()
 
 
+def test_a_sentence_that_looks_like_markup_stays_text(browser, tmp_path):
+    sentence = 'a </script><b id="x">b</b> @@TRACE@@ "c"'
+    page, trace, *_ = build(tmp_path, sentence=sentence, weights="random")
+    tab = open_page(browser, page)
+    assert tab.errors == [] and tab.query_selector("#x") is None
+    assert sentence in tab.text_content("#title")
+    labels = [t.lstrip("▸ ") for t in tab.eval_on_selector_all(
+        'table[data-key="Q"] tbody th', "els => els.map(e => e.textContent)")]
+    words = [t["text"] for t in trace["query_tokens"]]
+    assert len(words) > 16  # a long sentence: its first rows, "…" and its last
+    assert labels == words[:14] + ["…", words[-1]]
+    tab.context.close()
+
+
 def test_cross_attention_shows_the_query_words_own_rows(browser, tmp_path):
     page, trace, *_ = build(tmp_path, sentence="The ball is blue", target="La bola es azul",
                             weights="random")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -84,9 +85,12 @@ def made_in(chapters: list[str]) -> dict[str, str | None]:
 
 
 def _finite(values: Any) -> Any:
-    """Nested lists of floats with NaN (a zero vector's angle) as None, which JSON holds."""
+    """Nested lists and dicts of floats with NaN (a zero vector's angle) as None, which
+    JSON holds (a NaN would make the page's JSON unreadable)."""
     if isinstance(values, list):
         return [_finite(v) for v in values]
+    if isinstance(values, dict):
+        return {k: _finite(v) for k, v in values.items()}
     return None if isinstance(values, float) and not math.isfinite(values) else values
 
 
@@ -140,7 +144,8 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
 
 def _script_json(value: Any) -> str:
     """JSON to sit inside a <script> element: no `</` that would close it."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    return json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":"),
+                      allow_nan=False).replace("</", "<\\/")
 
 
 def page_html(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
@@ -148,17 +153,15 @@ def page_html(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
     """The page as one HTML text: the template with its style, script and data put in."""
     data = page_data(trace, cues, video_src, settings, chapters)
     exported = trace_to_dict(trace, settings.to_dict())
-    html = (PAGE_DIR / "page.html").read_text(encoding="utf-8")
     title = data["words"]["title"].replace("{sentence}", settings.sentence)
-    for key, value in (("@@LANG@@", settings.language), ("@@THEME@@", settings.theme),
-                       ("@@TITLE@@", _escape(title)),
-                       ("@@VIDEO@@", _escape(video_src).replace('"', "&quot;")),
-                       ("@@STYLE@@", (PAGE_DIR / "page.css").read_text(encoding="utf-8")),
-                       ("@@SCRIPT@@", (PAGE_DIR / "page.js").read_text(encoding="utf-8")),
-                       ("@@TRACE@@", _script_json(exported)),
-                       ("@@DATA@@", _script_json(data))):
-        html = html.replace(key, value)
-    return html
+    parts = {"LANG": settings.language, "THEME": settings.theme, "TITLE": _escape(title),
+             "VIDEO": _escape(video_src).replace('"', "&quot;"),
+             "STYLE": (PAGE_DIR / "page.css").read_text(encoding="utf-8"),
+             "SCRIPT": (PAGE_DIR / "page.js").read_text(encoding="utf-8"),
+             "TRACE": _script_json(exported), "DATA": _script_json(data)}
+    template = (PAGE_DIR / "page.html").read_text(encoding="utf-8")
+    # One pass: a sentence that holds "@@TRACE@@" stays text.
+    return re.sub(r"@@([A-Z]+)@@", lambda m: parts[m.group(1)], template)
 
 
 def _escape(text: str) -> str:
