@@ -316,8 +316,10 @@ function arrows(i, j) { // the query and the key in their plane, with the key's 
   if (angle === null) return [el("p", {text: W.no_angle})];
   const shadow = g.shadows[i][j], height = g.heights[i][j];
   // One scale for both axes, so the angle drawn is the true one.
-  const w = 300, hgt = 170, pad = 22;
-  const s = Math.min((w / 2 - pad) / Math.max(qn, kn, 1e-9), (hgt - 2 * pad) / Math.max(height, 1e-9));
+  // The picture is as tall as the key's tip needs (at most 170 px).
+  const w = 300, pad = 22;
+  const s = Math.min((w / 2 - pad) / Math.max(qn, kn, 1e-9), (170 - 2 * pad) / Math.max(height, 1e-9));
+  const hgt = Math.max(height * s, 16) + 2 * pad;
   const ox = w / 2, oy = hgt - pad;
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
