@@ -28,6 +28,7 @@ from attention_video.pipeline.commands.modes import MODES, refused
 from attention_video.pipeline.outputs.files import slug
 from attention_video.pipeline.outputs.formats import parse_formats
 from attention_video.pipeline.outputs.subtitles import to_vtt
+from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.render import _subtitle_cues, narrator_for, render_video
 from attention_video.pipeline.run.stills import make_storyboard
 from attention_video.scenes.catalogue import language_name
@@ -52,6 +53,22 @@ class Explanation:
     cues: list[tuple[float, float, str]] = field(repr=False)  # (start, end, caption) in seconds
     duration: float = 0.0  # seconds of video
     embed: bool | None = None  # None: embed in Colab only
+    chapters: list[ChapterResult] = field(default_factory=list, repr=False)  # each chapter's
+    # clip, length and cues: what the companion page (.page()) ties its numbers to
+
+    def page(self, output: str | Path | None = None) -> Path:
+        """The companion page (pipeline.outputs.page): one offline HTML file where the video
+        plays beside its caption list and every number of the trace opens to show how it
+        was made and where the video makes it. Default: beside the video,
+        `<video stem>.page.html`; it plays the video by its path relative to the page."""
+        if not self.chapters:
+            raise ValueError("explain(): this result holds no chapters to tie the page to; "
+                             "make it with explain(...)")
+        # Lazy on purpose: the page reads the video's colours from scenes.widgets (Manim).
+        from attention_video.pipeline.outputs.page import write_page
+
+        return write_page(self.trace, self.chapters, self.video, self.settings,
+                          None if output is None else Path(output)).resolve()
 
     def storyboard(self, output: str | Path | None = None, **kwargs: Any) -> Storyboard:
         """One still per caption of the same settings, as a PNG contact sheet and a PDF
@@ -160,12 +177,12 @@ def explain(sentence: str, *, chapters: Iterable[int | str] | None = None, quali
     tidy_cache(limit, say)  # as the command does: the cache stays under its size
     return Explanation(s.replace(output=str(video)), trace, video.resolve(),
                        subtitles and subtitles.resolve(), captions and captions.resolve(),
-                       cues, result.duration, embed)
+                       cues, result.duration, embed, result.chapters)
 
 
 OTHER_NAMES = {"output": "folder (the video is named after the sentence and its content)",
                "sentences": "sentence", "chapter": "chapters", "progress_callback": "progress",
-               "format": "formats"}  # the command's words, and the argument that does it here
+               "format": "formats", "page": ".page() on its result"}  # the command's words, and the argument that does it here
 
 
 def _check_names(settings: dict[str, Any]) -> None:

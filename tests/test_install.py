@@ -38,6 +38,8 @@ def test_the_wheel_installs_one_top_level_name_and_carries_the_licence(wheel):
     # the data the package reads at run time travels with it
     assert "attention_video/attncore/tiny/default.safetensors" in names
     assert "attention_video/pipeline/outputs/revealjs/reveal.js" in names
+    assert {f"attention_video/pipeline/outputs/page/page.{kind}"  # the companion page's template
+            for kind in ("html", "css", "js")} <= set(names)
     assert not any(n.startswith("attention_video/render") for n in names)  # render.py: a script
 
 

@@ -42,7 +42,12 @@ from attention_video.pipeline.commands.modes import MODES, Mode
 from attention_video.pipeline.commands.progress import plural
 from attention_video.pipeline.commands.tiny_models import model_path, tiny_model, train_and_keep
 from attention_video.pipeline.outputs.exports import write_csv, write_json
-from attention_video.pipeline.outputs.files import check_outputs, check_writable_folder, companions
+from attention_video.pipeline.outputs.files import (
+    check_outputs,
+    check_writable_folder,
+    companions,
+    page_path,
+)
 from attention_video.pipeline.outputs.formats import derive_formats
 from attention_video.pipeline.outputs.slides import write_slides
 from attention_video.pipeline.outputs.storyboard import storyboard_path
@@ -83,6 +88,7 @@ class Request:
     jobs: int | None = None  # chapters rendered at once; None: one per core
     use_cache: bool = True  # reuse chapter clips rendered before
     slides: bool = False  # also a deck beside the video, one step per caption (.html, .pptx)
+    page: bool = False  # also the companion page beside the video (<stem>.page.html)
     storyboard: bool = False  # instead of the video: stills per caption, PNG sheet + PDF handout
     storyboard_output: str | None = None  # the storyboard's .png (None: media/<sentence>-storyboard.png)
     formats: tuple[str, ...] = ("mp4",)  # also derived from the MP4 beside it: gif, webm
@@ -279,13 +285,14 @@ def video(settings: Settings, request: Request, say: Say, show: Say) -> None:
     if result.subtitles is not None:  # --captions soft (pipeline.run.render.write_video)
         show(str(result.subtitles))
         show(str(result.captions))
-    video_extras(settings, request, result.chapters, result.video, say, show)
+    video_extras(settings, request, result.chapters, result.video, say, show, trace=trace)
 
 
 def video_extras(settings: Settings, request: Request, chapters: list[ChapterResult],
-                 video: Path, say: Say, show: Say | None = None) -> None:
-    """What is made from a finished video: the other formats, the deck. Paths to `show`
-    (default: `say`, with what they are), one per line."""
+                 video: Path, say: Say, show: Say | None = None, *, trace=None) -> None:
+    """What is made from a finished video: the other formats, the deck, the companion
+    page (from `trace`, the video's). Paths to `show` (default: `say`, with what they
+    are), one per line."""
     def wrote(what: str, path: Path, size: str = "") -> None:
         if show is None:
             say(f"{what + ':':10s} {path}{f'  ({size})' if size else ''}")
@@ -307,6 +314,13 @@ def video_extras(settings: Settings, request: Request, chapters: list[ChapterRes
         say(f"slides:    {steps} steps, one per caption")
         wrote("slides", html)
         wrote("slides", pptx)
+    if request.page:
+        # Lazy on purpose: the page reads the video's colours from scenes.widgets, which
+        # imports Manim, which a re-run whose chapters are all cached never needs.
+        from attention_video.pipeline.outputs.page import write_page
+
+        page = write_page(trace, chapters, video, settings)
+        wrote("page", page, human_size(page.stat().st_size))
 
 
 MAKERS = {"list_vocab": list_vocab, "train_tiny": train_tiny, "list_heads": list_heads,
@@ -335,6 +349,8 @@ def planned_outputs(settings: Settings, request: Request) -> tuple[dict[str, Pat
         if request.slides:
             files |= {"the HTML deck": video.with_suffix(".html"),
                       "the PPTX deck": video.with_suffix(".pptx")}
+        if request.page:
+            files["the companion page"] = page_path(video)
         files |= {f"the {kind.upper()}": video.with_suffix(f".{kind}")
                   for kind in request.formats if kind != "mp4"}
     if request.export_json:

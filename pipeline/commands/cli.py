@@ -144,6 +144,7 @@ def _say(message: str) -> None:
     cloup.option("-o", "--output", default=None, help="Video path (default media/<sentence>.mp4)."),
     cloup.option("--format", "formats", default=None, metavar="mp4,gif,webm", help="Also derive these from the finished MP4, beside it with the same stem: gif (480p, palette-optimised), webm (VP9)."),
     cloup.option("--slides", is_flag=True, help="Also write a deck beside the video, one step per caption: <stem>.html (offline reveal.js) and <stem>.pptx, the captions as speaker notes."),
+    cloup.option("--page", is_flag=True, help="Also write the companion page beside the video: <stem>.page.html, one offline file where the video plays beside its caption list and every number of the trace can be opened to see how it was made and where the video makes it."),
     cloup.option("--storyboard", is_flag=True, help="Instead of the video: one still per caption, as a PNG contact sheet and an A4 PDF handout beside it (-o board.png; default media/<sentence>-storyboard.png), in seconds, without animating."),
     cloup.option("--export-json", type=click.Path(path_type=Path), default=None, help="Write the trace the video is made from."),
     cloup.option("--export-csv", type=click.Path(path_type=Path), default=None, help="Write every matrix as CSV into this folder."),
@@ -198,11 +199,12 @@ def _run(_say: Reporter, sentence: str | None, config: Path | None, chapters: st
     """The command once its messages have a place to go (`_say`)."""
     limit = app.read_cache_limit()
     lint = flags.pop("lint")
+    page = flags.pop("page")
     why = refused(dict(sentence=sentence, config=config, output=flags["output"], watch=watch,
                        dry_run=dry_run, storyboard=storyboard, slides=slides, formats=formats,
                        export_json=export_json, export_csv=export_csv, list_heads=list_heads,
                        list_vocab=list_vocab, train_tiny=train_tiny, init_config=init_config,
-                       batch=batch, scheduler=scheduler, lint=lint))
+                       batch=batch, scheduler=scheduler, lint=lint, page=page))
     if why is not None:  # a combination pipeline.commands.modes refuses
         raise click.UsageError(why)
     if batch is not None:
@@ -227,7 +229,7 @@ def _run(_say: Reporter, sentence: str | None, config: Path | None, chapters: st
         raise click.BadParameter(str(e), param_hint="'--format'") from None
     request = app.Request(export_json=export_json, export_csv=export_csv, dry_run=dry_run,
                           list_heads=list_heads, list_vocab=list_vocab, train_tiny=train_tiny,
-                          jobs=jobs, use_cache=not no_cache, slides=slides,
+                          jobs=jobs, use_cache=not no_cache, slides=slides, page=page,
                           storyboard=storyboard, storyboard_output=board, formats=kinds,
                           scheduler=scheduler, lint=lint)
     if watch:

@@ -53,7 +53,8 @@ REFUSALS = (
         "config": "--config (use [defaults] or a video's `config` key)",
         "output": "-o (each [[video]] has its own `output`)",
         "watch": "--watch", "dry_run": "--dry-run", "storyboard": "--storyboard",
-        "slides": "--slides", "formats": "--format", "export_json": "--export-json",
+        "slides": "--slides", "page": "--page", "formats": "--format",
+        "export_json": "--export-json",
         "export_csv": "--export-csv", "list_heads": "--list-heads", "list_vocab": "--list-vocab",
         "train_tiny": "--train-tiny", "init_config": "--init-config", "lint": "--lint"},
         lambda given: f"--batch cannot be combined with {', '.join(given)}"),
@@ -66,10 +67,10 @@ REFUSALS = (
             lambda given: "--watch makes outputs again on every save; --list-heads, "
                           "--list-vocab and --train-tiny run once, without it"),
     Refusal("lint", {"storyboard": "--storyboard", "watch": "--watch", "slides": "--slides",
-                     "formats": "--format", "scheduler": "--scheduler"},
+                     "page": "--page", "formats": "--format", "scheduler": "--scheduler"},
             lambda given: f"--lint checks one video's pictures instead of making it: not with "
                           f"{', '.join(given)}"),
-    Refusal("storyboard", {"slides": "--slides", "formats": "--format"},
+    Refusal("storyboard", {"slides": "--slides", "page": "--page", "formats": "--format"},
             lambda given: f"--storyboard makes stills instead of the video, and "
                           f"{' and '.join(given)} {_needs(given)} the video: make them in a "
                           "run without --storyboard"),

@@ -52,6 +52,13 @@ def companions(video: Path) -> dict[str, Path]:
             "captions": video.with_suffix(".vtt")}
 
 
+def page_path(video: Path) -> Path:
+    """Where the companion page of `video` goes (pipeline.outputs.page): beside it,
+    `<stem>.page.html`, so that it and the --slides deck (`<stem>.html`) can both be made."""
+    video = Path(video)
+    return video.with_name(video.stem + ".page.html")
+
+
 def check_outputs(files: dict[str, Path], folders: dict[str, Path] | None = None) -> None:
     """Before anything is made: no two outputs share a path (however it is spelt, links
     followed), no file output is a folder, no folder output (--export-csv) a file. One

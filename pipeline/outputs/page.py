@@ -1,0 +1,181 @@
+"""The companion page: one offline HTML file beside the video, where the video plays with
+its caption list and every matrix of the trace is a grid whose cells open to show how
+they were made, and where in the video.
+
+The page is the template folder page/ (plain HTML, CSS and JavaScript written here, no
+framework, nothing fetched) with three things put in: the trace as its JSON export (every
+number the page shows is read from it), the page's own data (the cues with the chapter
+each belongs to, the words from the caption catalogue, both themes' colours, the geometry
+of each query against its keys from attncore.geometry) and the video's relative path.
+
+Which caption makes which quantity comes from one table, SHOWS: each chapter and the
+quantities it shows, in the story's order; a quantity is made by the first chapter of
+the video that shows it. The cues carry their chapter's slug (from the chapter results),
+so no caption's text is ever matched.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from attention_video.attncore.export import trace_to_dict
+from attention_video.attncore.settings import Settings
+from attention_video.attncore.trace import AttentionTrace
+from attention_video.pipeline.outputs.files import page_path, write_text_atomic
+from attention_video.pipeline.outputs.subtitles import kept_cues
+from attention_video.pipeline.records import ChapterResult
+from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.page_words import page_words
+from attention_video.scenes.widgets import THEMES, family_colors, word_color
+
+PAGE_DIR = Path(__file__).parent / "page"  # the template: page.html, page.css, page.js
+
+# The quantities the page draws, in the order of the formula (its grids, top to bottom).
+QUANTITIES = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled", "weights", "Z")
+
+# Each chapter and the quantities it shows (attncore.chapters has every slug; a test
+# checks this table holds them all). A quantity is made by the first chapter of the video
+# that shows it; while a chapter plays, the page highlights what it shows.
+SHOWS: dict[str, tuple[str, ...]] = {
+    "input": ("X",),
+    "linear": ("X", "W_Q", "W_K", "W_V", "Q", "K", "V"),
+    "factor": ("Q", "K", "scores"),
+    "dot": ("Q", "K", "scores"),
+    "softmax": ("scores", "scaled", "weights"),
+    "weighted_sum": ("weights", "V", "Z"),
+    "qkv": ("Q", "K", "V", "weights"),
+    "learning": ("Q", "K", "scores", "weights"),
+    "heads": ("weights", "Z"),
+    "summary": ("Q", "K", "V", "scores", "scaled", "weights", "Z"),
+}
+
+
+@dataclass(frozen=True)
+class PageCue:
+    """A caption of the video: its time in the whole video and the chapter it belongs to."""
+
+    start: float  # seconds
+    end: float
+    text: str
+    chapter: str  # its slug
+
+
+def page_cues(chapters: list[ChapterResult]) -> list[PageCue]:
+    """Every chapter's cues in video time, each with its chapter's slug (the cues a
+    subtitle file keeps: pipeline.outputs.subtitles.kept_cues)."""
+    cues, offset = [], 0.0
+    for r in chapters:
+        cues += [PageCue(offset + a, offset + b, text, r.chapter)
+                 for a, b, text in kept_cues(r.subtitles)]
+        offset += r.duration
+    return cues
+
+
+def made_in(chapters: list[str]) -> dict[str, str | None]:
+    """Each quantity → the first of `chapters` (the video's, in order) that shows it;
+    None when none does."""
+    return {q: next((c for c in chapters if q in SHOWS.get(c, ())), None) for q in QUANTITIES}
+
+
+def _finite(values: Any) -> Any:
+    """Nested lists and dicts of floats with NaN (a zero vector's angle) as None, which
+    JSON holds (a NaN would make the page's JSON unreadable)."""
+    if isinstance(values, list):
+        return [_finite(v) for v in values]
+    if isinstance(values, dict):
+        return {k: _finite(v) for k, v in values.items()}
+    return None if isinstance(values, float) and not math.isfinite(values) else values
+
+
+def geometry(trace: AttentionTrace) -> list[dict[str, Any]]:
+    """Per head, each query against every key as arrows in their plane
+    (attncore.geometry, as chapter 4 draws them): |q|, |k|, θ in degrees, the shadow."""
+    out = []
+    for h in trace.heads:
+        rows = [h.geometry(i) for i in range(trace.n_q)]
+        out.append({"q_norm": [g.q_norm for g in rows],
+                    "k_norms": _finite(rows[0].k_norms.tolist()) if rows else [],
+                    "angles": _finite([g.angles.tolist() for g in rows]),
+                    "shadows": [g.shadows.tolist() for g in rows],
+                    "heights": [g.heights.tolist() for g in rows]})
+    return out
+
+
+def colours(trace: AttentionTrace) -> dict[str, Any]:
+    """Both themes (the video's palette: scenes.widgets.THEMES) and the words' colours in
+    each, as the scenes give them (scenes.base: a family per sentence in cross-attention)."""
+    out = {}
+    for name, theme in THEMES.items():
+        if trace.cross:
+            keys, queries = (family_colors(trace.n_k, "cool", theme),
+                             family_colors(trace.n_q, "warm", theme))
+        else:
+            keys = [word_color(i, theme) for i in range(trace.n_k)]
+            queries = keys[:trace.n_q]
+        palette = {k: v for k, v in asdict(theme).items() if isinstance(v, str)}
+        out[name] = {"palette": palette, "keys": keys, "queries": queries}
+    return out
+
+
+def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
+              chapters: list[str]) -> dict[str, Any]:
+    """What the page's script reads besides the trace."""
+    return {
+        "video": video_src,
+        "sentence": settings.sentence,
+        "language": settings.language,
+        "theme": settings.theme,
+        "cues": [asdict(c) for c in cues],
+        "chapters": chapters,
+        "shows": {c: list(SHOWS.get(c, ())) for c in chapters},
+        "made_in": made_in(chapters),
+        "words": page_words(Translate(settings.language)),
+        "colours": colours(trace),
+        "geometry": geometry(trace),
+    }
+
+
+def _script_json(value: Any) -> str:
+    """JSON to sit inside a <script> element: no `</` that would close it."""
+    return json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":"),
+                      allow_nan=False).replace("</", "<\\/")
+
+
+def page_html(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
+              chapters: list[str]) -> str:
+    """The page as one HTML text: the template with its style, script and data put in."""
+    data = page_data(trace, cues, video_src, settings, chapters)
+    exported = trace_to_dict(trace, settings.to_dict())
+    title = data["words"]["title"].replace("{sentence}", settings.sentence)
+    parts = {"LANG": settings.language, "THEME": settings.theme, "TITLE": _escape(title),
+             "VIDEO": _escape(video_src).replace('"', "&quot;"),
+             "STYLE": (PAGE_DIR / "page.css").read_text(encoding="utf-8"),
+             "SCRIPT": (PAGE_DIR / "page.js").read_text(encoding="utf-8"),
+             "TRACE": _script_json(exported), "DATA": _script_json(data)}
+    template = (PAGE_DIR / "page.html").read_text(encoding="utf-8")
+    # One pass: a sentence that holds "@@TRACE@@" stays text.
+    return re.sub(r"@@([A-Z]+)@@", lambda m: parts[m.group(1)], template)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def write_page(trace: AttentionTrace, chapters: list[ChapterResult], video: Path,
+               settings: Settings, dest: Path | None = None) -> Path:
+    """The page of `video` (made from `chapters` with `trace`), written atomically beside it
+    (or to `dest`); it plays the video by its path relative to the page."""
+    dest = Path(dest) if dest is not None else page_path(video)
+    relative = Path(os.path.relpath(Path(video).resolve(), dest.resolve().parent)).as_posix()
+    slugs = [r.chapter for r in chapters]
+    text = page_html(trace, page_cues(chapters), quote(relative), settings, slugs)
+    write_text_atomic(dest, text)
+    return dest
+

@@ -1,0 +1,632 @@
+// The companion page: the video, its captions, and every matrix of the trace as a grid
+// whose cells open to show how they were made. Every number shown is read from the trace
+// (the JSON export in #trace); the page only multiplies pairs for display (a test checks
+// them against the trace). Plain script, no framework, nothing fetched.
+"use strict";
+
+const T = JSON.parse(document.getElementById("trace").textContent);
+const D = JSON.parse(document.getElementById("page-data").textContent);
+const W = D.words;
+const MAX_SHOWN = 16; // a wider matrix shows its first columns, "…" and its last
+const MAX_TERMS = 12; // a longer sum shows its first terms, "…" and its last
+const reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+const state = {
+  head: T.head_index,
+  focus: T.focus,
+  theme: D.theme,
+  chapter: null, // the chapter of the caption playing
+  open: null, // the open cell: {key, i, j}
+};
+
+// ---- words and numbers ------------------------------------------------------------------
+function say(key, values) {
+  let s = W[key];
+  for (const [k, v] of Object.entries(values || {})) s = s.split("{" + k + "}").join(String(v));
+  return s;
+}
+
+function fmt(v, decimals = 2) {
+  let s = v.toFixed(decimals);
+  if (Number(s) === 0) s = s.replace("-", "");
+  return s.replace("-", "−");
+}
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "text") e.textContent = v;
+    else if (k === "class") e.className = v;
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+// A number read from the trace: `name` and `index` say where, data-v holds it exactly.
+function num(v, name, index, cls) {
+  const neg = v < 0;
+  return el("span", {class: "num " + (cls || ""), "data-name": name, "data-index": index.join(","),
+                     "data-v": String(v), text: neg && cls === "op" ? "(" + fmt(v) + ")" : fmt(v)});
+}
+const op = (v, name, index) => num(v, name, index, "op");
+const result = (v, name, index) => num(v, name, index, "result");
+
+// ---- colours: the video's, as WCAG contrast rules pick ink ------------------------------
+function rgb(c) { return [1, 3, 5].map(i => parseInt(c.slice(i, i + 2), 16)); }
+function hex(a) { return "#" + a.map(x => Math.round(Math.min(255, Math.max(0, x))).toString(16).padStart(2, "0")).join(""); }
+function luminance(c) {
+  const [r, g, b] = rgb(c).map(x => x / 255).map(x => x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+function contrast(a, b) {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+function blend(top, under, alpha) {
+  const a = rgb(top), b = rgb(under);
+  return hex(a.map((x, k) => alpha * x + (1 - alpha) * b[k]));
+}
+function palette() { return D.colours[state.theme].palette; }
+function inkOn(fill) { // the theme's text, or its background, whichever reads on `fill`
+  const p = palette();
+  if (contrast(p.text, fill) >= 4.5) return p.text;
+  if (contrast(p.background, fill) >= 4.5) return p.background;
+  return contrast("#000000", fill) > contrast("#ffffff", fill) ? "#000000" : "#ffffff";
+}
+function readable(colour) { // a colour darkened or lightened until it reads on the background
+  const p = palette();
+  let c = colour;
+  for (let k = 0; k < 20 && contrast(c, p.background) < 4.5; k++) c = blend(p.text, c, 0.15);
+  return c;
+}
+function applyTheme() {
+  const p = palette();
+  document.documentElement.dataset.theme = state.theme;
+  for (const [k, v] of Object.entries(p)) document.documentElement.style.setProperty("--" + k, v);
+  document.documentElement.style.setProperty("--positive-ink", readable(p.positive));
+  document.documentElement.style.setProperty("--negative-ink", readable(p.negative));
+  for (const b of document.querySelectorAll("[data-theme-choice]"))
+    b.setAttribute("aria-pressed", String(b.dataset.themeChoice === state.theme));
+}
+
+// ---- the matrices -----------------------------------------------------------------------
+const head = () => T.heads[state.head];
+const qWords = () => T.query_tokens.map(t => t.text);
+const kWords = () => T.key_tokens.map(t => t.text);
+const dims = n => Array.from({length: n}, (_, m) => String(m + 1));
+
+// Each grid: its key (the trace's name), its rows and columns ("q" query words, "k" key
+// words, "d" dimensions), where its numbers are, and its colour (the video's).
+function matrices() {
+  const h = head();
+  const out = [{key: "X", rows: "k", cols: "d", values: T.X, colour: "text"}];
+  if (T.cross) out.push({key: "X_q", rows: "q", cols: "d", values: T.X_q, colour: "text"});
+  out.push(
+    {key: "W_Q", rows: "d", cols: "d", values: h.W_Q, colour: "q"},
+    {key: "W_K", rows: "d", cols: "d", values: h.W_K, colour: "k"},
+    {key: "W_V", rows: "d", cols: "d", values: h.W_V, colour: "v"},
+    {key: "Q", rows: "q", cols: "d", values: h.Q, colour: "q"},
+    {key: "K", rows: "k", cols: "d", values: h.K, colour: "k"},
+    {key: "V", rows: "k", cols: "d", values: h.V, colour: "v"},
+    {key: "scores", rows: "q", cols: "k", values: h.scores, colour: "q"},
+    {key: "scaled", rows: "q", cols: "k", values: h.scaled, colour: "q"},
+    {key: "weights", rows: "q", cols: "k", values: h.weights, colour: "w"},
+    {key: "Z", rows: "q", cols: "d", values: h.Z, colour: "z"});
+  return out;
+}
+
+function labels(kind, n) {
+  return kind === "q" ? qWords() : kind === "k" ? kWords() : dims(n);
+}
+function wordColour(kind, i) {
+  const c = D.colours[state.theme];
+  return kind === "q" ? c.queries[i] : kind === "k" ? c.keys[i] : null;
+}
+
+// The indices drawn of n: all of them, or the first ones, null (the "…") and the last.
+function shown(n) {
+  if (n <= MAX_SHOWN) return [...Array(n).keys()];
+  return [...Array(MAX_SHOWN - 2).keys(), null, n - 1];
+}
+
+function title(key) {
+  if (key === "weights" && !T.normalized) return W.weights_raw;
+  return W[key];
+}
+
+function masked(key, i, j) {
+  return ["scores", "scaled", "weights"].includes(key) && !head().mask[i][j];
+}
+
+function renderGrid(m) {
+  const rows = m.values.length, cols = rows ? m.values[0].length : 0;
+  const rowNames = labels(m.rows, rows), colNames = labels(m.cols, cols);
+  const h = el("h3", {id: "h-" + m.key, text: title(m.key)});
+  const table = el("table", {role: "grid", "aria-labelledby": "h-" + m.key, "data-key": m.key});
+  const top = el("tr", {role: "row"}, el("th", {role: "columnheader", scope: "col", class: "word",
+                                               text: m.rows === "d" ? W.dimensions : W.word}));
+  for (const j of shown(cols)) {
+    if (j === null) { top.append(el("th", {role: "columnheader", class: "ellipsis", text: "…"})); continue; }
+    const th = el("th", {role: "columnheader", scope: "col", text: colNames[j],
+                         class: m.cols === "d" ? null : "word",
+                         "aria-label": m.cols === "d" ? say("dimension", {m: j + 1}) : null});
+    const wc = wordColour(m.cols, j);
+    if (wc) th.style.color = wc;
+    top.append(th);
+  }
+  table.append(el("thead", {}, top));
+  const body = el("tbody");
+  let max = 0;
+  for (const row of m.values) for (const v of row) max = Math.max(max, Math.abs(v));
+  const p = palette();
+  for (const i of shown(rows)) {
+    if (i === null) {
+      const tr = el("tr", {role: "row"}, el("th", {role: "rowheader", class: "ellipsis", text: "…"}));
+      for (const j of shown(cols)) tr.append(el("td", {role: "gridcell", class: "ellipsis", text: "…", "data-skip": "1"}));
+      body.append(tr);
+      continue;
+    }
+    const followed = (m.rows === "q" && i === state.focus) || (m.rows === "k" && !T.cross && m.key === "X" && i === state.focus);
+    const tr = el("tr", {role: "row", class: followed ? "followed" : null});
+    const rh = el("th", {role: "rowheader", scope: "row", class: m.rows === "d" ? null : "word",
+                         text: rowNames[i], "aria-label": m.rows === "d" ? say("dimension", {m: i + 1}) :
+                           (followed ? rowNames[i] + ", " + W.followed : null)});
+    const wc = wordColour(m.rows, i);
+    if (wc) rh.style.color = wc;
+    tr.append(rh);
+    for (const j of shown(cols)) {
+      if (j === null) { tr.append(el("td", {role: "gridcell", class: "ellipsis", text: "…", "data-skip": "1"})); continue; }
+      const v = m.values[i][j];
+      const hidden = masked(m.key, i, j);
+      const td = el("td", {role: "gridcell", tabindex: "-1", "data-key": m.key, "data-i": i,
+                           "data-j": j, "data-v": String(v), text: hidden ? W.masked_short : fmt(v)});
+      const tint = m.key === "weights" && T.normalized ? p.w : v >= 0 ? p.positive : p.negative;
+      const alpha = hidden || max === 0 ? 0 : 0.5 * Math.abs(v) / max;
+      const fill = blend(tint, p.background, alpha);
+      td.style.background = fill;
+      td.style.color = inkOn(fill);
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+  table.append(body);
+  const first = table.querySelector("td[tabindex]");
+  if (first) first.tabIndex = 0;
+  const box = el("div", {class: "grid-box", "data-key": m.key}, h, table);
+  box.style.borderInlineStart = "4px solid " + (m.colour === "text" ? p.grid : p[m.colour]);
+  box.style.paddingInlineStart = "0.6rem";
+  return box;
+}
+
+function renderGrids() {
+  const grids = document.getElementById("grids");
+  grids.replaceChildren(...matrices().map(renderGrid));
+  markNow();
+  if (state.open) {
+    const c = state.open;
+    const td = grids.querySelector(`td[data-key="${c.key}"][data-i="${c.i}"][data-j="${c.j}"]`);
+    if (td) openCell(td, false);
+  }
+}
+
+// ---- keyboard: each grid is an ARIA grid, one tab stop, arrows move --------------------
+function cellsOf(table) {
+  return [...table.querySelectorAll("tbody tr")].map(tr => [...tr.querySelectorAll("td")]);
+}
+function onGridKey(ev) {
+  const td = ev.target.closest("td[role=gridcell]");
+  if (!td) return;
+  const table = td.closest("table");
+  const cells = cellsOf(table);
+  let r = cells.findIndex(row => row.includes(td)), c = cells[r].indexOf(td);
+  const step = (dr, dc) => { // skip the "…" cells
+    let nr = r + dr, nc = c + dc;
+    while (cells[nr] && cells[nr][nc] && cells[nr][nc].dataset.skip) { nr += dr; nc += dc; }
+    if (cells[nr] && cells[nr][nc]) { r = nr; c = nc; }
+  };
+  const last = row => row.length - 1;
+  switch (ev.key) {
+    case "ArrowRight": step(0, 1); break;
+    case "ArrowLeft": step(0, -1); break;
+    case "ArrowDown": step(1, 0); break;
+    case "ArrowUp": step(-1, 0); break;
+    case "Home": if (ev.ctrlKey) r = 0; c = 0; break;
+    case "End": if (ev.ctrlKey) r = cells.length - 1; c = last(cells[r]); break;
+    case "Enter": case " ": openCell(td, true); ev.preventDefault(); return;
+    default: return;
+  }
+  ev.preventDefault();
+  const next = cells[r][c];
+  if (next && !next.dataset.skip) {
+    table.querySelectorAll("td[tabindex='0']").forEach(x => { x.tabIndex = -1; });
+    next.tabIndex = 0;
+    next.focus();
+  }
+}
+
+// ---- how a cell was made ----------------------------------------------------------------
+function named(key, i, j) {
+  const m = matrices().find(x => x.key === key);
+  const r = labels(m.rows, m.values.length)[i];
+  const c = labels(m.cols, m.values[0].length)[j];
+  return `${key}[${r}, ${c}]`;
+}
+
+// A sum of products Σ a_m·b_m = result, each term coloured by its sign and told in words.
+function sumOfProducts(pairs, res, signs) {
+  const p = el("p", {class: "formula"});
+  const shownTerms = pairs.length <= MAX_TERMS ? pairs.map((_, m) => m) :
+    [...Array(MAX_TERMS - 1).keys(), null, pairs.length - 1];
+  shownTerms.forEach((m, k) => {
+    if (k > 0) p.append(" + ");
+    if (m === null) { p.append("…"); return; }
+    const [a, b] = pairs[m];
+    const prod = a[0] * b[0];
+    const kind = !signs ? "" : prod > 0 ? "agree" : prod < 0 ? "differ" : "zero";
+    const term = el("span", {class: "term " + kind, "data-product": String(prod)}, op(...a), "·", op(...b));
+    if (signs) term.append(el("span", {class: "sign", text: kind === "agree" ? " ✓" : kind === "differ" ? " ✗" : " ·",
+                                       title: W[kind], "aria-label": W[kind]}));
+    p.append(term);
+  });
+  p.append(" = ", res);
+  return p;
+}
+
+function detailX(key, i, j) {
+  const q = key === "X_q";
+  const [E, P, X] = q ? ["E_q", "P_q", "X_q"] : ["E", "P", "X"];
+  const out = [el("p", {class: "formula"}, `${named(key, i, j)} = `)];
+  if (q && T.query_inputs) {
+    out[0].append(result(T[X][i][j], X, [i, j]));
+    out.push(el("p", {text: T.x_label_q || ""}));
+  } else if (T.positional) {
+    out[0].append(op(T[E][i][j], E, [i, j]), " + ", op(T[P][i][j], P, [i, j]), " = ", result(T[X][i][j], X, [i, j]));
+    out.push(el("p", {text: W.x_sum}));
+  } else {
+    out[0].append(op(T[E][i][j], E, [i, j]), " = ", result(T[X][i][j], X, [i, j]));
+    out.push(el("p", {text: W.x_plain}));
+  }
+  return out;
+}
+
+function detailWeight(key, i, j) {
+  return [el("p", {class: "formula"}, `${named(key, i, j)} = `, result(head()[key][i][j], key, [i, j])),
+          el("p", {text: T.source === "random" ? W.random : W.learned})];
+}
+
+function detailProjection(key, i, c) { // Q, K or V: Σ_m X[i,m]·W[m,c] (+ b[c])
+  const h = head(), X = key === "Q" ? "X_q" : "X", Wn = "W_" + key, b = "b_" + key;
+  const pairs = T[X][i].map((x, m) => [[x, X, [i, m]], [h[Wn][m][c], Wn, [m, c]]]);
+  const p = sumOfProducts(pairs, result(h[key][i][c], key, [i, c]), false);
+  p.prepend(`${named(key, i, c)} = `);
+  const out = [p];
+  if (h[b].some(x => x !== 0)) {
+    p.insertBefore(document.createTextNode(" + "), p.querySelector(".result").previousSibling);
+    p.insertBefore(op(h[b][c], b, [c]), p.querySelector(".result").previousSibling);
+    out.push(el("p", {text: W.bias}));
+  }
+  return out;
+}
+
+function arrows(i, j) { // the query and the key in their plane, with the key's shadow
+  const g = D.geometry[state.head], p = palette();
+  const qn = g.q_norm[i], kn = g.k_norms[j], angle = g.angles[i][j];
+  if (angle === null) return [el("p", {text: W.no_angle})];
+  const shadow = g.shadows[i][j], height = g.heights[i][j];
+  // One scale for both axes, so the angle drawn is the true one.
+  // The picture is as tall as the key's tip needs (at most 170 px).
+  const w = 300, pad = 22;
+  const s = Math.min((w / 2 - pad) / Math.max(qn, kn, 1e-9), (170 - 2 * pad) / Math.max(height, 1e-9));
+  const hgt = Math.max(height * s, 16) + 2 * pad;
+  const ox = w / 2, oy = hgt - pad;
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
+  svg.setAttribute("width", w); svg.setAttribute("height", hgt);
+  svg.setAttribute("class", "arrows"); svg.setAttribute("role", "img");
+  const text = say("arrows", {angle: fmt(angle, 1), shadow: fmt(shadow), qnorm: fmt(qn),
+                              score: fmt(head().scores[i][j])});
+  svg.setAttribute("aria-label", text);
+  const line = (x1, y1, x2, y2, colour, width, dash) => {
+    const l = document.createElementNS(ns, "line");
+    for (const [k, v] of Object.entries({x1, y1, x2, y2, stroke: colour, "stroke-width": width}))
+      l.setAttribute(k, v);
+    if (dash) l.setAttribute("stroke-dasharray", dash);
+    svg.append(l);
+  };
+  const label = (x, y, t, colour) => {
+    const e = document.createElementNS(ns, "text");
+    e.setAttribute("x", x); e.setAttribute("y", y); e.setAttribute("fill", colour);
+    e.setAttribute("font-size", "13"); e.textContent = t;
+    svg.append(e);
+  };
+  const kx = ox + shadow * s, ky = oy - height * s;
+  line(pad / 2, oy, w - pad / 2, oy, p.grid, 1);
+  line(kx, ky, kx, oy, p.muted, 1.5, "4 3");
+  line(ox, oy, kx, oy, p.k, 6);
+  line(ox, oy, ox + qn * s, oy, p.q, 3);
+  line(ox, oy, kx, ky, p.k, 3);
+  label(ox + qn * s - 8, oy + 16, "q", p.q);
+  label(kx + 4, ky - 4, "k", p.k);
+  const geom = el("div", {class: "geometry", "data-angle": String(angle), "data-shadow": String(shadow),
+                          "data-qnorm": String(qn), "data-knorm": String(kn)});
+  geom.append(svg, el("p", {text}));
+  return [geom];
+}
+
+function detailScore(i, j) {
+  const h = head();
+  const pairs = h.Q[i].map((x, m) => [[x, "Q", [i, m]], [h.K[j][m], "K", [j, m]]]);
+  const p = sumOfProducts(pairs, result(h.scores[i][j], "scores", [i, j]), true);
+  p.prepend(`${named("scores", i, j)} = `);
+  const out = [el("p", {text: W.products}), p];
+  if (!h.mask[i][j]) out.push(el("p", {text: W.masked}));
+  return out.concat(arrows(i, j));
+}
+
+function detailScaled(i, j) {
+  const h = head(), dk = h.Q[0].length;
+  return [el("p", {class: "formula"}, `${named("scaled", i, j)} = `, op(h.scores[i][j], "scores", [i, j]),
+             " / ", el("span", {class: "num sqrt", "data-v": String(Math.sqrt(dk)), text: "√" + dk + " = " + fmt(Math.sqrt(dk))}),
+             " = ", result(h.scaled[i][j], "scaled", [i, j])),
+          el("p", {text: say("scale", {dk})})];
+}
+
+function detailSoftmax(i, j) {
+  const h = head();
+  if (!T.normalized) {
+    return [el("p", {class: "formula"}, `${named("weights", i, j)} = `, op(h.scores[i][j], "scores", [i, j]),
+               " = ", result(h.weights[i][j], "weights", [i, j])), el("p", {text: W.weights_raw})];
+  }
+  if (!h.mask[i][j]) {
+    return [el("p", {class: "formula"}, `${named("weights", i, j)} = `, result(h.weights[i][j], "weights", [i, j])),
+            el("p", {text: W.masked})];
+  }
+  const list = el("ul", {class: "exps"});
+  for (const k of shown(h.exp_shifted[i].length)) {
+    if (k === null) { list.append(el("li", {text: "…"})); continue; }
+    const li = el("li", {class: "formula" + (k === j ? " this" : "")}, `${kWords()[k]}: `);
+    if (h.mask[i][k]) li.append("exp(", op(h.scaled[i][k], "scaled", [i, k]), " − ", op(h.row_max[i], "row_max", [i]), ") = ");
+    else li.append(W.masked_short + " → ");
+    li.append(op(h.exp_shifted[i][k], "exp_shifted", [i, k]));
+    list.append(li);
+  }
+  return [el("p", {text: say("exp", {max: fmt(h.row_max[i])})}), list,
+          el("p", {class: "formula"}, W.exp_sum + " ", op(h.exp_sum[i], "exp_sum", [i])),
+          el("p", {text: W.divide}),
+          el("p", {class: "formula"}, `${named("weights", i, j)} = `, op(h.exp_shifted[i][j], "exp_shifted", [i, j]),
+             " / ", op(h.exp_sum[i], "exp_sum", [i]), " = ", result(h.weights[i][j], "weights", [i, j]))];
+}
+
+function detailZ(i, c) {
+  const h = head();
+  const pairs = h.weights[i].map((a, k) => [[a, "weights", [i, k]], [h.V[k][c], "V", [k, c]]]);
+  const p = sumOfProducts(pairs, result(h.Z[i][c], "Z", [i, c]), false);
+  p.prepend(`${named("Z", i, c)} = `);
+  return [el("p", {text: W.weighted}), p];
+}
+
+function explain(key, i, j) {
+  switch (key) {
+    case "X": case "X_q": return detailX(key, i, j);
+    case "W_Q": case "W_K": case "W_V": return detailWeight(key, i, j);
+    case "Q": case "K": case "V": return detailProjection(key, i, j);
+    case "scores": return detailScore(i, j);
+    case "scaled": return detailScaled(i, j);
+    case "weights": return detailSoftmax(i, j);
+    case "Z": return detailZ(i, j);
+  }
+  return [];
+}
+
+// The first caption of the chapter that makes `key` (X_q: as X).
+function cueOf(key) {
+  const chapter = D.made_in[key === "X_q" ? "X" : key];
+  return chapter ? D.cues.findIndex(c => c.chapter === chapter) : -1;
+}
+
+function openCell(td, moveFocus) {
+  const key = td.dataset.key, i = Number(td.dataset.i), j = Number(td.dataset.j);
+  document.querySelectorAll("td.open").forEach(x => x.classList.remove("open"));
+  td.classList.add("open");
+  state.open = {key, i, j};
+  const body = document.getElementById("detail-body");
+  const box = el("div", {class: "cell", "data-key": key, "data-i": i, "data-j": j, "data-head": state.head});
+  box.append(...explain(key, i, j));
+  const k = cueOf(key);
+  const go = el("button", {type: "button", id: "show-me", text: W.show_me, disabled: k < 0,
+                           "data-cue": k});
+  go.addEventListener("click", () => seekTo(k));
+  box.append(el("p", {}, go));
+  if (k < 0) box.append(el("p", {class: "hint", text: W.not_shown}));
+  body.replaceChildren(box);
+  if (moveFocus) go.focus();
+}
+
+// ---- the video and its captions ---------------------------------------------------------
+const video = document.getElementById("video");
+
+function clock(t) {
+  const m = Math.floor(t / 60), s = Math.floor(t % 60);
+  return `${m}:${String(s).padStart(2, "0")}`;
+}
+
+function renderCues() {
+  const list = document.getElementById("cues");
+  list.replaceChildren(...D.cues.map((c, k) => {
+    const b = el("button", {type: "button", "data-cue": k},
+                 el("span", {class: "time", text: clock(c.start)}), c.text);
+    b.addEventListener("click", () => seekTo(k));
+    return el("li", {"data-chapter": c.chapter}, b);
+  }));
+}
+
+function seekTo(k) {
+  if (k < 0) return;
+  const c = D.cues[k];
+  video.currentTime = c.start + Math.min(0.05, (c.end - c.start) / 2);
+  follow(k);
+}
+
+// The caption playing at `t`: the last one to have started (between two captions, the
+// one before's picture is still on screen).
+function cueAt(t) {
+  for (let k = D.cues.length - 1; k >= 0; k--) if (D.cues[k].start <= t) return k;
+  return -1;
+}
+
+// Mark the caption `k` as current and highlight what its chapter shows (kept on pause).
+function follow(k) {
+  const items = document.querySelectorAll("#cues li");
+  items.forEach((li, n) => {
+    if (n === k) li.setAttribute("aria-current", "true");
+    else li.removeAttribute("aria-current");
+  });
+  if (k >= 0) {
+    state.chapter = D.cues[k].chapter;
+    items[k].scrollIntoView({block: "nearest", behavior: reduceMotion ? "auto" : "smooth"});
+  }
+  markNow();
+}
+
+function markNow() {
+  const shows = new Set((D.shows[state.chapter] || []).concat(
+    (D.shows[state.chapter] || []).includes("X") && T.cross ? ["X_q"] : []));
+  document.getElementById("now").textContent = shows.size ? W.now_playing : "";
+  for (const box of document.querySelectorAll(".grid-box")) {
+    const on = shows.has(box.dataset.key);
+    box.classList.toggle("talked", on);
+    const mark = box.querySelector("h3 .now-mark");
+    if (on && !mark) box.querySelector("h3").append(el("span", {class: "now-mark", text: " ◀ " + W.talked_about}));
+    if (!on && mark) mark.remove();
+    const m = matrices().find(x => x.key === box.dataset.key);
+    for (const td of box.querySelectorAll("td[data-i]")) {
+      const row = m.rows === "q" ? Number(td.dataset.i) === state.focus : true;
+      td.classList.toggle("now", on && row);
+    }
+  }
+}
+
+video.addEventListener("timeupdate", () => {
+  const k = cueAt(video.currentTime);
+  const current = document.querySelector("#cues li[aria-current='true']");
+  const was = current ? [...current.parentNode.children].indexOf(current) : -1;
+  if (k >= 0 && k !== was) follow(k);
+});
+
+// ---- heads ------------------------------------------------------------------------------
+function thumbnail(weights, size) {
+  const ns = "http://www.w3.org/2000/svg", p = palette();
+  const n = weights.length, m = n ? weights[0].length : 0, cell = size / Math.max(n, m, 1);
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("width", size); svg.setAttribute("height", size);
+  svg.setAttribute("aria-hidden", "true");
+  weights.forEach((row, i) => row.forEach((v, j) => {
+    const r = document.createElementNS(ns, "rect");
+    for (const [k, x] of Object.entries({x: j * cell, y: i * cell, width: cell, height: cell,
+                                         fill: blend(p.w, p.background, Math.max(0, Math.min(1, v)))}))
+      r.setAttribute(k, x);
+    svg.append(r);
+  }));
+  return svg;
+}
+
+// A pattern of the model overview, large, with its words, in the explanation panel.
+function openPattern(layer, n) {
+  const weights = T.model_weights[layer][n];
+  const name = say("layer_head", {layer, n});
+  const svg = thumbnail(weights, 240);
+  svg.removeAttribute("aria-hidden");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", name);
+  const top = weights.map((row, i) => {
+    const j = row.indexOf(Math.max(...row));
+    return el("li", {}, `${qWords()[i]} → ${kWords()[j]} `, num(row[j], "model_weights", [layer, n, i, j], "op"));
+  });
+  const box = el("div", {class: "cell pattern", "data-layer": layer, "data-head": n},
+                 el("p", {class: "formula", text: name}), svg, el("ul", {class: "exps"}, ...top));
+  if (layer === T.layer && n !== state.head) { state.open = null; selectHead(n); }
+  document.getElementById("detail-body").replaceChildren(box);
+}
+
+function selectHead(n) {
+  state.head = n;
+  for (const b of document.querySelectorAll("#heads .layer-heads button"))
+    b.setAttribute("aria-pressed", String(Number(b.dataset.head) === n));
+  renderGrids();
+}
+
+function renderModel() {
+  if (!T.model_weights) return null;
+  const rows = T.model_weights.map((heads, layer) => el("div", {class: "heads"}, ...heads.map((w, n) => {
+    const b = el("button", {type: "button", "data-layer": layer, "data-head": n,
+                            "aria-label": say("layer_head", {layer, n})}, thumbnail(w, 28));
+    b.addEventListener("click", () => openPattern(layer, n));
+    return b;
+  })));
+  return el("details", {class: "model"}, el("summary", {text: W.model}), ...rows);
+}
+
+function renderHeads() {
+  const box = document.getElementById("heads");
+  const model = renderModel();
+  if (T.heads.length < 2) { box.replaceChildren(...(model ? [model] : [])); return; }
+  const list = el("div", {class: "heads layer-heads"});
+  T.heads.forEach((h, n) => {
+    const b = el("button", {type: "button", "data-head": n, "aria-pressed": String(n === state.head),
+                            "aria-label": say("open_head", {n})}, thumbnail(h.weights, 64),
+                 el("span", {text: say("head_n", {n})}));
+    b.addEventListener("click", () => selectHead(n));
+    list.append(b);
+  });
+  box.replaceChildren(el("h3", {text: say("heads", {layer: T.layer})}),
+                      el("p", {class: "hint", text: W.heads_hint}), list, ...(model ? [model] : []));
+}
+
+// ---- the controls -----------------------------------------------------------------------
+function renderWords() {
+  const select = document.getElementById("word");
+  const words = qWords();
+  select.replaceChildren(...words.map((w, i) => el("option", {
+    value: i, text: words.filter(x => x === w).length > 1 ? `${w} (${i + 1})` : w,
+    selected: i === state.focus})));
+}
+
+function start() {
+  document.getElementById("word-label").textContent = W.follow;
+  document.getElementById("theme-label").textContent = W.theme;
+  for (const b of document.querySelectorAll("[data-theme-choice]")) {
+    b.textContent = W[b.dataset.themeChoice];
+    b.addEventListener("click", () => { state.theme = b.dataset.themeChoice; applyTheme(); renderHeads(); renderGrids(); });
+  }
+  for (const [id, key] of [["watch-h", "video"], ["captions-h", "captions"], ["captions-hint", "captions_hint"],
+                           ["numbers-h", "numbers"], ["numbers-hint", "numbers_hint"]])
+    document.getElementById(id).textContent = W[key];
+  document.getElementById("detail-h").textContent = W.detail;
+  document.getElementById("detail-body").replaceChildren(el("p", {class: "hint", text: W.nothing_open}));
+  video.setAttribute("aria-label", D.sentence);
+  document.getElementById("word").addEventListener("change", ev => {
+    state.focus = Number(ev.target.value);
+    renderGrids();
+  });
+  const grids = document.getElementById("grids");
+  grids.addEventListener("keydown", onGridKey);
+  grids.addEventListener("focusin", ev => { const td = ev.target.closest("td[data-key]"); if (td) openCell(td, false); });
+  // Opened when the pointer moves onto a cell (not when the grids are drawn anew under a
+  // pointer at rest, which would replace what was just opened).
+  grids.addEventListener("mousemove", ev => {
+    const td = ev.target.closest("td[data-key]");
+    if (td && !td.classList.contains("open")) openCell(td, false);
+  });
+  applyTheme();
+  renderWords();
+  renderCues();
+  renderHeads();
+  renderGrids();
+  document.body.dataset.readyMs = performance.now().toFixed(0); // since navigation began
+  document.body.dataset.ready = "1";
+}
+
+start();

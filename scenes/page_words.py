@@ -1,0 +1,87 @@
+"""Every word the companion page (pipeline.outputs.page) shows, from the caption catalogue.
+
+The page is written in the video's caption language, so its buttons, headings and the
+explanation of each cell come from the same catalogue as the captions. A `{name}` left in a
+message is filled in by the page's script (a word or a number it reads from the trace).
+"""
+
+from __future__ import annotations
+
+from attention_video.scenes.catalogue import Translate
+
+
+def _later(*names: str) -> dict[str, str]:
+    """Placeholders the page's script fills: each stays `{name}` in the message."""
+    return {n: "{" + n + "}" for n in names}
+
+
+def page_words(tr: Translate) -> dict[str, str]:
+    """The page's words by key (the script looks them up by key)."""
+    return {
+        "title": tr("Attention, cell by cell: {sentence}", **_later("sentence")),
+        "video": tr("The video"),
+        "captions": tr("Captions"),
+        "captions_hint": tr("Click a caption to jump there; the one playing is marked."),
+        "numbers": tr("The numbers"),
+        "numbers_hint": tr("Hover or focus a cell to see how it was made. Arrow keys move "
+                           "between cells; Home and End go to a row's ends."),
+        "follow": tr("Follow the word"),
+        "head_n": tr("head {n}", **_later("n")),
+        "heads": tr("Every head of layer {layer}", **_later("layer")),
+        "heads_hint": tr("Each head's attention pattern; open one to see all its numbers."),
+        "open_head": tr("Open head {n}", **_later("n")),
+        "model": tr("Every layer and head of the model"),
+        "layer_head": tr("layer {layer}, head {n}", **_later("layer", "n")),
+        "theme": tr("Theme"),
+        "dark": tr("Dark"),
+        "light": tr("Light"),
+        "show_me": tr("Show me in the video"),
+        "not_shown": tr("This video has no chapter that makes this number."),
+        "detail": tr("How this number was made"),
+        "nothing_open": tr("No cell is open yet."),
+        "now_playing": tr("Now in the video: the highlighted numbers."),
+        "talked_about": tr("the caption playing talks about this"),
+        "followed": tr("the followed word"),
+        "word": tr("word"),
+        "dimensions": tr("dimension"),
+        "dimension": tr("dimension {m}", **_later("m")),
+        # What each matrix is, as its grid's heading.
+        "X": tr("X, the input rows: one per word"),
+        "X_q": tr("X of the query words"),
+        "W_Q": tr("W_Q, the query weights"),
+        "W_K": tr("W_K, the key weights"),
+        "W_V": tr("W_V, the value weights"),
+        "Q": tr("Q = X·W_Q, the queries"),
+        "K": tr("K = X·W_K, the keys"),
+        "V": tr("V = X·W_V, the values"),
+        "scores": tr("Q·Kᵀ, every query against every key"),
+        "scaled": tr("Q·Kᵀ/√d_k, the scaled scores"),
+        "weights": tr("The weights: softmax of each row"),
+        "weights_raw": tr("The weights: the raw scores, without softmax"),
+        "Z": tr("Z = weights·V, each word's new value"),
+        # How a cell was made.
+        "x_sum": tr("its embedding plus its position"),
+        "x_plain": tr("its embedding, with no position added"),
+        "learned": tr("A weight the model learned in training: no sum makes it."),
+        "random": tr("An untrained random weight: no sum makes it."),
+        "bias": tr("plus the bias"),
+        "products": tr("Pair by pair: a product is positive where the signs agree and "
+                       "negative where they differ."),
+        "agree": tr("signs agree"),
+        "differ": tr("signs differ"),
+        "zero": tr("one is zero"),
+        "arrows": tr("The query and the key as arrows in the plane they span: the angle "
+                     "between them is {angle}°; the key's shadow on the query's line is "
+                     "{shadow}, and {shadow} × |q| {qnorm} = {score}.",
+                     **_later("angle", "shadow", "qnorm", "score")),
+        "no_angle": tr("A zero vector has no direction: no angle to draw."),
+        "scale": tr("divided by √d_k, the square root of the width {dk}", **_later("dk")),
+        "exp": tr("The exponential of each scaled score minus the row's largest, {max}:",
+                  **_later("max")),
+        "exp_sum": tr("Their sum, Σ:"),
+        "divide": tr("The weight is this word's exponential divided by Σ:"),
+        "masked_short": tr("masked"),
+        "masked": tr("Masked: this query may not look at this key, so its weight is 0."),
+        "weighted": tr("Each value row's entry times the weight this query gives its word, "
+                       "added up:"),
+    }

@@ -1,0 +1,538 @@
+"""The companion page (pipeline.outputs.page), opened in headless Chromium from file://.
+
+Each number a cell's explanation shows is compared with the trace's JSON export (and the
+pair products and the arrows' geometry with numpy and attncore.geometry); "show me in the
+video" must seek into a caption of the chapter that makes the quantity; the highlight must
+follow playback; no request may leave file://; axe-core must find no violation in either
+theme; every matrix must be an ARIA grid the arrow keys walk.
+
+The fast tests build the page from the tiny model's trace and chapter results with cues
+of their own (two per chapter) over a blank video of the same length; one slow test
+renders two chapters for real with --page.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+from attention_video.attncore.chapters import SLUGS
+from attention_video.attncore.export import from_json, to_json
+from attention_video.pipeline.commands.app import (
+    Request,
+    make_settings,
+    make_trace,
+    planned_outputs,
+)
+from attention_video.pipeline.commands.modes import refused
+from attention_video.pipeline.outputs.files import page_path
+from attention_video.pipeline.outputs.page import QUANTITIES, SHOWS, made_in, page_cues, write_page
+from attention_video.pipeline.records import ChapterResult
+from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.page_words import page_words
+from attention_video.scenes.text import fmt
+from attention_video.scenes.widgets import THEMES, word_color
+
+pytestmark = pytest.mark.xdist_group("page")  # one browser per module, on one worker
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHAPTER_SECONDS = 4.0  # each made-up chapter: two cues, (0, 1.5) and (2, 3.5)
+
+# Where the video makes each quantity, stated here independently of the page's table.
+MAKER = {"X": "input", "W_Q": "linear", "W_K": "linear", "W_V": "linear", "Q": "linear",
+         "K": "linear", "V": "linear", "scores": "factor", "scaled": "softmax",
+         "weights": "softmax", "Z": "weighted_sum"}
+
+
+def blank_video(path: Path, seconds: float) -> Path:
+    """A tiny H.264 clip `seconds` long (2 fps), for the page to play and seek."""
+    with av.open(str(path), "w") as c:
+        s = c.add_stream("libx264", rate=2)
+        s.width, s.height, s.pix_fmt = 64, 36, "yuv420p"
+        for k in range(int(seconds * 2) + 1):
+            frame = av.VideoFrame.from_ndarray(np.full((36, 64, 3), k % 250, np.uint8),
+                                               format="rgb24")
+            for packet in s.encode(frame):
+                c.mux(packet)
+        for packet in s.encode(None):
+            c.mux(packet)
+    return path
+
+
+def made_up_chapters(slugs=SLUGS) -> list[ChapterResult]:
+    return [ChapterResult(slug, CHAPTER_SECONDS, [(0.0, 1.5, f"{slug}: the first caption"),
+                                                  (2.0, 3.5, f"{slug}: the second caption")])
+            for slug in slugs]
+
+
+def build(folder: Path, chapters: list[ChapterResult] | None = None, **flags):
+    """The page of `flags`' settings (the default sentence and weights unless given), its
+    trace as the JSON export reads it, and its chapter results."""
+    folder.mkdir(parents=True, exist_ok=True)
+    sentence = flags.pop("sentence", None)
+    settings = make_settings(None, sentence, None, flags)
+    trace = make_trace(settings, lambda m: None)
+    chapters = chapters or made_up_chapters()
+    video = blank_video(folder / "video.mp4", sum(r.duration for r in chapters))
+    page = write_page(trace, chapters, video, settings)
+    return page, json.loads(to_json(trace)), chapters, settings
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return build(tmp_path_factory.mktemp("tiny"))
+
+
+def open_page(browser, page: Path, **context):
+    """A new tab on `page`, every request recorded (those not from file:// refused)."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, **context)
+    tab = ctx.new_page()
+    tab.requests = []
+    tab.errors = []
+    tab.on("pageerror", lambda e: tab.errors.append(str(e)))
+
+    def route(r):
+        tab.requests.append(r.request.url)
+        if r.request.url.startswith("file://"):
+            r.continue_()
+        else:
+            r.abort()
+
+    ctx.route("**/*", route)
+    tab.goto(page.as_uri())
+    tab.wait_for_selector("body[data-ready='1']")
+    return tab
+
+
+def value(trace: dict, head: int, name: str, index: list[int]) -> float:
+    """The trace's number `name`[index] (of the head for a head's matrices)."""
+    top = ("E", "P", "X", "E_q", "P_q", "X_q", "model_weights")
+    where = trace if name in top else trace["heads"][head]
+    v = where[name]
+    for i in index:
+        v = v[i]
+    return v
+
+
+def shown_numbers(tab) -> list[dict]:
+    """Every number in the open cell's explanation: its name, index, value and text."""
+    return tab.eval_on_selector_all("#detail-body .num[data-name]", """els => els.map(e => ({
+        name: e.dataset.name, index: e.dataset.index ? e.dataset.index.split(',').map(Number) : [],
+        v: Number(e.dataset.v), text: e.textContent, result: e.classList.contains('result')}))""")
+
+
+def sample(n_rows: int, n_cols: int, focus: int, rng) -> list[tuple[int, int]]:
+    cells = {(0, 0), (n_rows - 1, n_cols - 1), (min(focus, n_rows - 1), n_cols // 2)}
+    cells.add((int(rng.integers(n_rows)), int(rng.integers(n_cols))))
+    return sorted(cells)
+
+
+def expected_operands(trace: dict, key: str, i: int, j: int) -> list[tuple[str, list[int]]]:
+    """The operands the explanation of cell (i, j) of `key` must show, in order."""
+    h = trace["heads"][trace["head_index"]]
+    d_model, n_k = len(trace["X"][0]), len(trace["key_tokens"])
+    if key == "X":
+        return [("E", [i, j]), ("P", [i, j])] if trace["positional"] else [("E", [i, j])]
+    if key in ("Q", "K", "V"):
+        x = "X_q" if key == "Q" else "X"
+        pairs = [op for m in range(d_model) for op in ((x, [i, m]), (f"W_{key}", [m, j]))]
+        return pairs + ([(f"b_{key}", [j])] if any(h[f"b_{key}"]) else [])
+    if key == "scores":
+        return [op for m in range(len(h["Q"][0])) for op in (("Q", [i, m]), ("K", [j, m]))]
+    if key == "scaled":
+        return [("scores", [i, j])]
+    if key == "weights":
+        exps = [op for k in range(n_k) for op in (
+            [("scaled", [i, k]), ("row_max", [i])] if h["mask"][i][k] else []) + [("exp_shifted", [i, k])]]
+        return exps + [("exp_sum", [i]), ("exp_shifted", [i, j]), ("exp_sum", [i])]
+    if key == "Z":
+        return [op for k in range(n_k) for op in (("weights", [i, k]), ("V", [k, j]))]
+    return []  # W_Q, W_K, W_V: a weight, nothing makes it
+
+
+# ---- the table and the files ------------------------------------------------------------
+def test_every_chapter_says_what_it_shows_and_every_quantity_is_made_somewhere():
+    assert set(SHOWS) == set(SLUGS)
+    assert made_in(list(SLUGS)) == MAKER
+    assert made_in(["dot", "summary"])["scores"] == "dot"  # without chapter 3, chapter 4
+    assert made_in(["input"])["Z"] is None  # a quantity no chapter of the video shows
+
+
+def test_the_page_goes_beside_the_video_and_beside_the_deck(tmp_path):
+    video = tmp_path / "cat.mp4"
+    assert page_path(video) == tmp_path / "cat.page.html"
+    settings = make_settings(None, "a b", None, {"output": str(video)})
+    files, _ = planned_outputs(settings, Request(slides=True, page=True))
+    assert files["the companion page"] == page_path(video)
+    assert len(set(files.values())) == len(files)  # --slides and --page together
+
+
+def test_page_is_refused_where_there_is_no_video():
+    assert "--page" in refused({"storyboard": True, "page": True})
+    assert "--page" in refused({"lint": True, "page": True})
+    assert "--page" in refused({"batch": "m.toml", "page": True})
+    assert refused({"page": True, "slides": True, "formats": "gif"}) is None
+
+
+def test_cues_keep_their_chapter_and_the_videos_time():
+    cues = page_cues(made_up_chapters(["input", "linear"]) +
+                     [ChapterResult("dot", 3.0, [(1.0, 1.02, "too short to keep")])])
+    assert [(c.start, c.chapter) for c in cues] == [(0.0, "input"), (2.0, "input"),
+                                                   (4.0, "linear"), (6.0, "linear")]
+
+
+def test_the_page_is_small_and_holds_the_trace_and_the_catalogues_words(tiny):
+    page, trace, _, settings = tiny
+    html = page.read_text(encoding="utf-8")
+    assert page.stat().st_size < 1_000_000
+    start = html.index('<script type="application/json" id="trace">') + 43
+    embedded = json.loads(html[start:html.index("</script>", start)])
+    assert {k: v for k, v in embedded.items() if k != "settings"} == \
+        {k: v for k, v in trace.items() if k != "settings"}
+    assert '"video":"video.mp4"' in html  # relative to the page
+    words = page_words(Translate("en"))
+    assert words["show_me"] in html and "http://" not in html.replace(
+        "http://www.w3.org/2000/svg", "") and "https://" not in html
+
+
+# ---- in the browser ---------------------------------------------------------------------
+@pytest.mark.parametrize("how", ["hover", "focus"])
+def test_every_matrix_explains_its_cells_with_the_traces_numbers(browser, tiny, how):
+    page, trace, _, _ = tiny
+    tab = open_page(browser, page)
+    rng = np.random.default_rng(0 if how == "hover" else 1)
+    h = trace["heads"][trace["head_index"]]
+    core = from_json(json.dumps(trace))  # the geometry, from attncore.geometry
+    checked = 0
+    for key in QUANTITIES:
+        values = trace[key] if key == "X" else h[key]
+        for i, j in sample(len(values), len(values[0]), trace["focus"], rng):
+            cell = f'td[data-key="{key}"][data-i="{i}"][data-j="{j}"]'
+            if how == "hover":
+                tab.hover(cell)
+            else:
+                tab.focus(cell)
+            assert tab.get_attribute("#detail-body .cell", "data-key") == key
+            numbers = shown_numbers(tab)
+            for n in numbers:  # each number is the trace's, drawn as the video draws it
+                assert n["v"] == value(trace, trace["head_index"], n["name"], n["index"]), n
+                assert n["text"].strip("()") == fmt(n["v"]), n
+            results = [(n["name"], n["index"]) for n in numbers if n["result"]]
+            assert results == [(key, [i, j])]
+            operands = [(n["name"], n["index"]) for n in numbers if not n["result"]]
+            assert operands == expected_operands(trace, key, i, j), (key, i, j)
+            if key == "scores":
+                products = tab.eval_on_selector_all(
+                    "#detail-body .term", "els => els.map(e => [Number(e.dataset.product), e.className])")
+                want = np.array(h["Q"][i]) * np.array(h["K"][j])  # numpy, pair by pair
+                assert [p for p, _ in products] == want.tolist()
+                assert [c.split()[-1] for _, c in products] == [
+                    "agree" if p > 0 else "differ" if p < 0 else "zero" for p in want]
+                g = core.head.geometry(i)
+                drawn = tab.eval_on_selector("#detail-body .geometry", """e => [
+                    e.dataset.angle, e.dataset.shadow, e.dataset.qnorm, e.dataset.knorm].map(Number)""")
+                assert drawn == [g.angles[j], g.shadows[j], g.q_norm, g.k_norms[j]]
+            if key == "scaled":
+                assert float(tab.get_attribute("#detail-body .sqrt", "data-v")) == \
+                    math.sqrt(len(h["Q"][0]))
+            checked += 1
+    assert checked >= 3 * len(QUANTITIES)
+    assert tab.errors == []
+    tab.context.close()
+
+
+def seek_chapter(tab, cues) -> str:
+    """The chapter of the caption the video is in now."""
+    t = tab.evaluate("document.getElementById('video').currentTime")
+    inside = [c for c in cues if c.start <= t < c.end]
+    assert len(inside) == 1, (t, cues)
+    return inside[0].chapter
+
+
+def test_show_me_seeks_into_the_caption_that_makes_the_number(browser, tiny):
+    page, trace, chapters, _ = tiny
+    cues = page_cues(chapters)
+    tab = open_page(browser, page)
+    tab.wait_for_function("document.getElementById('video').readyState >= 1")
+    for key in QUANTITIES:
+        tab.focus(f'td[data-key="{key}"][data-i="0"][data-j="0"]')
+        tab.click("#show-me")
+        assert seek_chapter(tab, cues) == MAKER[key], key
+    tab.context.close()
+
+
+def test_show_me_is_off_when_no_chapter_of_the_video_makes_the_number(browser, tmp_path):
+    page, *_ = build(tmp_path, made_up_chapters(["input", "linear"]))
+    tab = open_page(browser, page)
+    tab.focus('td[data-key="Z"][data-i="0"][data-j="0"]')
+    assert tab.is_disabled("#show-me")
+    tab.focus('td[data-key="Q"][data-i="0"][data-j="0"]')
+    assert tab.is_enabled("#show-me")
+    tab.context.close()
+
+
+def test_the_highlight_follows_playback_and_stays_when_paused(browser, tiny):
+    page, trace, chapters, _ = tiny
+    cues = page_cues(chapters)
+    tab = open_page(browser, page)
+    tab.wait_for_function("document.getElementById('video').readyState >= 1")
+    for k in (0, 7, 8, 10):  # input, dot, softmax (first caption), weighted_sum
+        tab.evaluate(f"""() => {{ const v = document.getElementById('video');
+            v.currentTime = {(cues[k].start + cues[k].end) / 2};
+            v.dispatchEvent(new Event('timeupdate')); }}""")
+        current = tab.eval_on_selector_all("#cues li", "els => els.findIndex(e => e.getAttribute('aria-current') === 'true')")
+        assert current == k
+        talked = tab.eval_on_selector_all(".grid-box.talked", "els => els.map(e => e.dataset.key)")
+        assert set(talked) == set(SHOWS[cues[k].chapter])
+        rows = tab.eval_on_selector_all('td.now[data-key="weights"]', "els => els.map(e => Number(e.dataset.i))")
+        assert set(rows) == ({trace["focus"]} if "weights" in talked else set())
+    tab.evaluate("document.getElementById('video').pause()")
+    tab.wait_for_timeout(100)
+    assert tab.eval_on_selector_all(".grid-box.talked", "els => els.length") == len(SHOWS["weighted_sum"])
+    tab.context.close()
+
+
+def test_no_request_leaves_file(browser, tiny):
+    page, *_ = tiny
+    tab = open_page(browser, page)
+    tab.hover('td[data-key="scores"][data-i="1"][data-j="2"]')
+    tab.click("#show-me")
+    tab.click('[data-theme-choice="light"]')
+    tab.wait_for_timeout(300)
+    assert tab.requests and all(u.startswith("file://") for u in tab.requests), tab.requests
+    tab.context.close()
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_axe_finds_no_violation(browser, tiny, theme):
+    axe = pytest.importorskip("axe_playwright_python.sync_playwright")
+    page, *_ = tiny
+    tab = open_page(browser, page, bypass_csp=True)  # axe is injected into the page
+    tab.click(f'[data-theme-choice="{theme}"]')
+    tab.hover('td[data-key="scores"][data-i="5"][data-j="3"]')  # an open cell too
+    results = axe.Axe().run(tab)
+    assert results.violations_count == 0, results.generate_report()
+    tab.context.close()
+
+
+def test_a_keyboard_walks_each_grid(browser, tiny):
+    page, trace, _, _ = tiny
+    tab = open_page(browser, page)
+    roles = tab.eval_on_selector_all("table", "els => els.map(e => e.getAttribute('role'))")
+    assert roles == ["grid"] * len(QUANTITIES)
+    tab.keyboard.press("Tab")  # into the page: Tab reaches the first grid's one stop
+    for _ in range(200):
+        if tab.evaluate("document.activeElement.getAttribute('role')") == "gridcell":
+            break
+        tab.keyboard.press("Tab")
+    at = lambda: tab.evaluate("[document.activeElement.dataset.key, Number(document.activeElement.dataset.i), Number(document.activeElement.dataset.j)]")  # noqa: E731
+    assert at() == ["X", 0, 0]
+    d_model, n = len(trace["X"][0]), len(trace["X"])
+    for key, want in (("ArrowRight", ["X", 0, 1]), ("ArrowDown", ["X", 1, 1]), ("End", ["X", 1, d_model - 1]),
+                      ("Home", ["X", 1, 0]), ("ArrowUp", ["X", 0, 0]), ("ArrowUp", ["X", 0, 0]),
+                      ("Control+End", ["X", n - 1, d_model - 1])):
+        tab.keyboard.press(key)
+        assert at() == want, key
+        assert tab.get_attribute("#detail-body .cell", "data-i") == str(want[1])  # opened
+    assert tab.eval_on_selector_all('table[data-key="X"] td[tabindex="0"]', "els => els.length") == 1
+    tab.keyboard.press("Tab")  # the grid is one stop: Tab goes on to the next grid
+    assert at()[0] == "W_Q"
+    tab.keyboard.press("Enter")  # Enter opens the cell and moves to its "show me"
+    assert tab.evaluate("document.activeElement.id") == "show-me"
+    tab.context.close()
+
+
+def test_both_themes_use_the_videos_colours(browser, tiny):
+    page, trace, _, _ = tiny
+    tab = open_page(browser, page)
+    for name, theme in THEMES.items():
+        tab.click(f'[data-theme-choice="{name}"]')
+        assert tab.evaluate("getComputedStyle(document.body).backgroundColor") == _css(theme.background)
+        labels = tab.eval_on_selector_all('table[data-key="K"] tbody th', "els => els.map(e => getComputedStyle(e).color)")
+        assert labels == [_css(word_color(i, theme)) for i in range(len(trace["key_tokens"]))]
+        pressed = tab.get_attribute(f'[data-theme-choice="{name}"]', "aria-pressed")
+        assert pressed == "true"
+    tab.context.close()
+
+
+def _css(colour: str) -> str:
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+def test_the_word_picker_follows_another_word(browser, tiny):
+    page, trace, _, _ = tiny
+    tab = open_page(browser, page)
+    other = (trace["focus"] + 2) % len(trace["query_tokens"])
+    tab.select_option("#word", str(other))
+    for key in ("Q", "scores", "weights", "Z"):
+        rows = tab.eval_on_selector_all(f'table[data-key="{key}"] tr.followed td', "els => els.map(e => Number(e.dataset.i))")
+        assert set(rows) == {other}, key
+    tab.context.close()
+
+
+def test_zh_page_and_captions(browser, tmp_path):
+    from attention_video.pipeline.run.render import dry_run  # noqa: PLC0415 (only here)
+
+    settings = make_settings(None, "猫喝了牛奶", "input", {"language": "zh", "weights": "random"})
+    trace = make_trace(settings, lambda m: None)
+    chapters = dry_run(settings, trace)
+    page, *_ = build(tmp_path, chapters, sentence="猫喝了牛奶", language="zh", weights="random")
+    tab = open_page(browser, page)
+    words = page_words(Translate("zh"))
+    assert tab.get_attribute("html", "lang") == "zh"
+    assert tab.text_content("#captions-h") == words["captions"] != page_words(Translate("en"))["captions"]
+    shown = tab.eval_on_selector_all("#cues li button", "els => els.map(e => e.lastChild.textContent)")
+    assert shown == [c.text for c in page_cues(chapters)] and any("\u4e00" <= ch <= "\u9fff" for ch in shown[0])
+    tab.focus('td[data-key="X"][data-i="0"][data-j="0"]')
+    assert tab.text_content("#show-me") == words["show_me"]
+    tab.context.close()
+
+
+def test_many_heads_get_an_overview_that_opens_each_head(browser, tmp_path):
+    page, trace, *_ = build(tmp_path, weights="random", heads=2)
+    tab = open_page(browser, page)
+    assert tab.eval_on_selector_all("#heads button", "els => els.length") == 2
+    tab.click('#heads button[data-head="1"]')
+    shown = tab.eval_on_selector_all('td[data-key="weights"]', "els => els.map(e => [Number(e.dataset.i), Number(e.dataset.j), Number(e.dataset.v)])")
+    assert all(v == trace["heads"][1]["weights"][i][j] for i, j, v in shown) and shown
+    tab.hover('td[data-key="Q"][data-i="0"][data-j="0"]')
+    assert tab.get_attribute("#detail-body .cell", "data-head") == "1"
+    assert float(tab.get_attribute("#detail-body .result", "data-v")) == trace["heads"][1]["Q"][0][0]
+    tab.context.close()
+    axe = pytest.importorskip("axe_playwright_python.sync_playwright")
+    tab = open_page(browser, page, bypass_csp=True)
+    results = axe.Axe().run(tab)  # the overview's buttons too
+    assert results.violations_count == 0, results.generate_report()
+    tab.context.close()
+
+
+@pytest.mark.slow
+def test_a_pretrained_models_overview_opens_every_layers_heads(browser, tmp_path):
+    from attention_video.attncore.pretrained import find_model  # noqa: PLC0415 (only here)
+    from attention_video.attncore.settings import SettingsError  # noqa: PLC0415
+
+    try:
+        find_model()
+    except SettingsError as e:
+        pytest.skip(e.message)
+    page, trace, *_ = build(tmp_path, weights="pretrained")
+    layers, heads = len(trace["model_weights"]), len(trace["model_weights"][0])
+    tab = open_page(browser, page)
+    assert tab.eval_on_selector_all("details.model button", "els => els.length") == layers * heads
+    tab.click("details.model summary")
+    for layer, n in ((0, 0), (layers - 1, heads - 1), (trace["layer"], (trace["head_index"] + 1) % heads)):
+        tab.click(f'details.model button[data-layer="{layer}"][data-head="{n}"]')
+        assert tab.get_attribute("#detail-body .pattern", "data-head") == str(n)
+        for v in shown_numbers(tab):  # each row's largest weight, the trace's
+            assert v["v"] == value(trace, 0, v["name"], v["index"]) == max(
+                trace["model_weights"][layer][n][v["index"][2]])
+    # the layer shown: its head's numbers fill the grids
+    assert tab.get_attribute("#heads .layer-heads button[aria-pressed='true']", "data-head") == str(n)
+    q = float(tab.get_attribute('td[data-key="Q"][data-i="0"][data-j="0"]', "data-v"))
+    assert q == trace["heads"][n]["Q"][0][0]
+    tab.context.close()
+
+
+def test_motion_follows_the_readers_setting_and_captions_show_once(browser, tiny):
+    page, *_ = tiny
+    for motion, behaviour in (("reduce", "auto"), ("no-preference", "smooth")):
+        tab = open_page(browser, page, reduced_motion=motion)
+        assert tab.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == behaviour
+        # burned captions are in the picture: no track shows them again over it
+        assert tab.evaluate("document.getElementById('video').textTracks.length") == 0
+        tab.context.close()
+
+
+def test_a_sentence_that_looks_like_markup_stays_text(browser, tmp_path):
+    sentence = 'a </script><b id="x">b</b> @@TRACE@@ "c"'
+    page, trace, *_ = build(tmp_path, sentence=sentence, weights="random")
+    tab = open_page(browser, page)
+    assert tab.errors == [] and tab.query_selector("#x") is None
+    assert sentence in tab.text_content("#title")
+    labels = [t.lstrip("▸ ") for t in tab.eval_on_selector_all(
+        'table[data-key="Q"] tbody th', "els => els.map(e => e.textContent)")]
+    words = [t["text"] for t in trace["query_tokens"]]
+    assert len(words) > 16  # a long sentence: its first rows, "…" and its last
+    assert labels == words[:14] + ["…", words[-1]]
+    tab.context.close()
+
+
+def test_cross_attention_shows_the_query_words_own_rows(browser, tmp_path):
+    page, trace, *_ = build(tmp_path, sentence="The ball is blue", target="La bola es azul",
+                            weights="random")
+    tab = open_page(browser, page)
+    keys = tab.eval_on_selector_all("table", "els => els.map(e => e.dataset.key)")
+    assert keys[:2] == ["X", "X_q"]
+    for key, i, j in (("X_q", 1, 2), ("Q", 1, 2)):
+        tab.hover(f'td[data-key="{key}"][data-i="{i}"][data-j="{j}"]')
+        numbers = shown_numbers(tab)
+        for n in numbers:
+            assert n["v"] == value(trace, trace["head_index"], n["name"], n["index"]), n
+        names = {n["name"] for n in numbers if not n["result"]}
+        assert names == ({"E_q", "P_q"} if key == "X_q" else {"X_q", "W_Q"})
+    labels = tab.eval_on_selector_all('table[data-key="Q"] tbody th', "els => els.map(e => e.textContent)")
+    assert [w.lstrip("▸ ") for w in labels] == [t["text"] for t in trace["query_tokens"]]
+    tab.context.close()
+
+
+def test_the_notebooks_result_writes_the_same_page(tmp_path):
+    from attention_video.api import Explanation, explain  # noqa: PLC0415 (only here)
+
+    page, trace, chapters, settings = build(tmp_path)
+    video = tmp_path / "video.mp4"
+    result = Explanation(settings, from_json(json.dumps(trace)), video, None, None,
+                         [(c.start, c.end, c.text) for c in page_cues(chapters)],
+                         chapters=chapters)
+    again = result.page(tmp_path / "again.page.html")
+    assert again.read_text(encoding="utf-8") == page.read_text(encoding="utf-8")
+    with pytest.raises(TypeError, match=r"\.page\(\)"):
+        explain("The black cat", page=True, folder=tmp_path)
+
+
+def test_it_opens_in_under_a_second(browser, tiny):
+    page, *_ = tiny
+    tab = open_page(browser, page)
+    assert int(tab.get_attribute("body", "data-ready-ms")) < 1000
+    tab.context.close()
+
+
+@pytest.mark.slow
+def test_render_with_page_writes_a_page_that_seeks_into_the_real_captions(browser, tmp_path, capsys):
+    from attention_video.pipeline.commands.cli import main  # noqa: PLC0415 (only here)
+
+    video = tmp_path / "cat.mp4"
+    try:
+        main(["The black cat drank the milk", "--chapters", "1,2", "-q", "l", "--page", "--slides",
+              "-o", str(video)])
+    except SystemExit as e:
+        assert e.code in (0, None)
+    out = capsys.readouterr().out.split()
+    page = page_path(video)
+    assert str(page) in out and str(video.with_suffix(".html")) in out
+    tab = open_page(browser, page)
+    tab.wait_for_function("document.getElementById('video').readyState >= 1")
+    duration = tab.evaluate("document.getElementById('video').duration")
+    cues = json.loads(tab.text_content("#page-data"))["cues"]
+    assert cues and abs(duration - cues[-1]["end"]) < 2.0
+    tab.focus('td[data-key="Q"][data-i="5"][data-j="0"]')
+    tab.click("#show-me")
+    t = tab.evaluate("document.getElementById('video').currentTime")
+    assert any(c["chapter"] == "linear" and c["start"] <= t < c["end"] for c in cues)
+    assert all(u.startswith("file://") for u in tab.requests)
+    tab.context.close()
