@@ -76,9 +76,9 @@ def head_table(s: Settings) -> str:
     r = run(s.replace(head="auto", layer=0))
     rd = reading(r)
     choice = common.choose_head(rd)
-    notes = (f"the first token {common.describe(rd, 0)} is never counted as another word: the "
-             f"heads give it {common.sink_share(rd.attention):.2f} of their attention on average, "
-             "whatever the words (an attention sink)",) if r.focus != 0 else ()
+    notes = (f"the first token {common.describe(rd, 0)} is never counted as another word (an "
+             f"attention sink): mean weight to it over all heads and later tokens "
+             f"{common.sink_share(rd.attention):.2f}",) if r.focus != 0 else ()
     return common.format_heads(common.summaries(rd), r.tokens[r.focus].text,
                                (choice.layer, choice.head), notes)
 
