@@ -18,8 +18,12 @@ from attention_video.attncore import Settings, SettingsError, build_trace
 from attention_video.attncore.decoder import forward as F
 from attention_video.attncore.decoder import gguf_file
 from attention_video.attncore.decoder.bpe import byte_decoder
+from attention_video.attncore.decoder.build import head_table
 from attention_video.attncore.decoder.run import run, tokenizer
 from attention_video.attncore.export import from_json, to_json
+from attention_video.attncore.settings import build_settings
+from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.reasons import head_reason
 
 pytest.importorskip("gguf")
 try:
@@ -289,3 +293,27 @@ def test_layer_and_head_out_of_range(model, values, field):
     with pytest.raises(SettingsError) as e:
         build_trace(decoder(**values))
     assert e.value.field == field and "0 to" in str(e.value)
+
+
+def test_no_causal_is_refused_and_causal_changes_nothing():
+    with pytest.raises(SettingsError) as e:
+        build_settings(sentence=SENTENCE, weights="decoder", causal=False)
+    assert e.value.field == "causal" and "always causal" in str(e.value)
+    assert build_settings(sentence=SENTENCE, weights="decoder", causal=True).causal
+    assert build_settings(sentence=SENTENCE, weights="decoder").weights == "decoder"
+
+
+def test_head_table_marks_the_choice_and_says_why_the_first_token_is_left_out(model):
+    table = head_table(decoder())
+    lines = table.splitlines()
+    assert lines[0].startswith("Attention of 'milk'") and len(lines) >= 3 + 30 * 9
+    chosen = [line for line in lines if line.startswith("*") and line[1:].split()[:1] != ["the"]]
+    assert len(chosen) == 1
+    assert "first token 'The' is never counted" in table
+
+
+def test_the_reason_names_the_first_token_and_its_measured_share(model):
+    t = build_trace(decoder())
+    text = head_reason(t.head_choice, Translate("en"))
+    assert "'The'" in text and f"{t.head_choice.sink_share:.2f}" in text
+    assert f"{t.head_choice.weight:.2f}" in text

@@ -39,6 +39,7 @@ from attention_video.attncore.settings import (
     MAX_CONFIG_BYTES,
     Settings,
     SettingsError,
+    check_given,
     check_types,
     parse_chapters,
     read_toml,
@@ -191,6 +192,7 @@ def read_manifest(path: str | Path, flags: dict[str, Any] | None = None) -> list
         if "chapters" in values:
             values["chapters"] = tuple(values["chapters"])
         try:
+            check_given(values)
             settings = Settings(**values)
         except SettingsError as e:
             raise _fail(label, str(e)) from None
