@@ -141,6 +141,17 @@ def test_tokens_read_as_words_with_the_word_they_belong_to(model):
 def test_a_character_split_across_pieces_shows_itself_and_its_part(model):
     enc = tokenizer(model).encode("我")
     assert [t.text for t in enc.tokens] == ["我 1/2", "我 2/2"]
+    assert [t.kind for t in enc.tokens] == ["word", "subword"]
+
+
+def test_chinese_counts_one_word_per_character(model):
+    text = "我昨天在公园里看见了一只小狗"
+    enc = tokenizer(model).encode(text)
+    assert enc.words == tuple(text)  # one pre-token, split back into characters
+    for w, ch in enumerate(text):
+        pieces = [t.text for t, x in zip(enc.tokens, enc.word_of) if x == w]
+        assert all(p.startswith(ch) for p in pieces)
+    assert tokenizer(model).encode("日本語とEnglish").words == ("日", "本", "語", "と", "English")
     assert tokenizer(model).encode("<|im_start|>hi").tokens[0].kind == "special"
 
 
