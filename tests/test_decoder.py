@@ -349,3 +349,9 @@ def test_kept_weights_read_back_bit_for_bit_and_a_damaged_copy_is_replaced(model
     (folder / "meta.json").write_text("{", encoding="utf-8")  # damaged: read the file again
     again = store.load_or_save(model.path, tmp_path, lambda path: small)
     assert again.config == small.config and json.loads((folder / "meta.json").read_text())
+
+
+def test_the_first_word_sees_no_other_word(model):
+    t = build_trace(decoder(query_index=0))
+    assert t.focus == 0 and t.head_choice.rule == t.head_choice.NO_OTHER_WORD
+    assert t.head_choice.sink_name is None
