@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from attention_video.attncore.build import build_trace, choose_source, settings_for
-from attention_video.attncore.pretrained import head_table
+from attention_video.attncore import multilingual, pretrained
+from attention_video.attncore.build import build_trace, choose_source, encoder_source, settings_for
 from attention_video.attncore.settings import (
     QUALITIES,
     Settings,
@@ -191,10 +191,14 @@ def train_tiny(settings: Settings, request: Request, say: Say, show: Say) -> Non
 
 
 def list_heads(settings: Settings, request: Request, say: Say, show: Say) -> None:
-    """--list-heads: the pretrained model's layer × head table."""
-    if settings.weights not in ("pretrained", "auto"):
-        raise SettingsError("list_heads", "--list-heads needs --weights pretrained")
-    show(head_table(settings_for(settings, "pretrained")))
+    """--list-heads: a real encoder's layer × head table (auto: the one the sentence gets)."""
+    if settings.weights not in ("pretrained", "multilingual", "auto"):
+        raise SettingsError("list_heads", "--list-heads needs --weights pretrained or "
+                            "multilingual (or auto)")
+    source = (settings.weights if settings.weights != "auto" else
+              encoder_source(settings, "--list-heads")[0])
+    table = multilingual.head_table if source == "multilingual" else pretrained.head_table
+    show(table(settings_for(settings, source)))
 
 
 def _checked_trace(settings: Settings, request: Request, say: Say):

@@ -107,9 +107,12 @@ def _say(message: str) -> None:
 @cloup.option_group(
     "Which model",
     cloup.option("--weights", type=click.Choice(WEIGHT_SOURCES), default=None,
-                help="auto (default): tiny if every word is in its vocabulary, else pretrained; "
-                     "tiny: trained here, hand-checkable; pretrained: a real BERT; random: untrained."),
-    cloup.option("--model", default=None, help="Pretrained checkpoint folder (Hugging Face layout)."),
+                help="auto (default): tiny if every word is in its vocabulary, else multilingual for "
+                     "a sentence outside English, else pretrained; tiny: trained here, "
+                     "hand-checkable; pretrained: a real English BERT; multilingual: "
+                     "multilingual-e5-small, any script; random: untrained."),
+    cloup.option("--model", default=None, help="Pretrained checkpoint folder (Hugging Face layout); "
+                 "with --weights multilingual, an e5 model file."),
     cloup.option("--layer", type=int, default=None, help="Pretrained layer (0-based)."),
     cloup.option("--head", type=HeadType(), default=None,
                 help="Head to follow, or 'auto' (default: auto for pretrained weights, 0 for random)."),
