@@ -154,9 +154,11 @@ def choose_head(r: Run, fallback_layer: int = 0, skip_positional: bool = True) -
         skipped_sides=tuple(sorted({h.offset for h in skipped})))
 
 
-def format_heads(rows: list[HeadSummary], focus: str, chosen: tuple[int, int] | None = None) -> str:
+def format_heads(rows: list[HeadSummary], focus: str, chosen: tuple[int, int] | None = None,
+                 ends: tuple[str, str] = ("[CLS]", "[SEP]")) -> str:
     """A plain-text table of layer × head: the top other word, the top token overall, and
-    whether the head is positional. `chosen` (layer, head) is marked with '*'."""
+    whether the head is positional. `chosen` (layer, head) is marked with '*'; `ends` are the
+    model's own first and last special tokens (<s> and </s> for XLM-R's vocabulary)."""
     header = f"Attention of '{focus}' in every head (weights of its softmax row)"
     cols = (f"{'':1} {'layer':>5} {'head':>4}  {'top other word':<18} {'weight':>6}  "
             f"{'top token':<12} {'weight':>6}  pattern")
@@ -164,12 +166,12 @@ def format_heads(rows: list[HeadSummary], focus: str, chosen: tuple[int, int] | 
     for h in rows:
         mark = "*" if chosen == (h.layer, h.head) else " "
         word = h.word if h.word is not None else "—"
-        pattern = h.pattern or ""
+        pattern = "/".join(ends) if h.pattern == SPECIAL else h.pattern or ""
         lines.append(f"{mark:1} {h.layer:>5} {h.head:>4}  {word:<18} {h.word_weight:>6.2f}  "
                      f"{h.top:<12} {h.top_weight:>6.2f}  {pattern}".rstrip())
     if chosen is not None:
         lines.append("* the head --head auto chooses (positional heads are left out)")
     if any(h.pattern == SPECIAL for h in rows):
-        lines.append(f"{SPECIAL}: the words give [CLS] and [SEP] at least {SPECIAL_SHARE:.2f} "
-                     "of their attention, on average")
+        lines.append(f"{'/'.join(ends)}: the words give {ends[0]} and {ends[1]} at least "
+                     f"{SPECIAL_SHARE:.2f} of their attention, on average")
     return "\n".join(lines)

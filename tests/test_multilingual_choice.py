@@ -120,3 +120,13 @@ def test_layer_choice_and_the_first_output_line(tmp_path):
 def test_the_model_is_loaded_once_per_process():
     ref = locate.find_model()
     assert model.load(ref) is model.load(ref)
+
+
+@needs_model
+def test_the_head_table_names_the_models_own_special_tokens():
+    from attention_video.attncore.multilingual import head_table
+    table = head_table(Settings(sentence=CHINESE, weights="multilingual"))
+    assert "Attention of '狗'" in table
+    assert len([line for line in table.splitlines() if line[:1] in " *" and
+                line[2:7].strip().isdigit()]) == 144  # 12 layers × 12 heads
+    assert "[CLS]" not in table

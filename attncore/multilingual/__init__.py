@@ -28,4 +28,5 @@ def head_table(settings: Settings) -> str:
     """The text table of every head for the settings' sentence and followed word."""
     r = run(settings.replace(head="auto", layer=0))
     choice = choose_head(r)
-    return format_heads(summaries(r), r.tokens[r.focus].text, (choice.layer, choice.head))
+    ends = (r.tokens[0].text, r.tokens[-1].text)  # <s>, </s>
+    return format_heads(summaries(r), r.tokens[r.focus].text, (choice.layer, choice.head), ends)
