@@ -150,9 +150,12 @@ def _build_text(text: str, font_size: float, weight: str) -> Text:
 
 
 def _draw(text: str, font_size: float, weight: str) -> Text:
-    """Text, or MarkupText when Text draws nothing (short right-to-left words)."""
-    t = _pango_text(text, font_size, weight)
-    if not _has_glyphs(t) and text.strip():
+    """Text, or MarkupText when the text has right-to-left letters or Text draws nothing.
+    With right-to-left letters Manim's Text may draw none of the line (short words) or only
+    part of it: "الخ → <s> 0.28" came out as its "s" alone."""
+    rtl = any(unicodedata.bidirectional(c) in ("R", "AL") for c in text)
+    t = None if rtl else _pango_text(text, font_size, weight)
+    if (t is None or not _has_glyphs(t)) and text.strip():
         t = MarkupText(_escape_markup(text), font=FONT, font_size=font_size, weight=weight,
                        warn_missing_font=False)
     return t
