@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import unicodedata
 from pathlib import Path
 
 import numpy as np
 from attention_video.attncore import attention as att
 from attention_video.attncore import random_weights as rw
 from attention_video.attncore.decoder import build_decoder_trace
+from attention_video.attncore.multilingual import build_multilingual_trace
 from attention_video.attncore.pretrained import build_pretrained_trace
 from attention_video.attncore.settings import (
+    ENCODERS,
     PRETRAINED_ONLY,
     REAL_MODELS,
     SIZED_ONLY,
@@ -110,6 +113,44 @@ def build_random_trace(s: Settings) -> AttentionTrace:
 
 DECODER_REASON = ("--weights decoder: a real Llama-style decoder (rotary positions, grouped-query "
                   "attention, always causal)")
+# The most frequent English words that other languages written in Latin letters do not use
+# as words of their own ("a", "I", "in", "no" … are left out: Spanish, French, Italian,
+# Portuguese and German use them). A sentence of MIN_WORDS_FOR_ENGLISH words or more
+# without any of them is taken to be in another language.
+ENGLISH_WORDS = frozenset(
+    "the of and to is are was were be been it its that this these those for on with as at "
+    "by from an or not but have has had he she they we you his her their our my your what "
+    "which who will would can could there if so into than them then about".split())
+MIN_WORDS_FOR_ENGLISH = 3
+
+
+def outside_english(sentence: str) -> str | None:
+    """Why the sentence is not English, or None. Plainly, in this order:
+
+    1. a letter outside the Latin alphabet (Chinese, Arabic, Cyrillic, Devanagari …);
+    2. MIN_WORDS_FOR_ENGLISH or more words in Latin letters, none of them one of the common
+       English words above ("El gato negro bebió la leche", "Le chat noir a bu le lait").
+    Shorter Latin-letter sentences count as English: two words are too few to tell."""
+    other = [ch for ch in dict.fromkeys(sentence)
+             if ch.isalpha() and not unicodedata.name(ch, "").startswith("LATIN")]
+    if other:
+        shown_letters = ", ".join(other[:3]) + (" …" if len(other) > 3 else "")
+        return f"letters outside the Latin alphabet ({shown_letters})"
+    words = [w.casefold() for w in "".join(ch if ch.isalpha() or ch == "'" else " "
+                                           for ch in sentence).split()]
+    if len(words) >= MIN_WORDS_FOR_ENGLISH and not ENGLISH_WORDS.intersection(words):
+        return (f"{len(words)} words in Latin letters and none of the common English words "
+                "(the, of, and, is …)")
+    return None
+
+
+def encoder_source(s: Settings, why: str) -> tuple[str, str]:
+    """The real encoder for a sentence the tiny model cannot show: the multilingual one for
+    text outside English (unless --model names an English checkpoint), else the English one."""
+    other = outside_english(s.sentence) if s.model is None else None
+    if other:
+        return "multilingual", f"{why}; the sentence is outside English: {other}"
+    return "pretrained", why
 
 
 def choose_source(s: Settings) -> tuple[str, str | None]:
@@ -118,8 +159,10 @@ def choose_source(s: Settings) -> tuple[str, str | None]:
     "auto" takes the tiny model (trained here, every number checkable) when it can show
     the sentence: every word in its vocabulary, its own sizes, one sentence, no mask.
     A target sentence (or --translate) takes the translation model, trained here too, when
-    both sentences are in its vocabulary. Otherwise the pretrained model, or untrained
-    random weights for what no trained model here can show (causal masking, other pairs).
+    both sentences are in its vocabulary. Otherwise a real encoder: multilingual-e5-small
+    for a sentence outside English (outside_english), all-MiniLM-L6-v2 for English; or
+    untrained random weights for what no trained model here can show (causal masking,
+    other pairs).
     """
     if (s.target is not None or s.translate) and s.weights in ("auto", "tiny"):
         unknown = translation_unknown(s)
@@ -137,17 +180,18 @@ def choose_source(s: Settings) -> tuple[str, str | None]:
     if s.weights != "auto":
         return s.weights, None
     if s.causal:
-        return "random", ("causal masking: no model here was trained with a mask, so untrained "
-                          "random weights show it")
+        return "random", ("causal masking: --weights auto shows it with untrained random "
+                          "weights (--weights decoder shows a real decoder's)")
     try:
         tiny_corpus.tokenize(s.sentence)
     except tiny_corpus.UnknownWordError as e:
         unknown = ", ".join(repr(w) for w in e.unknown[:4]) + (" …" if len(e.unknown) > 4 else "")
-        return "pretrained", f"not in the tiny model's vocabulary: {unknown}"
+        return encoder_source(s, f"not in the tiny model's vocabulary: {unknown}")
     sizes_ok = (2 <= s.d_model <= TINY_MAX_DIM and s.heads <= TINY_MAX_HEADS and s.positional
                 and (s.d_k is None or s.d_k == s.d_model // s.heads))
     if not sizes_ok:
-        return "pretrained", "the sizes asked for are beyond the tiny model's (d_model ≤ 16, heads ≤ 4)"
+        return encoder_source(s, "the sizes asked for are beyond the tiny model's (d_model ≤ 16, "
+                              "heads ≤ 4)")
     return "tiny", "every word is in the tiny model's vocabulary"
 
 
@@ -180,8 +224,9 @@ def build_trace(s: Settings, tiny_model=None, weights_cache: Path | None = None)
     source, reason = choose_source(s)
     if source == "decoder":
         return dataclasses.replace(build_decoder_trace(s, weights_cache), source_reason=reason)
-    if source == "pretrained":
-        trace = build_pretrained_trace(settings_for(s, "pretrained"))
+    if source in ENCODERS:
+        build = build_pretrained_trace if source == "pretrained" else build_multilingual_trace
+        trace = build(settings_for(s, source))
         return dataclasses.replace(trace, source_reason=reason) if reason else trace
     if source == "tiny":
         model = tiny_model if tiny_model is not None else tiny_model_for(s)

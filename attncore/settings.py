@@ -45,7 +45,8 @@ def caption_languages(locale_dir: Path = LOCALE_DIR) -> tuple[str, ...]:
 
 
 LANGUAGES = caption_languages()
-WEIGHT_SOURCES = ("auto", "tiny", "pretrained", "random", "decoder")
+WEIGHT_SOURCES = ("auto", "tiny", "pretrained", "multilingual", "decoder", "random")
+ENCODERS = ("pretrained", "multilingual")  # the real encoders: their own sizes, layers to pick
 VIDEO_EXTENSIONS = (".mp4", ".mov")  # what -o may end in; the container follows it
 TINY_MAX_DIM = 16  # the tiny model's limits (attncore.tiny.config): small enough to check
 TINY_MAX_HEADS = 4
@@ -61,7 +62,7 @@ MAX_CONFIG_BYTES = 1 << 20  # a settings file is a few lines; refuse anything ov
 # Settings that only some weight sources read, with the value that means "not given".
 PRETRAINED_ONLY = {"model": None, "layer": 0}  # a checkpoint folder and one of its layers
 SIZED_ONLY = {"seed": 0, "d_model": 4, "d_k": None, "heads": 1}  # random and tiny weights
-REAL_MODELS = ("pretrained", "decoder")  # weight sources with their own sizes and layers
+REAL_MODELS = (*ENCODERS, "decoder")  # weight sources with their own sizes and layers
 
 
 SHOWN = 60  # characters of a value an error line echoes; a longer one is cut, its length given
@@ -117,8 +118,10 @@ class Settings:
     query_index: int | None = None  # 0-based token index, for a repeated word
     target: str | None = None  # a second sentence: cross-attention, queries from it
     translate: bool = False  # translate the sentence with the trained translation model
-    weights: str = "auto"  # "tiny" when every word is in its vocabulary, else "pretrained";
-    # or "tiny" (trained here, hand-checkable), "pretrained" (a real BERT), "random" (untrained)
+    weights: str = "auto"  # "tiny" when every word is in its vocabulary, else "multilingual"
+    # for a sentence outside English, else "pretrained"; or "tiny" (trained here,
+    # hand-checkable), "pretrained" (a real English BERT), "multilingual" (multilingual-e5-small,
+    # any script), "random" (untrained)
     model: str | None = None  # pretrained checkpoint folder; None: look it up
     layer: int = 0  # pretrained: which encoder layer (0-based)
     head: int | str | None = None  # the followed head, or "auto"; None: default_head(weights)
@@ -277,7 +280,7 @@ def validate(s: Settings) -> None:
         if s.target is not None:
             raise SettingsError("translate", "--translate writes the target itself; --target "
                                 "gives one (teacher forcing): drop one of them")
-        if s.weights in ("random", "pretrained", "decoder"):
+        if s.weights in ("random", *REAL_MODELS):
             raise SettingsError("translate", "--translate needs the trained translation model "
                                 "(--weights auto or tiny), not --weights " + s.weights)
     if s.causal and s.target is not None:
@@ -358,10 +361,10 @@ def _check_source_options(s: Settings) -> None:
             raise SettingsError(name, f"{flag(name)} applies only to --weights pretrained (a "
                                 f"checkpoint and its layers), not with {why}; drop it or use "
                                 "--weights pretrained")
-    if s.weights == "pretrained":
+    if s.weights in ENCODERS:
         for name in given(s, SIZED_ONLY):
             raise SettingsError(name, f"{flag(name)} applies only to --weights random or tiny; "
-                                "the pretrained model has its own sizes and trained numbers: "
+                                f"the {s.weights} model has its own sizes and trained numbers: "
                                 f"drop {flag(name)} or use --weights random")
 
 

@@ -149,12 +149,21 @@ def _build_text(text: str, font_size: float, weight: str) -> Text:
     return t
 
 
+LRM = "\u200e"  # LEFT-TO-RIGHT MARK
+
+
 def _draw(text: str, font_size: float, weight: str) -> Text:
-    """Text, or MarkupText when Text draws nothing (short right-to-left words)."""
-    t = _pango_text(text, font_size, weight)
-    if not _has_glyphs(t) and text.strip():
-        t = MarkupText(_escape_markup(text), font=FONT, font_size=font_size, weight=weight,
-                       warn_missing_font=False)
+    """Text, or MarkupText when the text has right-to-left letters or Text draws nothing.
+    With right-to-left letters Manim's Text may draw none of the line (short words) or only
+    part of it: "الخ → <s> 0.28" came out as its "s" alone. Such a line starts with a
+    left-to-right mark: every caption language reads left to right, and Pango would take a
+    line that starts with an Arabic word for a right-to-left one ("s> 0.28> → الخ"); the
+    right-to-left words inside keep their own order."""
+    rtl = any(unicodedata.bidirectional(c) in ("R", "AL") for c in text)
+    t = None if rtl else _pango_text(text, font_size, weight)
+    if (t is None or not _has_glyphs(t)) and text.strip():
+        t = MarkupText(LRM * rtl + _escape_markup(text), font=FONT, font_size=font_size,
+                       weight=weight, warn_missing_font=False)
     return t
 
 

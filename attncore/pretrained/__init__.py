@@ -8,10 +8,7 @@ No torch at run time: weights are read with safetensors' numpy API.
 
 from __future__ import annotations
 
-from attention_video.attncore.pretrained.build import build_pretrained_trace, list_heads
-from attention_video.attncore.pretrained.checkpoint import Checkpoint, load, load_checkpoint
-from attention_video.attncore.pretrained.forward import Forward, encode
-from attention_video.attncore.pretrained.heads import (
+from attention_video.attncore.encoder_heads import (
     HeadSummary,
     choose_head,
     format_heads,
@@ -19,6 +16,9 @@ from attention_video.attncore.pretrained.heads import (
     positional_offset,
     summaries,
 )
+from attention_video.attncore.pretrained.build import build_pretrained_trace, list_heads
+from attention_video.attncore.pretrained.checkpoint import Checkpoint, load, load_checkpoint
+from attention_video.attncore.pretrained.forward import Forward, encode
 from attention_video.attncore.pretrained.locate import INSTALL_LINE, ModelRef, find_model
 from attention_video.attncore.pretrained.run import Run, run
 from attention_video.attncore.pretrained.wordpiece import Encoding, WordPieceTokenizer

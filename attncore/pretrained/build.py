@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 from attention_video.attncore import attention as att
-from attention_video.attncore.pretrained.forward import one_blas_thread
-from attention_video.attncore.pretrained.heads import (
+from attention_video.attncore import encoder
+from attention_video.attncore.encoder import one_blas_thread
+from attention_video.attncore.encoder_heads import (
     HeadSummary,
     choose_head,
     head_pattern,
@@ -16,7 +16,7 @@ from attention_video.attncore.pretrained.heads import (
 )
 from attention_video.attncore.pretrained.run import Run, run
 from attention_video.attncore.settings import Settings
-from attention_video.attncore.trace import AttentionTrace, HeadTrace, compute_head
+from attention_video.attncore.trace import AttentionTrace, HeadTrace
 
 
 def x_label(layer: int) -> str:
@@ -26,19 +26,9 @@ def x_label(layer: int) -> str:
 
 
 def layer_heads(r: Run, layer: int, normalized: bool) -> tuple[HeadTrace, ...]:
-    """Every head of `layer`: head h uses columns h·d_k … (h+1)·d_k of W_Q, W_K, W_V.
-
-    Q_h = X·W_Q[:, h] + b_Q[h] (likewise K_h, V_h); weights = softmax(Q_h·K_hᵀ/√d_k)."""
-    X = r.forward.hidden[layer]  # (n, d_model)
-    lw = r.checkpoint.layers[layer]
-    d_k = r.checkpoint.config.head_dim
-    mask = np.ones((len(r.tokens), len(r.tokens)), dtype=bool)  # (n, n) one sentence, no padding
-    heads = []
-    for h in range(r.checkpoint.config.num_heads):
-        c = slice(h * d_k, (h + 1) * d_k)
-        heads.append(compute_head(layer, h, X, X, lw.W_Q[:, c], lw.W_K[:, c], lw.W_V[:, c],
-                                  lw.b_Q[c], lw.b_K[c], lw.b_V[c], mask, normalized))
-    return tuple(heads)
+    """Every head of `layer`, from that layer's input (attncore.encoder.layer_heads)."""
+    return encoder.layer_heads(r.forward.hidden[layer], r.checkpoint.layers[layer],
+                               r.checkpoint.config.num_heads, layer, normalized)
 
 
 def build_pretrained_trace(s: Settings) -> AttentionTrace:

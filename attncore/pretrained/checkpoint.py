@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from attention_video.attncore.encoder import LayerNormWeights, LayerWeights
 from attention_video.attncore.pretrained.locate import WEIGHT_FILE, ModelRef
 from attention_video.attncore.pretrained.wordpiece import WordPieceTokenizer, load_tokenizer
 from attention_video.attncore.settings import SettingsError
@@ -36,32 +37,6 @@ class BertConfig:
     @property
     def head_dim(self) -> int:
         return self.hidden_size // self.num_heads
-
-
-@dataclass(frozen=True, eq=False)
-class LayerNormWeights:
-    gamma: np.ndarray  # (d_model,)
-    beta: np.ndarray  # (d_model,)
-
-
-@dataclass(frozen=True, eq=False)
-class LayerWeights:
-    """One encoder layer: self-attention, its output, the feed-forward."""
-
-    W_Q: np.ndarray  # (d_model, d_model) all heads side by side; head h: columns h·d_k…(h+1)·d_k
-    b_Q: np.ndarray  # (d_model,)
-    W_K: np.ndarray  # (d_model, d_model)
-    b_K: np.ndarray  # (d_model,)
-    W_V: np.ndarray  # (d_model, d_model)
-    b_V: np.ndarray  # (d_model,)
-    W_O: np.ndarray  # (d_model, d_model) attention output dense
-    b_O: np.ndarray  # (d_model,)
-    ln_attn: LayerNormWeights
-    W_1: np.ndarray  # (d_model, d_ff) intermediate dense
-    b_1: np.ndarray  # (d_ff,)
-    W_2: np.ndarray  # (d_ff, d_model) output dense
-    b_2: np.ndarray  # (d_model,)
-    ln_ffn: LayerNormWeights
 
 
 @dataclass(frozen=True, eq=False)

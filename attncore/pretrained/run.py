@@ -3,9 +3,9 @@ every layer's attention. Shared by the trace builder and the head table."""
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
+from attention_video.attncore.encoder import is_real_word, resolve_focus  # noqa: F401 (re-exported)
 from attention_video.attncore.pretrained.checkpoint import Checkpoint, load
 from attention_video.attncore.pretrained.forward import Forward, encode
 from attention_video.attncore.pretrained.locate import ModelRef, find_model
@@ -74,52 +74,6 @@ def encode_sentence(ck: Checkpoint, s: Settings) -> Encoding:
         raise SettingsError("sentence", f"the sentence has {n} tokens; {ck_name(ck)} reads at "
                             f"most {ck.config.max_positions}")
     return enc
-
-
-def is_real_word(t: Token) -> bool:
-    """A word or a piece of one: not [CLS]/[SEP], not punctuation."""
-    return t.kind in ("word", "subword")
-
-
-def _matches(enc: Encoding, i: int, query: str, normalize) -> bool:
-    """Token i is the query: its own text, or the (normalised) word it is the first piece of."""
-    q = query.strip()
-    if enc.tokens[i].text.casefold() == q.casefold():
-        return True
-    w = enc.word_of[i]
-    return w >= 0 and normalize(q) == enc.words[w] and enc.word_of.index(w) == i
-
-
-def resolve_focus(enc: Encoding, s: Settings, normalize) -> int:
-    """--query-index (counting [CLS] as 0), else --query, else the last real word.
-
-    A word split into pieces is followed through its first piece."""
-    tokens = enc.tokens
-    if s.query_index is not None:
-        if s.query_index >= len(tokens):
-            raise SettingsError("query_index", f"{s.query_index} is out of range; allowed: 0 to "
-                                f"{len(tokens) - 1} (0 is [CLS])")
-        if s.query is not None and not _matches(enc, s.query_index, s.query, normalize):
-            raise SettingsError("query_index", f"token {s.query_index} is "
-                                f"{tokens[s.query_index].text!r}, not {s.query!r}")
-        return s.query_index
-    if s.query is not None:
-        for i in range(len(tokens)):
-            if _matches(enc, i, s.query, normalize):
-                return i
-        raise SettingsError("query", f"{s.query!r} is not in the sentence; {_hint(enc, s.query)}")
-    real = [i for i, t in enumerate(tokens) if is_real_word(t)]
-    if not real:
-        return len(tokens) - 2  # only marks: follow the last one
-    return enc.word_of.index(enc.word_of[real[-1]])
-
-
-def _hint(enc: Encoding, query: str) -> str:
-    words = list(dict.fromkeys([*enc.words, *(t.text for t in enc.tokens)]))
-    close = difflib.get_close_matches(query.lower(), words, n=3, cutoff=0.4)
-    if close:
-        return "did you mean " + ", ".join(repr(c) for c in close) + "?"
-    return "the words are: " + ", ".join(repr(w) for w in enc.words[:12])
 
 
 def run(s: Settings, layers: int | None = None) -> Run:

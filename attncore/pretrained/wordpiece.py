@@ -12,23 +12,13 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass
 from pathlib import Path
 
+from attention_video.attncore.encoder import Encoding
 from attention_video.attncore.tokenize import Token
 
 MAX_WORD_CHARS = 100  # a longer word becomes [UNK]
 SPECIALS = ("[CLS]", "[SEP]", "[UNK]", "[PAD]", "[MASK]")
-
-
-@dataclass(frozen=True)
-class Encoding:
-    """One sentence as the model sees it."""
-
-    tokens: tuple[Token, ...]  # display tokens, [CLS] … [SEP]
-    ids: tuple[int, ...]  # vocabulary ids, one per token
-    word_of: tuple[int, ...]  # index of the word each token came from; -1 for [CLS]/[SEP]
-    words: tuple[str, ...]  # the words after basic splitting (normalised spelling)
 
 
 def is_whitespace(ch: str) -> bool:

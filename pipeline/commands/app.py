@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from attention_video.attncore.build import build_trace, choose_source, settings_for
+from attention_video.attncore import multilingual, pretrained
+from attention_video.attncore.build import build_trace, choose_source, encoder_source, settings_for
 from attention_video.attncore.decoder import head_table as decoder_head_table
-from attention_video.attncore.pretrained import head_table
 from attention_video.attncore.settings import (
     QUALITIES,
     Settings,
@@ -198,14 +198,18 @@ def train_tiny(settings: Settings, request: Request, say: Say, show: Say) -> Non
 
 
 def list_heads(settings: Settings, request: Request, say: Say, show: Say) -> None:
-    """--list-heads: the layer × head table of a real model (the pretrained encoder, or the
-    decoder with --weights decoder)."""
+    """--list-heads: the layer × head table of a real model: an encoder (auto: the one the
+    sentence gets) or the decoder with --weights decoder."""
     if settings.weights == "decoder":
         show(decoder_head_table(settings_for(settings, "decoder"), models_dir()))
         return
-    if settings.weights not in ("pretrained", "auto"):
-        raise SettingsError("list_heads", "--list-heads needs --weights pretrained or decoder")
-    show(head_table(settings_for(settings, "pretrained")))
+    if settings.weights not in ("pretrained", "multilingual", "auto"):
+        raise SettingsError("list_heads", "--list-heads needs --weights pretrained, "
+                            "multilingual or decoder (or auto)")
+    source = (settings.weights if settings.weights != "auto" else
+              encoder_source(settings, "--list-heads")[0])
+    table = multilingual.head_table if source == "multilingual" else pretrained.head_table
+    show(table(settings_for(settings, source)))
 
 
 def _checked_trace(settings: Settings, request: Request, say: Say):

@@ -107,11 +107,14 @@ def _say(message: str) -> None:
 @cloup.option_group(
     "Which model",
     cloup.option("--weights", type=click.Choice(WEIGHT_SOURCES), default=None,
-                help="auto (default): tiny if every word is in its vocabulary, else pretrained; "
-                     "tiny: trained here, hand-checkable; pretrained: a real BERT; decoder: a real "
-                     "Llama-style decoder (SmolLM2-135M-Instruct); random: untrained."),
-    cloup.option("--model", default=None, help="Pretrained checkpoint folder (Hugging Face layout)."),
-    cloup.option("--layer", type=int, default=None, help="Layer of the pretrained model or the decoder (0-based)."),
+                help="auto (default): tiny if every word is in its vocabulary, else multilingual for "
+                     "a sentence outside English, else pretrained; tiny: trained here, "
+                     "hand-checkable; pretrained: a real English BERT; multilingual: "
+                     "multilingual-e5-small, any script; decoder: a real Llama-style decoder "
+                     "(SmolLM2-135M-Instruct); random: untrained."),
+    cloup.option("--model", default=None, help="Pretrained checkpoint folder (Hugging Face layout); "
+                 "with --weights multilingual, an e5 model file."),
+    cloup.option("--layer", type=int, default=None, help="Layer of a real model (0-based)."),
     cloup.option("--head", type=HeadType(), default=None,
                 help="Head to follow, or 'auto' (default: auto for pretrained weights, 0 for random)."),
     cloup.option("--seed", type=int, default=None, help="Seed of the random weights, or of the tiny model's training."),

