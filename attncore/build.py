@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+from pathlib import Path
 
 import numpy as np
 from attention_video.attncore import attention as att
@@ -171,12 +172,14 @@ def settings_for(s: Settings, source: str) -> Settings:
     return s.replace(weights=source, **{n: unread[n] for n in ignored_options(s, source)})
 
 
-def build_trace(s: Settings, tiny_model=None) -> AttentionTrace:
+def build_trace(s: Settings, tiny_model=None, weights_cache: Path | None = None) -> AttentionTrace:
     """Settings → trace, by the chosen weight source. `tiny_model`: the tiny model to use
-    (the pipeline passes a cached one); None loads the shipped one or trains in memory."""
+    (the pipeline passes a cached one); None loads the shipped one or trains in memory.
+    `weights_cache`: a folder where a real model's dequantised weights are kept between runs
+    (the decoder's; the pipeline passes one), None: read from the model file each time."""
     source, reason = choose_source(s)
     if source == "decoder":
-        return dataclasses.replace(build_decoder_trace(s), source_reason=reason)
+        return dataclasses.replace(build_decoder_trace(s, weights_cache), source_reason=reason)
     if source == "pretrained":
         trace = build_pretrained_trace(settings_for(s, "pretrained"))
         return dataclasses.replace(trace, source_reason=reason) if reason else trace

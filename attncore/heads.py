@@ -127,7 +127,7 @@ def choose_head(r: Reading, fallback_layer: int = 0, skip_positional: bool = Tru
     pool = [h for h in rows if not h.positional] if skipped and len(skipped) < len(rows) else rows
     skipped = skipped if pool is not rows else []
     best = max(pool, key=lambda h: h.word_weight) if pool else None
-    if best is None or best.word_index is None:
+    if best is None or best.word_index is None or best.word_weight <= 0.0:  # (0: all masked)
         return HeadChoice(HeadChoice.NO_OTHER_WORD, fallback_layer, 0, describe(r, r.focus))
     offset = best.word_index - r.focus
     sink = r.sink is not None and r.sink != r.focus and is_real_word(r.tokens[r.sink])

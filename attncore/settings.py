@@ -510,4 +510,13 @@ def build_settings(toml_path: str | Path | None = None, **flags: Any) -> Setting
     values: dict[str, Any] = read_toml(toml_path) if toml_path else {}
     values.update({k: v for k, v in flags.items() if v is not None})
     check_types(values)
+    check_given(values)
     return Settings(**values)
+
+
+def check_given(values: dict[str, Any]) -> None:
+    """What only the values as given can tell: --no-causal (causal given as false, which
+    the Settings cannot tell from not given) with the decoder, which is always causal."""
+    if values.get("weights") == "decoder" and values.get("causal") is False:
+        raise SettingsError("causal", f"--no-causal does not apply to {DECODER}: a decoder is "
+                            "always causal (no word sees a later one); drop --no-causal")

@@ -176,6 +176,8 @@ class ChapterScene(Scene):
             return tr("E + P + self-attention")
         if t.source == "pretrained" and t.layer > 0:
             return tr("hidden state after layer {layer}", layer=t.layer - 1)
+        if t.source == "decoder" and t.layer > 0:
+            return tr("the normalised hidden state after layer {layer}", layer=t.layer - 1)
         return t.x_label
 
     @property

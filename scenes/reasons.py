@@ -38,8 +38,8 @@ def head_why(c: HeadChoice | None, tr: Translate, brief: bool = False) -> str | 
               "another word of any head", word=c.focus_name, weight=f"{c.weight:.2f}",
               other=c.word_name, where=where)
     if c.sink_name is not None and not brief:
-        text += tr("; the first token {sink} is not counted: the model's heads give it "
-                   "{share} of their attention on average, whatever the words",
+        text += tr("; the first token {sink} is not counted (the heads give it {share} of their "
+                   "attention on average)",
                    sink=c.sink_name, share=f"{c.sink_share:.2f}")
     if c.skipped and not brief:
         names = tr.context("list separator", ", ").join(

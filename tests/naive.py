@@ -175,3 +175,64 @@ def shadow(k: list[float], q: list[float]) -> float:
     """The length of k's shadow on q's line: |k| cos θ (0 for a zero q)."""
     nq = norm(q)
     return 0.0 if nq == 0.0 else dot(k, q) / nq
+
+
+# ---- a Llama-style decoder block (RMSNorm, RoPE, grouped-query attention, SwiGLU) ----------
+
+def columns(W: Matrix, start: int, stop: int) -> Matrix:
+    """Columns start … stop−1 of W."""
+    return [row[start:stop] for row in W]
+
+
+def linear(X: Matrix, W: Matrix) -> Matrix:
+    """X·W with W's columns read once: out[i][j] = Σ_k X[i][k]·W[k][j] (W given as rows)."""
+    cols = [list(c) for c in zip(*W)]
+    return [[dot(x, c) for c in cols] for x in X]
+
+
+def rms_norm(X: Matrix, gain: list[float], eps: float) -> Matrix:
+    """x_j / √(Σ x² / d + ε) · g_j, row by row."""
+    out = []
+    for x in X:
+        r = math.sqrt(math.fsum(a * a for a in x) / len(x) + eps)
+        out.append([a / r * g for a, g in zip(x, gain)])
+    return out
+
+
+def rope(row: list[float], position: int, base: float) -> list[float]:
+    """Turn pair m = (row[2m], row[2m+1]) by position · base^(−2m/d)."""
+    d = len(row)
+    out = []
+    for m in range(d // 2):
+        theta = position * base ** (-2 * m / d)
+        a, b = row[2 * m], row[2 * m + 1]
+        out += [a * math.cos(theta) - b * math.sin(theta), a * math.sin(theta) + b * math.cos(theta)]
+    return out
+
+
+def decoder_block(H: Matrix, w: dict, heads: int, kv_heads: int, base: float, eps: float
+                  ) -> tuple[Matrix, list[Matrix]]:
+    """One block: (its output, each query head's causal softmax weights).
+
+    w holds lists: attn_norm, W_Q, W_K, W_V, W_O, ffn_norm, W_gate, W_up, W_down (in, out)."""
+    n = len(H)
+    X = rms_norm(H, w["attn_norm"], eps)
+    Q_all, K_all, V_all = linear(X, w["W_Q"]), linear(X, w["W_K"]), linear(X, w["W_V"])
+    d_k = len(Q_all[0]) // heads
+    mask = causal_mask(n, n)
+    Zs, weights = [], []
+    for h in range(heads):
+        g = h * kv_heads // heads  # query heads h·G/H … share kv head g (h // (H/G))
+        Q = [rope(r, i, base) for i, r in enumerate(columns(Q_all, h * d_k, (h + 1) * d_k))]
+        K = [rope(r, i, base) for i, r in enumerate(columns(K_all, g * d_k, (g + 1) * d_k))]
+        V = columns(V_all, g * d_k, (g + 1) * d_k)
+        A = softmax(scale(scores(Q, K), d_k), mask)
+        weights.append(A)
+        Zs.append(weighted_sum(A, V))
+    attn = linear(concat(Zs), w["W_O"])
+    H = [[a + b for a, b in zip(x, y)] for x, y in zip(H, attn)]
+    F = rms_norm(H, w["ffn_norm"], eps)
+    gate, up = linear(F, w["W_gate"]), linear(F, w["W_up"])
+    act = [[gv / (1.0 + math.exp(-gv)) * uv for gv, uv in zip(gr, ur)] for gr, ur in zip(gate, up)]
+    down = linear(act, w["W_down"])
+    return [[a + b for a, b in zip(x, y)] for x, y in zip(H, down)], weights

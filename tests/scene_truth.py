@@ -68,6 +68,11 @@ def resolve(t: AttentionTrace, key: str, idx: tuple) -> float:
     if key in ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "Q", "K", "V", "scores", "scaled",
                "row_max", "exp_shifted", "exp_sum", "weights", "Z"):
         return float(getattr(h, key)[idx])
+    if key in ("Q_before", "K_before"):  # RoPE: the followed head's rows before their turn
+        rope = t.rope
+        kv = t.kv_heads[t.head_index] if t.kv_heads is not None else t.head_index
+        rows = rope.Q_before[t.head_index] if key == "Q_before" else rope.K_before[kv]
+        return float(rows[idx])
     if key in ("head_weights", "head_Z"):  # (head, i, j): any head of the layer, not only t.head
         k, i, j = idx
         return float(getattr(t.heads[k], key.removeprefix("head_"))[i, j])

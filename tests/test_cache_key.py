@@ -17,7 +17,13 @@ import pytest
 from attention_video.attncore import Settings, build_trace
 from attention_video.attncore.settings import FIELD_NAMES
 from attention_video.attncore.tokenize import Token
-from attention_video.attncore.trace import AttentionTrace, HeadChoice, HeadTrace, TrainingHistory
+from attention_video.attncore.trace import (
+    AttentionTrace,
+    HeadChoice,
+    HeadTrace,
+    RotaryTrace,
+    TrainingHistory,
+)
 from attention_video.pipeline.cache.keys import chapter_key, trace_digest
 from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 from attention_video.pipeline.run.render import plan_chapters
@@ -120,6 +126,8 @@ def _other(value):
         return ((1, 2),)
     if isinstance(value, tuple) and value and isinstance(value[0], tuple):  # the task's examples
         return (tuple(str(x) + "x" for x in value[0]),) + value[1:]
+    if isinstance(value, tuple) and value and isinstance(value[0], int):  # kv_heads
+        return (value[0] + 1,) + value[1:]
     if isinstance(value, tuple) and value and isinstance(value[0], Token):
         return (Token(value[0].text + "x", value[0].kind),) + value[1:]
     raise AssertionError(f"no other value for {value!r}")
@@ -127,19 +135,24 @@ def _other(value):
 
 @functools.cache
 def full_trace() -> AttentionTrace:
-    """A trace with every optional part filled: the tiny model (history), a head choice."""
+    """A trace with every optional part filled: the tiny model (history), a head choice,
+    rotary positions and shared key/value heads (as a decoder's)."""
     t = build_trace(Settings(sentence="the cat drank the milk", weights="tiny"))
+    d_k, h = t.d_k, len(t.heads)
+    rope = RotaryTrace(10000.0, np.zeros((5, d_k // 2)), np.zeros((h, 5, d_k)),
+                       np.zeros((1, 5, d_k)))
     return dataclasses.replace(
         t, head_choice=HeadChoice(HeadChoice.STRONGEST_LINK, 0, 0, "'milk'", 3, "'drank'", 0.5),
         query_inputs=t.query_tokens, x_label_q="E + P", model_weights=np.zeros((1, 1, 5, 5)),
-        source_reason="because")
+        source_reason="because", rope=rope, kv_heads=(0,) * h)
 
 
 def _fields(cls) -> list[str]:
     return [f.name for f in dataclasses.fields(cls)]
 
 
-@pytest.mark.parametrize("name", [n for n in _fields(AttentionTrace) if n not in ("heads", "history", "head_choice")])
+@pytest.mark.parametrize("name", [n for n in _fields(AttentionTrace)
+                                  if n not in ("heads", "history", "head_choice", "rope")])
 def test_every_trace_field_is_in_the_digest(name):
     t = full_trace()
     changed = dataclasses.replace(t, **{name: _other(getattr(t, name))})
@@ -154,6 +167,13 @@ def test_every_head_field_is_in_the_digest(name):
     head = dataclasses.replace(t.head, **{name: _other(getattr(t.head, name))})
     changed = dataclasses.replace(t, heads=(head,) + t.heads[1:])
     assert trace_digest(t, True) != trace_digest(changed, True), name
+
+
+@pytest.mark.parametrize("name", _fields(RotaryTrace))
+def test_every_rotary_field_is_in_the_digest(name):
+    t = full_trace()
+    rope = dataclasses.replace(t.rope, **{name: _other(getattr(t.rope, name))})
+    assert trace_digest(t, True) != trace_digest(dataclasses.replace(t, rope=rope), True), name
 
 
 @pytest.mark.parametrize("name", _fields(TrainingHistory))

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from attention_video.attncore.decoder.bpe import BPETokenizer, Encoding
 from attention_video.attncore.decoder.build import build_decoder_trace, head_table, list_heads
-from attention_video.attncore.decoder.gguf_file import INSTALL_LINE, MODEL_NAME, find_gguf, load
+from attention_video.attncore.decoder.gguf_file import INSTALL_LINE, MODEL_NAME, find_gguf
 from attention_video.attncore.decoder.run import Run, run
+from attention_video.attncore.decoder.store import load
 
 __all__ = ["INSTALL_LINE", "MODEL_NAME", "BPETokenizer", "Encoding", "Run", "build_decoder_trace",
            "find_gguf", "head_table", "list_heads", "load", "run"]

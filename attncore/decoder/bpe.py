@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attention_video.attncore.tokenize import Token
+from attention_video.attncore.tokenize import _CJK_RE, Token
 
 PRE_TOKENIZERS = ("smollm",)  # the pre-tokenizer names this module reproduces
 CONTROL = 3  # tokenizer.ggml.token_type of a special (control) token
@@ -73,26 +73,39 @@ class BPETokenizer:
         self._tk = tk
 
     def encode(self, text: str) -> Encoding:
-        """Pieces, ids, readable tokens and the word each token belongs to."""
+        """Pieces, ids, readable tokens and the word each token belongs to.
+
+        A word is what the pre-tokenizer keeps together (" milk", ",", "7"), except that a
+        run of CJK characters (one pre-token: Chinese has no spaces) is one word per
+        character, as attncore.tokenize and BERT count them; a piece holding several whole
+        characters is one word."""
         enc = self._tk.encode(text, add_special_tokens=False)
-        word_ids = [-1 if w is None else w for w in enc.word_ids]
-        spans: dict[int, tuple[int, int]] = {}
-        for w, (a, b) in zip(word_ids, enc.offsets):
-            if w >= 0:
-                lo, hi = spans.get(w, (a, b))
-                spans[w] = (min(lo, a), max(hi, b))
-        order = sorted(spans)  # renumber the words 0, 1, … in reading order
-        number = {w: i for i, w in enumerate(order)}
-        words = tuple(text[slice(*spans[w])].strip() or text[slice(*spans[w])] for w in order)
-        tokens, word_of = [], []
-        for k, (piece, w, span) in enumerate(zip(enc.tokens, word_ids, enc.offsets)):
-            word_of.append(number.get(w, -1))
+        offsets = enc.offsets
+        word_of: list[int] = []
+        spans: list[list[int]] = []  # [start, end] of each word in the text
+        was_cjk = False
+        for k, w in enumerate(enc.word_ids):
+            if w is None:
+                word_of.append(-1)
+                continue
+            a, b = offsets[k]
+            same_pre = k > 0 and enc.word_ids[k - 1] == w
+            cjk = any(_CJK_RE.match(ch) for ch in text[a:b])
+            if same_pre and not ((cjk or was_cjk) and a >= spans[-1][1]):
+                spans[-1][1] = max(spans[-1][1], b)  # continues the word
+            else:
+                spans.append([a, b])
+            word_of.append(len(spans) - 1)
+            was_cjk = cjk
+        words = tuple(text[a:b].strip() or text[a:b] for a, b in spans)
+        tokens = []
+        for k, piece in enumerate(enc.tokens):
             if piece in self.specials:
                 tokens.append(Token(piece, "special"))
                 continue
-            first = k == 0 or word_ids[k - 1] != w
-            tokens.append(display_token(piece, text[slice(*span)], first,
-                                        _part(enc.offsets, k)))
+            first = k == 0 or word_of[k - 1] != word_of[k]
+            tokens.append(display_token(piece, text[slice(*offsets[k])], first,
+                                        _part(offsets, k)))
         return Encoding(tuple(tokens), tuple(enc.ids), tuple(enc.tokens), tuple(word_of), words)
 
 

@@ -3,6 +3,8 @@ with the key/value head it shares, Q and K after rotation and before it (RotaryT
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from attention_video.attncore import attention as att
 from attention_video.attncore import heads as common
@@ -40,11 +42,12 @@ def head_trace(r: Run, parts: AttentionParts, layer: int, h: int, normalized: bo
                      att.weighted_sum(A, V), pattern=pattern(sp.weights))
 
 
-def build_decoder_trace(s: Settings) -> AttentionTrace:
+def build_decoder_trace(s: Settings, cache: Path | None = None) -> AttentionTrace:
     """Settings (weights "decoder") → the trace of one layer of SmolLM2-135M-Instruct.
+    `cache`: where the dequantised weights are kept between runs (None: read the file).
 
     `output` is Concat(Z_h)·W_O, the attention block's output before the residual sum."""
-    r = run(s)  # every layer: the model overview shows them all
+    r = run(s, cache=cache)  # every layer: the model overview shows them all
     choice = common.choose_head(reading(r), s.layer) if s.head == "auto" else None
     layer, head = (choice.layer, choice.head) if choice else (s.layer, int(s.head))
     c = r.model.config
@@ -66,19 +69,19 @@ def build_decoder_trace(s: Settings) -> AttentionTrace:
         kv_heads=tuple(c.kv_head(h) for h in range(c.num_heads)))
 
 
-def list_heads(s: Settings) -> list[common.HeadSummary]:
+def list_heads(s: Settings, cache: Path | None = None) -> list[common.HeadSummary]:
     """Every layer × head for the sentence and followed word (settings' layer/head ignored)."""
-    return common.summaries(reading(run(s.replace(head="auto", layer=0))))
+    return common.summaries(reading(run(s.replace(head="auto", layer=0), cache=cache)))
 
 
-def head_table(s: Settings) -> str:
+def head_table(s: Settings, cache: Path | None = None) -> str:
     """The text table of every head for the settings' sentence and followed word."""
-    r = run(s.replace(head="auto", layer=0))
+    r = run(s.replace(head="auto", layer=0), cache=cache)
     rd = reading(r)
     choice = common.choose_head(rd)
-    notes = (f"the first token {common.describe(rd, 0)} is never counted as another word: the "
-             f"heads give it {common.sink_share(rd.attention):.2f} of their attention on average, "
-             "whatever the words (an attention sink)",) if r.focus != 0 else ()
+    notes = (f"the first token {common.describe(rd, 0)} is never counted as another word (an "
+             f"attention sink): mean weight to it over all heads and later tokens "
+             f"{common.sink_share(rd.attention):.2f}",) if r.focus != 0 else ()
     return common.format_heads(common.summaries(rd), r.tokens[r.focus].text,
                                (choice.layer, choice.head), notes)
 

@@ -90,11 +90,17 @@ def attention(X: np.ndarray, lw: LayerWeights, c: Config, angles: np.ndarray) ->
     K0 = split_heads(X @ lw.W_K, c.num_kv_heads)  # (G, n, d_k)
     V = split_heads(X @ lw.W_V, c.num_kv_heads)  # (G, n, d_k)
     Q, K = rotate(Q0, angles), rotate(K0, angles)  # (H, n, d_k), (G, n, d_k)
-    g = np.arange(c.num_heads) // c.group  # (H,) the kv head each query head reads
+    g = kv_index(c)  # (H,) the kv head each query head reads
     S = Q @ K[g].transpose(0, 2, 1) / math.sqrt(c.head_dim)  # (H, n, n)
     A = att.softmax(S, att.causal_mask(n, n))  # (H, n, n)
     Z = A @ V[g]  # (H, n, d_k)
     return AttentionParts(Q0, K0, Q, K, V, A, Z.transpose(1, 0, 2).reshape(n, -1))
+
+
+def kv_index(c: Config) -> np.ndarray:
+    """The key/value head each query head reads: g = h // (H/G), consecutive query heads
+    sharing one (ggml broadcasts K and V that way; Hugging Face's repeat_kv agrees)."""
+    return np.array([c.kv_head(h) for h in range(c.num_heads)])  # (H,)
 
 
 def feed_forward(F: np.ndarray, lw: LayerWeights) -> np.ndarray:

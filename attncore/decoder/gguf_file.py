@@ -85,6 +85,14 @@ class LayerWeights:
 
 
 @dataclass(frozen=True, eq=False)
+class Quantised:
+    """A tensor as the file stores it: one row of quantised blocks per row of numbers."""
+
+    data: np.ndarray  # (rows, bytes per row) uint8, or already floats for F32/F16
+    tensor_type: int  # gguf.GGMLQuantizationType
+
+
+@dataclass(frozen=True, eq=False)
 class Model:
     """Everything read from the file: config, tokenizer tables, every layer's weights.
 
@@ -100,7 +108,7 @@ class Model:
     pre: str  # tokenizer.ggml.pre: the pre-tokenizer's name
     layers: tuple[LayerWeights, ...]
     output_norm: np.ndarray  # (d,) the final RMSNorm's gain
-    _embedding: object  # the quantised token_embd tensor (gguf ReaderTensor)
+    _embedding: Quantised  # the token embedding, still quantised
 
     @property
     def name(self) -> str:
@@ -187,7 +195,8 @@ def load_model(path: Path) -> Model:
         token_types=tuple(int(x) for x in _field(reader, "tokenizer.ggml.token_type")),
         pre=str(_field(reader, "tokenizer.ggml.pre", "default")),
         layers=tuple(layers), output_norm=_vector(tensors, "output_norm.weight"),
-        _embedding=tensors["token_embd.weight"])
+        _embedding=Quantised(np.asarray(tensors["token_embd.weight"].data),
+                             int(tensors["token_embd.weight"].tensor_type)))
 
 
 @functools.lru_cache(maxsize=1)
@@ -196,6 +205,7 @@ def _cached(path: Path, mtime: float) -> Model:
 
 
 def load() -> Model:
-    """The installed model, read once per process (and again if the file changes)."""
+    """The installed model read from its GGUF file, once per process (and again if the
+    file changes). attncore.decoder.store.load keeps the dequantised weights on disk."""
     path = find_gguf()
     return _cached(path, path.stat().st_mtime)

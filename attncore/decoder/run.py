@@ -6,11 +6,13 @@ from __future__ import annotations
 import difflib
 import functools
 from dataclasses import dataclass
+from pathlib import Path
 
 from attention_video.attncore import heads as common
 from attention_video.attncore.decoder.bpe import BPETokenizer, Encoding
 from attention_video.attncore.decoder.forward import Forward, run_layers
-from attention_video.attncore.decoder.gguf_file import MODEL_NAME, Model, load
+from attention_video.attncore.decoder.gguf_file import MODEL_NAME, Model
+from attention_video.attncore.decoder.store import load
 from attention_video.attncore.settings import (
     MAX_TOKENS_LIMIT,
     Settings,
@@ -97,10 +99,11 @@ def resolve_focus(enc: Encoding, s: Settings) -> int:
     return enc.word_of.index(enc.word_of[real[-1]])
 
 
-def run(s: Settings, layers: int | None = None) -> Run:
-    """Settings → model → tokens → focus → forward (through `layers` layers; None: all)."""
+def run(s: Settings, layers: int | None = None, cache: Path | None = None) -> Run:
+    """Settings → model → tokens → focus → forward (through `layers` layers; None: all).
+    `cache`: where the dequantised weights are kept between runs (None: read the file)."""
     check_supported(s)
-    m = load()
+    m = load(cache)
     check_layer_head(s, m)
     enc = encode_sentence(m, s)
     focus = resolve_focus(enc, s)

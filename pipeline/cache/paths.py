@@ -20,6 +20,11 @@ def cache_dir() -> Path:
     return Path(os.path.abspath(base)) / "attention-explainer"
 
 
+def models_dir() -> Path:
+    """Where real models' dequantised weights are kept between runs (attncore.decoder.store)."""
+    return cache_dir() / "models"
+
+
 def settle_cache_dir() -> None:
     """Make a relative $ATTENTION_CACHE_DIR absolute, once, at start-up: relative to the
     folder the command was started in, for every process it starts and whatever folder

@@ -31,7 +31,7 @@ from attention_video.attncore.tiny.trace import train_config
 from attention_video.attncore.trained.provenance import bit_identical_here
 from attention_video.attncore.translate.corpus import vocabulary as translation_vocabulary
 from attention_video.pipeline.cache.limits import cache_limit, human_size, prune
-from attention_video.pipeline.cache.paths import ensure_cache_dir
+from attention_video.pipeline.cache.paths import ensure_cache_dir, models_dir
 from attention_video.pipeline.commands.batch import (
     BatchFailed,
     read_manifest,
@@ -117,7 +117,7 @@ def make_trace(settings: Settings, say: Say = to_stderr):
     model = None
     if source == "tiny":
         model = tiny_model(settings, say)
-    trace = build_trace(settings, tiny_model=model)
+    trace = build_trace(settings, tiny_model=model, weights_cache=models_dir())
     if reason:  # chosen here: said now (else once the outputs are made, said_weights)
         say(f"weights:   {weights_line(trace)}")
     return trace
@@ -195,7 +195,7 @@ def list_heads(settings: Settings, request: Request, say: Say, show: Say) -> Non
     """--list-heads: the layer × head table of a real model (the pretrained encoder, or the
     decoder with --weights decoder)."""
     if settings.weights == "decoder":
-        show(decoder_head_table(settings_for(settings, "decoder")))
+        show(decoder_head_table(settings_for(settings, "decoder"), models_dir()))
         return
     if settings.weights not in ("pretrained", "auto"):
         raise SettingsError("list_heads", "--list-heads needs --weights pretrained or decoder")

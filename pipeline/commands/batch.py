@@ -39,12 +39,13 @@ from attention_video.attncore.settings import (
     MAX_CONFIG_BYTES,
     Settings,
     SettingsError,
+    check_given,
     check_types,
     parse_chapters,
     read_toml,
 )
 from attention_video.pipeline.cache.disk import room_to_render
-from attention_video.pipeline.cache.paths import ensure_cache_dir
+from attention_video.pipeline.cache.paths import ensure_cache_dir, models_dir
 from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.outputs.files import (
     OutputError,
@@ -191,6 +192,7 @@ def read_manifest(path: str | Path, flags: dict[str, Any] | None = None) -> list
         if "chapters" in values:
             values["chapters"] = tuple(values["chapters"])
         try:
+            check_given(values)
             settings = Settings(**values)
         except SettingsError as e:
             raise _fail(label, str(e)) from None
@@ -210,7 +212,7 @@ def read_manifest(path: str | Path, flags: dict[str, Any] | None = None) -> list
 
 
 def _build_trace(settings: Settings, say: Say) -> AttentionTrace:
-    return build_trace(settings)
+    return build_trace(settings, weights_cache=models_dir())
 
 
 def render_batch(videos: list[BatchVideo], *, executor: Executor | None = None,

@@ -19,7 +19,7 @@ from attention_video.attncore.chapters import LEARNING, SOFTMAX, chapter, number
 from attention_video.attncore.settings import Settings, SettingsError
 from attention_video.pipeline.cache.disk import full_message, is_full, room_to_render
 from attention_video.pipeline.cache.keys import chapter_key
-from attention_video.pipeline.cache.paths import CACHE_ENV, cache_dir
+from attention_video.pipeline.cache.paths import CACHE_ENV, cache_dir, models_dir
 from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.outputs.files import (
     atomic_output,
@@ -85,8 +85,9 @@ def plan_chapters(settings: Settings, trace: AttentionTrace | None = None,
         raise SettingsError("chapters", f"only {named(SOFTMAX)} was chosen, and "
                             "--no-softmax skips it")
     if LEARNING in plan and trace is not None and trace.history is None:
-        why = ("the pretrained model was trained elsewhere: there is no training history to show"
-               if trace.source == "pretrained" else
+        why = (f"{'the pretrained model' if trace.source == 'pretrained' else trace.model_name} "
+               "was trained elsewhere: there is no training history to show"
+               if trace.source in ("pretrained", "decoder") else
                "untrained random weights have no training to show")
         plan.remove(LEARNING)
         if not plan:
@@ -115,7 +116,7 @@ def dry_run(settings: Settings, trace: AttentionTrace | None = None,
             narrator: Narrator | None = None) -> list[ChapterResult]:
     """Build every planned chapter without writing frames (a fast check of a sentence);
     narrated, each caption is said, as it paces the chapter."""
-    trace = trace or build_trace(settings)
+    trace = trace or build_trace(settings, weights_cache=models_dir())
     narrator = narrator or narrator_for(settings)
     results = []
     plan = plan_chapters(settings, trace, progress)
@@ -142,7 +143,7 @@ def render_video(settings: Settings, *, jobs: int | None = None, use_cache: bool
     """
     with sigterm_as_interrupt():
         t0 = time.perf_counter()
-        trace = trace or build_trace(settings)
+        trace = trace or build_trace(settings, weights_cache=models_dir())
         plan = plan_chapters(settings, trace, progress)
         video = output_path(settings)
         check_writable_folder(video, create=not settings.output)

@@ -48,10 +48,11 @@ class EmbeddingSum:
 
 def embedding_signs(trace: AttentionTrace, positional: bool) -> list[str]:
     """The sign in front of each matrix after E: "+" P, then "=" X (the sum itself) or
-    "→" X (X derived from the sum, e.g. normalised); no P: E "=" or "→" X."""
+    "→" X (X derived from the sum, e.g. normalised); no P (no positions added, as in a
+    decoder with RoPE): E "=" or "→" X."""
     derived = trace.x_label not in ("E + P", "E")
     to_x = "→" if derived else "="
-    return ["+", to_x] if positional or derived else [to_x]
+    return ["+", to_x] if positional else [to_x]
 
 
 def make_embedding_sum(trace: AttentionTrace, ctx: ChapterContext, labels: list[str],
@@ -157,6 +158,10 @@ class InputScene(ChapterScene):
                            x_label=self.x_label, n=n, d=d)
         if t.x_label in ("E + P", "E"):
             return self.tr("X = {x_label}: one row per word, {n} × {d}. Everything after works on X.",
+                           x_label=self.x_label, n=n, d=d)
+        if t.layer == 0 and not t.positional:
+            return self.tr("The model normalises each row: X = {x_label} ({n} × {d}), the input to "
+                           "layer 0. No position is added here.",
                            x_label=self.x_label, n=n, d=d)
         if t.layer == 0:
             return self.tr("The model normalises the sum: X = {x_label} ({n} × {d}), the input to layer 0.",

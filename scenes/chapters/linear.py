@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
@@ -92,13 +93,27 @@ def stage_layout(trace: AttentionTrace, name: str, labels: list[str], top: float
     return layout
 
 
+def made(trace: AttentionTrace, name: str) -> tuple[np.ndarray, str]:
+    """The rows X · W_name makes, and the key they are recorded under. With RoPE the trace's
+    Q and K are the turned rows (what the scores use), so this chapter shows them before
+    their turn (trace.rope); V is never turned."""
+    rope = trace.rope
+    if rope is None or name == "V":
+        return getattr(trace.head, name), name
+    if name == "Q":
+        return rope.Q_before[trace.head_index], "Q_before"
+    kv = trace.kv_heads[trace.head_index] if trace.kv_heads is not None else trace.head_index
+    return rope.K_before[kv], "K_before"
+
+
 def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors: list[str],
                      ctx: ChapterContext, top: float) -> LayerStage:
     """X · W = R for the layer that makes `name`, hanging from `top`, fitted above the
     caption. `labels`/`colors` are the words of its input side."""
     side, w_name, color_attr = LAYERS[name]
     X = trace.X_q if side == "query" else trace.X
-    W, R = getattr(trace.head, w_name), getattr(trace.head, name)
+    W = getattr(trace.head, w_name)
+    R, r_key = made(trace, name)
     d, dk = W.shape
     layout = stage_layout(trace, name, labels, top)
     decimals = 1 if trace.on_grid else 2
@@ -107,7 +122,7 @@ def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors
                          max_cols=MAX_COLS, record=ctx.record, layout=layout)
     w_view = make_matrix(W, w_name, ctx.theme, 0, 0, decimals=decimals, max_cols=MAX_COLS,
                          max_rows=MAX_ROWS, record=ctx.record, layout=layout)
-    r_view = make_matrix(R, name, ctx.theme, 0, 0, decimals=2, max_cols=MAX_COLS, record=ctx.record,
+    r_view = make_matrix(R, r_key, ctx.theme, 0, 0, decimals=2, max_cols=MAX_COLS, record=ctx.record,
                          layout=layout)
     dot, eq = make_text("·", DOT_FONT, ctx.theme.text), make_text("=", EQ_FONT, ctx.theme.text)
     row = VGroup(x_view, dot, w_view, eq, r_view).arrange(RIGHT, buff=STAGE_BUFF)
@@ -173,8 +188,9 @@ def make_entry_line(trace: AttentionTrace, name: str, i: int, c: int, word: str,
         pair_texts.append(f"{signed(x)} × {signed(w)}")
         product_texts.append(signed(prod))
     more = " + …" if len(shown) < d else ""  # the caption says how many pairs
-    value = fmt(getattr(trace.head, name)[i, c], 2)
-    ctx.record(name, (i, c), value)
+    R, r_key = made(trace, name)
+    value = fmt(R[i, c], 2)
+    ctx.record(r_key, (i, c), value)
     bias = ""
     if trace.head.has_bias:
         bt = fmt(b[c], 3)
@@ -284,10 +300,11 @@ class LinearScene(ChapterScene):
         self.remove(traveller)
         rest = [n for n in R.number_group if n not in self.mobjects]  # one entry is there
         self.play(FadeIn(VGroup(*rest)), Create(box_r), run_time=0.7)
-        row = getattr(self.trace.head, name)[i]
+        rows, key = made(self.trace, name)
+        row = rows[i]
         readout = None
         if not R.layout.numbers:  # cells too small for numbers: read the row out large
-            readout = make_row_vector(row, name, i, self.theme, 2 * SAFE_X - READOUT_LABEL_ROOM,
+            readout = make_row_vector(row, key, i, self.theme, 2 * SAFE_X - READOUT_LABEL_ROOM,
                                       record=self.drawn, label=f"{name}[{word}]",
                                       label_color=getattr(self.theme, LAYERS[name][2]))
             readout.next_to(stage.whole, DOWN, buff=BUFF_LABEL)
@@ -308,8 +325,9 @@ class LinearScene(ChapterScene):
         line.group.next_to(stage.whole, DOWN, buff=BUFF_NOTE).set_x(0)
         col = stage.W.col_box(c, self.theme.q)
         cell = stage.R.cell_box(i, c, self.theme.q)
-        value = fmt(self.trace.head.Q[i, c], 2)
-        self.drawn("Q", (i, c), value)
+        rows, key = made(self.trace, "Q")
+        value = fmt(rows[i, c], 2)
+        self.drawn(key, (i, c), value)
         d = self.trace.d_model
         self.say(self.tr("One number of Q, made before your eyes: X's row for \"{word}\" times column {c} "
                          "of W_Q, {d} pairs multiplied and added up: {value}.",
@@ -326,12 +344,12 @@ class LinearScene(ChapterScene):
     def show_three_rows(self) -> None:
         """Q, K and V side by side: each row still belongs to its word."""
         self.clear_stage()
-        h, theme = self.trace.head, self.theme
+        theme = self.theme
         max_w = (2 * SAFE_X) / 3 - ROWS_LABEL_ROOM
         views, shown = VGroup(), []
         for name, (side, _, color_attr) in LAYERS.items():
             labels, colors = self.words(side)
-            v = make_matrix(getattr(h, name), name, theme, max_w,
+            v = make_matrix(*made(self.trace, name), theme, max_w,
                             self.top - SAFE_BOTTOM - ROWS_TAG_ROOM,
                             row_labels=labels if name == "Q" or self.trace.cross
                             or len(labels) <= MAX_ROWS else None,  # long: only Q names the rows
@@ -351,3 +369,9 @@ class LinearScene(ChapterScene):
         self.play(FadeIn(views), run_time=0.8)
         self.play(*[Create(b) for b in boxes], run_time=0.5)
         self.wait(1.5)
+        if self.trace.rope is not None:  # the rows above are X · W; the scores use them turned
+            self.say(self.tr("Before the scores, RoPE turns each of the {pairs} number pairs of every "
+                             "row of Q and K by an angle that grows with the word's position: that "
+                             "is how this model knows word order (no P is added).",
+                             pairs=self.trace.rope.angles.shape[1]))
+            self.wait(1.5)

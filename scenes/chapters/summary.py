@@ -97,9 +97,10 @@ def chapter_label(ref: int | None, tr: Translate, what: str) -> str:
 
 
 def make_formula(ctx: ChapterContext, normalized: bool, has_bias: bool, refs: Refs,
-                 size: float = FORMULA_FONT) -> Formula:
+                 size: float = FORMULA_FONT, rotary: bool = False) -> Formula:
     """The formula as one Text (one baseline), its terms coloured, each linked to the
-    chapter that computed it (`refs`: the chapters the video plays)."""
+    chapter that computed it (`refs`: the chapters the video plays). `rotary`: Q is X·W_Q
+    turned by RoPE (a decoder with rotary positions)."""
     q, k, v, w = ctx.theme.q, ctx.theme.k, ctx.theme.v, ctx.theme.w
     if normalized:  # (substring, colour, the term it is, if it gets a chapter label)
         text = f"Attention(Q, K, V) = softmax(Q·Kᵀ / {SQRT_D_K})·V"
@@ -119,6 +120,8 @@ def make_formula(ctx: ChapterContext, normalized: bool, has_bias: bool, refs: Re
         (start, end), = spans(text, [SQRT_D_K])
         line.add(radical_bar(written, start, end, w))
     q_def = "Q = X·W_Q" + (" + b_Q" if has_bias else "")
+    if rotary:
+        q_def = f"Q = RoPE({q_def.removeprefix('Q = ')})"
     terms = [FormulaTerm(glyphs["Q"], chapter_label(refs["linear"], ctx.tr, q_def), q),
              FormulaTerm(glyphs["K"], chapter_label(refs["factor"], ctx.tr, ctx.tr("factor matrix")), k)]
     if normalized:  # softmax( … / √d_k) is one step: linked at its "/ √d_k)" end
@@ -271,7 +274,8 @@ class SummaryScene(ChapterScene):
 
     def show_formula(self) -> Formula:
         t = self.trace
-        formula = make_formula(self.ctx, t.normalized, t.head.has_bias, self.refs)
+        formula = make_formula(self.ctx, t.normalized, t.head.has_bias, self.refs,
+                               rotary=t.rope is not None)
         fit_width(formula.line, 2 * SAFE_X)
         formula.line.next_to(self.title_mob, DOWN, buff=BUFF_SECTION).set_x(0)
         if t.normalized:
