@@ -59,6 +59,24 @@ class Token:
         return self.kind in ("word", "subword")
 
 
+_PART = re.compile(r"(.+) (\d+)/(\d+)")  # "狗 2/3": part 2 of a character split in 3 pieces
+
+
+def part_label(text: str, part: int, parts: int) -> str:
+    """How a piece holding part of one character's bytes is shown: "狗 2/3"."""
+    return f"{text} {part}/{parts}"
+
+
+def spelled(t: Token) -> str:
+    """What a token adds to the word it belongs to when its pieces are written together:
+    "##ank" → "ank"; a character split across pieces (part_label) is written once, by its
+    first piece."""
+    m = _PART.fullmatch(t.text)
+    if m and t.kind in ("word", "subword") and 1 <= int(m.group(2)) <= int(m.group(3)):
+        return m.group(1) if m.group(2) == "1" else ""
+    return t.text.removeprefix("##")
+
+
 def _kind(text: str) -> str:
     return "word" if any(ch.isalnum() for ch in text) else "punct"
 

@@ -9,6 +9,7 @@ import numpy as np
 from attention_video.attncore.chapters import SCENE_SETTINGS, SLUGS, Chapter, number
 from attention_video.attncore.chapters import chapter as chapter_entry
 from attention_video.attncore.settings import Settings
+from attention_video.attncore.tokenize import spelled
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
@@ -141,7 +142,7 @@ class ChapterScene(Scene):
             end += 1
         if end - start == 1:
             return tokens[i].text
-        word = "".join(t.text.removeprefix("##") for t in tokens[start:end])
+        word = "".join(spelled(t) for t in tokens[start:end])
         return self.tr("{piece} (in {word})", piece=tokens[i].text, word=word)
 
     def quoted(self, word: str) -> str:

@@ -24,6 +24,7 @@ from attention_video.attncore.decoder.build import head_table
 from attention_video.attncore.decoder.run import run, tokenizer
 from attention_video.attncore.export import from_json, to_json
 from attention_video.attncore.settings import build_settings
+from attention_video.attncore.tokenize import Token, spelled
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.reasons import head_reason
 
@@ -355,3 +356,9 @@ def test_the_first_word_sees_no_other_word(model):
     t = build_trace(decoder(query_index=0))
     assert t.focus == 0 and t.head_choice.rule == t.head_choice.NO_OTHER_WORD
     assert t.head_choice.sink_name is None
+
+
+def test_a_split_character_is_written_once_in_its_word(model):
+    enc = tokenizer(model).encode("小狗 unbelievably")
+    assert "".join(spelled(t) for t in enc.tokens if t.kind != "punct") == "小狗unbelievably"
+    assert spelled(Token("##ank", "subword")) == "ank" and spelled(Token("a 1/2", "punct")) == "a 1/2"

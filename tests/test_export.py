@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 
@@ -18,7 +19,7 @@ from attention_video.attncore.export import (
     trace_to_dict,
 )
 from attention_video.attncore.settings import Settings
-from attention_video.attncore.trace import AttentionTrace, HeadTrace
+from attention_video.attncore.trace import AttentionTrace, HeadTrace, RotaryTrace
 
 
 def random_settings(**values) -> Settings:
@@ -185,3 +186,21 @@ def test_every_layers_attention_round_trips_for_the_model_overview():
     assert back.model_weights.shape == t.model_weights.shape == (6, 12, 5, 5)
     assert back.model_weights.tobytes() == t.model_weights.tobytes()
     assert from_json(to_json(build_trace(random_settings()))).model_weights is None
+
+
+def test_rope_and_kv_heads_round_trip_bit_for_bit():
+    """A decoder's rotary fields (angles, Q and K before their turn) and the key/value head
+    each query head reads survive JSON exactly; traces without them read back None."""
+    t = build_trace(random_settings(heads=2, d_model=8, causal=True))
+    rng = np.random.default_rng(1)
+    rope = RotaryTrace(100000.0, rng.normal(size=(t.n_q, 2)), rng.normal(size=(2, t.n_q, 4)),
+                       rng.normal(size=(1, t.n_k, 4)) / 3)
+    t = dataclasses.replace(t, rope=rope, kv_heads=(0, 0))
+    back = from_json(to_json(t))
+    assert_same_trace(t, back)
+    assert back.kv_heads == (0, 0) and back.rope.base == 100000.0
+    for name in RotaryTrace.ARRAYS:
+        x, y = getattr(t.rope, name), getattr(back.rope, name)
+        assert x.shape == y.shape and x.tobytes() == y.tobytes(), name
+    plain = from_json(to_json(build_trace(random_settings())))
+    assert plain.rope is None and plain.kv_heads is None

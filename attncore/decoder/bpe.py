@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attention_video.attncore.tokenize import _CJK_RE, Token
+from attention_video.attncore.tokenize import _CJK_RE, Token, part_label
 
 PRE_TOKENIZERS = ("smollm",)  # the pre-tokenizer names this module reproduces
 CONTROL = 3  # tokenizer.ggml.token_type of a special (control) token
@@ -131,7 +131,7 @@ def display_token(piece: str, covered: str, first: bool, part: tuple[int, int]) 
     except UnicodeDecodeError:
         text, whole = covered.strip(), False
     if not whole:
-        text = f"{text} {part[0]}/{part[1]}" if part[1] > 1 else text
+        text = part_label(text, *part) if part[1] > 1 else text
     if not text:
         return Token("␣", "punct")
     if not first:
