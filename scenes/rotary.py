@@ -5,7 +5,8 @@ gives the same score, one step further apart another.
 
 Every number is attncore.rotary's reading of the trace (RotaryReading); the builders
 only build, and `show_rotation` plays them in the chapter's scene. Both pairs are drawn
-at one scale, so their lengths compare.
+at one scale, so their lengths compare, in the colours of Q and K (a word's colour on a
+mark without its word is lost to colour-blind viewers: the panel's title names it).
 """
 
 from __future__ import annotations
@@ -227,11 +228,11 @@ def show_rotation(scene) -> None:
     panels = [
         make_turn_panel(reading.query, tr("{name}, pair 0, position {position}", name=q_name,
                                           position=i),
-                        scene.q_colors[i], unit, np.array([0.0, y, 0]), ctx,
+                        scene.theme.q, unit, np.array([0.0, y, 0]), ctx,
                         ("rope_Q_before", "Q"), ((reading.head, i), (i,))),
         make_turn_panel(reading.key, tr("{name}, pair 0, position {position}", name=k_name,
                                         position=j),
-                        scene.k_colors[j], unit, np.array([0.0, y, 0]), ctx,
+                        scene.theme.k, unit, np.array([0.0, y, 0]), ctx,
                         ("rope_K_before", "K"), ((reading.kv_head, j), (j,))),
     ]
     widths = [p.group.width for p in panels]
