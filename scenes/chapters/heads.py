@@ -85,7 +85,7 @@ def top_key(row: np.ndarray, allowed: np.ndarray) -> int:
 
 def head_links(t: AttentionTrace) -> list[HeadLink]:
     """Every head's top key for the followed word; heads tagged (as --list-heads does) only
-    for the pretrained model, whose sentences start with [CLS] and end with [SEP]."""
+    for the encoders, whose sentences start and end with a special token ([CLS] … [SEP])."""
     tag = t.source == "pretrained" and not t.cross
     return [HeadLink(h, top_key(head.weights[t.focus], head.mask[t.focus]),
                      head.pattern if tag else None)
@@ -115,9 +115,16 @@ class Thumb:
 
 
 
-def pattern_name(pattern: str, tr: Translate) -> str:
-    """A head's tag as --list-heads prints it, in the caption language."""
-    names = {OFFSET_NAMES[-1]: tr("previous token"), OFFSET_NAMES[1]: tr("next token")}
+def end_tokens(t: AttentionTrace) -> tuple[str, str]:
+    """The encoder's own first and last special tokens: [CLS] and [SEP], or <s> and </s>."""
+    return t.key_tokens[0].text, t.key_tokens[-1].text
+
+
+def pattern_name(pattern: str, tr: Translate, ends: tuple[str, str]) -> str:
+    """A head's tag as --list-heads prints it, in the caption language; the end-token tag
+    written with the model's own end tokens."""
+    names = {OFFSET_NAMES[-1]: tr("previous token"), OFFSET_NAMES[1]: tr("next token"),
+             SPECIAL: "/".join(ends)}
     return names.get(pattern, pattern)
 
 @dataclass
@@ -176,7 +183,7 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
     name = VGroup(make_text(ctx.tr("head {head}", head=link.head), NOTE_FONT,
                             ctx.theme.accent if followed else ctx.theme.text, weight="BOLD"))
     if link.pattern is not None:
-        name.add(make_text(pattern_name(link.pattern, ctx.tr), NOTE_FONT - 2,
+        name.add(make_text(pattern_name(link.pattern, ctx.tr, end_tokens(t)), NOTE_FONT - 2,
                            ctx.theme.muted))
     name.arrange(DOWN, buff=BUFF_TIGHT)
     fit_width(name, width)
@@ -677,8 +684,10 @@ class HeadsScene(ChapterScene):
                                 "token whatever the word, so --head auto leaves them out.",
                                 heads=", ".join(positional)))
         if special:
+            first, last = end_tokens(self.trace)
             said.append(self.tr("Heads tagged {tag} ({heads}) give most of every word's attention "
-                                "to [CLS] and [SEP], whatever the words.", tag=SPECIAL,
+                                "to {first} and {last}, whatever the words.",
+                                tag=f"{first}/{last}", first=first, last=last,
                                 heads=", ".join(special)))
         self.say(said[0] if len(said) == 1 else
                  self.tr.context("two sentences", "{first} {second}", first=said[0],
