@@ -32,6 +32,9 @@ class ChapterResult:
     clip: Path | None = None
     stages: dict[str, float] = field(default_factory=dict)  # seconds per stage (fastmanim.encoder)
     holds: list[float] = field(default_factory=list)  # per subtitle: its picture complete (s)
+    # Each trace key drawn (scenes.widgets.Recorder) → the start of the caption on screen
+    # when it was first drawn, chapter-relative seconds: where the video makes it.
+    made: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

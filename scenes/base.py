@@ -353,6 +353,7 @@ class ChapterScene(Scene):
         finally:
             self._swapping = False
         self._caption_start = self.renderer.time
+        self.drawn.caption_at = self._caption_start  # what is drawn now, this caption made
         reading = reading_seconds(text, self.settings.language, self.settings.pace)
         self._caption_need = reading
         if self.narrator is not None:  # the speech starts with the caption

@@ -30,7 +30,14 @@ from attention_video.pipeline.commands.app import (
 )
 from attention_video.pipeline.commands.modes import refused
 from attention_video.pipeline.outputs.files import page_path
-from attention_video.pipeline.outputs.page import QUANTITIES, SHOWS, made_in, page_cues, write_page
+from attention_video.pipeline.outputs.page import (
+    QUANTITIES,
+    SHOWS,
+    made_at,
+    made_in,
+    page_cues,
+    write_page,
+)
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
@@ -273,6 +280,34 @@ def test_show_me_seeks_into_the_caption_that_makes_the_number(browser, tiny):
         tab.focus(f'td[data-key="{key}"][data-i="0"][data-j="0"]')
         tab.click("#show-me")
         assert seek_chapter(tab, cues) == MAKER[key], key
+    tab.context.close()
+
+
+def test_made_at_names_the_caption_on_screen_when_the_scene_drew_the_quantity():
+    chapters = made_up_chapters(["input", "linear", "factor"])
+    chapters[1].made = {"X": 0.0, "Q": 2.0, "K": 2.0, "row_max": 2.0}  # Q, K in its 2nd caption
+    chapters[2].made = {"Q": 0.0, "scores": 2.5}
+    cues = page_cues(chapters)
+    at = made_at(chapters, cues)
+    # X is first drawn in chapter 1 (no record there: it was cached) → left to the chapter table
+    assert at["X"] == 2 and cues[2].chapter == "linear" and cues[2].start == CHAPTER_SECONDS
+    assert at["Q"] == at["K"] == 3 and cues[3].start == CHAPTER_SECONDS + 2.0
+    assert at["scores"] == 5 and cues[5].chapter == "factor"
+    assert "row_max" not in at and "Z" not in at  # not a page quantity; never drawn
+
+
+def test_show_me_seeks_into_the_very_caption_the_scene_recorded(browser, tmp_path):
+    chapters = made_up_chapters(["input", "linear", "factor"])
+    chapters[1].made = {"Q": 2.0}
+    page, *_ = build(tmp_path, chapters)
+    cues = page_cues(chapters)
+    tab = open_page(browser, page)
+    tab.wait_for_function("document.getElementById('video').readyState >= 1")
+    for key, want in (("Q", cues[3]), ("K", cues[2])):  # K: no record, its chapter's first
+        tab.focus(f'td[data-key="{key}"][data-i="0"][data-j="0"]')
+        tab.click("#show-me")
+        t = tab.evaluate("document.getElementById('video').currentTime")
+        assert want.start <= t < want.end, (key, t, want)
     tab.context.close()
 
 
@@ -534,5 +569,10 @@ def test_render_with_page_writes_a_page_that_seeks_into_the_real_captions(browse
     tab.click("#show-me")
     t = tab.evaluate("document.getElementById('video').currentTime")
     assert any(c["chapter"] == "linear" and c["start"] <= t < c["end"] for c in cues)
+    # the caption the scene had on screen when it first drew Q: it names Q (in any of the
+    # caption's forms: "Q", "query")
+    k = json.loads(tab.text_content("#page-data"))["made_at"]["Q"]
+    assert cues[k]["start"] <= t < cues[k]["end"] and cues[k]["chapter"] == "linear"
+    assert "Q" in cues[k]["text"] or "quer" in cues[k]["text"].lower(), cues[k]["text"]
     assert all(u.startswith("file://") for u in tab.requests)
     tab.context.close()

@@ -106,8 +106,9 @@ def _cached_result(r: Any, clip: Path) -> ChapterResult:
         raise ValueError("its record's result is malformed")
     cues = [(float(a), float(b), str(text)) for a, b, text in r["subtitles"]]
     holds = [float(h) for h in r.get("holds", [])]  # a record made before holds: the old cuts
+    made = {str(k): float(t) for k, t in r.get("made", {}).items()}  # likewise: none
     return ChapterResult(chapter, duration, cues, [], [], 0.0, cached=True, clip=clip,
-                         holds=holds)
+                         holds=holds, made=made)
 
 
 def _why(e: BaseException) -> str:

@@ -8,10 +8,12 @@ number the page shows is read from it), the page's own data (the cues with the c
 each belongs to, the words from the caption catalogue, both themes' colours, the geometry
 of each query against its keys from attncore.geometry) and the video's relative path.
 
-Which caption makes which quantity comes from one table, SHOWS: each chapter and the
-quantities it shows, in the story's order; a quantity is made by the first chapter of
-the video that shows it. The cues carry their chapter's slug (from the chapter results),
-so no caption's text is ever matched.
+Which caption makes which quantity: the scenes record, as they draw each matrix, the
+caption on screen (ChapterResult.made), and "show me in the video" seeks to that caption.
+What a chapter shows while it plays (the highlight) comes from one table, SHOWS; a quantity
+with no record (a chapter cached before records were kept) seeks to the first chapter of the
+video that shows it. The cues carry their chapter's slug (from the chapter results), so no
+caption's text is ever matched.
 """
 
 from __future__ import annotations
@@ -78,6 +80,26 @@ def page_cues(chapters: list[ChapterResult]) -> list[PageCue]:
     return cues
 
 
+def made_at(chapters: list[ChapterResult], cues: list[PageCue]) -> dict[str, int]:
+    """Each quantity → the index in `cues` of the caption that was on screen when the video
+    first drew it (ChapterResult.made, recorded by the scenes as they draw); a quantity
+    not recorded (a cached chapter from before, or one never drawn) is left out, and the
+    page seeks to its chapter's first caption instead (made_in)."""
+    out: dict[str, int] = {}
+    offset = 0.0
+    for r in chapters:
+        for key, t in sorted(r.made.items(), key=lambda kv: kv[1]):
+            if key not in (*QUANTITIES, "X_q") or key in out:
+                continue
+            at = offset + t
+            k = next((k for k, c in enumerate(cues) if c.chapter == r.chapter
+                      and c.start - 1e-3 <= at < c.end), None)
+            if k is not None:
+                out[key] = k
+        offset += r.duration
+    return out
+
+
 def made_in(chapters: list[str]) -> dict[str, str | None]:
     """Each quantity → the first of `chapters` (the video's, in order) that shows it;
     None when none does."""
@@ -125,7 +147,7 @@ def colours(trace: AttentionTrace) -> dict[str, Any]:
 
 
 def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
-              chapters: list[str]) -> dict[str, Any]:
+              chapters: list[str], made: dict[str, int] | None = None) -> dict[str, Any]:
     """What the page's script reads besides the trace."""
     return {
         "video": video_src,
@@ -136,6 +158,7 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
         "chapters": chapters,
         "shows": {c: list(SHOWS.get(c, ())) for c in chapters},
         "made_in": made_in(chapters),
+        "made_at": made or {},
         "words": page_words(Translate(settings.language)),
         "colours": colours(trace),
         "geometry": geometry(trace),
@@ -149,9 +172,9 @@ def _script_json(value: Any) -> str:
 
 
 def page_html(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
-              chapters: list[str]) -> str:
+              chapters: list[str], made: dict[str, int] | None = None) -> str:
     """The page as one HTML text: the template with its style, script and data put in."""
-    data = page_data(trace, cues, video_src, settings, chapters)
+    data = page_data(trace, cues, video_src, settings, chapters, made)
     exported = trace_to_dict(trace, settings.to_dict())
     title = data["words"]["title"].replace("{sentence}", settings.sentence)
     parts = {"LANG": settings.language, "THEME": settings.theme, "TITLE": _escape(title),
@@ -175,7 +198,8 @@ def write_page(trace: AttentionTrace, chapters: list[ChapterResult], video: Path
     dest = Path(dest) if dest is not None else page_path(video)
     relative = Path(os.path.relpath(Path(video).resolve(), dest.resolve().parent)).as_posix()
     slugs = [r.chapter for r in chapters]
-    text = page_html(trace, page_cues(chapters), quote(relative), settings, slugs)
+    cues = page_cues(chapters)
+    text = page_html(trace, cues, quote(relative), settings, slugs, made_at(chapters, cues))
     write_text_atomic(dest, text)
     return dest
 

@@ -421,8 +421,11 @@ function explain(key, i, j) {
   return [];
 }
 
-// The first caption of the chapter that makes `key` (X_q: as X).
+// The caption on screen when the video first drew `key` (recorded by the scenes), else the
+// first caption of the chapter that makes it (X_q: as X).
 function cueOf(key) {
+  if (key in D.made_at) return D.made_at[key];
+  if (key === "X_q" && "X" in D.made_at) return D.made_at.X;
   const chapter = D.made_in[key === "X_q" ? "X" : key];
   return chapter ? D.cues.findIndex(c => c.chapter === chapter) : -1;
 }
