@@ -13,6 +13,7 @@ second run only listens. Exits 1 when a cue is over --over or the median over --
 from __future__ import annotations
 
 import argparse
+import logging
 import statistics
 import sys
 import time
@@ -62,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--all", action="store_true", help="print every cue, not only those over")
     p.add_argument("--no-keep", action="store_true", help="keep no speech in the cache folder")
     args = p.parse_args(argv)
+    logging.getLogger("faster_whisper").setLevel(logging.WARNING)  # one line per cue
     fields = {"voice": args.voice, "pace": args.pace, "quality": "l"}
     if args.sentence is not None:
         fields["sentence"] = args.sentence
