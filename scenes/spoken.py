@@ -9,7 +9,8 @@ same text that is shown, by the rules below, never typed by hand for a particula
     / → "divided by"         √d_k → "the square root of d k"
     exp(x) → "e to the x"    eˣ → "e to the x"           x² → "x squared"
     Σ → "the sum"            Σₘ → "the sum over m"       xᵢ → "x i"
-    V(drank) → "V of drank"  Q[milk] → "Q of milk"       11° → "11 degrees"
+    V(drank) → "the value of drank"    Q[milk] → "the query of milk"    f(x) → "f of x"
+    Z of "milk" → "the output of milk"   each V row → "each value row"   11° → "11 degrees"
     = → "equals"  + → "plus"   −0.27 → "minus 0.27"     −∞ → "minus infinity"
     … → "and so on"          ch. 2 → "chapter 2"         θ → "theta" (every Greek letter)
 
