@@ -9,7 +9,8 @@ same text that is shown, by the rules below, never typed by hand for a particula
     / → "divided by"         √d_k → "the square root of d k"
     exp(x) → "e to the x"    eˣ → "e to the x"           x² → "x squared"
     Σ → "the sum"            Σₘ → "the sum over m"       xᵢ → "x i"
-    V(drank) → "V of drank"  Q[milk] → "Q of milk"       11° → "11 degrees"
+    V(drank) → "the value of drank"    Q[milk] → "the query of milk"    f(x) → "f of x"
+    Z of "milk" → "the output of milk"   each V row → "each value row"   11° → "11 degrees"
     = → "equals"  + → "plus"   −0.27 → "minus 0.27"     −∞ → "minus infinity"
     … → "and so on"          ch. 2 → "chapter 2"         θ → "theta" (every Greek letter)
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from attention_video.scenes.spoken_words import spoken_words
@@ -77,6 +78,11 @@ class Words:
     degrees: Callable[[str], str]  # 11°: the number → words
     greek: dict[str, str]  # θ → theta
     pause: str  # what brackets become
+    # The attention's matrices by name, for a word's row of one: V(drank) is "the value of
+    # drank". Said as a lone letter, V is heard as "D" or "B" and Z as "see" (letters that
+    # differ only in their first sound); a language without names keeps the letters.
+    names: dict[str, str] = field(default_factory=dict)
+    named: Callable[[str, str], str] = lambda name, x: f"{name} {x}"  # (name, word) → words
 
 
 def _english_power(base: str, exponent: str) -> str:
@@ -96,7 +102,9 @@ ENGLISH = Words(transpose=" transpose", times=" times ", by=" by ", dot=" dot ",
                 functions={"cos": "cosine", "sin": "sine", "tan": "tangent", "log": "log"},
                 power=_english_power,
                 degrees=lambda n: f"{n} degree" if n == "1" else f"{n} degrees",
-                greek=GREEK, pause=", ")
+                greek=GREEK, pause=", ",
+                names={"Q": "query", "K": "key", "V": "value", "Z": "output"},
+                named=lambda name, x: f"the {name} of {x}")
 CHINESE = Words(transpose=" 转置", times=" 乘 ", by=" 乘 ", dot=" 点乘 ", divided=" 除以 ",
                 root=" 根号 ", total=" 总和 ", total_over=lambda m: f" 对 {m} 求和 ",
                 more="等等", chapter="第 ", equals=" 等于 ", plus=" 加 ", minus="负 ",
@@ -115,17 +123,42 @@ _SHAPE = re.compile(r"(?<![\d.])(\d+)\s*×\s*(\d+)(?!\.?\d)")  # a shape: whole 
 _APPLIED = re.compile(r"(?<![\w.])([A-Za-z][\w']*)\(([^()]*)\)")
 # A name indexed by a word in square brackets: Q[milk], K[[CLS]] (a token's own brackets).
 _INDEXED = re.compile(r"(?<![\w.])([A-Za-z][\w']*)\[((?:[^\[\]]|\[[^\[\]]*\])+)\]")
+_WORD_ARGUMENT = re.compile(r"\[?[^\W\d_][^\s,]*")  # a word (Q[milk]), not an index (Q[i, m])
 _FUNCTION = r"\b(cos|sin|tan|log)"
 _OPERAND = r"[^\s,.;:!?()，。；：！？、（）]+"  # an exponent or a function's argument, unbracketed
+
+
+def _of(w: Words, f: str, x: str) -> str:
+    """f(x), f[x]: a matrix's row for a word by the matrix's name, else 'f of x'."""
+    if f in w.names and _WORD_ARGUMENT.fullmatch(x) and len(x.strip("[]")) > 1:
+        return w.named(w.names[f], x)
+    return w.of(f, x)
+
+
+def _named(w: Words) -> list[Rule]:
+    """A word's row of the attention's matrices said by the matrix's name: 'Z of milk',
+    'each V row' (the row's own letter said after its name, 'value row V', goes)."""
+    if not w.names:
+        return []
+    letters = "".join(w.names)
+    by_name = {name: letter for letter, name in w.names.items()}
+    return [
+        (re.compile(rf"\b({'|'.join(by_name)})( rows?)? ([{letters}])\b(?![\w'(\[·⋅])"),
+         lambda m: m[0] if by_name[m[1]] != m[3] else f"{m[1]}{m[2] or ''}"),
+        (re.compile(rf"(?<![\w.'])([{letters}]) of ([^\W\d_][^\s,.;:!?]*)"),
+         lambda m: _of(w, m[1], m[2])),
+        (re.compile(rf"(?<![\w.'])([{letters}])(?= rows?\b)"), lambda m: w.names[m[1]]),
+    ]
 
 
 def _rules(w: Words) -> list[Rule]:
     return [
         (re.compile(f"[{_QUOTES}]"), ""),
+        *_named(w),
         (re.compile(r"\bch\.\s*(\d+)"), lambda m: f"{w.chapter}{m[1]}"),
         (re.compile(r"\be\.g\.", re.IGNORECASE), "for example" if w is ENGLISH else "例如"),
         (re.compile(r"\bi\.e\.", re.IGNORECASE), "that is" if w is ENGLISH else "也就是"),
-        (_INDEXED, lambda m: w.of(m[1], m[2])),
+        (_INDEXED, lambda m: _of(w, m[1], m[2])),
         # exponentials: exp(x), e^(x), e^x, eˣ; a lone exp ("take exp") is the function
         (re.compile(r"\bexp\(([^()]*)\)"), lambda m: w.exp(m[1])),
         (re.compile(r"(?<![\w.])e\^\(([^()]*)\)"), lambda m: w.exp(m[1])),
@@ -144,7 +177,7 @@ def _rules(w: Words) -> list[Rule]:
          lambda m: w.function(w.functions[m[1]], m[2])),
         (re.compile("ᵀ"), w.transpose),
         (re.compile("√"), w.root),
-        (_APPLIED, lambda m: w.of(m[1], m[2])),
+        (_APPLIED, lambda m: _of(w, m[1], m[2])),
         (_SHAPE, lambda m: f"{m[1]}{w.by}{m[2]}"),
         (re.compile("×"), w.times),
         (re.compile(r"(?<![\w.])([a-z])\s*[·⋅]\s*([a-z])(?![\w(\[])"),

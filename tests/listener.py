@@ -47,6 +47,18 @@ def transcribe(samples: np.ndarray, rate: int) -> str:
     return " ".join(s.text.strip() for s in segments)
 
 
+def hear_back(narrator, caption: str) -> tuple[float, str, str]:
+    """(word error, what was said, what was heard) for one caption said by `narrator` (a
+    scenes.voice.Narrator) alone, with a tenth of a second of silence after it, as the
+    narration test cuts each cue from the video."""
+    from attention_video.scenes.spoken import spoken
+
+    speech = narrator.say(caption)
+    samples = np.concatenate([speech.samples, np.zeros(speech.rate // 10, np.int16)])
+    said, heard = spoken(caption, narrator.language), transcribe(samples, speech.rate)
+    return word_error_rate(said, heard), said, heard
+
+
 def _numbers(words: list[str]) -> list[str]:
     """Number words as digits: 'twenty four point one three' → '24.13'."""
     out: list[str] = []

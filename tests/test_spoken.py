@@ -15,19 +15,19 @@ from attention_video.scenes.spoken import SUBSCRIPT, spoken
     ("Q = X · W_Q: every row", "Q equals X times W Q: every row"),
     ("the same learned 4 × 4 matrix", "the same learned 4 by 4 matrix"),
     ("one row per word, 6 × 4.", "one row per word, 6 by 4."),
-    ("0.989 × V(drank)", "0.989 times V of drank"),
+    ("0.989 × V(drank)", "0.989 times the value of drank"),
     ("2 × 0.5", "2 times 0.5"),
     ("softmax(Q·Kᵀ / √d_k)·V", "softmax of Q times K transpose divided by the square root of "
                                "d k times V"),
     ("√d_k = √4 = 2.00", "the square root of d k equals the square root of 4 equals 2.00"),
     ("fill one bar: Σ = 1.00.", "fill one bar: the sum equals 1.00."),
-    ("0.008 × V(black), …", "0.008 times V of black, and so on"),
-    ("0.01·V(black) + …", "0.01 times V of black, and so on"),
+    ("0.008 × V(black), …", "0.008 times the value of black, and so on"),
+    ("0.01·V(black) + …", "0.01 times the value of black, and so on"),
     ("a b … c", "a b and so on c"),
     ("the label extraordi… is cut", "the label extraordi is cut"),
     ("the linear layer (ch. 2), the factor matrix (ch. 3)",
      "the linear layer, chapter 2, the factor matrix, chapter 3"),
-    ("leans most towards V(drank).", "leans most towards V of drank."),
+    ("leans most towards V(drank).", "leans most towards the value of drank."),
     ("Attention(Q, K, V) = x", "Attention of Q, K, V equals x"),
     ('"milk" attends most to "drank" (0.99), then', "milk attends most to drank, 0.99, then"),
     ("its row of Q: (2.87, −4.40, −1.54, 0.36).", "its row of Q: 2.87, minus 4.40, minus 1.54, 0.36."),
@@ -40,8 +40,17 @@ from attention_video.scenes.spoken import SUBSCRIPT, spoken
     ("blue → azul", "blue to azul"),
     ("the well-known cat", "the well-known cat"),
     # brackets that index: a row named by its word
-    ("There Q[milk] and K[drank] keep", "There Q of milk and K of drank keep"),
-    ("K[[CLS]] answers", "K of CLS answers"),
+    ("There Q[milk] and K[drank] keep", "There the query of milk and the key of drank keep"),
+    ("K[[CLS]] answers", "the key of CLS answers"),
+    # a word's row of the attention's matrices by the matrix's name (a lone V is heard as
+    # "D"): in brackets, after "of", before "row"; the letter after its own name goes
+    ('Z of "milk": its encoded value', "the output of milk: its encoded value"),
+    ("Each V row and their Z rows", "Each value row and their output rows"),
+    ("how much of each value row V it takes", "how much of each value row it takes"),
+    ("the key K of drank", "the key of drank"),
+    ("a row of X, the row of Q: one", "a row of X, the row of Q: one"),  # letters stay
+    ("softmax(Q·Kᵀ)·V and so Z is", "softmax of Q times K transpose times V and so Z is"),
+    ("X(milk) and W[milk]", "X of milk and W of milk"),  # not the attention's matrices
     # bars: a vector's length
     ("|q| · |k| · cos θ", "the length of q times the length of k times the cosine of theta"),
     ("the score is |q| times it", "the score is the length of q times it"),
