@@ -20,7 +20,17 @@ import numpy as np
 from attention_video.scenes.layout import DIGIT_HEIGHT, SAFE_X, SAFE_Y
 from attention_video.scenes.pacing import MIN_CAPTION_SECONDS
 from attention_video.scenes.widgets import MIN_CONTRAST, contrast
-from manim import Arrow, ImageMobject, MarkupText, Mobject, Text, VMobject, config
+from manim import (
+    Arrow,
+    DashedLine,
+    DashedVMobject,
+    ImageMobject,
+    MarkupText,
+    Mobject,
+    Text,
+    VMobject,
+    config,
+)
 from manim.mobject.geometry.tips import ArrowTip
 from manim.utils.family import extract_mobject_family_members
 
@@ -175,17 +185,23 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
     owner: dict[int, int] = {}
     top_of: dict[int, int] = {}
     text_of: dict[int, Text | MarkupText] = {}
+    dashed_of: dict[int, Mobject] = {}  # a dash → its dashed line (one line, one mark)
 
-    def walk(m: Mobject, group: int, in_text: Text | MarkupText | None, top: int) -> None:
+    def walk(m: Mobject, group: int, in_text: Text | MarkupText | None, top: int,
+             dashed: Mobject | None = None) -> None:
         if in_text is None and isinstance(m, (Text, MarkupText)):
             in_text = m
+        if dashed is None and isinstance(m, (DashedLine, DashedVMobject)) and m.submobjects:
+            dashed = m
         owner[id(m)] = group
         top_of[id(m)] = top
         if in_text is not None:
             text_of[id(m)] = in_text
+        if dashed is not None and dashed is not m:
+            dashed_of[id(m)] = dashed
         inner = id(m) if m.submobjects and in_text is None else group
         for sub in m.submobjects:
-            walk(sub, inner, in_text, top)
+            walk(sub, inner, in_text, top, dashed)
 
     tops = {id(top): top for top in mobjects}
     for top in mobjects:
@@ -194,10 +210,15 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
                                             only_those_with_points=True)
     marks: list[Mark] = []
     seen_texts: dict[int, Mark] = {}
+    seen_dashed: dict[int, Mark] = {}
     for order, leaf in enumerate(leaves):
         text = text_of.get(id(leaf))
         if text is not None:
             _add_glyph(seen_texts, marks, text, leaf, order, owner, top_of)
+            continue
+        dashed = dashed_of.get(id(leaf))
+        if dashed is not None and isinstance(leaf, VMobject):
+            _add_dash(seen_dashed, marks, dashed, leaf, order, owner, top_of)
             continue
         if isinstance(leaf, ImageMobject):
             pixels = np.asarray(leaf.get_pixel_array(), dtype=float)
@@ -267,6 +288,27 @@ def _add_glyph(seen: dict[int, Mark], marks: list[Mark], text: Text | MarkupText
     if color not in mark.colors:
         mark.colors += (color,)
     mark.opacity = min(mark.opacity, _alpha(glyph.fill_rgbas))
+
+
+def _add_dash(seen: dict[int, Mark], marks: list[Mark], dashed: Mobject, dash: VMobject,
+              order: int, owner: dict[int, int], top_of: dict[int, int]) -> None:
+    """Fold one dash into its dashed line's mark (made at its first visible dash)."""
+    if not _visible_stroke(dash):
+        return
+    mark = seen.get(id(dashed))
+    if mark is None:
+        box = _box(dashed.get_all_points())
+        shows = f"{describe(dashed)} at ({(box[0] + box[2]) / 2:.1f}, {(box[1] + box[3]) / 2:.1f})"
+        mark = Mark("line", shows, box, order, id(dashed), _signature(dashed),
+                    colors=(_hex(dash.stroke_rgbas),), opacity=_alpha(dash.stroke_rgbas),
+                    segments=_polyline(dash), owner=owner[id(dashed)], top_id=top_of[id(dashed)])
+        seen[id(dashed)] = mark
+        marks.append(mark)
+        return
+    mark.segments = np.concatenate([mark.segments, _polyline(dash)])
+    color = _hex(dash.stroke_rgbas)
+    if color not in mark.colors:
+        mark.colors += (color,)
 
 
 def _hidden(text: Mark, marks: Sequence[Mark]) -> bool:

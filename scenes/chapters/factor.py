@@ -48,6 +48,7 @@ from attention_video.scenes.widgets import (
 )
 
 MAX_DIMS = 6  # widest Q row / tallest Kᵀ column drawn before folding into "…"
+S_TAG, S_TAG_FONT = "Q·Kᵀ", 26  # the factor matrix's tag
 LABEL_GAP = 0.12  # between a row's word label and its row
 CELL_PAD = 0.22  # air beside a number in its cell (both sides together)
 MATRIX_GAP = 0.35  # room between Q and the factor matrix (their 0.3 gap and some air)
@@ -84,10 +85,11 @@ def plan_layout(n_q: int, n_k: int, n_dims: int, q_sample: str, s_sample: str,
     `q_sample` / `s_sample` are the widest numbers of Q and of Kᵀ and the factor matrix
     (which share their column widths); `labels` are the row labels' words.
     """
-    width = 2 * SAFE_X
     height = STAGE_TOP - SAFE_BOTTOM - 0.45  # column labels and gaps
     label_w = label_width(labels, 24, cap=1.9, pad=0.25)
-    # Numbers everywhere: one row height for Q and the factor matrix, one font.
+    # Numbers everywhere: one row height for Q and the factor matrix, one font; the
+    # "Q·Kᵀ" tag right of the factor matrix (below it, it would sit on the caption).
+    width = 2 * SAFE_X - text_width(S_TAG, S_TAG_FONT, "BOLD") - BUFF_ROW
     h = min(0.62, height / (n_q + n_dims))
     font = font_for_row(h, CELL_FILL, lo=0, hi=28)
     while font >= MIN_FONT:
@@ -211,7 +213,7 @@ def make_tags(q: MatrixView, kt: MatrixView, s: MatrixView, theme: Theme) -> Tag
               and tag_k.get_bottom()[1] < tag_q.get_top()[1])
     if hits_q:
         tag_k.align_to(kt.grid_only(), UP)
-    tag_s = make_text("Q·Kᵀ", 26, theme.accent, weight="BOLD")
+    tag_s = make_text(S_TAG, S_TAG_FONT, theme.accent, weight="BOLD")
     tag_s.next_to(s.grid_only(), RIGHT, buff=BUFF_ROW).align_to(s.grid_only(), UP)
     return Tags(tag_q, tag_k, tag_s)
 

@@ -129,7 +129,7 @@ def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors
                         20, color).next_to(w_view.grid_only(), DOWN, buff=BUFF_LABEL)
     shape = make_text(f"{d} × {dk}", 18, ctx.theme.muted).next_to(learned, DOWN, buff=BUFF_TIGHT)
     whole = VGroup(row, x_tag, w_tag, r_tag, learned, shape)
-    fit_width(whole, 2 * SAFE_X)
+    fit_width(whole, 2 * SAFE_X - 0.1)  # the row boxes drawn round the grids stay inside too
     whole.set_x(0).align_to(UP * top, UP)
     return LayerStage(x_view, w_view, r_view, x_tag, w_tag, r_tag, dot, eq, learned, shape,
                       whole)
