@@ -7,7 +7,8 @@ mobjects and the same rules serve the --lint command, a test, or a notebook.
 Rules: texts overlap; a line crosses a text; outside the safe area; text under the size
 floor; contrast with what lies under a text; the picture stands still long enough before
 its caption leaves and nothing changes while the caption is up; word colours stay apart
-under simulated colour blindness, or each coloured mark carries its word.
+under simulated colour blindness, or each coloured mark carries its word; one number at
+every frame (no number fades in over one fading out).
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ SAMPLES_PER_CURVE = 4  # a Bézier stroke is checked as this many straight piece
 class Finding:
     """One problem in one picture: the rule it breaks and what a reader needs to find it."""
 
-    rule: str  # "overlap", "crossing", "safe-area", "size", "contrast", "hold", "moves", "colour"
+    rule: str  # "overlap", "crossing", "safe-area", "size", "contrast", "hold", "moves",
+    #            "colour", "numbers"
     message: str  # names the objects by what they show: 'text "0.61" overlaps text "cat"'
 
 
@@ -513,6 +515,23 @@ def hold_findings(t: CaptionTiming) -> list[Finding]:
     return out
 
 
+def _is_number(text: str) -> bool:
+    return any(ch.isdigit() for ch in text)
+
+
+def crossfades(outgoing: Sequence[Mark], incoming: Sequence[Mark]) -> list[Finding]:
+    """One number at every frame: no text with a number in it fades out where another
+    fades in during the same play (mid-play both are drawn, one through the other, as
+    "step 7500" over "step 0"). `outgoing`: the marks of what a play removes, as they were;
+    `incoming`: the marks of what it brings in, as they end."""
+    leaving = [m for m in outgoing if m.kind == "text" and _is_number(m.text)]
+    coming = [m for m in incoming if m.kind == "text" and _is_number(m.text)]
+    return [Finding("numbers", f"{new.shows} fades in over {old.shows}: two numbers on top "
+                               f"of each other while it plays")
+            for old in leaving for new in coming
+            if old.ident != new.ident and _overlap(old.box, new.box, OVERLAP_SLACK)]
+
+
 def changed(before: Sequence[Mark], after: Sequence[Mark]) -> list[str]:
     """What differs between two pictures of one caption: objects that went, appeared or
     changed (moved, recoloured, faded), whether played or not."""
@@ -671,6 +690,7 @@ class CaptionPicture:
     still: list[Mark]
     leaving: list[Mark]
     timing: CaptionTiming
+    played: tuple[Finding, ...] = ()  # found while its plays ran (crossfades)
 
 
 def caption_findings(p: CaptionPicture, background: str,
@@ -682,6 +702,7 @@ def caption_findings(p: CaptionPicture, background: str,
                            p.timing.leaves, changes)
     found += hold_findings(timing)
     found += colour_findings(p.still, confusions, p.leaving)
+    found += list(p.played)
     return list(dict.fromkeys(found))
 
 

@@ -134,3 +134,26 @@ def test_the_input_to_layer_one_names_one_earlier_layer():
         caption = InputScene.x_caption(scene, 5, 384)
         assert said in caption
         assert unsaid is None or unsaid not in caption
+
+
+# ---- the rule: one number at every frame -------------------------------------------------
+def fade(mob, out: bool) -> SimpleNamespace:
+    return SimpleNamespace(mobject=mob, is_remover=lambda: out, is_introducer=lambda: not out)
+
+
+def test_a_number_fading_in_over_one_fading_out_is_two_numbers_at_once():
+    from attention_video.pipeline.run.lint import _Linting
+
+    old, new = make_text("step 0", 22), make_text("step 7500", 22)
+    found = lint.crossfades(lint.marks_of([old]), lint.marks_of([new]))
+    assert [f.rule for f in found] == ["numbers"]
+    assert 'text "step 7500" fades in over text "step 0"' in found[0].message
+    # as the lint's play sees it: the animations of one play
+    scene = SimpleNamespace(_caption=None)
+    assert [f.rule for f in _Linting._crossfades(scene, [fade(old, True), fade(new, False)])] \
+        == ["numbers"]
+    # apart, or a word rather than a number, or one after the other: one number per frame
+    assert lint.crossfades(lint.marks_of([old]), lint.marks_of([new.copy().shift(DOWN)])) == []
+    assert lint.crossfades(lint.marks_of([make_text("cat", 22)]),
+                           lint.marks_of([make_text("dog", 22)])) == []
+    assert _Linting._crossfades(scene, [fade(old, True)]) == []
