@@ -157,3 +157,40 @@ def test_a_number_fading_in_over_one_fading_out_is_two_numbers_at_once():
     assert lint.crossfades(lint.marks_of([make_text("cat", 22)]),
                            lint.marks_of([make_text("dog", 22)])) == []
     assert _Linting._crossfades(scene, [fade(old, True)]) == []
+
+
+# ---- chapter 5's stacked bar and chapter 3's masked cells --------------------------------
+def test_a_stacked_segment_carries_its_word_or_wears_no_word_colour():
+    from attention_video.scenes.chapters.softmax import TableGeometry, make_stacked_bar
+
+    weights = np.array([0.7, 0.1, 0.12, 0.08])
+    labels = ["every", "word", "look", "at"]
+    geo = TableGeometry(shown=[0, 1, 2, 3], hidden=0, row_h=0.4, font=22, head_font=22)
+    bar = make_stacked_bar(weights, geo, LOOK_ALIKE[:4], labels, DARK, 0.0, 0.0)
+    assert [w.text for w in bar.words] == ["every"]  # the only segment wide enough
+    assert bar.segments[0].get_fill_color().to_hex().lower() == LOOK_ALIKE[0]
+    marks = lint.marks_of([bar.segments, bar.outline, bar.words])
+    confusions = lint.confusable(list(zip(labels, LOOK_ALIKE[:4])))
+    assert confusions
+    assert lint.colour_findings(marks, confusions) == []
+    assert lint.low_contrast(marks, DARK.background) == []
+
+
+@pytest.mark.parametrize("theme", [DARK, LIGHT], ids=["dark", "light"])
+def test_a_masked_cells_minus_infinity_reads_on_its_grey(theme):
+    mask = np.tril(np.ones((4, 4), dtype=bool))
+    view = MatrixView(np.zeros((4, 4)), key="scores", theme=theme, mask=mask, heat=True,
+                      layout=CellLayout(0.6, 0.4, 18, False))
+    assert len(view.mask_marks) == 6
+    marks = lint.marks_of([view, view.mask_marks])
+    assert lint.low_contrast(marks, theme.background) == []
+
+
+def test_word_marks_without_words_keep_colours_only_while_they_stay_apart():
+    from attention_video.scenes.chapters.factor import mark_colors
+
+    apart = ["#ffd166", "#118ab2", "#ef476f"]  # yellow, blue, red: apart under both
+    assert not lint.confusable(list(zip("abc", apart)))
+    assert mark_colors(list("abc"), apart, list("abc"), apart, DARK) == (apart, apart)
+    q, k = mark_colors(list("abcd"), LOOK_ALIKE[:4], list("abcd"), LOOK_ALIKE[:4], DARK)
+    assert set(q) == set(k) == {DARK.muted}

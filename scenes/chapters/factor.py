@@ -35,6 +35,7 @@ from attention_video.scenes.layout import (
     row_for_font,
     text_width,
 )
+from attention_video.scenes.lint import confusable
 from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     MASKED_TEXT,
@@ -182,23 +183,37 @@ def make_grids(trace: AttentionTrace, ctx: ChapterContext, lay: FactorLayout) ->
     return Grids(q, kt, s)
 
 
+def mark_colors(q_labels: list[str], q_colors: list[str], k_labels: list[str],
+                k_colors: list[str], theme: Theme) -> tuple[list[str], list[str]]:
+    """The colours of the marks that stand for words too many to write (rows, columns):
+    the words' own where every two of them stay apart, also under deuteranopia and
+    protanopia (scenes.lint.confusable); else one neutral grey, since a mark without its
+    word, in a colour that looks like another's, would name nothing (the followed word
+    and its partner are still named beside theirs)."""
+    if confusable(list(zip(q_labels, q_colors)) + list(zip(k_labels, k_colors))):
+        return [theme.muted] * len(q_colors), [theme.muted] * len(k_colors)
+    return q_colors, k_colors
+
+
 def make_row_names(q: MatrixView, lay: FactorLayout, labels: list[str],
-                   colors: list[str]) -> VGroup:
-    """The query words beside Q's rows: text where rows are tall enough, colour marks else."""
+                   colors: list[str], marks: list[str]) -> VGroup:
+    """The query words beside Q's rows: text where rows are tall enough, marks (in
+    `marks`' colours) else."""
     rows = {i: q.row_rect_of(i) for i in range(len(labels))}
     if not lay.row_text:
-        return make_marks(colors, rows, LEFT, min(0.14, lay.h * 0.8))
+        return make_marks(marks, rows, LEFT, min(0.14, lay.h * 0.8))
     size = font_for_row(lay.h, LABEL_FILL, hi=26)
     return VGroup(*[fit_width(make_text(labels[i], size, colors[i]), lay.label_w)
                     .next_to(rows[i], LEFT, buff=LABEL_GAP) for i in rows])
 
 
 def make_col_names(kt: MatrixView, lay: FactorLayout, labels: list[str],
-                   colors: list[str]) -> VGroup:
-    """The key words above Kᵀ's columns: text where columns are wide enough, colour marks else."""
+                   colors: list[str], marks: list[str]) -> VGroup:
+    """The key words above Kᵀ's columns: text where columns are wide enough, marks (in
+    `marks`' colours) else."""
     cols = {j: kt.col_rect_of(j) for j in range(len(labels))}
     if not lay.col_text:
-        return make_marks(colors, cols, UP, min(0.14, lay.w * 0.8))
+        return make_marks(marks, cols, UP, min(0.14, lay.w * 0.8))
     size = col_label_font(lay.w)
     return VGroup(*[fit_width(make_text(labels[j], size, colors[j]), lay.w * 0.98)
                     .next_to(cols[j], UP, buff=BUFF_SNUG) for j in cols])
@@ -251,8 +266,11 @@ def make_factor_matrices(trace: AttentionTrace, ctx: ChapterContext, q_labels: l
     lay = plan_for(trace, q_labels, k_labels)
     g = make_grids(trace, ctx, lay)
     tags = make_tags(g.q, g.kt, g.s, ctx.theme)
-    mats = FactorMatrices(lay, g.q, g.kt, g.s, make_row_names(g.q, lay, q_labels, q_colors),
-                          make_col_names(g.kt, lay, k_labels, k_colors), tags.q, tags.k, tags.s)
+    q_marks, k_marks = mark_colors(q_labels, q_colors, k_labels, k_colors, ctx.theme)
+    mats = FactorMatrices(lay, g.q, g.kt, g.s,
+                          make_row_names(g.q, lay, q_labels, q_colors, q_marks),
+                          make_col_names(g.kt, lay, k_labels, k_colors, k_marks),
+                          tags.q, tags.k, tags.s)
     place(mats, q_labels[trace.focus])
     return mats
 
