@@ -33,6 +33,7 @@ LAYERS = {  # result → (input side, weight name, theme colour attribute)
     "K": ("key", "W_K", "k"),
     "V": ("key", "W_V", "v"),
 }
+ROW_BOX_BUFF = 0.03  # a followed row's box, round it (MatrixView.row_box's)
 MAX_COLS, MAX_ROWS = 6, 8  # wider or taller matrices are folded ("…", "⋮")
 STAGE_BUFF = 0.25  # between a matrix and the "·" or "=" beside it
 DOT_FONT, EQ_FONT = 40, 36  # the "·" and "=" of X · W = R
@@ -129,7 +130,7 @@ def make_layer_stage(trace: AttentionTrace, name: str, labels: list[str], colors
                         20, color).next_to(w_view.grid_only(), DOWN, buff=BUFF_LABEL)
     shape = make_text(f"{d} × {dk}", 18, ctx.theme.muted).next_to(learned, DOWN, buff=BUFF_TIGHT)
     whole = VGroup(row, x_tag, w_tag, r_tag, learned, shape)
-    fit_width(whole, 2 * SAFE_X - 0.1)  # the row boxes drawn round the grids stay inside too
+    fit_width(whole, 2 * SAFE_X)
     whole.set_x(0).align_to(UP * top, UP)
     return LayerStage(x_view, w_view, r_view, x_tag, w_tag, r_tag, dot, eq, learned, shape,
                       whole)
@@ -274,7 +275,9 @@ class LinearScene(ChapterScene):
         i = self.followed_row(name)
         word = self.k_word(i) if (name != "Q" and self.trace.cross) else self.q_word(i)
         box_x = X.row_box(i, self.theme.accent)
-        box_r = R.row_box(i, self.theme.accent)
+        # R's right edge may stand on the safe area's: its box keeps inside it
+        box_r = R.row_box(i, self.theme.accent,
+                          buff=max(0.0, min(ROW_BOX_BUFF, SAFE_X - R.row_rect_of(i).get_right()[0])))
         self.play(Create(box_x), run_time=0.4)
         if name == "Q":
             self.make_one_entry(stage, i, word)
