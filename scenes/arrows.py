@@ -74,6 +74,22 @@ def keys_to_draw(g: QueryGeometry, featured: int, most: int) -> tuple[list[int],
     return drawn, [j for j in ranked if j not in chosen]
 
 
+def labelled_picture(build: Callable[[list[int]], ArrowPicture], drawn: list[int],
+                     named: list[int], keep: set[int]) -> tuple[ArrowPicture, list[int], list[int]]:
+    """The picture `build(drawn)`, with every arrow carrying its word: while a key outside
+    `keep` finds no free place for its word, the lowest-scoring such key is named instead
+    of drawn (a word-less arrow would be told from its neighbours by colour alone). Returns
+    the picture, the keys drawn and the keys named, each in score order."""
+    drawn, named = list(drawn), list(named)
+    picture = build(drawn)
+    order = {k: r for r, k in enumerate(picture.geometry.by_score())}
+    while bare := [k for k in drawn if k not in picture.labels and k not in keep]:
+        drawn.remove(bare[-1])
+        named = sorted(named + [bare[-1]], key=order.__getitem__)
+        picture = build(drawn)
+    return picture, drawn, named
+
+
 # ---- the scale -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Plane:
@@ -221,7 +237,7 @@ def _tip_label(text: str, color: str, tip: np.ndarray, origin: np.ndarray,
     places = [tip + direction * reach, tip + UP * (0.1 + half_h), tip + DOWN * (0.1 + half_h),
               tip + RIGHT * (0.12 + half_w), tip + LEFT * (0.12 + half_w),
               tip + UP * (0.1 + half_h) + RIGHT * half_w, tip + UP * (0.1 + half_h) + LEFT * half_w,
-              tip + direction * (reach + 0.25), tip + direction * (reach + 0.5),
+              tip + direction * (reach + 0.25),
               tip + DOWN * (0.1 + half_h) + RIGHT * half_w,
               tip + DOWN * (0.1 + half_h) + LEFT * half_w]
     # then beside the arrow itself, on either side, nearer the tip first: clear of the
@@ -230,10 +246,10 @@ def _tip_label(text: str, color: str, tip: np.ndarray, origin: np.ndarray,
     side = SIDE_GAP + abs(across[0]) * half_w + abs(across[1]) * half_h
     places += [tip - out * back + across * sign * side
                for back in (0.15, 0.35, 0.55) for sign in (1, -1)]
-    # last, anywhere on rings round the tip, nearest first (the lint reads a word this
-    # close to its arrow as naming it)
+    # last, anywhere on rings round the tip, nearest first: never further than a reader
+    # (and the lint, scenes.lint.MARK_REACH) takes a word to name the arrow it is by
     places += [tip + ring * np.array([np.cos(a), np.sin(a), 0.0])
-               for ring in (0.35, 0.6, 0.85) for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)]
+               for ring in (0.35, 0.6) for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)]
     for place in places:
         label.move_to(place)
         if _free(label, placed, list(strokes)):

@@ -29,6 +29,7 @@ from attention_video.scenes.arrows import (
     cos_text,
     fit_plane,
     keys_to_draw,
+    labelled_picture,
     make_arrow_picture,
     make_key_table,
     make_not_to_scale_note,
@@ -465,13 +466,15 @@ class DotProductScene(ChapterScene):
         right = self.picture_right = picture_right(
             max(readout.group.width, VGroup(widest_table.heading, *widest_table.rows.values()).width))
         q_name = f"Q[{self.q_labels[i]}]"
-        plane = fit_plane([g], drawn, left, right, SAFE_BOTTOM, top, len(drawn), q_name)
-        names = {k: self.k_labels[k] for k in drawn}
-        colors = {k: self.k_colors[k] for k in drawn}
         least = g.least_aligned()
-        picture = make_arrow_picture(g, drawn, plane, q_name, names, colors,
-                                     self.theme, shadows=drawn,
-                                     arcs=[j] + ([least] if least != j else []))
+
+        def build(keys: list[int]) -> ArrowPicture:
+            plane = fit_plane([g], keys, left, right, SAFE_BOTTOM, top, len(keys), q_name)
+            return make_arrow_picture(g, keys, plane, q_name, {k: self.k_labels[k] for k in keys},
+                                      {k: self.k_colors[k] for k in keys}, self.theme,
+                                      shadows=keys, arcs=[j] + ([least] if least != j else []))
+
+        picture, drawn, named = labelled_picture(build, drawn, named, keep={j, least})
         self.pictures.append((self.geometry_keys, picture))
         fit_width(readout.group, panel_width(right))
         readout.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
