@@ -526,10 +526,14 @@ def crossfades(outgoing: Sequence[Mark], incoming: Sequence[Mark]) -> list[Findi
     `incoming`: the marks of what it brings in, as they end."""
     leaving = [m for m in outgoing if m.kind == "text" and _is_number(m.text)]
     coming = [m for m in incoming if m.kind == "text" and _is_number(m.text)]
-    return [Finding("numbers", f"{new.shows} fades in over {old.shows}: two numbers on top "
-                               f"of each other while it plays")
-            for old in leaving for new in coming
-            if old.ident != new.ident and _overlap(old.box, new.box, OVERLAP_SLACK)]
+    pairs = [(old, new) for old in leaving for new in coming
+             if old.ident != new.ident and _overlap(old.box, new.box, OVERLAP_SLACK)]
+    if not pairs:
+        return []
+    old, new = pairs[0]
+    more = f" (and {len(pairs) - 1} more)" if len(pairs) > 1 else ""
+    return [Finding("numbers", f"{new.shows} fades in over {old.shows}{more}: two numbers on "
+                               f"top of each other while it plays")]
 
 
 def changed(before: Sequence[Mark], after: Sequence[Mark]) -> list[str]:

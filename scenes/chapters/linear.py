@@ -235,9 +235,9 @@ class LinearScene(ChapterScene):
         same_input = previous is not None and (not t.cross or name != "K")
         if previous is None:
             self.play(FadeIn(stage.X, stage.x_tag), run_time=0.6)
-        elif not same_input:
-            self.play(FadeOut(previous.stage.X, previous.stage.x_tag),
-                      FadeIn(stage.X, stage.x_tag), run_time=0.5)
+        elif not same_input:  # one X, then the other: never two numbers in one place
+            self.play(FadeOut(previous.stage.X, previous.stage.x_tag), run_time=0.3)
+            self.play(FadeIn(stage.X, stage.x_tag), run_time=0.3)
         else:  # keep the very same X on screen
             stage.X, stage.x_tag = previous.stage.X, previous.stage.x_tag
         if previous is not None:
