@@ -56,6 +56,7 @@ from manim import (
 
 Q_LABEL_FONT = ARROW_LABEL_FONT + 2  # the query's name, bold
 MIN_ARROW = 1e-3  # scene length under which a vector is drawn as a dot (it has no direction)
+SIDE_GAP = 0.12  # a word written beside its arrow (no room at the tip) clears its line by this
 
 
 # ---- which keys are drawn --------------------------------------------------------------------
@@ -71,6 +72,22 @@ def keys_to_draw(g: QueryGeometry, featured: int, most: int) -> tuple[list[int],
         chosen.add(j)
     drawn = [j for j in ranked if j in chosen]
     return drawn, [j for j in ranked if j not in chosen]
+
+
+def labelled_picture(build: Callable[[list[int]], ArrowPicture], drawn: list[int],
+                     named: list[int], keep: set[int]) -> tuple[ArrowPicture, list[int], list[int]]:
+    """The picture `build(drawn)`, with every arrow carrying its word: while a key outside
+    `keep` finds no free place for its word, the lowest-scoring such key is named instead
+    of drawn (a word-less arrow would be told from its neighbours by colour alone). Returns
+    the picture, the keys drawn and the keys named, each in score order."""
+    drawn, named = list(drawn), list(named)
+    picture = build(drawn)
+    order = {k: r for r, k in enumerate(picture.geometry.by_score())}
+    while bare := [k for k in drawn if k not in picture.labels and k not in keep]:
+        drawn.remove(bare[-1])
+        named = sorted(named + [bare[-1]], key=order.__getitem__)
+        picture = build(drawn)
+    return picture, drawn, named
 
 
 # ---- the scale -------------------------------------------------------------------------------
@@ -130,6 +147,7 @@ class ArrowPicture:
     labels: dict[int, Mobject]  # key → its word at the tip (left out where it would overlap)
     drops: dict[int, DashedLine] = field(default_factory=dict)  # tip → its shadow bar
     shadows: dict[int, Line] = field(default_factory=dict)  # key → its bar under the line
+    bar_labels: dict[int, Mobject] = field(default_factory=dict)  # key → its word by its bar
     arcs: dict[int, VGroup] = field(default_factory=dict)  # key → its angle's arc and "θ"
 
     @property
@@ -140,14 +158,16 @@ class ArrowPicture:
     def group(self) -> VGroup:
         return VGroup(self.axis, *self.shadows.values(), *self.drops.values(),
                       *self.arcs.values(), *self.arrows.values(), self.q_arrow,
-                      *self.labels.values(), self.q_label)
+                      *self.labels.values(), *self.bar_labels.values(), self.q_label)
 
     def key_group(self, j: int) -> VGroup:
         """Key j's arrow and label (what joins the picture when the key does)."""
         return VGroup(*(p for p in (self.arrows.get(j), self.labels.get(j)) if p is not None))
 
     def shadow_group(self, j: int) -> VGroup:
-        return VGroup(*(p for p in (self.drops.get(j), self.shadows.get(j)) if p is not None))
+        """Key j's drop, its bar and the word beside the bar."""
+        return VGroup(*(p for p in (self.drops.get(j), self.shadows.get(j),
+                                    self.bar_labels.get(j)) if p is not None))
 
 
 def make_vector(plane: Plane, along: float, across: float, color: str,
@@ -205,8 +225,9 @@ def _free(mob: Mobject, placed: list[Mobject], strokes: list[Segment]) -> bool:
 def _tip_label(text: str, color: str, tip: np.ndarray, origin: np.ndarray,
                placed: list[Mobject], strokes: list[Segment] = ()) -> Mobject | None:
     """A word just beyond an arrow's tip, along the arrow (or above, below, left or right
-    of the tip, or further out), clear of the labels already placed and of the picture's
-    strokes (its arrows, shadow drops and bars); None where every place is taken."""
+    of the tip, or further out, or beside the arrow), clear of the labels already placed
+    and of the picture's strokes (its arrows, shadow drops and bars); None where every
+    place is taken."""
     label = make_text(text, ARROW_LABEL_FONT, color)
     out = tip - origin
     length = float(np.linalg.norm(out))
@@ -216,9 +237,19 @@ def _tip_label(text: str, color: str, tip: np.ndarray, origin: np.ndarray,
     places = [tip + direction * reach, tip + UP * (0.1 + half_h), tip + DOWN * (0.1 + half_h),
               tip + RIGHT * (0.12 + half_w), tip + LEFT * (0.12 + half_w),
               tip + UP * (0.1 + half_h) + RIGHT * half_w, tip + UP * (0.1 + half_h) + LEFT * half_w,
-              tip + direction * (reach + 0.25), tip + direction * (reach + 0.5),
+              tip + direction * (reach + 0.25),
               tip + DOWN * (0.1 + half_h) + RIGHT * half_w,
               tip + DOWN * (0.1 + half_h) + LEFT * half_w]
+    # then beside the arrow itself, on either side, nearer the tip first: clear of the
+    # arrow's line by SIDE_GAP, so that its word is written on it rather than left out
+    across = np.array([-direction[1], direction[0], 0.0])
+    side = SIDE_GAP + abs(across[0]) * half_w + abs(across[1]) * half_h
+    places += [tip - out * back + across * sign * side
+               for back in (0.15, 0.35, 0.55) for sign in (1, -1)]
+    # last, anywhere on rings round the tip, nearest first: never further than a reader
+    # (and the lint, scenes.lint.MARK_REACH) takes a word to name the arrow it is by
+    places += [tip + ring * np.array([np.cos(a), np.sin(a), 0.0])
+               for ring in (0.35, 0.6) for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)]
     for place in places:
         label.move_to(place)
         if _free(label, placed, list(strokes)):
@@ -252,8 +283,15 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
                       color=theme.grid, stroke_width=2, dash_length=0.08)
     q_label = make_text(q_name, Q_LABEL_FONT, theme.q, weight="BOLD")
     q_label.next_to(plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG, RIGHT, buff=BUFF_SMALL)
-    placed: list[Mobject] = [q_label]
+    bar_labels = {j: bar_label(k_names[j], k_colors[j], plane.origin + DOWN * (row + 1) * SHADOW_ROW,
+                               plane.point(g.shadows[j], 0) + DOWN * (row + 1) * SHADOW_ROW)
+                  for row, j in enumerate(shadows)}
+    placed: list[Mobject] = [q_label, *bar_labels.values()]
     strokes = _strokes(plane, g, keys, list(shadows))
+    strokes.append((axis.get_start(), axis.get_end()))  # the query's line, dashed past its tip
+    arcs = [(n, j) for n, j in enumerate(arcs) if not np.isnan(g.angles[j])]
+    # each further arc a little wider, so the θs stay apart; every word clear of every arc
+    curves = [s for n, j in arcs for s in _arc_segments(plane, g, j, n * ARC_STEP)]
     arrows, labels = {}, {}
     for j in sorted(keys, key=lambda j: -g.k_norms[j]):  # longest first get their labels
         arrows[j] = make_vector(plane, float(g.shadows[j]), float(g.heights[j]), k_colors[j])
@@ -262,7 +300,7 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
         label = _tip_label(k_names[j], k_colors[j],
                                               plane.point(g.shadows[j], g.heights[j]),
                                               plane.origin, placed,
-                                              [s for s in strokes if not _from_tip(s, plane, g, j)])
+                                              strokes + curves)  # its own arrow too
         if label is not None:
             labels[j] = label
             placed.append(label)
@@ -278,37 +316,54 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
         if abs(tip[1] - end[1]) > MIN_ARROW:
             picture.drops[j] = DashedLine(tip, [tip[0], end[1], 0], color=k_colors[j],
                                           stroke_width=2, dash_length=0.06)
-    for n, j in enumerate(arcs):  # each further arc a little wider, so the θs stay apart
-        if np.isnan(g.angles[j]):
-            continue
-        picture.arcs[j] = make_angle_arc(plane, g, j, k_colors[j], theme, n * ARC_STEP,
-                                         strokes, placed)
+    picture.bar_labels = bar_labels
+    for n, j in arcs:
+        picture.arcs[j] = make_angle_arc(plane, g, j, theme.muted, theme, n * ARC_STEP,
+                                         strokes + curves, placed)
         placed.append(picture.arcs[j][1])
     return picture
 
 
-def _from_tip(stroke: Segment, plane: Plane, g: QueryGeometry, j: int) -> bool:
-    """Whether `stroke` is key j's own arrow (its label sits at that arrow's tip)."""
-    tip = plane.point(g.shadows[j], g.heights[j])
-    return np.allclose(stroke[0], plane.origin) and np.allclose(stroke[1], tip)
+def _arc_radius(plane: Plane, g: QueryGeometry, j: int, wider: float) -> float:
+    """Key j's angle arc: half the shorter arrow, within [0.2, ARC_RADIUS], plus `wider`."""
+    shortest = min(g.q_norm, float(g.k_norms[j])) * plane.unit
+    return max(0.2, min(ARC_RADIUS, shortest / 2)) + wider
+
+
+def _arc_segments(plane: Plane, g: QueryGeometry, j: int, wider: float,
+                  pieces: int = 8) -> list[Segment]:
+    """Key j's angle arc as straight chords (for placing the θs clear of every arc)."""
+    radius = _arc_radius(plane, g, j, wider)
+    at = np.linspace(0.0, float(np.radians(g.angles[j])), pieces + 1)
+    points = [plane.origin + radius * np.array([np.cos(a), np.sin(a), 0.0]) for a in at]
+    return list(zip(points[:-1], points[1:]))
+
+
+def bar_label(name: str, color: str, start: np.ndarray, end: np.ndarray) -> Mobject:
+    """A shadow bar's word, so that the bar says whose it is in words as well as colour:
+    right of a bar that runs right, right of the line's start for one that runs left
+    (the bars below it run further left, so their drops pass left of it)."""
+    label = make_text(name, ARROW_LABEL_FONT, color)
+    at = end if end[0] >= start[0] else start
+    return label.next_to(at, RIGHT, buff=BUFF_SMALL)
 
 
 def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Theme,
                    wider: float = 0.0, strokes: list[Segment] = (),
                    placed: list[Mobject] = ()) -> VGroup:
-    """The arc from the query's line to key j's arrow, and a "θ" beside it (outside the
-    wedge when the angle is too narrow for it), moved round and out from the arc where an
-    arrow or a label would cross it."""
+    """The arc from the query's line to key j's arrow (in a neutral `color`: the arrow it
+    ends on names the key), and a "θ" beside it (outside the wedge when the angle is too
+    narrow for it), moved round and out from the arc where an arrow or a label would
+    cross it."""
     theta = float(np.radians(g.angles[j]))
-    shortest = min(g.q_norm, float(g.k_norms[j])) * plane.unit
-    radius = max(0.2, min(ARC_RADIUS, shortest / 2)) + wider
+    radius = _arc_radius(plane, g, j, wider)
     arc = Arc(radius=radius, start_angle=0, angle=theta, arc_center=plane.origin,
               color=color, stroke_width=3)
     mark = make_text("θ", ARROW_LABEL_FONT, theme.text)
     first = theta / 2 if g.angles[j] >= 30 else theta + np.radians(14)
     turns = [first, theta + np.radians(14), theta + np.radians(28), -np.radians(14),
-             theta / 2]
-    for out in (0.2, 0.35, 0.55, 0.8, 1.1):
+             theta / 2, theta / 4, 3 * theta / 4, theta + np.radians(42), -np.radians(28)]
+    for out in (0.2, 0.35, 0.55, 0.8, 1.1, 1.4):
         for at in turns:
             mark.move_to(plane.origin + (radius + out) * np.array([np.cos(at), np.sin(at), 0.0]))
             if _free(mark, list(placed), list(strokes)):
@@ -403,10 +458,30 @@ def make_key_table(heads: list[str], cells: list[tuple[int, list[str]]],
     return KeyTable(heading, rows)
 
 
-def make_not_to_scale_note(ctx: ChapterContext, font: float = 18) -> VGroup:
-    """Said wherever keys are drawn together: only their angles to the query are true."""
+def make_not_to_scale_note(ctx: ChapterContext, font: float = 18,
+                           max_w: float | None = None) -> VGroup:
+    """Said wherever keys are drawn together: only their angles to the query are true.
+    Two lines; when one is wider than `max_w`, the two are rewrapped as one paragraph at
+    its spaces (a language's longer words are never shrunk under the font); only a single
+    word still too wide is shrunk."""
     lines = (ctx.tr("each key at its true angle to q and its true length;"),
              ctx.tr("the angles between two keys are not to scale"))
-    return VGroup(*[make_text(line, font, ctx.theme.muted) for line in lines]).arrange(
+    if max_w is not None and any(text_width(line, font) > max_w for line in lines):
+        lines = tuple(break_to_width(" ".join(lines), font, max_w))  # one paragraph, rewrapped
+    note = VGroup(*[make_text(line, font, ctx.theme.muted) for line in lines]).arrange(
         DOWN, aligned_edge=LEFT, buff=BUFF_TIGHT)
+    if max_w is not None and note.width > max_w:
+        note.scale_to_fit_width(max_w)
+    return note
+
+
+def break_to_width(line: str, font: float, max_w: float) -> list[str]:
+    """`line` as lines no wider than `max_w` at `font`, broken at spaces (greedy)."""
+    out: list[str] = []
+    for word in line.split(" "):
+        if out and text_width(f"{out[-1]} {word}", font) <= max_w:
+            out[-1] = f"{out[-1]} {word}"
+        else:
+            out.append(word)
+    return out or [line]
 

@@ -14,7 +14,7 @@ from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.context import ChapterContext
-from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, SAFE_X, SAFE_Y
+from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.reasons import head_reason, head_why
 from attention_video.scenes.text import fit_width, fmt, make_text, short_label
@@ -32,6 +32,7 @@ from attention_video.scenes.widgets import (
 from manim import (
     DOWN,
     LEFT,
+    RIGHT,
     UP,
     UR,
     Rectangle,
@@ -42,6 +43,7 @@ from manim import (
 )
 
 TITLE_BADGE_GAP = 0.6  # between a chapter's title and the model badge on its right
+BADGE_FONT = 18  # the model badge (two lines where one would be shrunk under it)
 
 
 class SceneSettings:
@@ -316,8 +318,14 @@ class ChapterScene(Scene):
                            layer=t.layer, head=t.head_index)
         else:
             text = self.tr("untrained random weights · seed {seed}", seed=t.seed)
-        badge = make_text(text, 18, self.theme.muted)
-        fit_width(badge, SAFE_X - BUFF_MEDIUM)  # at most half the safe width
+        most = SAFE_X - BUFF_MEDIUM  # at most half the safe width
+        badge = make_text(text, BADGE_FONT, self.theme.muted)
+        if badge.width > most and " · " in text:  # too long: the last part on a second line
+            first, _, last = text.rpartition(" · ")
+            badge = VGroup(make_text(first, BADGE_FONT, self.theme.muted),
+                           make_text(last, BADGE_FONT, self.theme.muted)).arrange(
+                DOWN, aligned_edge=RIGHT, buff=BUFF_TIGHT)
+        fit_width(badge, most)
         # its top right corner on the safe area's, never past it (the frame's corner is not)
         return badge.move_to([SAFE_X, SAFE_Y, 0], aligned_edge=UR)
 

@@ -91,7 +91,7 @@ def shown_pairs(d_k: int) -> list[int | None]:
 # ---- vectors drawn as arrows in their plane (chapters 4 and 8) ------------------------------
 ARROW_STROKE = 5  # an arrow's line, readable at 480p
 ARROW_TIP = 0.2  # the tip's length (shorter arrows get a proportionally shorter tip)
-SHADOW_ROW = 0.24  # between two shadow bars under the query's line
+SHADOW_ROW = 0.3  # between two shadow bars under the query's line (each with its word)
 SHADOW_STROKE = 8  # a shadow bar's thickness
 ARC_RADIUS = 0.6  # the angle's arc, at most (half the shorter arrow at least)
 ARROW_LABEL_FONT = 18  # a word at an arrow's tip

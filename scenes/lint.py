@@ -7,7 +7,8 @@ mobjects and the same rules serve the --lint command, a test, or a notebook.
 Rules: texts overlap; a line crosses a text; outside the safe area; text under the size
 floor; contrast with what lies under a text; the picture stands still long enough before
 its caption leaves and nothing changes while the caption is up; word colours stay apart
-under simulated colour blindness, or each coloured mark carries its word.
+under simulated colour blindness, or each coloured mark carries its word; one number at
+every frame (no number fades in over one fading out).
 """
 
 from __future__ import annotations
@@ -20,7 +21,17 @@ import numpy as np
 from attention_video.scenes.layout import DIGIT_HEIGHT, SAFE_X, SAFE_Y
 from attention_video.scenes.pacing import MIN_CAPTION_SECONDS
 from attention_video.scenes.widgets import MIN_CONTRAST, contrast
-from manim import Arrow, ImageMobject, MarkupText, Mobject, Text, VMobject, config
+from manim import (
+    Arrow,
+    DashedLine,
+    DashedVMobject,
+    ImageMobject,
+    MarkupText,
+    Mobject,
+    Text,
+    VMobject,
+    config,
+)
 from manim.mobject.geometry.tips import ArrowTip
 from manim.utils.family import extract_mobject_family_members
 
@@ -54,7 +65,8 @@ SAMPLES_PER_CURVE = 4  # a Bézier stroke is checked as this many straight piece
 class Finding:
     """One problem in one picture: the rule it breaks and what a reader needs to find it."""
 
-    rule: str  # "overlap", "crossing", "safe-area", "size", "contrast", "hold", "moves", "colour"
+    rule: str  # "overlap", "crossing", "safe-area", "size", "contrast", "hold", "moves",
+    #            "colour", "numbers"
     message: str  # names the objects by what they show: 'text "0.61" overlaps text "cat"'
 
 
@@ -175,17 +187,23 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
     owner: dict[int, int] = {}
     top_of: dict[int, int] = {}
     text_of: dict[int, Text | MarkupText] = {}
+    dashed_of: dict[int, Mobject] = {}  # a dash → its dashed line (one line, one mark)
 
-    def walk(m: Mobject, group: int, in_text: Text | MarkupText | None, top: int) -> None:
+    def walk(m: Mobject, group: int, in_text: Text | MarkupText | None, top: int,
+             dashed: Mobject | None = None) -> None:
         if in_text is None and isinstance(m, (Text, MarkupText)):
             in_text = m
+        if dashed is None and isinstance(m, (DashedLine, DashedVMobject)) and m.submobjects:
+            dashed = m
         owner[id(m)] = group
         top_of[id(m)] = top
         if in_text is not None:
             text_of[id(m)] = in_text
+        if dashed is not None and dashed is not m:
+            dashed_of[id(m)] = dashed
         inner = id(m) if m.submobjects and in_text is None else group
         for sub in m.submobjects:
-            walk(sub, inner, in_text, top)
+            walk(sub, inner, in_text, top, dashed)
 
     tops = {id(top): top for top in mobjects}
     for top in mobjects:
@@ -194,10 +212,15 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
                                             only_those_with_points=True)
     marks: list[Mark] = []
     seen_texts: dict[int, Mark] = {}
+    seen_dashed: dict[int, Mark] = {}
     for order, leaf in enumerate(leaves):
         text = text_of.get(id(leaf))
         if text is not None:
             _add_glyph(seen_texts, marks, text, leaf, order, owner, top_of)
+            continue
+        dashed = dashed_of.get(id(leaf))
+        if dashed is not None and isinstance(leaf, VMobject):
+            _add_dash(seen_dashed, marks, dashed, leaf, order, owner, top_of)
             continue
         if isinstance(leaf, ImageMobject):
             pixels = np.asarray(leaf.get_pixel_array(), dtype=float)
@@ -267,6 +290,27 @@ def _add_glyph(seen: dict[int, Mark], marks: list[Mark], text: Text | MarkupText
     if color not in mark.colors:
         mark.colors += (color,)
     mark.opacity = min(mark.opacity, _alpha(glyph.fill_rgbas))
+
+
+def _add_dash(seen: dict[int, Mark], marks: list[Mark], dashed: Mobject, dash: VMobject,
+              order: int, owner: dict[int, int], top_of: dict[int, int]) -> None:
+    """Fold one dash into its dashed line's mark (made at its first visible dash)."""
+    if not _visible_stroke(dash):
+        return
+    mark = seen.get(id(dashed))
+    if mark is None:
+        box = _box(dashed.get_all_points())
+        shows = f"{describe(dashed)} at ({(box[0] + box[2]) / 2:.1f}, {(box[1] + box[3]) / 2:.1f})"
+        mark = Mark("line", shows, box, order, id(dashed), _signature(dashed),
+                    colors=(_hex(dash.stroke_rgbas),), opacity=_alpha(dash.stroke_rgbas),
+                    segments=_polyline(dash), owner=owner[id(dashed)], top_id=top_of[id(dashed)])
+        seen[id(dashed)] = mark
+        marks.append(mark)
+        return
+    mark.segments = np.concatenate([mark.segments, _polyline(dash)])
+    color = _hex(dash.stroke_rgbas)
+    if color not in mark.colors:
+        mark.colors += (color,)
 
 
 def _hidden(text: Mark, marks: Sequence[Mark]) -> bool:
@@ -471,6 +515,27 @@ def hold_findings(t: CaptionTiming) -> list[Finding]:
     return out
 
 
+def _is_number(text: str) -> bool:
+    return any(ch.isdigit() for ch in text)
+
+
+def crossfades(outgoing: Sequence[Mark], incoming: Sequence[Mark]) -> list[Finding]:
+    """One number at every frame: no text with a number in it fades out where another
+    fades in during the same play (mid-play both are drawn, one through the other, as
+    "step 7500" over "step 0"). `outgoing`: the marks of what a play removes, as they were;
+    `incoming`: the marks of what it brings in, as they end."""
+    leaving = [m for m in outgoing if m.kind == "text" and _is_number(m.text)]
+    coming = [m for m in incoming if m.kind == "text" and _is_number(m.text)]
+    pairs = [(old, new) for old in leaving for new in coming
+             if old.ident != new.ident and _overlap(old.box, new.box, OVERLAP_SLACK)]
+    if not pairs:
+        return []
+    old, new = pairs[0]
+    more = f" (and {len(pairs) - 1} more)" if len(pairs) > 1 else ""
+    return [Finding("numbers", f"{new.shows} fades in over {old.shows}{more}: two numbers on "
+                               f"top of each other while it plays")]
+
+
 def changed(before: Sequence[Mark], after: Sequence[Mark]) -> list[str]:
     """What differs between two pictures of one caption: objects that went, appeared or
     changed (moved, recoloured, faded), whether played or not."""
@@ -629,6 +694,7 @@ class CaptionPicture:
     still: list[Mark]
     leaving: list[Mark]
     timing: CaptionTiming
+    played: tuple[Finding, ...] = ()  # found while its plays ran (crossfades)
 
 
 def caption_findings(p: CaptionPicture, background: str,
@@ -640,6 +706,7 @@ def caption_findings(p: CaptionPicture, background: str,
                            p.timing.leaves, changes)
     found += hold_findings(timing)
     found += colour_findings(p.still, confusions, p.leaving)
+    found += list(p.played)
     return list(dict.fromkeys(found))
 
 

@@ -309,7 +309,9 @@ class MatrixView(VGroup):
                     rect.set_fill(theme.grid, 0.55)
                     if not masked_numbers:
                         if h >= 0.28:
-                            self.mask_marks.add(make_text("−∞", min(20, h * 40), theme.muted)
+                            ink = ink_on(theme.muted, blend(theme.grid, theme.background, 0.55),
+                                         theme)  # legible on the grey of a masked cell
+                            self.mask_marks.add(make_text("−∞", min(20, h * 40), ink)
                                                 .move_to(rect))
                         continue
                 elif heat:

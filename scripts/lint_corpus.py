@@ -1,6 +1,6 @@
 """Lint every case of the lint corpus (tests/data/lint_corpus.toml) and say what it cost.
 
-    .venv/bin/python scripts/lint_corpus.py [-j 2] [--case NAME ...] [--record]
+    .venv/bin/python scripts/lint_corpus.py [-j 2] [--case NAME ...] [--show] [--record]
 
 One line per case (problems, chapters, CPU seconds), then the total wall and CPU time:
 the corpus should lint in about 8 minutes on 2 cores, as CI runs it. `--record` writes
@@ -27,6 +27,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="lint only this case (repeatable)")
     parser.add_argument("--record", action="store_true",
                         help="write the problems to tests/data/lint_corpus_problems.toml")
+    parser.add_argument("--show", action="store_true",
+                        help="print each case's problems under its line")
     args = parser.parse_args(argv)
     cases = load_cases()
     if args.case:
@@ -44,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r.name:28s} {len(r.lines):4d} problems{change:15s} "
               f"{len(r.result.chapters):2d} chapters  {r.source:11s} {r.tokens:2d} tokens  "
               f"{r.cpu_seconds:6.1f} CPU-s", flush=True)
+        if args.show:
+            for line in r.lines:
+                print(f"    {line}", flush=True)
 
     start = time.perf_counter()
     results = run(cases, args.jobs, done)

@@ -40,7 +40,8 @@ Progress = Callable[[str], None]
 # LAZY: Manim, the scenes and scenes.lint are imported inside the functions that build a
 # chapter: pipeline.commands.app imports this module, and a run that makes only cached
 # clips never loads Manim (~2 s).
-RULES = ("overlap", "crossing", "safe-area", "size", "contrast", "hold", "moves", "colour")
+RULES = ("overlap", "crossing", "safe-area", "size", "contrast", "hold", "moves", "colour",
+         "numbers")
 
 
 class LintFailed(Exception):
@@ -98,6 +99,7 @@ class _Linting:
         self._still_at = 0.0
         self._settled = 0.0  # when the picture (not a caption) last changed
         self._after_still: list[str] = []  # what was played on the picture after the still
+        self._played: list = []  # this caption's findings while plays ran (crossfades)
         super().__init__(*args, **kwargs)
 
     def say(self, *args: Any, **kwargs: Any) -> None:
@@ -113,12 +115,24 @@ class _Linting:
 
         leaves = play_at_once(self, *args, **kwargs)
         if not self._in_say:
+            self._played += self._crossfades(leaves)
             if self._still_marks is not None:
-                self._after_still += [self._played(a, describe) for a in leaves]
+                self._after_still += [self._name(a, describe) for a in leaves]
             else:
                 self._settled = self.renderer.time
 
-    def _played(self, animation: Any, describe: Callable[[Any], str]) -> str:
+    def _crossfades(self, leaves: list) -> list:
+        """A number fading in over one fading out in the same play (scenes.lint.crossfades):
+        what leaves keeps its points once removed, what comes in is where it ends."""
+        from attention_video.scenes.lint import crossfades, marks_of  # (lazy: LAZY)
+
+        out = [a.mobject for a in leaves if a.is_remover() and a.mobject is not self._caption]
+        come = [a.mobject for a in leaves if a.is_introducer() and a.mobject is not self._caption]
+        if not out or not come:
+            return []
+        return crossfades(marks_of(out), marks_of(come))
+
+    def _name(self, animation: Any, describe: Callable[[Any], str]) -> str:
         """An animation as a problem line names it; a cover fading in clears the stage."""
         from manim import Rectangle  # (lazy: LAZY)
 
@@ -151,8 +165,9 @@ class _Linting:
                                changes=tuple(dict.fromkeys(self._after_still)))
         number = len(self.lint_pictures) + 1
         self.lint_pictures.append(CaptionPicture(number, self._caption_text, still,
-                                                 self._marks(), timing))
-        self._still_marks, self._after_still = None, []
+                                                 self._marks(), timing,
+                                                 tuple(dict.fromkeys(self._played))))
+        self._still_marks, self._after_still, self._played = None, [], []
 
     def _marks(self) -> list:
         from attention_video.scenes.lint import marks_of  # (lazy: LAZY)

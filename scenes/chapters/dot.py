@@ -29,6 +29,7 @@ from attention_video.scenes.arrows import (
     cos_text,
     fit_plane,
     keys_to_draw,
+    labelled_picture,
     make_arrow_picture,
     make_key_table,
     make_not_to_scale_note,
@@ -44,6 +45,7 @@ from attention_video.scenes.layout import (
     BUFF_NOTE_WIDE,
     BUFF_ROW,
     BUFF_SECTION,
+    BUFF_SMALL,
     BUFF_TIGHT,
     MAX_PAIRS,
     MIN_FONT,
@@ -233,6 +235,21 @@ def make_sum_line(value: str, name: str, note: str | None, theme: Theme) -> SumL
 
 
 # ---- the arrows' numbers ---------------------------------------------------------------------
+PANEL_MARGIN = BUFF_SMALL  # right of the numbers: a box drawn round a row stays inside
+MAX_PANEL_W = 2 * SAFE_X * (1 - PICTURE_SHARE) - PANEL_GAP - PANEL_MARGIN  # the numbers' widest
+
+
+def picture_right(panel_w: float) -> float:
+    """The right edge of the arrows' box: the numbers beside it take only the width they
+    need (at most MAX_PANEL_W, shrunk to it beyond), and the arrows get the rest."""
+    return SAFE_X - PANEL_MARGIN - PANEL_GAP - min(panel_w, MAX_PANEL_W)
+
+
+def panel_width(right: float) -> float:
+    """The width the numbers beside an arrow picture ending at `right` have."""
+    return SAFE_X - PANEL_MARGIN - right - PANEL_GAP
+
+
 @dataclass
 class PairReadout:
     """Beside the two arrows: |q|, |k|, θ, then q·k = |q| · |k| · cos θ and the cell."""
@@ -424,6 +441,12 @@ class DotProductScene(ChapterScene):
     def geometry_keys(self) -> GeometryKeys:
         return GeometryKeys("", (self.focus,), (self.focus,))
 
+    def make_shadow_table(self, g: QueryGeometry, drawn: list[int], named: list[int],
+                          max_w: float) -> ShadowTable:
+        return make_shadow_table(g, drawn, named, self.focus, {k: self.k_labels[k] for k in drawn},
+                                 {k: self.k_colors[k] for k in drawn}, self.k_labels, self.ctx,
+                                 self.geometry_keys, max_w)
+
     def say_no_direction(self) -> None:
         self.say(self.tr("Q[{query}] is all zeros: it has no direction, so every key scores 0 against it.",
                          query=self.q_labels[self.focus]))
@@ -435,23 +458,28 @@ class DotProductScene(ChapterScene):
         self.clear_stage()
         drawn, named = keys_to_draw(g, j, MAX_ARROWS)
         top = STAGE_TOP
-        left, right = -SAFE_X, -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
-        q_name = f"Q[{self.q_labels[i]}]"
-        plane = fit_plane([g], drawn, left, right, SAFE_BOTTOM, top, len(drawn), q_name)
-        names = {k: self.k_labels[k] for k in drawn}
-        colors = {k: self.k_colors[k] for k in drawn}
-        least = g.least_aligned()
-        picture = make_arrow_picture(g, drawn, plane, q_name, names, colors,
-                                     self.theme, shadows=drawn,
-                                     arcs=[j] + ([least] if least != j else []))
-        self.pictures.append((self.geometry_keys, picture))
         value = fmt(t.head.scores[i, j], self.decimals)
         self.drawn("scores", (i, j), value)
         readout = make_pair_readout(g, j, f"Q[{self.q_labels[i]}]", f"K[{self.k_labels[j]}]",
                                     self.theme.q, self.k_colors[j], value,
                                     f"= Q·Kᵀ[{self.q_labels[i]}, {self.k_labels[j]}]", self.ctx,
                                     self.geometry_keys)
-        fit_width(readout.group, SAFE_X - right - PANEL_GAP)
+        widest_table = self.make_shadow_table(g, drawn, named, MAX_PANEL_W)
+        left = -SAFE_X
+        right = self.picture_right = picture_right(
+            max(readout.group.width, VGroup(widest_table.heading, *widest_table.rows.values()).width))
+        q_name = f"Q[{self.q_labels[i]}]"
+        least = g.least_aligned()
+
+        def build(keys: list[int]) -> ArrowPicture:
+            plane = fit_plane([g], keys, left, right, SAFE_BOTTOM, top, len(keys), q_name)
+            return make_arrow_picture(g, keys, plane, q_name, {k: self.k_labels[k] for k in keys},
+                                      {k: self.k_colors[k] for k in keys}, self.theme,
+                                      shadows=keys, arcs=[j] + ([least] if least != j else []))
+
+        picture, drawn, named = labelled_picture(build, drawn, named, keep={j, least})
+        self.pictures.append((self.geometry_keys, picture))
+        fit_width(readout.group, panel_width(right))
         readout.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
         self.readout = readout
         keys = self.geometry_keys
@@ -485,9 +513,8 @@ class DotProductScene(ChapterScene):
             return
         rest = (self.tr(" ({n_named} more are named, not drawn)", n_named=len(named))
                 if named else "")
-        note = make_not_to_scale_note(self.ctx)
-        right = -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
-        fit_width(note, SAFE_X - right - PANEL_GAP)
+        right = self.picture_right
+        note = make_not_to_scale_note(self.ctx, max_w=panel_width(right))
         note.next_to(RIGHT * (right + PANEL_GAP) + UP * (SAFE_BOTTOM + NOTE_LIFT), UR, buff=0)
         self.say(self.tr("Every other key joins, each at its own true angle to the query and its true "
                          "length{rest}. Only the angles between two keys are not to scale.",
@@ -500,10 +527,8 @@ class DotProductScene(ChapterScene):
         """The keys' shadows light up, longest first, beside their scores."""
         t, g, i = self.trace, picture.geometry, self.focus
         top = self.readout.group.get_top()[1]
-        right = -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
-        table = make_shadow_table(g, drawn, named, i, {k: self.k_labels[k] for k in drawn},
-                                  {k: self.k_colors[k] for k in drawn}, self.k_labels, self.ctx,
-                                  self.geometry_keys, SAFE_X - right - PANEL_GAP)
+        right = self.picture_right
+        table = self.make_shadow_table(g, drawn, named, panel_width(right))
         table.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
         self.shadow_table = table
         best = drawn[0]

@@ -35,6 +35,7 @@ from attention_video.scenes.layout import (
     row_for_font,
     text_width,
 )
+from attention_video.scenes.lint import confusable
 from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
     MASKED_TEXT,
@@ -48,6 +49,7 @@ from attention_video.scenes.widgets import (
 )
 
 MAX_DIMS = 6  # widest Q row / tallest Kᵀ column drawn before folding into "…"
+S_TAG, S_TAG_FONT = "Q·Kᵀ", 26  # the factor matrix's tag
 LABEL_GAP = 0.12  # between a row's word label and its row
 CELL_PAD = 0.22  # air beside a number in its cell (both sides together)
 MATRIX_GAP = 0.35  # room between Q and the factor matrix (their 0.3 gap and some air)
@@ -84,10 +86,11 @@ def plan_layout(n_q: int, n_k: int, n_dims: int, q_sample: str, s_sample: str,
     `q_sample` / `s_sample` are the widest numbers of Q and of Kᵀ and the factor matrix
     (which share their column widths); `labels` are the row labels' words.
     """
-    width = 2 * SAFE_X
     height = STAGE_TOP - SAFE_BOTTOM - 0.45  # column labels and gaps
     label_w = label_width(labels, 24, cap=1.9, pad=0.25)
-    # Numbers everywhere: one row height for Q and the factor matrix, one font.
+    # Numbers everywhere: one row height for Q and the factor matrix, one font; the
+    # "Q·Kᵀ" tag right of the factor matrix (below it, it would sit on the caption).
+    width = 2 * SAFE_X - text_width(S_TAG, S_TAG_FONT, "BOLD") - BUFF_ROW
     h = min(0.62, height / (n_q + n_dims))
     font = font_for_row(h, CELL_FILL, lo=0, hi=28)
     while font >= MIN_FONT:
@@ -180,23 +183,37 @@ def make_grids(trace: AttentionTrace, ctx: ChapterContext, lay: FactorLayout) ->
     return Grids(q, kt, s)
 
 
+def mark_colors(q_labels: list[str], q_colors: list[str], k_labels: list[str],
+                k_colors: list[str], theme: Theme) -> tuple[list[str], list[str]]:
+    """The colours of the marks that stand for words too many to write (rows, columns):
+    the words' own where every two of them stay apart, also under deuteranopia and
+    protanopia (scenes.lint.confusable); else one neutral grey, since a mark without its
+    word, in a colour that looks like another's, would name nothing (the followed word
+    and its partner are still named beside theirs)."""
+    if confusable(list(zip(q_labels, q_colors)) + list(zip(k_labels, k_colors))):
+        return [theme.muted] * len(q_colors), [theme.muted] * len(k_colors)
+    return q_colors, k_colors
+
+
 def make_row_names(q: MatrixView, lay: FactorLayout, labels: list[str],
-                   colors: list[str]) -> VGroup:
-    """The query words beside Q's rows: text where rows are tall enough, colour marks else."""
+                   colors: list[str], marks: list[str]) -> VGroup:
+    """The query words beside Q's rows: text where rows are tall enough, marks (in
+    `marks`' colours) else."""
     rows = {i: q.row_rect_of(i) for i in range(len(labels))}
     if not lay.row_text:
-        return make_marks(colors, rows, LEFT, min(0.14, lay.h * 0.8))
+        return make_marks(marks, rows, LEFT, min(0.14, lay.h * 0.8))
     size = font_for_row(lay.h, LABEL_FILL, hi=26)
     return VGroup(*[fit_width(make_text(labels[i], size, colors[i]), lay.label_w)
                     .next_to(rows[i], LEFT, buff=LABEL_GAP) for i in rows])
 
 
 def make_col_names(kt: MatrixView, lay: FactorLayout, labels: list[str],
-                   colors: list[str]) -> VGroup:
-    """The key words above Kᵀ's columns: text where columns are wide enough, colour marks else."""
+                   colors: list[str], marks: list[str]) -> VGroup:
+    """The key words above Kᵀ's columns: text where columns are wide enough, marks (in
+    `marks`' colours) else."""
     cols = {j: kt.col_rect_of(j) for j in range(len(labels))}
     if not lay.col_text:
-        return make_marks(colors, cols, UP, min(0.14, lay.w * 0.8))
+        return make_marks(marks, cols, UP, min(0.14, lay.w * 0.8))
     size = col_label_font(lay.w)
     return VGroup(*[fit_width(make_text(labels[j], size, colors[j]), lay.w * 0.98)
                     .next_to(cols[j], UP, buff=BUFF_SNUG) for j in cols])
@@ -211,7 +228,7 @@ def make_tags(q: MatrixView, kt: MatrixView, s: MatrixView, theme: Theme) -> Tag
               and tag_k.get_bottom()[1] < tag_q.get_top()[1])
     if hits_q:
         tag_k.align_to(kt.grid_only(), UP)
-    tag_s = make_text("Q·Kᵀ", 26, theme.accent, weight="BOLD")
+    tag_s = make_text(S_TAG, S_TAG_FONT, theme.accent, weight="BOLD")
     tag_s.next_to(s.grid_only(), RIGHT, buff=BUFF_ROW).align_to(s.grid_only(), UP)
     return Tags(tag_q, tag_k, tag_s)
 
@@ -249,8 +266,11 @@ def make_factor_matrices(trace: AttentionTrace, ctx: ChapterContext, q_labels: l
     lay = plan_for(trace, q_labels, k_labels)
     g = make_grids(trace, ctx, lay)
     tags = make_tags(g.q, g.kt, g.s, ctx.theme)
-    mats = FactorMatrices(lay, g.q, g.kt, g.s, make_row_names(g.q, lay, q_labels, q_colors),
-                          make_col_names(g.kt, lay, k_labels, k_colors), tags.q, tags.k, tags.s)
+    q_marks, k_marks = mark_colors(q_labels, q_colors, k_labels, k_colors, ctx.theme)
+    mats = FactorMatrices(lay, g.q, g.kt, g.s,
+                          make_row_names(g.q, lay, q_labels, q_colors, q_marks),
+                          make_col_names(g.kt, lay, k_labels, k_colors, k_marks),
+                          tags.q, tags.k, tags.s)
     place(mats, q_labels[trace.focus])
     return mats
 

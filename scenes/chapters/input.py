@@ -166,6 +166,9 @@ class InputScene(ChapterScene):
         if t.layer == 0:
             return self.tr("The model normalises the sum: X = {x_label} ({n} × {d}), the input to layer 0.",
                            x_label=self.x_label, n=n, d=d)
+        if t.layer == 1:
+            return self.tr("The input to layer 1 is X = {x_label} ({n} × {d}): layer 0 has already mixed "
+                           "the words.", x_label=self.x_label, n=n, d=d)
         return self.tr("The input to layer {layer} is X = {x_label} ({n} × {d}): layers 0–{layer2} have "
                        "already mixed the words.",
                        layer=t.layer, x_label=self.x_label, n=n, d=d, layer2=t.layer - 1)

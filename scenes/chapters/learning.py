@@ -91,11 +91,12 @@ class Question:
 
 
 def question_arrow(start: Mobject, box: Mobject, chips: VGroup, color: str
-                   ) -> tuple[VMobject, np.ndarray | None]:
+                   ) -> tuple[VMobject, np.ndarray]:
     """An arrow from the chip `start` to the partner's `box`, kept off the other chips, and
-    the side of it the question mark goes on (None: on the arrow itself). Along one row it
-    arcs over the row (under it for the last of several rows), low enough to stay in the
-    gap between rows; between rows it is straight, through the gap."""
+    the side of it the question mark goes on (a unit vector square to the arrow at its
+    middle). Along one row it arcs over the row (under it for the last of several rows),
+    low enough to stay in the gap between rows; between rows it is straight, through the
+    gap, with the mark on its right."""
     rows = sorted({round(c.get_y(), 2) for c in chips}, reverse=True)
     if abs(start.get_y() - box.get_y()) < 0.05:
         row = rows.index(min(rows, key=lambda y: abs(y - start.get_y())))
@@ -111,7 +112,9 @@ def question_arrow(start: Mobject, box: Mobject, chips: VGroup, color: str
     down = start.get_y() > box.get_y()
     a = (start.get_bottom() + 0.08 * DOWN) if down else (start.get_top() + 0.08 * UP)
     b = (box.get_top() + 0.08 * UP) if down else (box.get_bottom() + 0.08 * DOWN)
-    return Arrow(a, b, buff=0, color=color, stroke_width=4), None
+    along = (b - a) / np.linalg.norm(b - a)
+    right = np.array([abs(along[1]), along[0] if along[1] < 0 else -along[0], 0.0])
+    return Arrow(a, b, buff=0, color=color, stroke_width=4), right
 
 
 def keys_to_show(weights: np.ndarray, partner: int, focus: int) -> list[int]:
@@ -247,7 +250,10 @@ def make_curve(x: np.ndarray, y: np.ndarray, marks_at: np.ndarray, name: str, ke
     ctx.record(key, (0,), first)
     ctx.record(key, (len(y) - 1,), last)
     title = VGroup(make_text(name, 22, color), make_text(f"{first} → {last}", 22, ctx.theme.text))
-    title.arrange(RIGHT, buff=BUFF_MEDIUM).next_to(box, UP, buff=BUFF_LABEL).align_to(box, LEFT)
+    title.arrange(RIGHT, buff=BUFF_MEDIUM)
+    if title.width > width:  # a language's longer name: the values go under it
+        title.arrange(DOWN, aligned_edge=LEFT, buff=BUFF_TIGHT)
+    title.next_to(box, UP, buff=BUFF_LABEL).align_to(box, LEFT)
     first_step, last_step = fmt(marks_at[0], 0), fmt(x[-1], 0)  # the box starts at step 0
     ctx.record("history_steps", (0,), first_step)
     ctx.record("curve_step", (len(x) - 1,), last_step)
@@ -367,12 +373,9 @@ class LearningScene(ChapterScene):
             arrow, side = question_arrow(chips[i], box, chips, accent)
         anchor = arrow.point_from_proportion(0.5) if len(arrow.points) else box.get_top()
         mark = make_text("?", 40, accent, weight="BOLD")
-        if side is None:  # on the line, which stops either side of it
-            mark.move_to(anchor)
-            mark = VGroup(BackgroundRectangle(mark, color=self.theme.background, fill_opacity=1,
-                                              buff=BUFF_SNUG), mark)
-        else:
-            mark.next_to(anchor, side, buff=BUFF_LABEL)
+        # clear of the arrow by BUFF_LABEL on `side`, however the arrow slants
+        mark.move_to(anchor + side * (BUFF_LABEL + abs(side[0]) * mark.width / 2
+                                      + abs(side[1]) * mark.height / 2))
         question = Question(chips, arrow, mark, box)
         question.group.move_to(UP * (STAGE_TOP + SAFE_BOTTOM) / 2)
         return question
@@ -489,8 +492,7 @@ class LearningScene(ChapterScene):
                                           self.ctx, SAFE_X - right - PANEL_GAP)
             panel.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
             panels.append(panel)
-        note = make_not_to_scale_note(self.ctx)
-        fit_width(note, SAFE_X - right - PANEL_GAP)
+        note = make_not_to_scale_note(self.ctx, max_w=SAFE_X - right - PANEL_GAP)
         note.next_to(panels[0].group, DOWN, buff=BUFF_BLOCK_WIDE).align_to(panels[0].group, LEFT)
         keys0 = GeometryKeys("history_", (0,), (0,))
         keys1 = GeometryKeys("history_", (last,), (last,))
@@ -594,7 +596,9 @@ class LearningScene(ChapterScene):
             acc = make_curve(h.curve_step, h.curve_accuracy, h.steps,
                              self.tr("held-out accuracy"), "curve_accuracy", th.positive,
                              self.ctx, width, 3)
-            return loss, acc, VGroup(loss.group, acc.group).arrange(RIGHT, buff=1.0)
+            # boxes level however many lines their names take
+            return loss, acc, VGroup(loss.group, acc.group).arrange(RIGHT, buff=1.0,
+                                                                    aligned_edge=DOWN)
 
         width = (2 * SAFE_X - 1.2) / 2
         loss, acc, plots = curves(width)

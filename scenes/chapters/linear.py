@@ -34,6 +34,7 @@ LAYERS = {  # result → (input side, weight name, theme colour attribute)
     "K": ("key", "W_K", "k"),
     "V": ("key", "W_V", "v"),
 }
+ROW_BOX_BUFF = 0.03  # a followed row's box, round it (MatrixView.row_box's)
 MAX_COLS, MAX_ROWS = 6, 8  # wider or taller matrices are folded ("…", "⋮")
 STAGE_BUFF = 0.25  # between a matrix and the "·" or "=" beside it
 DOT_FONT, EQ_FONT = 40, 36  # the "·" and "=" of X · W = R
@@ -250,9 +251,9 @@ class LinearScene(ChapterScene):
         same_input = previous is not None and (not t.cross or name != "K")
         if previous is None:
             self.play(FadeIn(stage.X, stage.x_tag), run_time=0.6)
-        elif not same_input:
-            self.play(FadeOut(previous.stage.X, previous.stage.x_tag),
-                      FadeIn(stage.X, stage.x_tag), run_time=0.5)
+        elif not same_input:  # one X, then the other: never two numbers in one place
+            self.play(FadeOut(previous.stage.X, previous.stage.x_tag), run_time=0.3)
+            self.play(FadeIn(stage.X, stage.x_tag), run_time=0.3)
         else:  # keep the very same X on screen
             stage.X, stage.x_tag = previous.stage.X, previous.stage.x_tag
         if previous is not None:
@@ -290,7 +291,9 @@ class LinearScene(ChapterScene):
         i = self.followed_row(name)
         word = self.k_word(i) if (name != "Q" and self.trace.cross) else self.q_word(i)
         box_x = X.row_box(i, self.theme.accent)
-        box_r = R.row_box(i, self.theme.accent)
+        # R's right edge may stand on the safe area's: its box keeps inside it
+        box_r = R.row_box(i, self.theme.accent,
+                          buff=max(0.0, min(ROW_BOX_BUFF, SAFE_X - R.row_rect_of(i).get_right()[0])))
         self.play(Create(box_x), run_time=0.4)
         if name == "Q":
             self.make_one_entry(stage, i, word)

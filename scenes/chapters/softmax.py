@@ -19,6 +19,7 @@ from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_SMALL,
+    MIN_FONT,
     SAFE_BOTTOM,
     SAFE_X,
     STAGE_TOP,
@@ -27,10 +28,11 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text
-from attention_video.scenes.widgets import MASKED_TEXT, MatrixView, Theme, fit_cells
+from attention_video.scenes.widgets import MASKED_TEXT, MatrixView, Theme, fit_cells, number_ink
 
 MASK_MAX = 12  # the causal step draws the whole weight matrix up to this many words
 MIN_ROW_H = 0.31  # rows closer than this would make the numbers too small
+SEGMENT_PAD = 0.06  # air round a word inside a stacked segment
 BAR_LEN = 2.6  # length of a bar of weight 1
 HEADER_H = 0.6  # the header line sits this far above the first row
 COLUMNS = ("word", "scores", "scaled", "exp", "weights")
@@ -79,12 +81,13 @@ class SoftmaxTable:
     segments: VGroup  # every key's weight laid end to end
     outline: Rectangle  # the stacked bar's frame of length 1
     shown: list[int]
+    segment_words: VGroup = field(default_factory=VGroup)  # in the segments wide enough
 
     @property
     def group(self) -> VGroup:
         return VGroup(self.word, self.scores, self.scaled, self.exp, self.weights,
                       self.bar_scale, self.bars, self.row_max, self.exp_sum, self.weight_sum,
-                      self.rule, self.segments, self.outline)
+                      self.rule, self.segments, self.outline, self.segment_words)
 
 
 def plan_table(weights: np.ndarray, max_h: float) -> TableGeometry:
@@ -164,7 +167,7 @@ def make_cells(trace, i: int, geo: TableGeometry, labels: list[str], colors: lis
         cols.weights.cells.append(make_text(s, f, color, weight="BOLD"))
     if geo.hidden:
         more = ctx.tr("… {hidden} more words (in Σ)", hidden=geo.hidden)
-        cols.word.cells.append(make_text(more, f * 0.85, ctx.theme.muted))
+        cols.word.cells.append(make_text(more, max(MIN_FONT, f * 0.85), ctx.theme.muted))
     return cols
 
 
@@ -224,23 +227,47 @@ class StackedBar:
 
     segments: VGroup
     outline: Rectangle
+    words: VGroup  # the word inside each segment wide enough for it
 
 
-def make_stacked_bar(weights: np.ndarray, geo: TableGeometry, colors: list[str], theme: Theme,
-                     bar_x: float, y: float) -> StackedBar:
-    """Every weight (shown or not) laid end to end inside a frame of length BAR_LEN = 1."""
-    segments, x = VGroup(), bar_x
+SEGMENT_OPACITY = (0.9, 0.45)  # a nameless segment's grey, alternating so that they part
+
+
+def segment_word(label: str, fill: str, width: float, height: float, font: float,
+                 theme: Theme) -> Mobject | None:
+    """`label` inside a stacked segment `width` × `height` filled with `fill`, at `font`
+    or smaller but never under MIN_FONT; None where it does not fit."""
+    word = make_text(label, font, number_ink(fill, 0.9, theme))
+    fit = min(1.0, (width - 2 * SEGMENT_PAD) / word.width, (height - SEGMENT_PAD) / word.height)
+    if fit * font < MIN_FONT:
+        return None
+    return word.scale(fit)
+
+
+def make_stacked_bar(weights: np.ndarray, geo: TableGeometry, colors: list[str],
+                     labels: list[str], theme: Theme, bar_x: float, y: float) -> StackedBar:
+    """Every weight (shown or not) laid end to end inside a frame of length BAR_LEN = 1.
+    A segment wide enough carries its word inside it, in its word's colour; the others,
+    too narrow to be named, are grey (a colour with no word would name nothing to a
+    viewer who cannot tell two word colours apart)."""
+    segments, words, x = VGroup(), VGroup(), bar_x
+    height = geo.row_h * 0.6
     for j in range(len(weights)):
         w = weights[j] * BAR_LEN
         if w <= 0:
             continue
-        seg = Rectangle(width=w, height=geo.row_h * 0.6, stroke_width=1,
-                        stroke_color=theme.background, fill_color=colors[j], fill_opacity=0.9)
+        word = segment_word(labels[j], colors[j], w, height, geo.font, theme)
+        fill, opacity = ((colors[j], 0.9) if word is not None
+                         else (theme.muted, SEGMENT_OPACITY[len(segments) % 2]))
+        seg = Rectangle(width=w, height=height, stroke_width=1,
+                        stroke_color=theme.background, fill_color=fill, fill_opacity=opacity)
         segments.add(seg.move_to(RIGHT * x + UP * y, aligned_edge=LEFT))
+        if word is not None:
+            words.add(word.move_to(seg))
         x += w
-    outline = Rectangle(width=BAR_LEN, height=geo.row_h * 0.6, stroke_color=theme.text,
+    outline = Rectangle(width=BAR_LEN, height=height, stroke_color=theme.text,
                         stroke_width=2).move_to(RIGHT * bar_x + UP * y, aligned_edge=LEFT)
-    return StackedBar(segments, outline)
+    return StackedBar(segments, outline, words)
 
 
 def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], ctx: ChapterContext,
@@ -271,7 +298,7 @@ def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], ctx:
         return make_text(text, geo.font, color, weight=weight).move_to(
             RIGHT * right_of[column] + UP * foot_y, aligned_edge=RIGHT)
 
-    stacked = make_stacked_bar(h.weights[i], geo, colors, ctx.theme, bar_x, foot_y)
+    stacked = make_stacked_bar(h.weights[i], geo, colors, labels, ctx.theme, bar_x, foot_y)
     return SoftmaxTable(
         word=columns.word.group, scores=columns.scores.group, scaled=columns.scaled.group,
         exp=columns.exp.group, weights=columns.weights.group, bar_scale=bars.scale,
@@ -279,7 +306,8 @@ def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], ctx:
         row_max=under("scaled", ctx.tr("max = {s_max}", s_max=s_max), ctx.theme.muted),
         exp_sum=under("exp", f"Σ = {s_sum}", ctx.theme.text),
         weight_sum=under("weights", f"Σ = {s_w}", ctx.theme.accent, "BOLD"),
-        rule=rule, segments=stacked.segments, outline=stacked.outline, shown=geo.shown)
+        rule=rule, segments=stacked.segments, outline=stacked.outline, shown=geo.shown,
+        segment_words=stacked.words)
 
 
 class SoftmaxScene(ChapterScene):
@@ -323,7 +351,7 @@ class SoftmaxScene(ChapterScene):
     def show_scale(self) -> None:
         t = self.trace
         sq = fmt(float(np.sqrt(t.d_k)), 2)
-        self.say(self.tr("Divide by √d_k = √{d_k} = {sq}, so the spread of the scores does not grow with "
+        self.say(self.tr("Divide by √dₖ = √{d_k} = {sq}, so the spread of the scores does not grow with "
                          "the vector width.", d_k=t.d_k, sq=sq))
         self.play(FadeIn(self.table.scaled, shift=0.2 * RIGHT), run_time=0.8)
         self.wait(0.8)
@@ -372,6 +400,8 @@ class SoftmaxScene(ChapterScene):
                 moved.append(FadeIn(seg))
         self.play(FadeIn(tb.outline), FadeIn(tb.weight_sum), LaggedStart(*moved, lag_ratio=0.05),
                   run_time=1.4)
+        if len(tb.segment_words):
+            self.play(FadeIn(tb.segment_words), run_time=0.4)
         self.wait(1.2)
 
     # ---- a causal decoder: the mask, and where the followed word's weight goes ---------

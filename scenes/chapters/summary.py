@@ -186,7 +186,7 @@ def make_chapter_links(formula: Formula, ctx: ChapterContext,
     note = None
     if not normalized:
         skipped = number("softmax")
-        note = make_text(ctx.tr("as in the article: no √d_k, no softmax (ch. {skipped} skipped)",
+        note = make_text(ctx.tr("as in the article: no division by √dₖ, no softmax (ch. {skipped} skipped)",
                             skipped=skipped),
                          LINK_FONT, ctx.theme.muted)
         fit_width(note, 2 * SAFE_X).next_to(labels, DOWN, buff=BUFF_ROW).set_x(0)
@@ -280,10 +280,10 @@ class SummaryScene(ChapterScene):
         formula.line.next_to(self.title_mob, DOWN, buff=BUFF_SECTION).set_x(0)
         if t.normalized:
             self.say(self.tr("Everything this video showed, in one line: Attention(Q, K, V) = softmax(Q·Kᵀ / "
-                             "√d_k)·V."))
+                             "√dₖ)·V."))
         else:
             self.say(self.tr("Without softmax, as in the article: Z = (Q·Kᵀ)·V. The raw factors weigh V "
-                             "directly (no √d_k, no softmax)."))
+                             "directly (no division by √dₖ, no softmax)."))
         self.play(Write(formula.line), run_time=1.5)
         self.wait(0.8)
         return formula

@@ -21,9 +21,12 @@ from attention_video.scenes.layout import (
 )
 from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.widgets import (
+    MIN_CONTRAST,
     CellLayout,
     MatrixView,
+    blend,
     fit_cells,
+    ink_on,
     label_width,
     make_sub,
 )
@@ -110,11 +113,23 @@ def make_grids(trace, plan: RowPlan, layout: CellLayout, ctx: ChapterContext, k_
     return Grids(weights, V, weighted, Z)
 
 
+ROW_TINT = 0.08  # the opacity of a row's band of its word's colour
+INK_FLOOR = MIN_CONTRAST + 0.1  # a fold mark's contrast on its band, with room for rounding
+
+
 def tint_rows(view: MatrixView, colors: list[str]) -> list[Rectangle]:
-    """A faint band of each row's word colour behind the row (it travels with the grid)."""
-    tints = [Rectangle(width=view.row_rect_of(a).width, height=view.layout.cell_h,
-                       stroke_width=0, fill_color=c, fill_opacity=0.08).move_to(view.row_rect_of(a))
-             for a, c in enumerate(colors)]
+    """A faint band of each row's word colour behind the row (it travels with the grid);
+    the row's "…" darkened or lightened until it reads on its band."""
+    theme = view.theme
+    tints = []
+    for a, c in enumerate(colors):
+        band = view.row_rect_of(a)
+        tints.append(Rectangle(width=band.width, height=view.layout.cell_h, stroke_width=0,
+                               fill_color=c, fill_opacity=ROW_TINT).move_to(band))
+        ink = ink_on(theme.muted, blend(c, theme.background, ROW_TINT), theme, INK_FLOOR)
+        for cell in view.cells:
+            if isinstance(cell, VGroup) and len(cell) == 2 and abs(cell.get_y() - band.get_y()) < 1e-6:
+                cell[1].set_color(ink)  # the fold mark beside the rect
     view.add_to_back(*tints)
     return tints
 
