@@ -160,14 +160,16 @@ def thumb_side(t: AttentionTrace, tagged: bool, top: float, bottom: float) -> tu
     return side, False
 
 
-def link_text(query: str, key: str, weight: str) -> str:
+def link_text(query: str, key: str, weight: str, lines: int = 1) -> str:
     """"query → key weight", each word a bidi isolate: right-to-left words keep the arrow
-    and the number where they are written (Pango reordered "ה → ה 0.48" as "0.48 ה → ה")."""
-    return f"{isolated(query)} → {isolated(key)} {weight}"
+    and the number where they are written (Pango reordered "ה → ה 0.48" as "0.48 ה → ה").
+    lines=2 breaks it after the arrow, for a thumbnail too narrow for one line at the
+    smallest legible size."""
+    return f"{isolated(query)} →{chr(10) if lines == 2 else ' '}{isolated(key)} {weight}"
 
 
 def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, words: ThumbWords,
-               link_font: float, ctx: ChapterContext) -> Thumb:
+               link_font: float, ctx: ChapterContext, link_lines: int = 1) -> Thumb:
     head, i = t.heads[link.head], t.focus
     cell = side / max(t.n_q, t.n_k)
     layout = CellLayout(cell, cell, MIN_FONT, False)
@@ -183,14 +185,14 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
     name = VGroup(make_text(ctx.tr("head {head}", head=link.head), NOTE_FONT,
                             ctx.theme.accent if followed else ctx.theme.text, weight="BOLD"))
     if link.pattern is not None:
-        name.add(make_text(pattern_name(link.pattern, ctx.tr, end_tokens(t)), NOTE_FONT - 2,
+        name.add(make_text(pattern_name(link.pattern, ctx.tr, end_tokens(t)), NOTE_FONT - 1,
                            ctx.theme.muted))
     name.arrange(DOWN, buff=BUFF_TIGHT)
     fit_width(name, width)
     name.next_to(grid, UP, buff=BUFF_SMALL).set_x(cells.get_x())
     weight = fmt(head.weights[i, link.key], DECIMALS)
     ctx.record("head_weights", (link.head, i, link.key), weight)
-    text = link_text(words.q_labels[i], words.k_labels[link.key], weight)
+    text = link_text(words.q_labels[i], words.k_labels[link.key], weight, link_lines)
     link_mob = make_text(text, link_font, ctx.theme.text)
     link_mob.next_to(cells, DOWN, buff=BUFF_SMALL)
     row_mark = grid.row_box(i, words.q_colors[i], buff=0.0, width=3)
@@ -206,8 +208,11 @@ def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, 
     rows, cols = grid_shape(len(links))
     block_w = (2 * SAFE_X - (cols - 1) * THUMB_GAP) / cols
     texts = [link_text(words.q_labels[t.focus], words.k_labels[link.key], "0.00") for link in links]
+    lines = 1 if widest(texts, MIN_FONT) <= block_w else 2  # two lines before a smaller font
+    if lines == 2:
+        texts = [part for text in texts for part in text.split(" → ")]
     link_font = max(MIN_FONT, min(NOTE_FONT, NOTE_FONT * block_w / widest(texts, NOTE_FONT)))
-    thumbs = [make_thumb(t, link, side, labelled, words, link_font, ctx)
+    thumbs = [make_thumb(t, link, side, labelled, words, link_font, ctx, lines)
               for link in links]
     blocks = VGroup(*[th.block for th in thumbs])
     blocks.arrange_in_grid(rows, cols, buff=THUMB_GAP, cell_alignment=DOWN)  # grids in line
