@@ -222,3 +222,35 @@ def test_a_replayed_still_draws_what_the_camera_drew(stills, tmp_path):
     sb.replay(cairo.Context(surface), still.vector, 0, 0, w, h)
     drawn = np.ndarray((h, w, 4), np.uint8, surface.get_data())[:, :, [2, 1, 0]]
     assert np.abs(drawn.astype(int) - still.image.astype(int)).mean() < 6
+
+
+def test_the_handout_draws_an_image_mobject_where_the_frame_has_it():
+    """Chapter 9's model overview is an ImageMobject, which Manim's camera draws as pixels,
+    not through Cairo: the vector still keeps its pixels and draws them in their box, the
+    right way up, each pixel a sharp square."""
+    import cairo
+    from manim import ImageMobject, Scene, tempconfig
+
+    pixels = np.zeros((2, 3, 4), np.uint8)  # 2 rows, 3 columns, RGBA
+    pixels[..., 3] = 255
+    pixels[0, 0, :3] = (255, 0, 0)  # top left: red
+    pixels[1, 2, :3] = (0, 0, 255)  # bottom right: blue
+    with tempconfig({"pixel_width": 160, "pixel_height": 90, "frame_width": 16.0,
+                     "frame_height": 9.0}):
+        scene = Scene()
+        image = ImageMobject(pixels, scale_to_resolution=90)
+        image.stretch_to_fit_width(6.0).stretch_to_fit_height(4.0).move_to([2.0, 1.0, 0])
+        scene.add(image)
+        still = st.record_vector(scene)
+    ops = [op for op in still.ops if op[0] == "image"]
+    assert len(ops) == 1 and ops[0][1].shape == (2, 3, 4)
+    surface = cairo.ImageSurface(cairo.FORMAT_ARGB32, 160, 90)
+    sb.replay(cairo.Context(surface), still, 0, 0, 160, 90)
+    data = np.ndarray((90, 160, 4), np.uint8, surface.get_data())  # BGRA
+    # the image spans x 2 ± 3 and y 1 ± 2 in scene units: pixels 50…110 and 20…60
+    def at(x, y):
+        return tuple(int(c) for c in data[int(45 - y * 10), int(80 + x * 10), 2::-1])
+    assert at(-0.5, 2.5) == (255, 0, 0)  # inside the top-left pixel
+    assert at(4.5, -0.5) == (0, 0, 255)  # inside the bottom-right one
+    assert at(2.0, 2.5) == (0, 0, 0)  # the top middle pixel: black
+    assert at(-2.0, 1.0) != (255, 0, 0)  # left of the image: the background

@@ -88,6 +88,12 @@ class CairoRecorder:
                       for o, b, g, r, a in pattern.get_color_stops_rgba())
         self.ops.append(("gradient", tuple(float(v) for v in pattern.get_linear_points()), stops))
 
+    def image(self, pixels: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> None:
+        """An image mobject's pixels (rows top first, RGBA) filling the box (x0, y0)–(x1, y1)
+        in scene units: the camera draws these into the frame, not through Cairo."""
+        rgba = np.ascontiguousarray(np.asarray(pixels, dtype=np.uint8)[:, :, :4])
+        self.ops.append(("image", rgba, x0, y0, x1, y1))
+
     def __getattr__(self, name: str) -> Any:
         def record(*args: Any) -> None:  # plain numbers: enums and numpy's pickle slowly
             self.ops.append((name, *(int(a) if isinstance(a, int) else float(a) for a in args)))
@@ -113,9 +119,33 @@ def replay(ctx: Any, still: VectorStill, x: float, y: float, width: float, heigh
             for stop in stops:
                 pattern.add_color_stop_rgba(*stop)
             ctx.set_source(pattern)
+        elif name == "image":
+            _draw_image(ctx, *args)
         else:
             getattr(ctx, name)(*args)
     ctx.new_path()
+    ctx.restore()
+
+
+def _draw_image(ctx: Any, rgba: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> None:
+    """RGBA pixels (rows top first) filling the box (x0, y0)–(x1, y1) of a context in scene
+    units (y up), each pixel a sharp square (a heat map's cells stay cells at any zoom)."""
+    import cairo
+
+    h, w = rgba.shape[:2]
+    alpha = rgba[:, :, 3:4].astype(np.float64) / 255
+    rgb = np.rint(rgba[:, :, :3] * alpha).astype(np.uint8)  # Cairo's alpha is premultiplied
+    bgra = np.ascontiguousarray(np.dstack([rgb[:, :, ::-1], rgba[:, :, 3:4]]))  # (h, w, 4)
+    surface = cairo.ImageSurface.create_for_data(memoryview(bgra).cast("B"), cairo.FORMAT_ARGB32,
+                                                 w, h, w * 4)
+    ctx.save()
+    ctx.translate(x0, y1)  # the top-left corner
+    ctx.scale((x1 - x0) / w, -(y1 - y0) / h)  # pixel rows go down the scene
+    pattern = cairo.SurfacePattern(surface)
+    pattern.set_filter(cairo.FILTER_NEAREST)
+    ctx.set_source(pattern)
+    ctx.rectangle(0, 0, w, h)
+    ctx.fill()
     ctx.restore()
 
 

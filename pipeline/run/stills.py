@@ -77,7 +77,8 @@ class _FastForward:
 def record_vector(scene: Any) -> VectorStill:
     """The scene's frame as the Cairo calls its camera makes to draw it (what it draws
     into pixels, drawn again into the PDF handout as paths: sharp at any zoom)."""
-    from manim import VMobject
+    from manim import DL, UR, VMobject
+    from manim.mobject.types.image_mobject import AbstractImageMobject
     from manim.utils.family import extract_mobject_family_members
 
     camera = scene.renderer.camera
@@ -85,6 +86,9 @@ def record_vector(scene: Any) -> VectorStill:
     for m in extract_mobject_family_members(scene.mobjects, only_those_with_points=True):
         if isinstance(m, VMobject) and not m.get_background_image():
             camera.display_vectorized(m, recorder)
+        elif isinstance(m, AbstractImageMobject):  # chapter 9's model overview: its pixels,
+            (x0, y0, _), (x1, y1, _) = m.get_corner(DL), m.get_corner(UR)  # in their box
+            recorder.image(m.get_pixel_array(), float(x0), float(y0), float(x1), float(y1))
     return VectorStill(str(camera.background_color.to_hex()) if hasattr(
         camera.background_color, "to_hex") else str(camera.background_color),
         camera.frame_width, camera.frame_height, tuple(recorder.ops))
