@@ -108,6 +108,9 @@ class SettingsError(ValueError):
         self.field = name
         self.message = message
 
+    def __reduce__(self):  # a worker process hands it back whole (pickled with both fields)
+        return type(self), (self.field, self.message)
+
 
 @dataclass(frozen=True)
 class Settings:

@@ -399,3 +399,12 @@ def test_a_voice_file_of_any_language_passes_the_settings():
     """A path is checked when it is used (scenes.voice: the file, its .onnx.json, its
     language); the settings only check that it names an .onnx file."""
     assert Settings(voice="voices/zh_CN-huayan-medium.onnx", language="zh").voice.endswith(".onnx")
+
+
+def test_a_settings_error_crosses_a_process_boundary_whole():
+    """A worker process (the lint corpus, the render pool) hands its error back pickled: it
+    arrives with its field and message (it broke the process pool before)."""
+    import pickle
+
+    e = pickle.loads(pickle.dumps(SettingsError("head", "'8' is not allowed")))
+    assert (e.field, e.message, str(e)) == ("head", "'8' is not allowed", "head: '8' is not allowed")

@@ -156,7 +156,8 @@ def thumb_side(t: AttentionTrace, tagged: bool, top: float, bottom: float) -> tu
     side = min(THUMB_MAX, block_w, (top - bottom - rows * note_h - (rows - 1) * THUMB_GAP) / rows)
     if len(t.heads) <= 3 and side / n * LABELLED_MAX / THUMB_MAX >= LABELLED_CELL:
         side = min(LABELLED_MAX, block_w - 2.0, (top - bottom - 0.5 - rows * note_h) / rows)
-        return side, side / n >= LABELLED_CELL
+        cell = side / n  # a column's word must fit its cell at the smallest legible size
+        return side, cell >= LABELLED_CELL and widest([k.text for k in t.key_tokens], MIN_FONT) <= cell
     return side, False
 
 
