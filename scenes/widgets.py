@@ -44,6 +44,8 @@ from manim import (
 )
 
 MASKED_TEXT = "masked"  # drawn instead of a number where attending is not allowed
+MASK_MARK_FONT = 22  # the "−∞" of a masked score cell: "∞" inks lower than a digit, and at
+#                      20 it measured 20 px at 1080p, under the lint's floor (22)
 CHIP_FONT = 30  # a token chip's word
 CHIP_MAX_W = 2.2  # a long token's chip is shrunk to this width
 
@@ -308,10 +310,10 @@ class MatrixView(VGroup):
                 if masked:
                     rect.set_fill(theme.grid, 0.55)
                     if not masked_numbers:
-                        if h >= 0.28:
+                        if h * 44 >= MASK_MARK_FONT:  # a cell tall enough for a legible "−∞"
                             ink = ink_on(theme.muted, blend(theme.grid, theme.background, 0.55),
                                          theme)  # legible on the grey of a masked cell
-                            self.mask_marks.add(make_text("−∞", min(20, h * 40), ink)
+                            self.mask_marks.add(make_text("−∞", MASK_MARK_FONT, ink)
                                                 .move_to(rect))
                         continue
                 elif heat:

@@ -180,7 +180,7 @@ def test_a_stacked_segment_carries_its_word_or_wears_no_word_colour():
 def test_a_masked_cells_minus_infinity_reads_on_its_grey(theme):
     mask = np.tril(np.ones((4, 4), dtype=bool))
     view = MatrixView(np.zeros((4, 4)), key="scores", theme=theme, mask=mask, heat=True,
-                      layout=CellLayout(0.6, 0.4, 18, False))
+                      layout=CellLayout(0.6, 0.5, 18, False))
     assert len(view.mask_marks) == 6
     marks = lint.marks_of([view, view.mask_marks])
     assert lint.low_contrast(marks, theme.background) == []

@@ -227,3 +227,16 @@ def test_every_colour_drawn_as_text_reads_on_its_background(theme):
            if wcag_contrast(c, t.background) < 4.5}
     assert not low, low
     assert len(set(word_color(i, t) for i in range(32))) == 32  # still one colour per word
+
+
+def test_a_masked_cell_too_short_for_a_legible_minus_infinity_stays_plain_grey():
+    """A "−∞" is drawn at the size floor's font or not at all: cells under 0.5 tall keep
+    only their grey (a smaller mark measured 20 px at 1080p, under the 22 px floor)."""
+    mask = np.tril(np.ones((3, 3), dtype=bool))
+    for h, marks in ((0.49, 0), (0.5, 3)):
+        view = MatrixView(np.zeros((3, 3)), key="scores", theme=THEMES["dark"], mask=mask,
+                          heat=True, layout=CellLayout(0.6, h, 18, False))
+        assert len(view.mask_marks) == marks, h
+        from attention_video.scenes.text import make_text  # noqa: PLC0415
+        floor = make_text("−∞", 22).height  # the size the lint's floor asks of it
+        assert all(m.height >= floor - 1e-9 for m in view.mask_marks)
