@@ -126,6 +126,9 @@ _INDEXED = re.compile(r"(?<![\w.])([A-Za-z][\w']*)\[((?:[^\[\]]|\[[^\[\]]*\])+)\
 _WORD_ARGUMENT = re.compile(r"\[?[^\W\d_][^\s,]*")  # a word (Q[milk]), not an index (Q[i, m])
 _FUNCTION = r"\b(cos|sin|tan|log)"
 _OPERAND = r"[^\s,.;:!?()，。；：！？、（）]+"  # an exponent or a function's argument, unbracketed
+# An unbracketed function's argument: a Greek letter, one Latin letter or a number ("cos θ",
+# "log 2"); a word is not one (Spanish "sin softmax" is "without softmax", not a sine).
+_ANGLE = r"[\u0370-\u03ff]|[A-Za-z]|\d+(?:\.\d+)?"
 
 
 def _of(w: Words, f: str, x: str) -> str:
@@ -173,7 +176,7 @@ def _rules(w: Words) -> list[Rule]:
         (re.compile(r"\|([^|\s][^|]*?)\|"), lambda m: w.length(m[1].strip())),
         # cos θ, cos(θ): the cosine of theta
         (re.compile(_FUNCTION + r"\(([^()]*)\)"), lambda m: w.function(w.functions[m[1]], m[2])),
-        (re.compile(_FUNCTION + rf"\s+({_OPERAND})"),
+        (re.compile(_FUNCTION + rf"\s+({_ANGLE})(?![\w(\[])"),
          lambda m: w.function(w.functions[m[1]], m[2])),
         (re.compile("ᵀ"), w.transpose),
         (re.compile("√"), w.root),

@@ -129,3 +129,10 @@ def test_every_caption_of_the_default_video_is_said_without_a_symbol():
                                             ("translate", "en"), ("causal-2-heads", "en")])
 def test_every_caption_of_other_videos_is_said_without_a_symbol(case, language):
     check_said_without_a_symbol(default_captions(case), language)
+
+
+def test_a_word_after_sin_is_not_a_sines_argument():
+    """Spanish 'sin' is 'without': "sin softmax" stays words; "sin θ" is still a sine."""
+    assert "sin softmax" in spoken("Con pesos, sin softmax.", "es").lower()
+    assert "seno" not in spoken("sin softmax", "es").lower()
+    assert spoken("sin φ", "en") == "the sine of phi"
