@@ -5,6 +5,7 @@ fastmanim.py, and neither side shadows the other."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -20,9 +21,14 @@ USER_MODULES = ("scenes", "pipeline", "render", "fastmanim", "attncore")
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
+    """The wheel built from a copy of the tree without an earlier build's leftovers
+    (setuptools reuses build/lib, whose stale modules would hide a package left out of
+    pyproject's list)."""
+    out, tree = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("tree") / "src"
+    shutil.copytree(ROOT, tree, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "__pycache__", "media", ".pytest_cache"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
-                    "--no-build-isolation", "-w", str(out), str(ROOT)],
+                    "--no-build-isolation", "-w", str(out), str(tree)],
                    check=True, capture_output=True, timeout=300)
     (found,) = out.glob("*.whl")
     return found
@@ -41,6 +47,18 @@ def test_the_wheel_installs_one_top_level_name_and_carries_the_licence(wheel):
     assert {f"attention_video/pipeline/outputs/page/page.{kind}"  # the companion page's template
             for kind in ("html", "css", "js")} <= set(names)
     assert not any(n.startswith("attention_video/render") for n in names)  # render.py: a script
+
+
+def test_the_wheel_carries_every_module_of_the_tree(wheel):
+    """pyproject lists the packages one by one: a new subpackage left out of the list would
+    install without its modules (attncore.decoder once did, and import failed)."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    folders = {"attncore": "attncore", "scenes": "scenes", "fastmanim": "fastmanim",
+               "pipeline": "pipeline"}
+    modules = {f"attention_video/{inside}/{path.relative_to(ROOT / folder).as_posix()}"
+               for inside, folder in folders.items()
+               for path in (ROOT / folder).rglob("*.py") if "__pycache__" not in path.parts}
+    assert modules and not modules - names, sorted(modules - names)
 
 
 @pytest.mark.slow
