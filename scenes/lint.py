@@ -642,12 +642,16 @@ def colour_findings(marks: Sequence[Mark], confusions: Iterable[Confusion],
     bare: set[str] = set()
     for picture in (marks, *others):
         texts = [m for m in picture if m.kind == "text"]
+        parts = {m.ident: m for m in picture}  # an arrow's tip is a part of its arrow
         for c in confusions:
             for word, color in zip(c.words, c.colors):
                 named = [t for t in texts if word in t.text]
                 for m in picture:
                     if color not in m.colors or (m.kind == "text" and word in m.text):
                         continue
+                    whole = parts.get(m.owner) if m.shows.startswith("arrow") else None
+                    if whole is not None and color in whole.colors:
+                        m = whole  # its word, written by the shaft, names the tip too
                     if not any(_carries(m, t) for t in named):
                         bare.add(_kind_of(m))
                         hit[c] = None

@@ -14,7 +14,7 @@ from attention_video.scenes import lint
 from attention_video.scenes.layout import MIN_FONT, SAFE_X
 from attention_video.scenes.text import make_text
 from attention_video.scenes.widgets import THEMES, make_caption, word_color
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, Line, Rectangle, Square, VGroup
+from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Arrow, Line, Rectangle, Square, VGroup
 
 pytestmark = pytest.mark.xdist_group("lint")  # one worker: the default video's build is shared
 
@@ -139,6 +139,18 @@ def test_a_look_alike_coloured_mark_fires_unless_it_carries_its_word():
                                       alike)) == ["colour"]
     # a word written in its own colour carries itself
     assert lint.colour_findings(lint.marks_of([text("cat", color="#de70eb")]), alike) == []
+
+
+def test_an_arrow_tip_is_named_by_the_word_written_by_its_shaft():
+    alike = lint.confusable([("The", "#70b0eb"), ("cat", "#de70eb")])
+    arrow = Arrow(ORIGIN, 3 * RIGHT + UP, buff=0, color="#70b0eb")
+    by_shaft = text("The").move_to(arrow.point_from_proportion(0.3) + 0.3 * DOWN)
+    assert by_shaft.get_center()[0] < arrow.get_end()[0] - 1.0  # far from the tip
+    assert lint.colour_findings(lint.marks_of([arrow, by_shaft]), alike) == []
+    # a word nowhere near the arrow still names neither shaft nor tip
+    far = text("The").move_to(4 * LEFT + 3 * DOWN)
+    found = lint.colour_findings(lint.marks_of([arrow, far]), alike)
+    assert rules(found) == ["colour"] and "arrow" in found[0].message
 
 
 def test_the_default_word_colours_of_both_themes_are_checked_pairwise():
@@ -267,6 +279,17 @@ def test_the_first_word_colours_stay_apart_for_colour_blind_viewers():
     for theme in THEMES.values():
         colours = [(f"w{i}", word_color(i, theme)) for i in range(len(WORD_HUES))]
         assert lint.confusable(colours) == [], theme.name
+
+
+def test_no_two_of_32_word_colours_are_near_one_colour_in_either_theme():
+    # Past the first seven, colours cannot stay safe for colour-blind viewers (the lint
+    # asks each mark to carry its word), but none may be a near twin of an earlier one,
+    # for any viewer: the golden-ratio spread gave words 7 and 9 colours 0.6 apart.
+    for theme in THEMES.values():
+        colours = [(f"w{i}", word_color(i, theme)) for i in range(32)]
+        assert lint.confusable(colours, min_delta=3.0) == [], theme.name
+        near_eighth = lint.confusable(colours[:8], min_delta=9.0)
+        assert near_eighth == [], (theme.name, near_eighth)
 
 
 @pytest.mark.parametrize("theme", list(THEMES.values()), ids=list(THEMES))

@@ -196,7 +196,11 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
     text = link_text(words.q_labels[i], words.k_labels[link.key], weight, link_lines)
     link_mob = make_text(text, link_font, ctx.theme.text)
     link_mob.next_to(cells, DOWN, buff=BUFF_SMALL)
-    row_mark = grid.row_box(i, words.q_colors[i], buff=0.0, width=3)
+    # the followed row in its word's colour where its label names it; unlabelled, a colour
+    # alone would be all that tells it (and past seven words colours can look alike to a
+    # colour-blind viewer): the text colour, with the word written under the thumbnail
+    row_mark = grid.row_box(i, words.q_colors[i] if labelled else ctx.theme.text, buff=0.0,
+                            width=3)
     top_cell = grid.cell_box(i, link.key, ctx.theme.accent, width=3)
     return Thumb(grid, name, VGroup(link_mob), row_mark, top_cell)
 
