@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from attention_video.attncore import attention as att
-from attention_video.attncore.settings import Settings, SettingsError
+from attention_video.attncore.settings import MAX_TOKENS_LIMIT, Settings, SettingsError
 from attention_video.attncore.tokenize import Token
 from attention_video.attncore.trace import HeadTrace, compute_head
 
@@ -156,6 +156,26 @@ def layer_heads(X: np.ndarray, lw: LayerWeights, num_heads: int, layer: int,
         heads.append(compute_head(layer, h, X, X, lw.W_Q[:, c], lw.W_K[:, c], lw.W_V[:, c],
                                   lw.b_Q[c], lw.b_K[c], lw.b_V[c], mask, normalized))
     return tuple(heads)
+
+
+# ---- the sentence's length -----------------------------------------------------------------
+def check_length(enc: Encoding, s: Settings, model: str, max_positions: int,
+                 pieces: str = "pieces") -> None:
+    """An encoded sentence (its first and last tokens the model's own, [CLS] and [SEP] or
+    <s> and </s>) has a visible piece, at most --max-tokens tokens counting both ends, and
+    no more than the model's positions."""
+    tokens = enc.tokens
+    n = len(tokens)
+    if all(t.text == "▁" for t in tokens[1:-1]):  # none, or only e5's word-start marks
+        raise SettingsError("sentence", "the sentence has no visible words or marks")
+    if n > s.max_tokens:
+        raise SettingsError(
+            "sentence", f"the sentence has {n} tokens ({n - 2} {pieces} plus {tokens[0].text} "
+            f"and {tokens[-1].text}); the limit is {s.max_tokens} (shorten it, or raise "
+            f"max_tokens up to {MAX_TOKENS_LIMIT})")
+    if n > max_positions:
+        raise SettingsError("sentence", f"the sentence has {n} tokens; {model} reads at most "
+                            f"{max_positions}")
 
 
 # ---- the followed token ------------------------------------------------------------------

@@ -371,6 +371,34 @@ def _check_source_options(s: Settings) -> None:
                                 f"drop {flag(name)} or use --weights random")
 
 
+ONLY_RANDOM = "is only available with --weights random"
+
+
+def check_encoder(s: Settings, encoder: str) -> None:
+    """Settings a pretrained encoder (BERT-like, attending within one sentence in both
+    directions) cannot honour, named one by one; `encoder` names it ("the pretrained
+    encoder")."""
+    if s.target is not None:
+        raise SettingsError("target", f"cross-attention (a target sentence) {ONLY_RANDOM}; "
+                            f"{encoder} attends within one sentence")
+    if s.causal:
+        raise SettingsError("causal", f"causal masking {ONLY_RANDOM}; {encoder} (BERT) "
+                            "attends in both directions")
+    if not s.positional:
+        raise SettingsError("positional", f"turning off positions {ONLY_RANDOM}; {encoder} "
+                            "always adds its learned position embeddings")
+
+
+def check_layer_head(s: Settings, model: str, layers: int, heads: int) -> None:
+    """--layer within 0…layers−1, --head within 0…heads−1 (or auto), for a real model."""
+    if not 0 <= s.layer < layers:
+        raise SettingsError("layer", f"{s.layer} is out of range; {model} has layers "
+                            f"0 to {layers - 1}")
+    if s.head != "auto" and not 0 <= int(s.head) < heads:
+        raise SettingsError("head", f"{s.head} is out of range; {model} has heads 0 to "
+                            f"{heads - 1} in every layer, or 'auto'")
+
+
 DECODER = "--weights decoder (SmolLM2-135M-Instruct)"
 
 

@@ -17,6 +17,7 @@ from attention_video.attncore.settings import (
     MAX_TOKENS_LIMIT,
     Settings,
     SettingsError,
+    check_layer_head,
 )
 from attention_video.attncore.settings import check_decoder as check_supported
 
@@ -33,17 +34,6 @@ class Run:
     @property
     def tokens(self):
         return self.encoding.tokens
-
-
-def check_layer_head(s: Settings, m: Model) -> None:
-    """--layer within 0…L−1, --head within 0…H−1 (or auto)."""
-    L, H = m.config.num_layers, m.config.num_heads
-    if not 0 <= s.layer < L:
-        raise SettingsError("layer", f"{s.layer} is out of range; {MODEL_NAME} has layers 0 to "
-                            f"{L - 1}")
-    if s.head != "auto" and not 0 <= int(s.head) < H:
-        raise SettingsError("head", f"{s.head} is out of range; {MODEL_NAME} has heads 0 to "
-                            f"{H - 1} in every layer, or 'auto'")
 
 
 @functools.lru_cache(maxsize=1)
@@ -104,7 +94,7 @@ def run(s: Settings, layers: int | None = None, cache: Path | None = None) -> Ru
     `cache`: where the dequantised weights are kept between runs (None: read the file)."""
     check_supported(s)
     m = load(cache)
-    check_layer_head(s, m)
+    check_layer_head(s, MODEL_NAME, m.config.num_layers, m.config.num_heads)
     enc = encode_sentence(m, s)
     focus = resolve_focus(enc, s)
     return Run(m, enc, run_layers(m, enc.ids, layers), focus)

@@ -21,11 +21,8 @@ from attention_video.pipeline.records import ChapterResult
 
 def sha256_of(path: Path) -> str:
     """A kept file's checksum, as its record holds it."""
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 class ChapterCache:
