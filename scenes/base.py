@@ -364,7 +364,9 @@ class ChapterScene(Scene):
         self.drawn.caption_at = self._caption_start  # what is drawn now, this caption made
         reading = reading_seconds(text, self.settings.language, self.settings.pace)
         self._caption_need = reading
-        if self.narrator is not None:  # the speech starts with the caption
+        # The speech's samples start with the caption; the voice is heard LEAD_SILENCE
+        # (scenes.voice) later.
+        if self.narrator is not None:
             speech = self.narrator.say(text)
             self.speech.append((self._caption_start, speech))
             self._caption_need = max(reading, speech.seconds + SPEECH_GAP)
