@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attention_video.attncore.encoder import check_length, is_real_word, resolve_focus  # noqa: F401 (re-exported)
+from attention_video.attncore.encoder import (
+    check_length,
+    is_real_word,  # noqa: F401 (re-exported)
+    resolve_focus,
+)
 from attention_video.attncore.pretrained.checkpoint import Checkpoint, load
 from attention_video.attncore.pretrained.forward import Forward, encode
 from attention_video.attncore.pretrained.locate import ModelRef, find_model
