@@ -1,118 +1,38 @@
-"""Settings → AttentionTrace, by the chosen weight source (seeded random or pretrained).
+"""Settings → AttentionTrace: which weight source tells the sentence (--weights auto
+chooses), then that source's builder, named in its row of attncore.sources.
 
-The trace dataclasses live in attncore.trace; the weight sources build them here, so the
-trace module imports no weight source and no weight source imports this one.
+The trace dataclasses live in attncore.trace and the rows in attncore.sources, so neither
+imports a weight source, and no weight source imports this module.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import unicodedata
 from pathlib import Path
 
-import numpy as np
-from attention_video.attncore import attention as att
-from attention_video.attncore import random_weights as rw
-from attention_video.attncore.decoder import build_decoder_trace
-from attention_video.attncore.multilingual import build_multilingual_trace
-from attention_video.attncore.pretrained import build_pretrained_trace
+from attention_video.attncore import sources
+from attention_video.attncore.focus import resolve_focus, tokens_of
+from attention_video.attncore.random_weights import build_random_trace
 from attention_video.attncore.settings import (
-    ENCODERS,
-    PRETRAINED_ONLY,
-    REAL_MODELS,
-    SIZED_ONLY,
     TINY_MAX_DIM,
     TINY_MAX_HEADS,
     Settings,
     SettingsError,
     ignored_options,
-    shown,
+    unset,
 )
+from attention_video.attncore.sources import Kept
 from attention_video.attncore.tiny import corpus as tiny_corpus
-from attention_video.attncore.tiny import store as tiny_store
-from attention_video.attncore.tiny.trace import build_tiny_trace, train_config
-from attention_video.attncore.tiny.train import train
-from attention_video.attncore.tokenize import Token, TokenizeError, tokenize
-from attention_video.attncore.trace import AttentionTrace, HeadChoice, compute_head
+from attention_video.attncore.tiny.trace import tiny_model_for
+from attention_video.attncore.trace import AttentionTrace
 from attention_video.attncore.translate import corpus as translation_corpus
-from attention_video.attncore.translate import store as translation_store
-from attention_video.attncore.translate.trace import build_translation_trace
+
+__all__ = ["build_random_trace", "build_trace", "choose_source", "resolve_focus", "settings_for",
+           "tiny_model_for", "tokens_of"]
 
 
-def resolve_focus(tokens: tuple[Token, ...], s: Settings) -> int:
-    """The followed word's token index: --query-index, else --query, else the last word."""
-    if s.query_index is not None:
-        if s.query_index >= len(tokens):
-            raise SettingsError(
-                "query_index", f"{s.query_index} is out of range; allowed: 0 to {len(tokens) - 1}")
-        idx = s.query_index
-        if s.query is not None and tokens[idx].key != Token(s.query).key:
-            raise SettingsError(
-                "query_index", f"token {idx} is {shown(tokens[idx].text)}, not {shown(s.query)}")
-        return idx
-    if s.query is not None:
-        want = Token(s.query.strip()).key
-        for i, t in enumerate(tokens):
-            if t.key == want:
-                return i
-        words = list(dict.fromkeys(t.text for t in tokens))
-        close = difflib.get_close_matches(s.query, words, n=3, cutoff=0.4)
-        hint = f"did you mean {', '.join(shown(c) for c in close)}?" if close else (
-            "the words are: " + ", ".join(shown(w) for w in words[:12]))
-        raise SettingsError("query", f"{shown(s.query)} is not in the sentence; {hint}")
-    words = [i for i, t in enumerate(tokens) if t.is_word]
-    return words[-1] if words else len(tokens) - 1
-
-
-def tokens_of(text: str, s: Settings, name: str) -> tuple[Token, ...]:
-    try:
-        return tokenize(text, s.max_tokens)
-    except TokenizeError as e:
-        raise SettingsError(name, str(e)) from None
-
-
-def build_random_trace(s: Settings) -> AttentionTrace:
-    """The untrained model: seeded embeddings, sinusoidal positions, seeded W_Q, W_K, W_V."""
-    key_tokens = tokens_of(s.sentence, s, "sentence")
-    query_tokens = tokens_of(s.target, s, "target") if s.target else key_tokens
-    focus = resolve_focus(query_tokens, s)
-    d_k = s.dk
-
-    E = rw.embed(key_tokens, s.seed, s.d_model)  # (n_k, d_model)
-    P = rw.positions(len(key_tokens), s.d_model, s.positional)  # (n_k, d_model)
-    X = E + P  # (n_k, d_model)
-    if s.target:
-        E_q = rw.embed(query_tokens, s.seed, s.d_model)  # (n_q, d_model)
-        P_q = rw.positions(len(query_tokens), s.d_model, s.positional)
-        X_q = E_q + P_q  # (n_q, d_model)
-    else:
-        E_q, P_q, X_q = E, P, X
-
-    n_q, n_k = len(query_tokens), len(key_tokens)
-    mask = att.causal_mask(n_q, n_k) if s.causal else np.ones((n_q, n_k), dtype=bool)
-    zeros = np.zeros(d_k)
-    heads = tuple(
-        compute_head(0, h, X_q, X, W_Q, W_K, W_V, zeros, zeros, zeros, mask, s.softmax)
-        for h, (W_Q, W_K, W_V) in enumerate(rw.head_weights(s.seed, s.heads, s.d_model, d_k))
-    )
-    W_O = rw.output_weights(s.seed, s.heads, s.d_model, d_k)  # (heads·d_k, d_model)
-    output = att.multi_head([h.Z for h in heads], W_O)  # (n_q, d_model)
-    head_index = 0 if s.head == "auto" else int(s.head)
-    return AttentionTrace(
-        query_tokens=query_tokens, key_tokens=key_tokens,
-        E=E, P=P, X=X, E_q=E_q, P_q=P_q, X_q=X_q,
-        heads=heads, W_O=W_O, output=output, focus=focus, head_index=head_index,
-        source="random", model_name=None, layer=0, causal=s.causal, cross=bool(s.target),
-        normalized=s.softmax, seed=s.seed,
-        head_choice=HeadChoice(HeadChoice.UNTRAINED, 0, 0) if s.head == "auto" else None,
-        x_label="E + P" if s.positional else "E",
-        positional=s.positional,
-    )
-
-
-DECODER_REASON = ("--weights decoder: a real Llama-style decoder (rotary positions, grouped-query "
-                  "attention, always causal)")
+DECODER_REASON = f"--weights decoder: {sources.source('decoder').description}"
 # The most frequent English words that other languages written in Latin letters do not use
 # as words of their own ("a", "I", "in", "no" … are left out: Spanish, French, Italian,
 # Portuguese and German use them). A sentence of MIN_WORDS_FOR_ENGLISH words or more
@@ -212,36 +132,21 @@ def translation_unknown(s: Settings) -> tuple[str, str] | None:
 def settings_for(s: Settings, source: str) -> Settings:
     """`s` with the weights resolved to `source` and the settings that source does not
     read (which --weights auto may carry, see ignored_options) back to "not given"."""
-    unread = SIZED_ONLY if source in REAL_MODELS else PRETRAINED_ONLY
-    return s.replace(weights=source, **{n: unread[n] for n in ignored_options(s, source)})
+    return s.replace(weights=source, **{n: unset(n) for n in ignored_options(s, source)})
 
 
-def build_trace(s: Settings, tiny_model=None, weights_cache: Path | None = None) -> AttentionTrace:
-    """Settings → trace, by the chosen weight source. `tiny_model`: the tiny model to use
-    (the pipeline passes a cached one); None loads the shipped one or trains in memory.
-    `weights_cache`: a folder where a real model's dequantised weights are kept between runs
-    (the decoder's; the pipeline passes one), None: read from the model file each time."""
-    source, reason = choose_source(s)
-    if source == "decoder":
-        return dataclasses.replace(build_decoder_trace(s, weights_cache), source_reason=reason)
-    if source in ENCODERS:
-        build = build_pretrained_trace if source == "pretrained" else build_multilingual_trace
-        trace = build(settings_for(s, source))
-        return dataclasses.replace(trace, source_reason=reason) if reason else trace
-    if source == "tiny":
-        model = tiny_model if tiny_model is not None else tiny_model_for(s)
-        return build_tiny_trace(s, model, resolve_focus, reason)
-    if source == "translation":
-        return build_translation_trace(s, translation_store.load_default(), resolve_focus,
-                                       reason)
-    trace = build_random_trace(settings_for(s, "random"))
-    return dataclasses.replace(trace, source_reason=reason) if reason else trace
-
-
-def tiny_model_for(s: Settings, progress=None):
-    """The shipped tiny model when it is the one asked for, else one trained now (seconds;
-    the pipeline keeps trained ones on disk so this happens once per size and seed)."""
-    shipped = tiny_store.load_default()
-    if shipped.train_config == train_config(s):
-        return shipped
-    return train(train_config(s), progress=progress)
+def build_trace(s: Settings, tiny_model=None, weights_cache: Path | None = None,
+                kept: Kept | None = None) -> AttentionTrace:
+    """Settings → trace, by the weight source chosen (choose_source) and its row of
+    attncore.sources. `kept`: what the pipeline keeps between runs (the tiny model for these
+    settings, the folder of real models' dequantised weights); `tiny_model` and
+    `weights_cache` are its two parts given one by one. None: made or read now."""
+    kept = kept or Kept(tiny_model=None if tiny_model is None else (lambda _s: tiny_model),
+                        models_dir=weights_cache)
+    name, reason = choose_source(s)
+    row = sources.source(name)
+    trace = sources.call(row.build, settings_for(s, name) if row.selectable else s, kept)
+    if reason:
+        said = f"{reason}; {trace.source_reason}" if trace.source_reason else reason
+        trace = dataclasses.replace(trace, source_reason=said)
+    return trace

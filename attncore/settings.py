@@ -15,7 +15,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from attention_video.attncore import sources
 from attention_video.attncore.chapters import SLUGS, by_number, describe, in_story_order
+from attention_video.attncore.sources import AUTO, Capabilities, or_list
 
 QUALITIES = {  # flag → (height, width, fps, name)
     "l": (480, 854, 15, "480p15"),
@@ -45,8 +47,9 @@ def caption_languages(locale_dir: Path = LOCALE_DIR) -> tuple[str, ...]:
 
 
 LANGUAGES = caption_languages()
-WEIGHT_SOURCES = ("auto", "tiny", "pretrained", "multilingual", "decoder", "random")
-ENCODERS = ("pretrained", "multilingual")  # the real encoders: their own sizes, layers to pick
+# --weights: "auto" and the rows of attncore.sources, as they stood when this module was
+# imported (validation reads the registry itself, so a source registered later counts too)
+WEIGHT_SOURCES = sources.names()
 VIDEO_EXTENSIONS = (".mp4", ".mov")  # what -o may end in; the container follows it
 TINY_MAX_DIM = 16  # the tiny model's limits (attncore.tiny.config): small enough to check
 TINY_MAX_HEADS = 4
@@ -59,10 +62,32 @@ VOICES = ("joe",)  # voices known by name (scenes.voice); any other is a Piper .
 VOICE_LANGUAGES = {"joe": "en"}  # what each named voice speaks
 LANGUAGE_NAMES = {"en": "English"}  # the languages the named voices speak, for errors
 MAX_CONFIG_BYTES = 1 << 20  # a settings file is a few lines; refuse anything over 1 MiB
-# Settings that only some weight sources read, with the value that means "not given".
-PRETRAINED_ONLY = {"model": None, "layer": 0}  # a checkpoint folder and one of its layers
-SIZED_ONLY = {"seed": 0, "d_model": 4, "d_k": None, "heads": 1}  # random and tiny weights
-REAL_MODELS = (*ENCODERS, "decoder")  # weight sources with their own sizes and layers
+# Settings that only some weight sources read, with the value that means "not given", and
+# the capability (attncore.sources.Capabilities) of the sources that read them.
+SIZED_ONLY = {"seed": 0, "d_model": 4, "d_k": None, "heads": 1}  # sized: random and tiny
+PRETRAINED_ONLY = {"model": None, "layer": 0}  # a model file or folder, and one of its layers
+READ_IF = {"seed": "sized", "d_model": "sized", "d_k": "sized", "heads": "sized",
+           "model": "checkpoint", "layer": "layered"}
+
+
+def capabilities(weights: str) -> Capabilities | None:
+    """What the named source can do; None for "auto" (or a name no row has)."""
+    return sources.SOURCES[weights].can if weights in sources.SOURCES else None
+
+
+def reads(weights: str, name: str) -> bool:
+    """Whether the named (not "auto") source reads the source-specific setting `name`."""
+    return getattr(sources.source(weights).can, READ_IF[name])
+
+
+def readers(name: str) -> tuple[str, ...]:
+    """The sources that read the source-specific setting `name`."""
+    return sources.named(lambda can: getattr(can, READ_IF[name]))
+
+
+def unset(name: str) -> Any:
+    """The value of a source-specific setting that means "not given"."""
+    return {**SIZED_ONLY, **PRETRAINED_ONLY}[name]
 
 
 SHOWN = 60  # characters of a value an error line echoes; a longer one is cut, its length given
@@ -121,10 +146,8 @@ class Settings:
     query_index: int | None = None  # 0-based token index, for a repeated word
     target: str | None = None  # a second sentence: cross-attention, queries from it
     translate: bool = False  # translate the sentence with the trained translation model
-    weights: str = "auto"  # "tiny" when every word is in its vocabulary, else "multilingual"
-    # for a sentence outside English, else "pretrained"; or "tiny" (trained here,
-    # hand-checkable), "pretrained" (a real English BERT), "multilingual" (multilingual-e5-small,
-    # any script), "random" (untrained)
+    weights: str = "auto"  # a row of attncore.sources, or "auto": the tiny model when every
+    # word is in its vocabulary, else a real encoder (attncore.build.choose_source)
     model: str | None = None  # pretrained checkpoint folder; None: look it up
     layer: int = 0  # pretrained: which encoder layer (0-based)
     head: int | str | None = None  # the followed head, or "auto"; None: default_head(weights)
@@ -179,7 +202,8 @@ def default_head(weights: str) -> int | str:
     """The head a video follows unless told: "auto" for a trained model (pretrained: the
     head that links the followed word most strongly to another word; tiny: the head that
     learned to link objects to their verbs), 0 for untrained weights."""
-    return 0 if weights == "random" else "auto"
+    can = capabilities(weights)
+    return 0 if can is not None and not can.trained else "auto"
 
 
 FIELD_NAMES = tuple(f.name for f in fields(Settings))
@@ -248,7 +272,7 @@ def validate(s: Settings) -> None:
         raise SettingsError("sentence", "the sentence is empty: type at least one word")
     if s.target is not None and not s.target.strip():
         raise SettingsError("target", "the target sentence is empty")
-    _one_of("weights", s.weights, WEIGHT_SOURCES)
+    _one_of("weights", s.weights, sources.names())
     _one_of("theme", s.theme, THEMES)
     _one_of("captions", s.captions, CAPTIONS)
     _one_of("language", s.language, LANGUAGES)
@@ -271,21 +295,22 @@ def validate(s: Settings) -> None:
     if isinstance(s.head, str):
         if s.head != "auto":
             raise SettingsError("head", f"{shown(s.head)} is not allowed; give a head number or 'auto'")
-    elif s.head < 0 or (s.weights in ("random", "tiny") and s.head >= s.heads):
-        hi = s.heads - 1 if s.weights in ("random", "tiny") else "the model's last head"
-        raise SettingsError("head", f"{s.head} is out of range; allowed: 0 to {hi}")
+    else:
+        sized = s.weights != AUTO and capabilities(s.weights).sized
+        if s.head < 0 or (sized and s.head >= s.heads):
+            hi = s.heads - 1 if sized else "the model's last head"
+            raise SettingsError("head", f"{s.head} is out of range; allowed: 0 to {hi}")
     _check_source_options(s)
-    if s.weights == "tiny":
-        _check_tiny(s)
-    if s.weights == "decoder":
-        check_decoder(s)
+    if s.weights != AUTO and sources.source(s.weights).check:
+        sources.call(sources.source(s.weights).check, s)
     if s.translate:
         if s.target is not None:
             raise SettingsError("translate", "--translate writes the target itself; --target "
                                 "gives one (teacher forcing): drop one of them")
-        if s.weights in ("random", *REAL_MODELS):
+        takes = (AUTO, *sources.named(lambda can: can.trained_here))
+        if s.weights not in takes:
             raise SettingsError("translate", "--translate needs the trained translation model "
-                                "(--weights auto or tiny), not --weights " + s.weights)
+                                f"(--weights {or_list(takes)}), not --weights " + s.weights)
     if s.causal and s.target is not None:
         raise SettingsError("causal", "causal masking is for self-attention; with a target sentence "
                             "(cross-attention) every target word sees the whole source: drop one")
@@ -347,28 +372,36 @@ def given(s: Settings, names: dict[str, Any]) -> list[str]:
 def ignored_options(s: Settings, source: str) -> list[str]:
     """The settings given that the chosen weight source does not read (for --weights auto,
     which says so on its first line of output instead of refusing them)."""
-    unread = SIZED_ONLY if source in REAL_MODELS else PRETRAINED_ONLY
-    return given(s, unread)
+    return [n for n in given(s, {**SIZED_ONLY, **PRETRAINED_ONLY}) if not reads(source, n)]
 
 
 def _check_source_options(s: Settings) -> None:
-    """Refuse a setting that the chosen weight source can never read, naming the source
-    that does. --weights auto may end up with either, so only what can never apply to it
-    is refused (a target sentence or causal masking means the translation model or random
-    weights)."""
-    if s.weights in ("random", "tiny") or (s.weights == "auto" and (s.target or s.causal)):
-        why = (f"--weights {s.weights}" if s.weights != "auto" else
-               "a target sentence or causal masking (--weights auto then uses the translation "
-               "model or random weights)")
-        for name in given(s, PRETRAINED_ONLY):
-            raise SettingsError(name, f"{flag(name)} applies only to --weights pretrained (a "
-                                f"checkpoint and its layers), not with {why}; drop it or use "
-                                "--weights pretrained")
-    if s.weights in ENCODERS:
-        for name in given(s, SIZED_ONLY):
-            raise SettingsError(name, f"{flag(name)} applies only to --weights random or tiny; "
-                                f"the {s.weights} model has its own sizes and trained numbers: "
-                                f"drop {flag(name)} or use --weights random")
+    """Refuse a setting that the chosen weight source can never read, naming the sources
+    that do. --weights auto may end up with any, so only what can never apply to it is
+    refused (a target sentence or causal masking means the translation model or random
+    weights, which read no model file and have one layer)."""
+    if s.weights == AUTO:
+        if s.target or s.causal:
+            why = ("a target sentence or causal masking (--weights auto then uses the "
+                   "translation model or random weights)")
+            for name in given(s, PRETRAINED_ONLY):
+                raise _not_read(name, why)
+        return
+    for name in given(s, {**SIZED_ONLY, **PRETRAINED_ONLY}):
+        if not reads(s.weights, name):
+            raise _not_read(name, f"--weights {s.weights}")
+
+
+def _not_read(name: str, why: str) -> SettingsError:
+    """The line for a setting that the weights in use (`why`) do not read."""
+    them = readers(name)
+    if READ_IF[name] == "sized":
+        return SettingsError(name, f"{flag(name)} applies only to --weights {or_list(them)}; "
+                             f"{why} has its own sizes and trained numbers: drop {flag(name)} "
+                             "or use --weights random")
+    return SettingsError(name, f"{flag(name)} applies only to --weights {or_list(them)} (a "
+                         f"model file and its layers), not with {why}; drop it or use --weights "
+                         f"{them[0]}")
 
 
 ONLY_RANDOM = "is only available with --weights random"
@@ -413,15 +446,9 @@ def check_decoder(s: Settings) -> None:
     if not s.positional:
         raise SettingsError("positional", f"--no-positional does not apply to {DECODER}: it "
                             "adds no P to leave out; positions enter by rotating q and k (RoPE)")
-    if s.model is not None:
-        raise SettingsError("model", f"--model applies only to --weights pretrained; {DECODER} "
-                            "reads its own GGUF file")
-    for name in given(s, SIZED_ONLY):
-        raise SettingsError(name, f"{flag(name)} applies only to --weights random or tiny; "
-                            f"{DECODER} has its own sizes (d_model 576, 9 query heads)")
 
 
-def _check_tiny(s: Settings) -> None:
+def check_tiny(s: Settings) -> None:
     """What the tiny model can show: its own sizes, self-attention without a mask."""
     if not 2 <= s.d_model <= TINY_MAX_DIM:
         raise SettingsError("d_model", f"{s.d_model} is out of range for the tiny model; "
@@ -550,7 +577,9 @@ def build_settings(toml_path: str | Path | None = None, **flags: Any) -> Setting
 
 def check_given(values: dict[str, Any]) -> None:
     """What only the values as given can tell: --no-causal (causal given as false, which
-    the Settings cannot tell from not given) with the decoder, which is always causal."""
-    if values.get("weights") == "decoder" and values.get("causal") is False:
-        raise SettingsError("causal", f"--no-causal does not apply to {DECODER}: a decoder is "
-                            "always causal (no word sees a later one); drop --no-causal")
+    the Settings cannot tell from not given) with a source that is always causal."""
+    weights = values.get("weights")
+    can = capabilities(weights) if isinstance(weights, str) else None
+    if can is not None and can.causal and values.get("causal") is False:
+        raise SettingsError("causal", f"--no-causal does not apply to --weights {weights}: it "
+                            "is always causal (no word sees a later one); drop --no-causal")

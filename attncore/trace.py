@@ -9,7 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from attention_video.attncore import attention as att
+from attention_video.attncore import sources
 from attention_video.attncore.geometry import QueryGeometry, query_geometry
+from attention_video.attncore.sources import Capabilities
 from attention_video.attncore.tokenize import Token
 
 
@@ -212,8 +214,7 @@ class AttentionTrace:
     output: np.ndarray  # (n_q, d_model)  Concat(Z_h)·W_O
     focus: int  # index of the followed word among the query tokens
     head_index: int = 0  # the head the video follows
-    source: str = "random"  # "random" (untrained), "tiny"/"translation" (trained here),
-    #                         "pretrained" (a real encoder), "decoder" (a real Llama-style decoder)
+    source: str = "random"  # the weight source's name (a row of attncore.sources)
     model_name: str | None = None  # the trained model's name
     layer: int = 0
     causal: bool = False
@@ -221,7 +222,10 @@ class AttentionTrace:
     normalized: bool = True  # True: scaled + softmax; False: the raw factors weigh V
     seed: int = 0
     head_choice: HeadChoice | None = None  # why this head was chosen (head "auto")
-    x_label: str = "E + P"  # how X was made, for captions
+    x_label: str = "E + P"  # how X was made, as a formula
+    # where X comes from: the EMBEDDING (E + P, E, or its norm), the ENCODER's output (the
+    # translation model's keys), the HIDDEN state after the layer below, or that NORMED
+    x_from: str = "embedding"
     positional: bool = True  # X = E + P; False: X = E (random weights only)
     history: TrainingHistory | None = None  # the tiny model's training, replayed (chapter 8)
     source_reason: str | None = None  # why this weight source ("--weights auto")
@@ -237,10 +241,15 @@ class AttentionTrace:
     # Grouped-query attention: for each query head of the layer, the key/value head it reads
     # (HeadTrace.W_K, W_V, K, V are that shared head's); None: every head has its own.
     kv_heads: tuple[int, ...] | None = None
+    # What the model that made it can do (its row of attncore.sources); None: that row's.
+    can: Capabilities | None = None
 
     ARRAYS = ("E", "P", "X", "E_q", "P_q", "X_q", "W_O", "output")
+    EMBEDDING, ENCODER, HIDDEN, NORMED_HIDDEN = "embedding", "encoder", "hidden", "normed_hidden"
 
     def __post_init__(self) -> None:
+        if self.can is None:
+            object.__setattr__(self, "can", sources.source(self.source).can)
         for name in self.ARRAYS:
             object.__setattr__(self, name, frozen(getattr(self, name)))
         if self.model_weights is not None:
@@ -287,12 +296,12 @@ class AttentionTrace:
     @property
     def trained(self) -> bool:
         """The weights were learned, so the pattern means something."""
-        return self.source in ("pretrained", "decoder", "tiny", "translation")
+        return self.can.trained
 
     @property
     def trained_here(self) -> bool:
-        """Trained by this project (the tiny and translation models): chapter 8 can show it."""
-        return self.source in ("tiny", "translation")
+        """Trained by this project: the learning chapter can replay it."""
+        return self.can.trained_here
 
     @property
     def decoder(self) -> bool:
@@ -303,7 +312,7 @@ class AttentionTrace:
     def on_grid(self) -> bool:
         """Weights and embeddings on the 0.1 grid: X has one decimal, Q, K, V two, and
         every product can be redone on paper (random and tiny weights)."""
-        return self.source in ("random", "tiny")
+        return self.can.on_grid
 
 
 def compute_head(

@@ -175,11 +175,11 @@ class ChapterScene(Scene):
     def x_label(self) -> str:
         """How X was made, in the caption language (the core's formula, worded)."""
         t, tr = self.trace, self.tr
-        if t.source == "translation":
+        if t.x_from == t.ENCODER:
             return tr("E + P + self-attention")
-        if t.source == "pretrained" and t.layer > 0:
+        if t.x_from == t.HIDDEN:
             return tr("hidden state after layer {layer}", layer=t.layer - 1)
-        if t.source == "decoder" and t.layer > 0:
+        if t.x_from == t.NORMED_HIDDEN:
             return tr("the normalised hidden state after layer {layer}", layer=t.layer - 1)
         return t.x_label
 
@@ -304,11 +304,11 @@ class ChapterScene(Scene):
     def make_badge(self) -> VGroup:
         """Top-right tag: which weights made these numbers."""
         t = self.trace
-        if t.source == "tiny":
+        if t.trained_here and t.can.sized:  # the tiny model: its sizes are the settings'
             text = self.tr.plural("tiny model (d_model {d_model}, {n} head, seed {seed}) · trained here",
                                   "tiny model (d_model {d_model}, {n} heads, seed {seed}) · trained here",
                                   len(t.heads), d_model=t.d_model, seed=t.seed)
-        elif t.source == "translation":
+        elif t.trained_here:  # the translation model
             text = self.tr("English → Spanish model (d_model {d_model}) · trained here",
                            d_model=t.d_model)
             if len(t.heads) > 1:

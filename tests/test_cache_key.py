@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from attention_video.attncore import Settings, build_trace
 from attention_video.attncore.settings import FIELD_NAMES
+from attention_video.attncore.sources import Capabilities
 from attention_video.attncore.tokenize import Token
 from attention_video.attncore.trace import (
     AttentionTrace,
@@ -130,6 +131,8 @@ def _other(value):
         return (value[0] + 1,) + value[1:]
     if isinstance(value, tuple) and value and isinstance(value[0], Token):
         return (Token(value[0].text + "x", value[0].kind),) + value[1:]
+    if isinstance(value, Capabilities):  # what the model can do
+        return dataclasses.replace(value, layered=not value.layered)
     raise AssertionError(f"no other value for {value!r}")
 
 

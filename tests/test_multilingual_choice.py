@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from attention_video.attncore import sources
 from attention_video.attncore.build import build_trace, choose_source, outside_english
 from attention_video.attncore.encoder import layer_norm
 from attention_video.attncore.export import trace_to_dict
@@ -84,7 +85,8 @@ def test_trace_holds_the_real_heads_of_the_chosen_layer():
     s = Settings(sentence=CHINESE, weights="multilingual", head="auto")
     t = build_trace(s)
     r = run(s)
-    assert t.source == "pretrained" and t.model_name == "multilingual-e5-small"
+    assert t.source == "multilingual" and t.model_name == "multilingual-e5-small"
+    assert t.can == sources.source("pretrained").can  # told exactly as the English encoder
     assert [x.text for x in t.key_tokens] == ["<s>", *r.encoding.words, "</s>"]
     assert t.key_tokens[t.focus].text == "狗"  # the last word is followed
     assert t.model_weights.shape == (12, 12, 12, 12)  # every layer and head

@@ -118,10 +118,10 @@ def test_a_config_with_a_byte_order_mark_is_read(tmp_path):
     (["--weights", "random", "--layer", "2"], "layer: --layer applies only to --weights pretrained"),
     (["--weights", "tiny", "--layer", "1"], "with --weights tiny"),
     (["--weights", "random", "--model", "/x"], "model: --model applies only to --weights pretrained"),
-    (["--weights", "pretrained", "--d-k", "2"], "d_k: --d-k applies only to --weights random or tiny"),
-    (["--weights", "pretrained", "--seed", "3"], "seed: --seed applies only to --weights random or tiny"),
+    (["--weights", "pretrained", "--d-k", "2"], "d_k: --d-k applies only to --weights tiny or random"),
+    (["--weights", "pretrained", "--seed", "3"], "seed: --seed applies only to --weights tiny or random"),
     (["--weights", "pretrained", "--d-model", "8"], "d_model: --d-model applies only"),
-    (["--weights", "pretrained", "--heads", "2", "--d-model", "8"], "applies only to --weights random"),
+    (["--weights", "pretrained", "--heads", "2", "--d-model", "8"], "applies only to --weights tiny or random"),
     (["--target", "La bola", "--layer", "1"], "a target sentence or causal masking"),
     (["--causal", "--model", "/x"], "(--weights auto then uses"),
 ])

@@ -12,6 +12,7 @@ from attention_video.attncore.decoder.forward import AttentionParts, layer_atten
 from attention_video.attncore.decoder.gguf_file import MODEL_NAME
 from attention_video.attncore.decoder.run import Run, pattern, reading, run
 from attention_video.attncore.settings import Settings
+from attention_video.attncore.sources import Kept
 from attention_video.attncore.trace import AttentionTrace, HeadTrace, RotaryTrace
 
 
@@ -65,6 +66,7 @@ def build_decoder_trace(s: Settings, cache: Path | None = None) -> AttentionTrac
         heads=heads, W_O=W_O, output=output, focus=r.focus, head_index=head,
         source="decoder", model_name=MODEL_NAME, layer=layer, causal=True, cross=False,
         normalized=s.softmax, seed=0, head_choice=choice, x_label=x_label(layer),
+        x_from=AttentionTrace.NORMED_HIDDEN if layer > 0 else AttentionTrace.EMBEDDING,
         positional=False, model_weights=fw.attention, rope=rope,
         kv_heads=tuple(c.kv_head(h) for h in range(c.num_heads)))
 
@@ -86,4 +88,12 @@ def head_table(s: Settings, cache: Path | None = None) -> str:
                                (choice.layer, choice.head), notes)
 
 
+def build(s: Settings, kept: Kept) -> AttentionTrace:
+    """The weight source's row (attncore.sources): dequantised weights kept in
+    kept.models_dir between runs."""
+    return build_decoder_trace(s, kept.models_dir)
 
+
+def kept_head_table(s: Settings, kept: Kept) -> str:
+    """--list-heads (the row's head table), with the kept weights."""
+    return head_table(s, kept.models_dir)

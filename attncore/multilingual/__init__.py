@@ -17,6 +17,7 @@ from attention_video.attncore.multilingual.model import E5Model, encode, load
 from attention_video.attncore.multilingual.run import Run, run
 from attention_video.attncore.multilingual.unigram import UnigramTokenizer
 from attention_video.attncore.settings import Settings
+from attention_video.attncore.sources import Kept
 
 __all__ = [
     "INSTALL_LINE", "MODEL_NAME", "E5Model", "Run", "UnigramTokenizer",
@@ -24,8 +25,9 @@ __all__ = [
 ]
 
 
-def head_table(settings: Settings) -> str:
-    """The text table of every head for the settings' sentence and followed word."""
+def head_table(settings: Settings, kept: Kept | None = None) -> str:
+    """The text table of every head for the settings' sentence and followed word (nothing
+    kept is read: the model file is read each time)."""
     r = run(settings.replace(head="auto", layer=0))
     choice = choose_head(r)
     ends = (r.tokens[0].text, r.tokens[-1].text)  # <s>, </s>

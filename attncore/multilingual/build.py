@@ -10,6 +10,7 @@ from attention_video.attncore.encoder import layer_heads, one_blas_thread
 from attention_video.attncore.encoder_heads import HeadSummary, choose_head, head_pattern, summaries
 from attention_video.attncore.multilingual.run import run
 from attention_video.attncore.settings import Settings
+from attention_video.attncore.sources import Kept
 from attention_video.attncore.trace import AttentionTrace
 
 
@@ -21,8 +22,8 @@ def x_label(layer: int) -> str:
 def build_multilingual_trace(s: Settings) -> AttentionTrace:
     """Settings (weights "multilingual") → the trace of one layer of multilingual-e5-small.
 
-    source is "pretrained": a real encoder trained elsewhere, shown exactly as the English one
-    (its captions hold for any BERT-family encoder); model_name tells them apart."""
+    A real encoder trained elsewhere, shown exactly as the English one: its row of
+    attncore.sources has the same capabilities, which is what the scenes read."""
     auto = s.head == "auto"
     r = run(s)
     choice = choose_head(r, s.layer) if auto else None
@@ -38,10 +39,16 @@ def build_multilingual_trace(s: Settings) -> AttentionTrace:
         query_tokens=r.tokens, key_tokens=r.tokens,
         E=fw.E, P=fw.P, X=fw.hidden[layer], E_q=fw.E, P_q=fw.P, X_q=fw.hidden[layer],
         heads=heads, W_O=lw.W_O, output=output, focus=r.focus, head_index=head,
-        source="pretrained", model_name=r.ref.name, layer=layer, causal=False, cross=False,
+        source="multilingual", model_name=r.ref.name, layer=layer, causal=False, cross=False,
         normalized=s.softmax, seed=s.seed, head_choice=choice, x_label=x_label(layer),
+        x_from=AttentionTrace.HIDDEN if layer > 0 else AttentionTrace.EMBEDDING,
         model_weights=fw.attention,
     )
+
+
+def build(s: Settings, kept: Kept) -> AttentionTrace:
+    """The weight source's row (attncore.sources): the model file is read each time."""
+    return build_multilingual_trace(s)
 
 
 def list_heads(s: Settings) -> list[HeadSummary]:

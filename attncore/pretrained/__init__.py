@@ -23,6 +23,7 @@ from attention_video.attncore.pretrained.locate import INSTALL_LINE, ModelRef, f
 from attention_video.attncore.pretrained.run import Run, run
 from attention_video.attncore.pretrained.wordpiece import Encoding, WordPieceTokenizer
 from attention_video.attncore.settings import Settings
+from attention_video.attncore.sources import Kept
 
 __all__ = [
     "INSTALL_LINE", "Checkpoint", "Encoding", "Forward", "HeadSummary", "ModelRef", "Run",
@@ -32,8 +33,9 @@ __all__ = [
 ]
 
 
-def head_table(settings: Settings) -> str:
-    """The text table of every head for the settings' sentence and followed word."""
+def head_table(settings: Settings, kept: Kept | None = None) -> str:
+    """The text table of every head for the settings' sentence and followed word (nothing
+    kept is read: the model file is read each time)."""
     r = run(settings.replace(head="auto", layer=0))
     choice = choose_head(r)
     return format_heads(summaries(r), r.tokens[r.focus].text, (choice.layer, choice.head))

@@ -16,6 +16,7 @@ from attention_video.attncore.encoder_heads import (
 )
 from attention_video.attncore.pretrained.run import Run, run
 from attention_video.attncore.settings import Settings
+from attention_video.attncore.sources import Kept
 from attention_video.attncore.trace import AttentionTrace, HeadTrace
 
 
@@ -53,8 +54,14 @@ def build_pretrained_trace(s: Settings) -> AttentionTrace:
         heads=heads, W_O=W_O, output=output, focus=r.focus, head_index=head,
         source="pretrained", model_name=r.ref.name, layer=layer, causal=False, cross=False,
         normalized=s.softmax, seed=s.seed, head_choice=choice, x_label=x_label(layer),
+        x_from=AttentionTrace.HIDDEN if layer > 0 else AttentionTrace.EMBEDDING,
         model_weights=fw.attention,
     )
+
+
+def build(s: Settings, kept: Kept) -> AttentionTrace:
+    """The weight source's row (attncore.sources): the checkpoint is read each time."""
+    return build_pretrained_trace(s)
 
 
 def list_heads(s: Settings) -> list[HeadSummary]:

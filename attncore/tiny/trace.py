@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 from attention_video.attncore import attention as att
+from attention_video.attncore.focus import resolve_focus
 from attention_video.attncore.settings import Settings, SettingsError
+from attention_video.attncore.sources import Kept
 from attention_video.attncore.tiny.config import TrainConfig
 from attention_video.attncore.tiny.corpus import UnknownWordError, default_corpus
 from attention_video.attncore.tiny.history import history_rows
 from attention_video.attncore.tiny.model import TinyModel
+from attention_video.attncore.tiny.store import load_default
+from attention_video.attncore.tiny.train import train
 from attention_video.attncore.tokenize import Token
 from attention_video.attncore.trace import AttentionTrace, HeadChoice, TrainingHistory, compute_head
 
@@ -104,3 +108,19 @@ def build_tiny_trace(s: Settings, model: TinyModel, resolve_focus,
         causal=False, cross=False, normalized=s.softmax, seed=s.seed, head_choice=head_choice,
         x_label="E + P",
         history=replay_history(model, tokens, focus, head_index), source_reason=reason)
+
+
+def tiny_model_for(s: Settings, progress=None) -> TinyModel:
+    """The shipped tiny model when it is the one asked for, else one trained now (seconds;
+    the pipeline keeps trained ones on disk so this happens once per size and seed)."""
+    shipped = load_default()
+    if shipped.train_config == train_config(s):
+        return shipped
+    return train(train_config(s), progress=progress)
+
+
+def build(s: Settings, kept: Kept) -> AttentionTrace:
+    """The weight source's row (attncore.sources): the kept model for these settings, or the
+    shipped one, or one trained now."""
+    model = kept.tiny_model(s) if kept.tiny_model is not None else tiny_model_for(s)
+    return build_tiny_trace(s, model, resolve_focus)

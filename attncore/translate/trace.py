@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 from attention_video.attncore import attention as att
+from attention_video.attncore.focus import resolve_focus
 from attention_video.attncore.settings import Settings, SettingsError
+from attention_video.attncore.sources import Kept
 from attention_video.attncore.tokenize import Token
 from attention_video.attncore.trace import AttentionTrace, TrainingHistory, compute_head
 from attention_video.attncore.translate.corpus import UnknownWordError
 from attention_video.attncore.translate.model import TranslationModel
+from attention_video.attncore.translate.store import load_default
 
 # How X was made, as a formula (the scenes word it): the encoder rows the keys and values
 # are read from, and the decoder rows the queries are made from.
@@ -81,8 +84,13 @@ def build_translation_trace(s: Settings, model: TranslationModel, resolve_focus,
         heads=(head,), W_O=run.cross_W_O, output=output, focus=focus, head_index=0,
         source="translation", model_name=model.name, layer=0, causal=False, cross=True,
         normalized=s.softmax, seed=s.seed,
-        head_choice=None, x_label=X_LABEL,
+        head_choice=None, x_label=X_LABEL, x_from=AttentionTrace.ENCODER,
         history=replay_history(model, run.source_tokens, run.target_tokens, focus),
         source_reason=(f"{reason}; the translation was {how}" if reason else
                        f"the translation was {how}"),
         query_inputs=run.input_tokens, x_label_q=X_LABEL_Q)
+
+
+def build(s: Settings, kept: Kept) -> AttentionTrace:
+    """The weight source's row (attncore.sources): the shipped translation model."""
+    return build_translation_trace(s, load_default(), resolve_focus)

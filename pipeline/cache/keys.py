@@ -63,9 +63,10 @@ def trace_digest(trace: AttentionTrace, with_focus: bool) -> str:
         h.update(json.dumps([(t.text, t.kind) for t in trace.query_inputs],
                             ensure_ascii=False).encode())
     scalars = ["head_index", "source", "model_name", "layer", "causal", "cross", "normalized",
-               "seed", "x_label", "source_reason", "x_label_q",
+               "seed", "x_label", "x_from", "source_reason", "x_label_q",
                "positional"] + (["focus"] if with_focus else [])
     h.update(json.dumps({k: getattr(trace, k) for k in scalars}, sort_keys=True).encode())
+    h.update(json.dumps(asdict(trace.can), sort_keys=True).encode())
     choice = trace.head_choice
     h.update(json.dumps(None if choice is None else asdict(choice)).encode())
     return h.hexdigest()

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from attention_video.attncore import multilingual, pretrained
+from attention_video.attncore import sources
 from attention_video.attncore.build import build_trace, choose_source, encoder_source, settings_for
-from attention_video.attncore.decoder import head_table as decoder_head_table
 from attention_video.attncore.settings import (
     QUALITIES,
     Settings,
@@ -120,10 +119,8 @@ def make_trace(settings: Settings, say: Say = to_stderr):
     if ignored:  # only --weights auto gets here: explicit sources refuse them
         say(f"ignored:   {', '.join(flag(n) for n in ignored)}: --weights auto chose the "
             f"{source} model, which does not read {'them' if len(ignored) > 1 else 'it'}")
-    model = None
-    if source == "tiny":
-        model = tiny_model(settings, say)
-    trace = build_trace(settings, tiny_model=model, weights_cache=models_dir())
+    kept = sources.Kept(tiny_model=lambda s: tiny_model(s, say), models_dir=models_dir())
+    trace = build_trace(settings, kept=kept)
     if reason:  # chosen here: said now (else once the outputs are made, said_weights)
         say(f"weights:   {weights_line(trace)}")
     return trace
@@ -137,9 +134,9 @@ def said_weights(trace, say: Say) -> None:
 
 def weights_line(trace) -> str:
     """Which weights made the numbers, and why they were chosen (for the last lines)."""
-    if trace.source == "random":
+    if not trace.trained:
         name = f"untrained random weights (seed {trace.seed})"
-    elif trace.source in ("pretrained", "decoder"):
+    elif trace.can.layered:
         name = f"{trace.model_name}, layer {trace.layer}, head {trace.head_index}"
     else:
         name = trace.model_name
@@ -200,16 +197,14 @@ def train_tiny(settings: Settings, request: Request, say: Say, show: Say) -> Non
 def list_heads(settings: Settings, request: Request, say: Say, show: Say) -> None:
     """--list-heads: the layer × head table of a real model: an encoder (auto: the one the
     sentence gets) or the decoder with --weights decoder."""
-    if settings.weights == "decoder":
-        show(decoder_head_table(settings_for(settings, "decoder"), models_dir()))
-        return
-    if settings.weights not in ("pretrained", "multilingual", "auto"):
-        raise SettingsError("list_heads", "--list-heads needs --weights pretrained, "
-                            "multilingual or decoder (or auto)")
-    source = (settings.weights if settings.weights != "auto" else
-              encoder_source(settings, "--list-heads")[0])
-    table = multilingual.head_table if source == "multilingual" else pretrained.head_table
-    show(table(settings_for(settings, source)))
+    tables = sources.with_head_table()
+    if settings.weights not in (sources.AUTO, *tables):
+        raise SettingsError("list_heads", f"--list-heads needs --weights "
+                            f"{sources.or_list(tables)} (or auto)")
+    name = (settings.weights if settings.weights != sources.AUTO else
+            encoder_source(settings, "--list-heads")[0])
+    kept = sources.Kept(models_dir=models_dir())
+    show(sources.call(sources.source(name).head_table, settings_for(settings, name), kept))
 
 
 def _checked_trace(settings: Settings, request: Request, say: Say):

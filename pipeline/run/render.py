@@ -85,10 +85,8 @@ def plan_chapters(settings: Settings, trace: AttentionTrace | None = None,
         raise SettingsError("chapters", f"only {named(SOFTMAX)} was chosen, and "
                             "--no-softmax skips it")
     if LEARNING in plan and trace is not None and trace.history is None:
-        why = (f"{'the pretrained model' if trace.source == 'pretrained' else trace.model_name} "
-               "was trained elsewhere: there is no training history to show"
-               if trace.source in ("pretrained", "decoder") else
-               "untrained random weights have no training to show")
+        why = (f"{trace.model_name} was trained elsewhere: there is no training history to show"
+               if trace.trained else "untrained random weights have no training to show")
         plan.remove(LEARNING)
         if not plan:
             raise SettingsError("chapters", f"{named(LEARNING)} needs the tiny model's "

@@ -86,7 +86,7 @@ def top_key(row: np.ndarray, allowed: np.ndarray) -> int:
 def head_links(t: AttentionTrace) -> list[HeadLink]:
     """Every head's top key for the followed word; heads tagged (as --list-heads does) only
     for the encoders, whose sentences start and end with a special token ([CLS] … [SEP])."""
-    tag = t.source == "pretrained" and not t.cross
+    tag = t.can.end_tokens and not t.cross
     return [HeadLink(h, top_key(head.weights[t.focus], head.mask[t.focus]),
                      head.pattern if tag else None)
             for h, head in enumerate(t.heads)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from attention_video.attncore.sources import LEARNED
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
@@ -138,7 +139,7 @@ class InputScene(ChapterScene):
         self.play(FadeIn(E.number_group), run_time=0.6)
         self.wait(1.0)
         if s.P is not None:
-            if t.source == "pretrained":
+            if t.can.positions == LEARNED:
                 self.say(self.tr("Its position is added: the model's learned position embedding P (with the "
                                  "sentence-segment embedding)."))
             else:

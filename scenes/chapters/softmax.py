@@ -444,7 +444,7 @@ class SoftmaxScene(ChapterScene):
             self.play(Create(row), run_time=0.4)
         self.wait(1.5)
         sink = attention_sink(t)
-        if sink is None or t.source == "random":  # untrained weights: no habit to explain
+        if sink is None or not t.trained:  # untrained weights: no habit to explain
             return
         share = fmt(sink.share, 2)
         self.drawn("weights", (i, 0), share)
