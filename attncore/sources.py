@@ -104,6 +104,17 @@ SOURCES: dict[str, Source] = {s.name: s for s in (  # in the order --help lists 
 )}
 
 
+# what --weights auto does (attncore.build.choose_source decides)
+AUTO_DESCRIPTION = ("the tiny model when every word is in its vocabulary, else multilingual for "
+                    "a sentence outside English, else pretrained")
+
+
+def describe() -> str:
+    """The --weights values with their descriptions, one clause each (--help, the starter)."""
+    return "; ".join([f"{AUTO} (default): {AUTO_DESCRIPTION}",
+                      *(f"{s.name}: {s.description}" for s in SOURCES.values() if s.selectable)])
+
+
 def register(source: Source) -> None:
     """Add a model (a test's toy source, or a plug-in): it is then a --weights value, listed
     in --help and the starter config, and built like the others."""
