@@ -135,18 +135,51 @@ def settings_for(s: Settings, source: str) -> Settings:
     return s.replace(weights=source, **{n: unset(n) for n in ignored_options(s, source)})
 
 
+def next_choices(s: Settings, name: str) -> tuple[str, ...]:
+    """For --weights auto, the sources to try when `name` cannot tell the sentence (more
+    tokens than it takes, say): the real encoders not tried yet, the one encoder_source
+    prefers first. None for a source the user named, a checkpoint folder the user named,
+    or a sentence pair or mask (only one model here shows those)."""
+    if s.weights != sources.AUTO or s.model is not None or s.target is not None \
+            or s.translate or s.causal:
+        return ()
+    encoders = sources.named(lambda can: can.trained and can.layered and not can.causal
+                             and not can.cross)
+    first = encoder_source(s, "")[0]
+    return tuple(n for n in sorted(encoders, key=lambda n: n != first) if n != name)
+
+
 def build_trace(s: Settings, tiny_model=None, weights_cache: Path | None = None,
                 kept: Kept | None = None) -> AttentionTrace:
     """Settings → trace, by the weight source chosen (choose_source) and its row of
     attncore.sources. `kept`: what the pipeline keeps between runs (the tiny model for these
     settings, the folder of real models' dequantised weights); `tiny_model` and
-    `weights_cache` are its two parts given one by one. None: made or read now."""
+    `weights_cache` are its two parts given one by one. None: made or read now.
+
+    --weights auto never refuses a sentence one of its models can tell: when the chosen
+    model cannot (its tokens over its limit), the next one does, and the reason says so."""
     kept = kept or Kept(tiny_model=None if tiny_model is None else (lambda _s: tiny_model),
                         models_dir=weights_cache)
-    name, reason = choose_source(s)
-    row = sources.source(name)
-    trace = sources.call(row.build, settings_for(s, name) if row.selectable else s, kept)
+    chosen, reason = choose_source(s)
+    first_error = None
+    for name in (chosen, *next_choices(s, chosen)):
+        try:
+            trace = build_with(s, name, kept)
+            break
+        except SettingsError as e:
+            if e.field != "sentence":
+                raise (first_error or e) from None
+            first_error = first_error or e
+            reason = f"{reason}; {name} cannot tell it ({e.message}), so the next model does"
+    else:
+        raise first_error
     if reason:
         said = f"{reason}; {trace.source_reason}" if trace.source_reason else reason
         trace = dataclasses.replace(trace, source_reason=said)
     return trace
+
+
+def build_with(s: Settings, name: str, kept: Kept) -> AttentionTrace:
+    """The trace of the named source, from the settings it reads (settings_for)."""
+    row = sources.source(name)
+    return sources.call(row.build, settings_for(s, name) if row.selectable else s, kept)

@@ -131,3 +131,34 @@ def test_the_head_table_names_the_models_own_special_tokens():
     assert len([line for line in table.splitlines() if line[:1] in " *" and
                 line[2:7].strip().isdigit()]) == 144  # 12 layers × 12 heads
     assert "[CLS]" not in table
+
+
+NUMBER_WORDS = ("One two three four five six seven eight nine ten eleven twelve thirteen "
+                "fourteen fifteen sixteen seventeen eighteen nineteen twenty")
+
+
+@needs_model
+def test_auto_falls_back_to_the_next_encoder_when_one_cannot_tell_the_sentence():
+    """No English function word sends the sentence to the multilingual encoder, whose pieces
+    are over the limit: auto tells it with the English one instead, and says why."""
+    with pytest.raises(SettingsError) as e:
+        build_trace(Settings(sentence=NUMBER_WORDS, weights="multilingual"))
+    assert e.value.field == "sentence" and "the limit is 32" in str(e.value)
+    t = build_trace(Settings(sentence=NUMBER_WORDS))
+    assert t.source == "pretrained" and t.n_k <= 32
+    assert "multilingual cannot tell it" in t.source_reason and "the limit is 32" in t.source_reason
+
+
+@needs_model
+def test_a_sentence_no_model_can_tell_is_refused_with_the_first_models_reason():
+    long = " ".join(["Uno"] * 40)  # over the limit in every encoder
+    with pytest.raises(SettingsError) as e:
+        build_trace(Settings(sentence=long))
+    assert e.value.field == "sentence" and "<s> and </s>" in str(e.value)  # multilingual's words
+
+
+@needs_model
+def test_a_query_missing_from_the_sentence_is_not_a_reason_to_try_another_model():
+    with pytest.raises(SettingsError) as e:
+        build_trace(Settings(sentence="小狗在公园里跑", query="zebra"))
+    assert e.value.field == "query"
