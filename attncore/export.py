@@ -70,7 +70,8 @@ def choice_from_dict(d: dict[str, Any] | None) -> HeadChoice | None:
     if d is None:
         return None
     return HeadChoice(**{**d, "skipped": tuple(tuple(p) for p in d["skipped"]),
-                         "skipped_sides": tuple(d["skipped_sides"])})
+                         "skipped_sides": tuple(d["skipped_sides"]),
+                         "skipped_kinds": tuple(d.get("skipped_kinds", ()))})
 
 
 def rope_from_dict(d: dict[str, Any] | None) -> RotaryTrace | None:

@@ -113,6 +113,8 @@ class HeadChoice:
     offset: int | None = None  # −1 / +1: that key is the token just before / after it
     skipped: tuple[tuple[int, int], ...] = ()  # positional heads left out, (layer, head)
     skipped_sides: tuple[int, ...] = ()  # which sides they look at: −1 before, +1 after
+    skipped_kinds: tuple[str, ...] = ()  # the fixed patterns left out (attncore.heads.PREVIOUS …)
+    kind: str | None = None  # the chosen head's fixed pattern, when every head has one
     rate: float | None = None  # VERB_HEAD: share of held-out objects attending to their verb
     # A decoder's first token, left out of the words compared (an attention sink: it takes
     # much of every head's weight whatever the words), and the mean weight it gets: every

@@ -3,6 +3,7 @@ HeadChoice (attncore.trace), which holds the reason as data."""
 
 from __future__ import annotations
 
+from attention_video.attncore.heads import ENDS, NEXT, PREVIOUS, STRIPE
 from attention_video.attncore.trace import HeadChoice
 from attention_video.scenes.catalogue import Translate
 
@@ -41,11 +42,20 @@ def head_why(c: HeadChoice | None, tr: Translate, brief: bool = False) -> str | 
         text += tr("; the first token {sink} is not counted (the heads give it {share} of their "
                    "attention on average)",
                    sink=c.sink_name, share=f"{c.sink_share:.2f}")
+    if c.kind is not None:
+        text += tr("; every head of this sentence has a fixed pattern ({kind}), so this link "
+                   "says little about the words", kind=pattern_name(c.kind, tr))
     if c.skipped and not brief:
-        names = tr.context("list separator", ", ").join(
-            f"{layer}.{head}" for layer, head in c.skipped)
-        kinds = (tr("previous or next token") if len(c.skipped_sides) == 2 else
-                 {-1: tr("previous token"), 1: tr("next token")}[c.skipped_sides[0]])
-        text += tr("; positional heads (layer.head {heads}) that mostly look at the {kinds} "
-                   "are left out", heads=names, kinds=kinds)
+        kinds = tr.context("list separator", ", ").join(
+            pattern_name(k, tr) for k in c.skipped_kinds)
+        text += tr.plural("; {n} head with a fixed pattern whatever the words ({kinds}) is "
+                          "left out",
+                          "; {n} heads with a fixed pattern whatever the words ({kinds}) are "
+                          "left out", len(c.skipped), kinds=kinds)
     return text
+
+
+def pattern_name(kind: str, tr: Translate) -> str:
+    """A fixed pattern of attncore.heads, worded: what such a head looks at."""
+    return {PREVIOUS: tr("previous token"), NEXT: tr("next token"), STRIPE: tr("one column"),
+            ENDS: tr("end tokens")}[kind]

@@ -136,6 +136,11 @@ def test_without_softmax_the_raw_scores_weigh_v():
     np.testing.assert_allclose(t.head.Z, t.head.scores @ t.head.V)
 
 
+def summaries_of(s: Settings):
+    """Every head's summary for the settings' sentence (the layer × head table's rows)."""
+    return list_heads(s)
+
+
 def _positional(A: np.ndarray) -> bool:
     """Independent check: the inner tokens give ≥ 0.5 on average to one fixed neighbour."""
     n = A.shape[0]
@@ -154,15 +159,16 @@ def test_auto_head_is_the_largest_weight_to_another_word(ck):
               if tok.kind in ("word", "subword") and j != focus]
     positional = {(L, H) for L in range(6) for H in range(12) if _positional(fw.attention[L, H])}
     assert (0, 2) in positional  # the previous-token head of all-MiniLM-L6-v2
+    fixed = {(h.layer, h.head) for h in summaries_of(s) if h.kind}  # stripes, end tokens too
+    assert positional <= fixed  # (tests/attncore/test_head_choice.py checks the kinds by loops)
     best = max((fw.attention[L, H, focus, j], L, H) for L in range(6) for H in range(12)
-               for j in others if (L, H) not in positional)
+               for j in others if (L, H) not in fixed)
     assert (t.layer, t.head_index) == (best[1], best[2])
     assert t.head.weights[focus, others].max() == pytest.approx(best[0], abs=1e-12)
     reason = head_reason(t.head_choice, Translate("en"))  # the core's data, phrased
     assert reason.startswith(f"layer {t.layer}, head {t.head_index}: 'milk' gives ")
     assert f"{best[0]:.2f}" in reason
-    assert "positional heads (layer.head " + ", ".join(
-        f"{L}.{H}" for L, H in sorted(positional)) in reason
+    assert f"; {len(fixed)} heads with a fixed pattern whatever the words (" in reason
     j = int(np.argmax(np.where(np.isin(np.arange(8), others), t.head.weights[focus], -1)))
     assert (", the token just before it" in reason) == (j == focus - 1)
 
@@ -234,8 +240,10 @@ def test_list_heads_covers_every_head_and_formats_a_table():
     assert table.splitlines()[3 + 2].endswith("previous token")  # layer 0 head 2
     assert sum(h.positional for h in rows) == sum(
         line.endswith(("previous token", "next token")) for line in table.splitlines())
-    assert sum(h.pattern == "[CLS]/[SEP]" for h in rows) == sum(
+    assert sum(h.kind == "ends" for h in rows) == sum(
         line.endswith("[CLS]/[SEP]") for line in table.splitlines())
+    assert sum(h.kind == "stripe" for h in rows) == sum(
+        "one column ('" in line for line in table.splitlines())
     assert head_table(pretrained(query="cat")).count("*") == 2
 
 
