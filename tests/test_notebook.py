@@ -6,9 +6,8 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-import pytest
-
 import attention_video
+import pytest
 from attention_video import Explanation, explain
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "explain.ipynb"
