@@ -6,7 +6,7 @@ that shows the video inline with its captions.
     >>> explain("The black cat drank the milk", chapters=[3, 5])   # doctest: +SKIP
 
 This is the project's one installed top-level name: the folders attncore/, scenes/,
-fastmanim/ and pipeline/ install as its subpackages (pyproject.toml maps them), so a
+fastmanim/ and pipeline/ install as its subpackages (this folder links to them), so a
 user's own `scenes.py` or `pipeline.py` never shadows them, nor they it.
 """
 

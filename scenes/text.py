@@ -12,12 +12,11 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
+from attention_video import fastmanim
 from attention_video.attncore.tokenize import CLOSING, OPENING
 from attention_video.fastmanim.glyphs import GlyphText, copy_built
 from attention_video.fastmanim.texts import code_digest, kept, use_text_cache  # noqa: F401 (use_text_cache: the renderer)
 from manim import MarkupText, Text, VMobject
-
-from attention_video import fastmanim
 
 # The font fallback chain, in order (scripts/setup.sh installs every face of it). Pango takes
 # the comma-separated list as one family list: each character comes from the first face of

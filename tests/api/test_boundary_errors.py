@@ -13,10 +13,10 @@ import os
 import tomllib
 
 import pytest
+from attention_video import api
 from attention_video.attncore.settings import SettingsError, build_settings, shown
 from attention_video.pipeline.cache.paths import CACHE_ENV
 
-from attention_video import api
 from tests.pipeline.commands.test_cli import run_main
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import base64
 
-import pytest
-
 import attention_video
+import pytest
 from attention_video import Explanation, explain
+
 from tests.support.paths import ROOT
 
 EXAMPLE = ROOT / "examples" / "explain.ipynb"

@@ -23,8 +23,8 @@ USER_MODULES = ("scenes", "pipeline", "render", "fastmanim", "attncore")
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     """The wheel built from a copy of the tree without an earlier build's leftovers
-    (setuptools reuses build/lib, whose stale modules would hide a package left out of
-    pyproject's list)."""
+    (setuptools reuses build/lib, whose stale modules would hide a package the
+    configuration misses)."""
     out, tree = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("tree") / "src"
     shutil.copytree(ROOT, tree, symlinks=True, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "*.egg-info", "__pycache__", "media", ".pytest_cache"))
@@ -50,16 +50,35 @@ def test_the_wheel_installs_one_top_level_name_and_carries_the_licence(wheel):
     assert not any(n.startswith("attention_video/render") for n in names)  # render.py: a script
 
 
-def test_the_wheel_carries_every_module_of_the_tree(wheel):
-    """pyproject lists the packages one by one: a new subpackage left out of the list would
-    install without its modules (attncore.decoder once did, and import failed)."""
+def linked_folders() -> dict[str, Path]:
+    """The folders attention_video/ links to, by the name they install under."""
+    return {p.name: p.resolve() for p in (ROOT / "attention_video").iterdir() if p.is_symlink()}
+
+
+def test_the_wheel_carries_every_file_git_tracks_in_the_package(wheel):
+    """The packages are found through attention_video/'s links and the data is given by
+    kind: a folder or a kind of file the configuration misses would install without it
+    (attncore.decoder once did, when the packages were listed one by one, and import
+    failed). Every tracked file of the package and of the folders it links to ships."""
+    linked = linked_folders()
+    assert linked, "attention_video/ holds no links: run bash scripts/links.sh"
+    if shutil.which("git") is None:
+        pytest.skip("no git")
+    tracked = subprocess.run(["git", "ls-files", "-z", "--", "attention_video",
+                              *(str(f.relative_to(ROOT)) for f in linked.values())],
+                             cwd=ROOT, capture_output=True, text=True)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout")
+    inside = {folder.relative_to(ROOT).as_posix(): name for name, folder in linked.items()}
+    expected = set()
+    for path in tracked.stdout.split("\0"):
+        top, _, rest = path.partition("/")
+        if top == "attention_video" and rest not in linked:  # the links themselves: folders
+            expected.add(path)
+        elif top in inside:
+            expected.add(f"attention_video/{inside[top]}/{rest}")
     names = set(zipfile.ZipFile(wheel).namelist())
-    folders = {"attncore": "attncore", "scenes": "scenes", "fastmanim": "fastmanim",
-               "pipeline": "pipeline"}
-    modules = {f"attention_video/{inside}/{path.relative_to(ROOT / folder).as_posix()}"
-               for inside, folder in folders.items()
-               for path in (ROOT / folder).rglob("*.py") if "__pycache__" not in path.parts}
-    assert modules and not modules - names, sorted(modules - names)
+    assert expected and not expected - names, sorted(expected - names)
 
 
 @pytest.mark.slow

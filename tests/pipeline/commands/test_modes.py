@@ -4,10 +4,10 @@ option refuses, which the command line and the notebook API both read."""
 from __future__ import annotations
 
 import pytest
+from attention_video import explain
 from attention_video.pipeline.commands import app
 from attention_video.pipeline.commands.modes import MODES, REFUSALS, refused
 
-from attention_video import explain
 from tests.pipeline.commands.test_cli import run_main
 
 

@@ -15,12 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
+from attention_video.api import Explanation
 from attention_video.attncore.settings import Settings
 from attention_video.pipeline.commands import cli
 from attention_video.pipeline.outputs.video import subtitle_track
 from click.testing import CliRunner
-
-from attention_video.api import Explanation
 
 vlc = pytest.importorskip("vlc")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
