@@ -31,8 +31,15 @@ class Terminated(BaseException):
 
 def exit_status(interruption: BaseException) -> int:
     """The shell's status for a command stopped by a signal: 128 + its number (130 for
-    Ctrl-C, 143 for SIGTERM)."""
-    return 128 + (signal.SIGTERM if isinstance(interruption, Terminated) else signal.SIGINT)
+    Ctrl-C, 143 for SIGTERM). The signal stop_on_signals received counts first: a library
+    that waits on the operating system (watchfiles, under --watch) turns any signal into
+    KeyboardInterrupt."""
+    if _received.get("signal") == signal.SIGTERM or isinstance(interruption, Terminated):
+        return 128 + signal.SIGTERM
+    return 128 + signal.SIGINT
+
+
+_received: dict[str, int] = {}  # the signal the running command's stop_on_signals received
 
 
 def _on_sigterm(signum, frame):  # pragma: no cover - exercised by a subprocess test
@@ -65,7 +72,7 @@ class _StopHandler:
     def __call__(self, signum: int, frame: Any) -> None:
         if self.received is not None:
             return  # the clean-up of the first one is under way: let it finish
-        self.received = signum
+        self.received = _received["signal"] = signum
         status = 128 + signum
         signal.signal(signal.SIGALRM, lambda *_: self.on_deadline(status))
         signal.setitimer(signal.ITIMER_REAL, self.grace)
@@ -82,6 +89,7 @@ def stop_on_signals(on_deadline: Callable[[int], None],
     must end the process (os._exit). Once a signal came the handlers stay until the end,
     interpreter exit included; else the old ones come back."""
     handler = _StopHandler(on_deadline, grace)
+    _received.clear()
     old = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
     try:
         yield
