@@ -369,7 +369,8 @@ function detailScore(i, j) {
 function detailScaled(i, j) {
   const h = head(), dk = h.Q[0].length;
   return [el("p", {class: "formula"}, `${named("scaled", i, j)} = `, op(h.scores[i][j], "scores", [i, j]),
-             " / ", el("span", {class: "num sqrt", "data-v": String(Math.sqrt(dk)), text: "√" + dk + " = " + fmt(Math.sqrt(dk))}),
+             " / √" + dk + " = " + fmt(h.scores[i][j]) + " / ",
+             el("span", {class: "num sqrt", "data-v": String(Math.sqrt(dk)), text: fmt(Math.sqrt(dk))}),
              " = ", result(h.scaled[i][j], "scaled", [i, j])),
           el("p", {text: say("scale", {dk})})];
 }

@@ -257,6 +257,8 @@ def test_every_matrix_explains_its_cells_with_the_traces_numbers(browser, tiny, 
             if key == "scaled":
                 assert float(tab.get_attribute("#detail-body .sqrt", "data-v")) == \
                     math.sqrt(len(h["Q"][0]))
+                formula = tab.inner_text("#detail-body .formula")  # S / √d = S / s = result
+                assert f" / √{len(h['Q'][0])} = " in formula and formula.count(" = ") == 3
             checked += 1
     assert checked >= 3 * len(QUANTITIES)
     assert tab.errors == []
