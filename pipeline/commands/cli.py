@@ -3,6 +3,7 @@ is one line."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import shlex
@@ -10,22 +11,14 @@ import sys
 import tempfile
 import time
 import traceback
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 import cloup
-from attention_video.attncore.chapters import SOFTMAX, describe, number
-from attention_video.attncore.settings import (
-    CAPTIONS,
-    LANGUAGES,
-    QUALITIES,
-    THEMES,
-    WEIGHT_SOURCES,
-    SettingsError,
-    cut,
-)
+from attention_video.attncore.settings import Settings, SettingsError, cut
 from attention_video.pipeline.cache.paths import cache_dir, settle_cache_dir
 from attention_video.pipeline.commands import app, registry
 from attention_video.pipeline.commands import watch as watcher
@@ -90,6 +83,45 @@ def _say(message: str) -> None:
     click.echo(message, err=True)
 
 
+SETTINGS = {f.name: f for f in dataclasses.fields(Settings)}
+HINTS = typing.get_type_hints(Settings)
+SETTING_GROUPS = {  # the settings' options by --help section, in their order there
+    "What to say": ("query", "query_index", "target", "translate", "chapters", "softmax",
+                    "max_tokens"),
+    "Which model": ("weights", "model", "layer", "head", "seed", "d_model", "d_k", "heads",
+                    "causal", "positional"),
+    "How it looks": ("quality", "theme", "captions", "language", "pace", "voice"),
+}  # and -o, the first of "Outputs"
+SHORT = {"quality": "-q", "output": "-o"}
+METAVARS = {"pace": "SPEED", "voice": "joe|PATH.onnx"}
+SWITCHES = ("translate",)  # given or not: no --no-translate (other true/false settings have both)
+
+
+def setting_option(name: str) -> Callable[[Any], Any]:
+    """The option of setting `name`: its help and allowed values from its field
+    (attncore.settings.about), its type from the field's; None when not given, so a
+    config file's value stands."""
+    f = SETTINGS[name]
+    flag = "--" + name.replace("_", "-")
+    kinds = [k for k in typing.get_args(HINTS[name]) or (HINTS[name],) if k is not type(None)]
+    default = ("" if f.default is None or isinstance(f.default, (bool, tuple)) else
+               f" Default: {f.default:g}." if isinstance(f.default, float) else
+               f" Default: {f.default}.")  # (an unset one's help says what unset means)
+    extra: dict[str, Any] = {}
+    if kinds == [bool]:
+        decls = [flag] if name in SWITCHES else [f"{flag}/--no-{flag[2:]}"]
+        extra = dict(is_flag=True) if name in SWITCHES else {}
+    else:
+        decls = [d for d in (SHORT.get(name), flag) if d]
+        choices = f.metadata["choices"]
+        extra = dict(type=click.Choice(choices) if choices else
+                     HeadType() if kinds == [int, str] else
+                     kinds[0] if kinds[0] in (int, float) else None,
+                     metavar=METAVARS.get(name))
+    return cloup.option(*decls, name, default=None, help=f.metadata["help"] + default,
+                        **extra)
+
+
 def output_option(output: registry.Output) -> Callable[[Any], Any]:
     """The command-line option of one output of the table (pipeline.commands.registry)."""
     o = output.option
@@ -112,60 +144,13 @@ def make_command() -> click.Command:
         cloup.command(cls=Command, epilog=EPILOG, context_settings=CONTEXT,
                       formatter_settings=FORMATTER),
         cloup.argument("sentence", required=False,
-                       help="The sentence to explain (or `sentence` in --config)."),
-        cloup.option_group(
-            "What to say",
-            cloup.option("--query", default=None, help="The word the video follows (default: the last word)."),
-            cloup.option("--query-index", type=int, default=None, help="Token index of the followed word (0-based), for a repeated word."),
-            cloup.option("--target", default=None, help="Second sentence: cross-attention, queries from it."),
-            cloup.option("--translate", is_flag=True, default=None, help="Translate the sentence into Spanish with the trained translation model and show its cross-attention."),
-            cloup.option("--chapters", default=None,
-                        help=f"Chapters to render ({describe()}), e.g. dot,softmax or 1,3,6 or 2-5."),
-            cloup.option("--softmax/--no-softmax", default=None, help=f"--no-softmax skips chapter {number(SOFTMAX)} ({SOFTMAX}), as the article does."),
-            cloup.option("--max-tokens", type=int, default=None, help="Longest sentence accepted (default 32)."),
-        ),
-        cloup.option_group(
-            "Which model",
-            cloup.option("--weights", type=click.Choice(WEIGHT_SOURCES), default=None,
-                        help="auto (default): tiny if every word is in its vocabulary, else multilingual for "
-                             "a sentence outside English, else pretrained; tiny: trained here, "
-                             "hand-checkable; pretrained: a real English BERT; multilingual: "
-                             "multilingual-e5-small, any script; decoder: a real Llama-style decoder "
-                             "(SmolLM2-135M-Instruct); random: untrained."),
-            cloup.option("--model", default=None, help="Pretrained checkpoint folder (Hugging Face layout); "
-                         "with --weights multilingual, an e5 model file."),
-            cloup.option("--layer", type=int, default=None, help="Layer of a real model (0-based)."),
-            cloup.option("--head", type=HeadType(), default=None,
-                        help="Head to follow, or 'auto' (default: auto for pretrained weights, 0 for random)."),
-            cloup.option("--seed", type=int, default=None, help="Seed of the random weights, or of the tiny model's training."),
-            cloup.option("--d-model", "d_model", type=int, default=None, help="Embedding width (random, tiny)."),
-            cloup.option("--d-k", "d_k", type=int, default=None, help="Query/key/value width (random)."),
-            cloup.option("--heads", type=int, default=None, help="Number of heads (random, tiny)."),
-            cloup.option("--causal/--no-causal", default=None, help="Decoder masking: no word sees a later one."),
-            cloup.option("--positional/--no-positional", default=None, help="Add positional encoding."),
-        ),
-        cloup.option_group(
-            "How it looks",
-            cloup.option("-q", "--quality", type=click.Choice(list(QUALITIES)), default=None,
-                        help="l 480p15, m 720p30, h 1080p30 (default), k 2160p60."),
-            cloup.option("--theme", type=click.Choice(THEMES), default=None),
-            cloup.option("--captions", type=click.Choice(CAPTIONS), default=None,
-                        help="burned (default): drawn in the picture, every player and the GIF show "
-                             "them, no .srt/.vtt beside it; soft: a subtitle track in the MP4/WebM, on, "
-                             "with .srt/.vtt beside it; both: burned, plus a track that is off; none."),
-            cloup.option("--language", type=click.Choice(LANGUAGES), default=None, help="Caption language."),
-            cloup.option("--pace", type=float, default=None, metavar="SPEED",
-                        help="Reading speed of the captions, like a player's speed control: 1 (default) "
-                             "keeps each up for its reading time (15 characters/s, Chinese 7, at least "
-                             "1.5 s), 1.25 a quarter brisker, 0.8 slower (0.5 to 2)."),
-            cloup.option("--voice", default=None, metavar="joe|PATH.onnx",
-                        help="Narrate the video offline: joe (Piper's en_US-joe-medium) or a Piper voice "
-                             "file with its .onnx.json beside it. Default: silent."),
-        ),
+                       help=f"{SETTINGS['sentence'].metadata['help']} Or `sentence` in "
+                            "--config."),
+        *(cloup.option_group(title, *map(setting_option, names))
+          for title, names in SETTING_GROUPS.items()),
         cloup.option_group(
             "Outputs",
-            cloup.option("-o", "--output", default=None,
-                         help="Video path (default media/<sentence>.mp4)."),
+            setting_option("output"),
             *_rows("Outputs"),
         ),
         cloup.option_group(
