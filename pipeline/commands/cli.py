@@ -11,6 +11,7 @@ import sys
 import tempfile
 import time
 import traceback
+import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 
 import click
 import cloup
-from attention_video.attncore.settings import Settings, SettingsError, cut
+from attention_video.attncore.settings import Settings, SettingsError, cut, flag
 from attention_video.pipeline.cache.paths import cache_dir, settle_cache_dir
 from attention_video.pipeline.commands import app, registry
 from attention_video.pipeline.commands import watch as watcher
@@ -101,18 +102,17 @@ def setting_option(name: str) -> Callable[[Any], Any]:
     """The option of setting `name`: its help and allowed values from its field
     (attncore.settings.about), its type from the field's; None when not given, so a
     config file's value stands."""
-    f = SETTINGS[name]
-    flag = "--" + name.replace("_", "-")
-    kinds = [k for k in typing.get_args(HINTS[name]) or (HINTS[name],) if k is not type(None)]
+    f, hint, long = SETTINGS[name], HINTS[name], flag(name)
+    union = isinstance(hint, types.UnionType)  # int | None → int; tuple[str, ...] stays
+    kinds = [k for k in (typing.get_args(hint) if union else (hint,)) if k is not type(None)]
     default = ("" if f.default is None or isinstance(f.default, (bool, tuple)) else
                f" Default: {f.default:g}." if isinstance(f.default, float) else
                f" Default: {f.default}.")  # (an unset one's help says what unset means)
-    extra: dict[str, Any] = {}
     if kinds == [bool]:
-        decls = [flag] if name in SWITCHES else [f"{flag}/--no-{flag[2:]}"]
-        extra = dict(is_flag=True) if name in SWITCHES else {}
+        decls = [long] if name in SWITCHES else [f"{long}/--no-{long[2:]}"]
+        extra: dict[str, Any] = dict(is_flag=True) if name in SWITCHES else {}
     else:
-        decls = [d for d in (SHORT.get(name), flag) if d]
+        decls = [d for d in (SHORT.get(name), long) if d]
         choices = f.metadata["choices"]
         extra = dict(type=click.Choice(choices) if choices else
                      HeadType() if kinds == [int, str] else
