@@ -247,7 +247,7 @@ def _checked_trace(settings: Settings, request: Request, say: Say):
 def storyboard(settings: Settings, request: Request, say: Say, show: Say) -> None:
     """--storyboard: one still per caption, as a contact sheet and a PDF handout (-o, given
     with it, names the sheet)."""
-    sheet = request.storyboard if isinstance(request.storyboard, (str, Path)) else None
+    sheet = registry.given_path(request.storyboard)
     png = storyboard_path(settings.sentence, sheet)
     check_writable_folder(png, create=sheet is None)  # a wrong folder: one line, first
     trace, _ = _checked_trace(settings, request, say)

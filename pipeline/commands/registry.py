@@ -145,12 +145,12 @@ def _write_page(job: Job) -> None:
 
 
 def _storyboard_files(plan: Planned) -> dict[str, Path]:
-    png = storyboard_path(plan.settings.sentence, _named(plan.value))
+    png = storyboard_path(plan.settings.sentence, given_path(plan.value))
     return {"the storyboard": png, "the PDF handout": png.with_suffix(".pdf")}
 
 
-def _named(value: Any) -> str | None:
-    """The path an output's option named (-o with `takes_output`), or None for its default."""
+def given_path(value: Any) -> str | None:
+    """The path an output's option named (-o with `takes_output`), or None: its default."""
     return value if isinstance(value, (str, Path)) else None
 
 
