@@ -21,12 +21,13 @@ from concurrent.futures import as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: tests.support
 from attention_video.pipeline.commands.app import make_trace  # noqa: E402
 from attention_video.pipeline.run.lint import lint_video  # noqa: E402
 from attention_video.pipeline.run.stills import make_storyboard  # noqa: E402
 from attention_video.pipeline.run.workers import LocalPool  # noqa: E402
-from lint_corpus import Case, load_cases, load_recorded, longest_first  # noqa: E402
+
+from tests.support.lint_corpus import Case, load_cases, load_recorded, longest_first  # noqa: E402
 
 PAGE = "index.html"
 

@@ -1,5 +1,5 @@
 """Does a listener understand the narration? Says every caption of a video through its
-Narrator and has Whisper tiny.en (tests/listener.py, offline) hear each one back, without
+Narrator and has Whisper tiny.en (tests/support/listener.py, offline) hear each one back, without
 rendering a frame (the captions come from each chapter's dry run):
 
     python scripts/hear_back.py [--sentence "..."] [--chapters 1 3] [--pace 1.0] [--all]
@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the listener
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: tests.support.listener
 
 
 def captions(settings) -> list[str]:
@@ -38,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     from attention_video.attncore.settings import SettingsError
     from attention_video.pipeline.cache.paths import cache_dir
     from attention_video.scenes.voice import Narrator
-    from listener import hear_back
+
+    from tests.support.listener import hear_back
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sentence", help="the sentence (default: the video's default)")

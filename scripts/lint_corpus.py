@@ -5,7 +5,7 @@
 One line per case (problems, chapters, CPU seconds), then the total wall and CPU time:
 the corpus should lint in about 8 minutes on 2 cores, as CI runs it. `--record` writes
 today's problems per case and chapter to tests/data/lint_corpus_problems.toml, which
-tests/test_lint_corpus.py reads (after a scene fix, or when a case is added).
+tests/scenes/test_lint_corpus.py reads (after a scene fix, or when a case is added).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from lint_corpus import CaseLint, load_cases, load_recorded, write_recorded  # noqa: E402
-from lint_corpus import lint_cases as run  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: tests.support
+from tests.support.lint_corpus import CaseLint, load_cases, load_recorded, write_recorded  # noqa: E402
+from tests.support.lint_corpus import lint_cases as run  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
