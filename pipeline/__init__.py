@@ -2,8 +2,8 @@
 checks it, pyproject.toml [tool.importlinter]):
 
     commands/  cli (click: parse, validate) → watch → app (settings; one function per
-               mode); modes (the one table of refused combinations), batch, starter,
-               train_models, tiny_models
+               mode); modes (which mode wins, what is refused), batch, starter,
+               train_models, tiny_models; registry (the outputs' table: one row each)
     run/       render (plan, cache, workers, join) → chapter (one scene → one clip);
                stills (the storyboard's), workers, executors (Dask), schedule
     outputs/   files (atomic writes), video, audio, subtitles, formats, exports, slides,

@@ -31,24 +31,21 @@ from attention_video.attncore.trained.provenance import bit_identical_here
 from attention_video.attncore.translate.corpus import vocabulary as translation_vocabulary
 from attention_video.pipeline.cache.limits import cache_limit, human_size, prune
 from attention_video.pipeline.cache.paths import ensure_cache_dir, models_dir
+from attention_video.pipeline.commands import registry
 from attention_video.pipeline.commands.batch import (
     BatchFailed,
     read_manifest,
     render_batch,
     summary_table,
 )
-from attention_video.pipeline.commands.modes import MODES, Mode
+from attention_video.pipeline.commands.modes import MODES, Mode, is_given
 from attention_video.pipeline.commands.progress import plural
 from attention_video.pipeline.commands.tiny_models import model_path, tiny_model, train_and_keep
-from attention_video.pipeline.outputs.exports import write_csv, write_json
 from attention_video.pipeline.outputs.files import (
     check_outputs,
     check_writable_folder,
     companions,
-    page_path,
 )
-from attention_video.pipeline.outputs.formats import derive_formats
-from attention_video.pipeline.outputs.slides import write_slides
 from attention_video.pipeline.outputs.storyboard import storyboard_path
 from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.executors import DaskExecutor
@@ -74,31 +71,48 @@ def to_stdout(message: str) -> None:
     print(message, flush=True)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Request:
-    """What one command asks for besides the video's settings."""
+    """What one command asks for besides the video's settings: the modes and outputs by
+    name (pipeline.commands.modes, pipeline.commands.registry) with what each option was
+    given, and how to run. Request(slides=True, formats=("mp4", "gif"), jobs=2)."""
 
-    export_json: Path | None = None  # write the trace the video is made from
-    export_csv: Path | None = None  # write every matrix as CSV into this folder
-    dry_run: bool = False  # build every scene without writing frames
-    list_heads: bool = False  # print the layer × head table instead of making a video
-    list_vocab: bool = False  # print the tiny model's vocabulary instead of making a video
-    train_tiny: bool = False  # retrain the tiny model (--seed, --d-model, --heads) and report
+    asked: tuple[tuple[str, Any], ...]  # (name, value) of each mode and output given
     jobs: int | None = None  # chapters rendered at once; None: one per core
     use_cache: bool = True  # reuse chapter clips rendered before
-    slides: bool = False  # also a deck beside the video, one step per caption (.html, .pptx)
-    page: bool = False  # also the companion page beside the video (<stem>.page.html)
-    storyboard: bool = False  # instead of the video: stills per caption, PNG sheet + PDF handout
-    storyboard_output: str | None = None  # the storyboard's .png (None: media/<sentence>-storyboard.png)
-    formats: tuple[str, ...] = ("mp4",)  # also derived from the MP4 beside it: gif, webm
     scheduler: str | None = None  # a Dask scheduler (tcp://HOST:PORT) to render chapters on
-    lint: bool = False  # instead of the video: check every caption's picture (a dry run)
+
+    def __init__(self, *, jobs: int | None = None, use_cache: bool = True,
+                 scheduler: str | None = None, **asked: Any) -> None:
+        unknown = sorted(set(asked) - asked_names())
+        if unknown:
+            raise TypeError(f"Request() has no mode or output {unknown[0]!r}")
+        object.__setattr__(self, "asked", tuple(sorted(
+            (name, value) for name, value in asked.items() if is_given(value))))
+        object.__setattr__(self, "jobs", jobs)
+        object.__setattr__(self, "use_cache", use_cache)
+        object.__setattr__(self, "scheduler", scheduler)
+
+    def value(self, name: str) -> Any:
+        """What mode or output `name` was given (None: not asked for)."""
+        return dict(self.asked).get(name)
+
+    def __getattr__(self, name: str) -> Any:  # request.slides: only the tables' names
+        if name != "asked" and name in asked_names():
+            return self.value(name)
+        raise AttributeError(f"Request has no attribute {name!r}")
 
     @property
     def makes_video(self) -> bool:
         """Whether this run renders the video (the modes that build scenes without frames,
         or stills, do not)."""
-        return not (self.dry_run or self.storyboard or self.lint)
+        return mode_of(self).option is None
+
+
+def asked_names() -> set[str]:
+    """What a Request can ask for: every mode's option and every output."""
+    return ({m.option for m in MODES if m.option is not None}
+            | {o.name for o in registry.OUTPUTS})
 
 
 def make_settings(config: Path | None, sentence: str | None, chapters: str | None,
@@ -211,9 +225,7 @@ def _checked_trace(settings: Settings, request: Request, say: Say):
     """Every output path checked (one line, before any work), then the trace, and the
     exports asked for."""
     files, folders = planned_outputs(settings, request)
-    if request.storyboard:
-        check_writable_folder(files["the storyboard"], create=request.storyboard_output is None)
-    elif request.makes_video:  # a wrong output folder: one line, first
+    if request.makes_video:  # a wrong output folder: one line, first
         check_writable_folder(files["the video"], create=not settings.output)
     check_outputs(files, folders)  # nothing written over another, or onto a folder
     if request.makes_video:
@@ -221,19 +233,20 @@ def _checked_trace(settings: Settings, request: Request, say: Say):
     narrator = (None if request.storyboard or request.lint  # a bad voice: one line, first
                 else narrator_for(settings, keep=request.use_cache))
     trace = make_trace(settings, say)
-    if request.export_json:
-        write_json(request.export_json, trace, settings)
-        say(f"trace:     {request.export_json}")
-    if request.export_csv:
-        write_csv(request.export_csv, trace)
-        say(f"tables:    {request.export_csv}/")
+    for output in _asked(request, "export"):
+        output.write(registry.Job(settings, trace, request.value(output.name), say,
+                                  _wrote(say)))
     return trace, narrator
 
 
 def storyboard(settings: Settings, request: Request, say: Say, show: Say) -> None:
-    """--storyboard: one still per caption, as a contact sheet and a PDF handout."""
+    """--storyboard: one still per caption, as a contact sheet and a PDF handout (-o, given
+    with it, names the sheet)."""
+    sheet = registry.given_path(request.storyboard)
+    png = storyboard_path(settings.sentence, sheet)
+    check_writable_folder(png, create=sheet is None)  # a wrong folder: one line, first
     trace, _ = _checked_trace(settings, request, say)
-    board = make_storyboard(settings, trace, request.storyboard_output, jobs=request.jobs,
+    board = make_storyboard(settings, trace, sheet, jobs=request.jobs,
                             progress=lambda s: say("  " + s))
     say(f"storyboard: {len(board.stills)} stills, {board.pages} pages, made in "
         f"{board.seconds:.1f} s")
@@ -289,9 +302,18 @@ def video(settings: Settings, request: Request, say: Say, show: Say) -> None:
 
 def video_extras(settings: Settings, request: Request, chapters: list[ChapterResult],
                  video: Path, say: Say, show: Say | None = None, *, trace=None) -> None:
-    """What is made from a finished video: the other formats, the deck, the companion
-    page (from `trace`, the video's). Paths to `show` (default: `say`, with what they
-    are), one per line."""
+    """What is made from a finished video: each extra output asked for (the other formats,
+    the deck, the companion page from `trace`, the video's), by its row's writer
+    (pipeline.commands.registry). Paths to `show` (default: `say`, with what they are),
+    one per line."""
+    for output in _asked(request, "extra"):
+        output.write(registry.Job(settings, trace, request.value(output.name), say,
+                                  _wrote(say, show), video, chapters))
+
+
+def _wrote(say: Say, show: Say | None = None) -> registry.Wrote:
+    """How a file made is told: its path to `show` (its size to `say`), or, without
+    `show`, one line to `say` with what it is."""
     def wrote(what: str, path: Path, size: str = "") -> None:
         if show is None:
             say(f"{what + ':':10s} {path}{f'  ({size})' if size else ''}")
@@ -300,26 +322,12 @@ def video_extras(settings: Settings, request: Request, chapters: list[ChapterRes
                 say(f"{what + ':':10s} {size}")
             show(str(path))
 
-    if len(request.formats) > 1:
-        for made in derive_formats(video, request.formats):
-            wrote(made.format, made.path, human_size(made.size))
-    if request.slides:
-        # Lazy on purpose: scenes.widgets imports Manim, which a re-run whose chapters are
-        # all cached never needs.
-        from attention_video.scenes.widgets import THEMES
+    return wrote
 
-        html, pptx, steps = write_slides(chapters, video, settings.sentence,
-                                         THEMES[settings.theme].background)
-        say(f"slides:    {steps} steps, one per caption")
-        wrote("slides", html)
-        wrote("slides", pptx)
-    if request.page:
-        # Lazy on purpose: the page reads the video's colours from scenes.widgets, which
-        # imports Manim, which a re-run whose chapters are all cached never needs.
-        from attention_video.pipeline.outputs.page import write_page
 
-        page = write_page(trace, chapters, video, settings)
-        wrote("page", page, human_size(page.stat().st_size))
+def _asked(request: Request, kind: registry.Kind) -> list[registry.Output]:
+    """The outputs of `kind` that `request` asks for, in the table's order."""
+    return [o for o in registry.OUTPUTS if o.kind == kind and request.value(o.name) is not None]
 
 
 MAKERS = {"list_vocab": list_vocab, "train_tiny": train_tiny, "list_heads": list_heads,
@@ -334,27 +342,23 @@ def mode_of(request: Request) -> Mode:
 def planned_outputs(settings: Settings, request: Request) -> tuple[dict[str, Path],
                                                                     dict[str, Path]]:
     """Every path the command will write, by role, computed before anything is made:
-    the files (video, subtitles, captions, deck, GIF/WebM; or the storyboard and its
-    handout; the JSON export) and the folders (the CSV export)."""
+    the video's files (itself, its subtitles and captions) when it is made, then each
+    output's asked for (pipeline.commands.registry), files and folders. An extra is not
+    made in a mode without the video, nor a mode that is not the one run."""
+    mode = mode_of(request)
+    video = output_path(settings)
     files: dict[str, Path] = {}
-    if request.storyboard:
-
-        png = storyboard_path(settings.sentence, request.storyboard_output)
-        files |= {"the storyboard": png, "the PDF handout": png.with_suffix(".pdf")}
-    elif request.makes_video:
-
-        video = output_path(settings)
+    folders: dict[str, Path] = {}
+    if mode.option is None:
         files |= {f"the {role}": path for role, path in companions(video).items()}
-        if request.slides:
-            files |= {"the HTML deck": video.with_suffix(".html"),
-                      "the PPTX deck": video.with_suffix(".pptx")}
-        if request.page:
-            files["the companion page"] = page_path(video)
-        files |= {f"the {kind.upper()}": video.with_suffix(f".{kind}")
-                  for kind in request.formats if kind != "mp4"}
-    if request.export_json:
-        files["--export-json"] = Path(request.export_json)
-    folders = {"--export-csv": Path(request.export_csv)} if request.export_csv else {}
+    for output in registry.OUTPUTS:
+        value = request.value(output.name)
+        if value is None or (output.kind == "extra" and mode.option is not None) or (
+                output.kind == "mode" and output.name != mode.name):
+            continue
+        plan = registry.Planned(settings, video, value)
+        files |= output.files(plan)
+        folders |= output.folders(plan)
     return files, folders
 
 

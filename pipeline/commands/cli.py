@@ -3,6 +3,7 @@ is one line."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import shlex
@@ -10,30 +11,30 @@ import sys
 import tempfile
 import time
 import traceback
+import types
+import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 import cloup
-from attention_video.attncore.chapters import SOFTMAX, describe, number
 from attention_video.attncore.settings import (
-    CAPTIONS,
-    LANGUAGES,
-    QUALITIES,
-    THEMES,
-    WEIGHT_SOURCES,
+    Settings,
     SettingsError,
+    choices_of,
     cut,
+    flag,
+    help_of,
 )
 from attention_video.pipeline.cache.paths import cache_dir, settle_cache_dir
-from attention_video.pipeline.commands import app
+from attention_video.pipeline.commands import app, registry
 from attention_video.pipeline.commands import watch as watcher
 from attention_video.pipeline.commands.batch import BatchFailed
 from attention_video.pipeline.commands.modes import refused
 from attention_video.pipeline.commands.progress import Reporter
 from attention_video.pipeline.commands.starter import write_starter
 from attention_video.pipeline.outputs.files import OutputError
-from attention_video.pipeline.outputs.formats import parse_formats
 from attention_video.pipeline.run.lint import LintFailed
 from attention_video.pipeline.run.render import ChapterFailed
 from attention_video.pipeline.run.workers import Terminated, exit_status, stop_on_signals
@@ -90,126 +91,131 @@ def _say(message: str) -> None:
     click.echo(message, err=True)
 
 
-@cloup.command(cls=Command, epilog=EPILOG, context_settings=CONTEXT,
-               formatter_settings=FORMATTER)
-@cloup.argument("sentence", required=False, help="The sentence to explain (or `sentence` in --config).")
-@cloup.option_group(
-    "What to say",
-    cloup.option("--query", default=None, help="The word the video follows (default: the last word)."),
-    cloup.option("--query-index", type=int, default=None, help="Token index of the followed word (0-based), for a repeated word."),
-    cloup.option("--target", default=None, help="Second sentence: cross-attention, queries from it."),
-    cloup.option("--translate", is_flag=True, default=None, help="Translate the sentence into Spanish with the trained translation model and show its cross-attention."),
-    cloup.option("--chapters", default=None,
-                help=f"Chapters to render ({describe()}), e.g. dot,softmax or 1,3,6 or 2-5."),
-    cloup.option("--softmax/--no-softmax", default=None, help=f"--no-softmax skips chapter {number(SOFTMAX)} ({SOFTMAX}), as the article does."),
-    cloup.option("--max-tokens", type=int, default=None, help="Longest sentence accepted (default 32)."),
-)
-@cloup.option_group(
-    "Which model",
-    cloup.option("--weights", type=click.Choice(WEIGHT_SOURCES), default=None,
-                help="auto (default): tiny if every word is in its vocabulary, else multilingual for "
-                     "a sentence outside English, else pretrained; tiny: trained here, "
-                     "hand-checkable; pretrained: a real English BERT; multilingual: "
-                     "multilingual-e5-small, any script; decoder: a real Llama-style decoder "
-                     "(SmolLM2-135M-Instruct); random: untrained."),
-    cloup.option("--model", default=None, help="Pretrained checkpoint folder (Hugging Face layout); "
-                 "with --weights multilingual, an e5 model file."),
-    cloup.option("--layer", type=int, default=None, help="Layer of a real model (0-based)."),
-    cloup.option("--head", type=HeadType(), default=None,
-                help="Head to follow, or 'auto' (default: auto for pretrained weights, 0 for random)."),
-    cloup.option("--seed", type=int, default=None, help="Seed of the random weights, or of the tiny model's training."),
-    cloup.option("--d-model", "d_model", type=int, default=None, help="Embedding width (random, tiny)."),
-    cloup.option("--d-k", "d_k", type=int, default=None, help="Query/key/value width (random)."),
-    cloup.option("--heads", type=int, default=None, help="Number of heads (random, tiny)."),
-    cloup.option("--causal/--no-causal", default=None, help="Decoder masking: no word sees a later one."),
-    cloup.option("--positional/--no-positional", default=None, help="Add positional encoding."),
-)
-@cloup.option_group(
-    "How it looks",
-    cloup.option("-q", "--quality", type=click.Choice(list(QUALITIES)), default=None,
-                help="l 480p15, m 720p30, h 1080p30 (default), k 2160p60."),
-    cloup.option("--theme", type=click.Choice(THEMES), default=None),
-    cloup.option("--captions", type=click.Choice(CAPTIONS), default=None,
-                help="burned (default): drawn in the picture, every player and the GIF show "
-                     "them, no .srt/.vtt beside it; soft: a subtitle track in the MP4/WebM, on, "
-                     "with .srt/.vtt beside it; both: burned, plus a track that is off; none."),
-    cloup.option("--language", type=click.Choice(LANGUAGES), default=None, help="Caption language."),
-    cloup.option("--pace", type=float, default=None, metavar="SPEED",
-                help="Reading speed of the captions, like a player's speed control: 1 (default) "
-                     "keeps each up for its reading time (15 characters/s, Chinese 7, at least "
-                     "1.5 s), 1.25 a quarter brisker, 0.8 slower (0.5 to 2)."),
-    cloup.option("--voice", default=None, metavar="joe|PATH.onnx",
-                help="Narrate the video offline: joe (Piper's en_US-joe-medium) or a Piper voice "
-                     "file with its .onnx.json beside it. Default: silent."),
-)
-@cloup.option_group(
-    "Outputs",
-    cloup.option("-o", "--output", default=None, help="Video path (default media/<sentence>.mp4)."),
-    cloup.option("--format", "formats", default=None, metavar="mp4,gif,webm", help="Also derive these from the finished MP4, beside it with the same stem: gif (480p, palette-optimised), webm (VP9)."),
-    cloup.option("--slides", is_flag=True, help="Also write a deck beside the video, one step per caption: <stem>.html (offline reveal.js) and <stem>.pptx, the captions as speaker notes."),
-    cloup.option("--page", is_flag=True, help="Also write the companion page beside the video: <stem>.page.html, one offline file where the video plays beside its caption list and every number of the trace can be opened to see how it was made and where the video makes it."),
-    cloup.option("--storyboard", is_flag=True, help="Instead of the video: one still per caption, as a PNG contact sheet and an A4 PDF handout beside it (-o board.png; default media/<sentence>-storyboard.png), in seconds, without animating."),
-    cloup.option("--export-json", type=click.Path(path_type=Path), default=None, help="Write the trace the video is made from."),
-    cloup.option("--export-csv", type=click.Path(path_type=Path), default=None, help="Write every matrix as CSV into this folder."),
-)
-@cloup.option_group(
-    "Performance",
-    cloup.option("-j", "--jobs", type=click.IntRange(1, 64), default=None, help="Chapters rendered at once (default: cores)."),
-    cloup.option("--no-cache", is_flag=True, help="Render every chapter again."),
-    cloup.option("--scheduler", callback=scheduler_address, default=None, metavar="tcp://HOST:PORT", help="Render the chapters on this Dask scheduler's workers (same install on each; README) instead of local processes."),
-)
-@cloup.option_group(
-    "Files and other modes",
-    cloup.option("-c", "--config", "config", type=click.Path(dir_okay=True, path_type=Path),
-                help="TOML file with any of the settings below (flags win)."),
-    cloup.option("--init-config", type=click.Path(path_type=Path), default=None, help="Write a commented starter TOML file and exit."),
-    cloup.option("--watch", is_flag=True, help="Make the outputs again (the video or --storyboard, with --slides, --format and the exports) whenever the --config file is saved."),
-    cloup.option("--batch", type=click.Path(path_type=Path), default=None, help="Render every video of a TOML manifest ([defaults] and one [[video]] table each, e.g. examples/course.toml) through one chapter cache, then print a summary; flags given apply to every video."),
-    cloup.option("--dry-run", is_flag=True, help="Build every scene without writing frames."),
-    cloup.option("--lint", is_flag=True, help="Instead of the video: check every caption's picture in a dry run (overlaps, lines across text, safe area, text size, contrast, holds, colour-blind word colours); one line per problem, exit status 1 if any."),
-    cloup.option("--list-heads", is_flag=True, help="Pretrained: table of layer × head with the followed word's top word."),
-    cloup.option("--list-vocab", is_flag=True, help="Print the tiny model's vocabulary and exit."),
-    cloup.option("--train-tiny", is_flag=True, help="Retrain the tiny model (--seed, --d-model, --heads) and print its held-out scores."),
-)
-@cloup.option_group(
-    "Messages",
-    cloup.option("--quiet", is_flag=True, help="Only errors, and the paths written (standard output)."),
-    cloup.option("--verbose", is_flag=True, help="Every step as a line, no live progress display."),
-)
-@cloup.version_option(None, "-V", "--version", package_name="attention-explainer",
-                      message="%(prog)s %(version)s")
-def cli(sentence: str | None, config: Path | None, chapters: str | None, export_json: Path | None,
-        export_csv: Path | None, dry_run: bool, jobs: int | None, no_cache: bool, list_heads: bool,
-        list_vocab: bool, train_tiny: bool, init_config: Path | None, watch: bool, slides: bool,
-        storyboard: bool, formats: str | None, batch: Path | None, scheduler: str | None,
-        quiet: bool, verbose: bool, **flags: Any) -> None:
-    """Render a video that explains attention on SENTENCE with real computed numbers.
-    The paths written go to standard output, one per line; messages to standard error."""
-    if quiet and verbose:
-        raise click.UsageError("--quiet and --verbose contradict each other; give one")
-    with Reporter("quiet" if quiet else "verbose" if verbose else "auto") as say:
-        _run(say, sentence, config, chapters, export_json, export_csv, dry_run, jobs, no_cache,
-             list_heads, list_vocab, train_tiny, init_config, watch, slides, storyboard, formats,
-             batch, scheduler, flags)
+SETTINGS = {f.name: f for f in dataclasses.fields(Settings)}
+HINTS = typing.get_type_hints(Settings)
+SETTING_GROUPS = {  # the settings' options by --help section, in their order there
+    "What to say": ("query", "query_index", "target", "translate", "chapters", "softmax",
+                    "max_tokens"),
+    "Which model": ("weights", "model", "layer", "head", "seed", "d_model", "d_k", "heads",
+                    "causal", "positional"),
+    "How it looks": ("quality", "theme", "captions", "language", "pace", "voice"),
+}  # and -o, the first of "Outputs"
+SHORT = {"quality": "-q", "output": "-o"}
+METAVARS = {"pace": "SPEED", "voice": "joe|PATH.onnx"}
+SWITCHES = ("translate",)  # given or not: no --no-translate (other true/false settings have both)
 
 
-def _run(_say: Reporter, sentence: str | None, config: Path | None, chapters: str | None,
-         export_json: Path | None, export_csv: Path | None, dry_run: bool, jobs: int | None,
-         no_cache: bool, list_heads: bool, list_vocab: bool, train_tiny: bool,
-         init_config: Path | None, watch: bool, slides: bool, storyboard: bool,
-         formats: str | None, batch: Path | None, scheduler: str | None,
-         flags: dict[str, Any]) -> None:
-    """The command once its messages have a place to go (`_say`)."""
+def setting_option(name: str) -> Callable[[Any], Any]:
+    """The option of setting `name`: its help and allowed values from its field
+    (attncore.settings.about), its type from the field's; None when not given, so a
+    config file's value stands."""
+    f, hint, long = SETTINGS[name], HINTS[name], flag(name)
+    union = isinstance(hint, types.UnionType)  # int | None → int; tuple[str, ...] stays
+    kinds = [k for k in (typing.get_args(hint) if union else (hint,)) if k is not type(None)]
+    default = ("" if f.default is None or isinstance(f.default, (bool, tuple)) else
+               f" Default: {f.default:g}." if isinstance(f.default, float) else
+               f" Default: {f.default}.")  # (an unset one's help says what unset means)
+    if kinds == [bool]:
+        decls = [long] if name in SWITCHES else [f"{long}/--no-{long[2:]}"]
+        extra: dict[str, Any] = dict(is_flag=True) if name in SWITCHES else {}
+    else:
+        decls = [d for d in (SHORT.get(name), long) if d]
+        choices = choices_of(f)
+        extra = dict(type=click.Choice(choices) if choices else
+                     HeadType() if kinds == [int, str] else
+                     kinds[0] if kinds[0] in (int, float) else None,
+                     metavar=METAVARS.get(name))
+    return cloup.option(*decls, name, default=None, help=help_of(f) + default,
+                        **extra)
+
+
+def output_option(output: registry.Output) -> Callable[[Any], Any]:
+    """The command-line option of one output of the table (pipeline.commands.registry)."""
+    o = output.option
+    kinds: dict[str, dict[str, Any]] = {
+        "flag": dict(is_flag=True),
+        "text": dict(default=None, metavar=o.metavar),
+        "path": dict(type=click.Path(path_type=Path), default=None, metavar=o.metavar),
+    }
+    return cloup.option(*o.flags, output.name, help=o.help, **kinds[o.value])
+
+
+def _rows(group: str) -> list[Callable[[Any], Any]]:
+    return [output_option(o) for o in registry.OUTPUTS if o.option.group == group]
+
+
+def make_command() -> click.Command:
+    """The command: the settings' options, then each output's from the table (read now:
+    a row added before this call gets its option)."""
+    decorators = [
+        cloup.command(cls=Command, epilog=EPILOG, context_settings=CONTEXT,
+                      formatter_settings=FORMATTER),
+        cloup.argument("sentence", required=False,
+                       help=f"{SETTINGS['sentence'].metadata['help']} Or `sentence` in "
+                            "--config."),
+        *(cloup.option_group(title, *map(setting_option, names))
+          for title, names in SETTING_GROUPS.items()),
+        cloup.option_group(
+            "Outputs",
+            setting_option("output"),
+            *_rows("Outputs"),
+        ),
+        cloup.option_group(
+            "Performance",
+            cloup.option("-j", "--jobs", type=click.IntRange(1, 64), default=None, help="Chapters rendered at once (default: cores)."),
+            cloup.option("--no-cache", is_flag=True, help="Render every chapter again."),
+            cloup.option("--scheduler", callback=scheduler_address, default=None, metavar="tcp://HOST:PORT", help="Render the chapters on this Dask scheduler's workers (same install on each; README) instead of local processes."),
+        ),
+        cloup.option_group(
+            "Files and other modes",
+            cloup.option("-c", "--config", "config", type=click.Path(dir_okay=True, path_type=Path),
+                         help="TOML file with any of the settings below (flags win)."),
+            cloup.option("--init-config", type=click.Path(path_type=Path), default=None, help="Write a commented starter TOML file and exit."),
+            cloup.option("--watch", is_flag=True, help="Make the outputs again (the video or --storyboard, with --slides, --format and the exports) whenever the --config file is saved."),
+            cloup.option("--batch", type=click.Path(path_type=Path), default=None, help="Render every video of a TOML manifest ([defaults] and one [[video]] table each, e.g. examples/course.toml) through one chapter cache, then print a summary; flags given apply to every video."),
+            cloup.option("--dry-run", is_flag=True, help="Build every scene without writing frames."),
+            *_rows("Files and other modes"),
+            cloup.option("--list-heads", is_flag=True, help="Pretrained: table of layer × head with the followed word's top word."),
+            cloup.option("--list-vocab", is_flag=True, help="Print the tiny model's vocabulary and exit."),
+            cloup.option("--train-tiny", is_flag=True, help="Retrain the tiny model (--seed, --d-model, --heads) and print its held-out scores."),
+        ),
+        cloup.option_group(
+            "Messages",
+            cloup.option("--quiet", is_flag=True, help="Only errors, and the paths written (standard output)."),
+            cloup.option("--verbose", is_flag=True, help="Every step as a line, no live progress display."),
+        ),
+        cloup.version_option(None, "-V", "--version", package_name="attention-explainer",
+                             message="%(prog)s %(version)s"),
+    ]
+
+    def cli(quiet: bool, verbose: bool, **params: Any) -> None:
+        """Render a video that explains attention on SENTENCE with real computed numbers.
+        The paths written go to standard output, one per line; messages to standard error."""
+        if quiet and verbose:
+            raise click.UsageError("--quiet and --verbose contradict each other; give one")
+        with Reporter("quiet" if quiet else "verbose" if verbose else "auto") as say:
+            _run(say, params)
+
+    for decorate in reversed(decorators):
+        cli = decorate(cli)
+    return cli
+
+
+RUN_OPTIONS = ("sentence", "config", "chapters", "jobs", "no_cache", "scheduler", "batch",
+               "init_config", "watch")  # the command's own; the rest are settings, modes, outputs
+
+
+def _run(_say: Reporter, params: dict[str, Any]) -> None:
+    """The command once its messages have a place to go (`_say`): `params` are its
+    parameters by name (None or False: not given)."""
     limit = app.read_cache_limit()
-    lint = flags.pop("lint")
-    page = flags.pop("page")
-    why = refused(dict(sentence=sentence, config=config, output=flags["output"], watch=watch,
-                       dry_run=dry_run, storyboard=storyboard, slides=slides, formats=formats,
-                       export_json=export_json, export_csv=export_csv, list_heads=list_heads,
-                       list_vocab=list_vocab, train_tiny=train_tiny, init_config=init_config,
-                       batch=batch, scheduler=scheduler, lint=lint, page=page))
+    why = refused(params)
     if why is not None:  # a combination pipeline.commands.modes refuses
         raise click.UsageError(why)
+    (sentence, config, chapters, jobs, no_cache, scheduler, batch, init_config,
+     watch) = (params.pop(name) for name in RUN_OPTIONS)
+    asked = {name: params.pop(name) for name in app.asked_names()}  # modes and outputs
+    flags = params  # the settings
     if batch is not None:
         del flags["output"]
         try:
@@ -225,23 +231,25 @@ def _run(_say: Reporter, sentence: str | None, config: Path | None, chapters: st
         return
     if watch and config is None:
         raise click.UsageError("--watch needs --config FILE.toml to watch")
-    board = flags.pop("output") if storyboard else None  # -o names the storyboard's PNG
-    try:
-        kinds = parse_formats(formats) if formats is not None else ("mp4",)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="'--format'") from None
-    request = app.Request(export_json=export_json, export_csv=export_csv, dry_run=dry_run,
-                          list_heads=list_heads, list_vocab=list_vocab, train_tiny=train_tiny,
-                          jobs=jobs, use_cache=not no_cache, slides=slides, page=page,
-                          storyboard=storyboard, storyboard_output=board, formats=kinds,
-                          scheduler=scheduler, lint=lint)
+    for output in registry.OUTPUTS:
+        if output.takes_output and asked[output.name]:  # -o names its file: True, its default
+            asked[output.name] = flags.pop("output") or True
+        if output.parse is not None and asked[output.name] is not None:
+            try:
+                asked[output.name] = output.parse(asked[output.name])
+            except ValueError as e:
+                raise click.BadParameter(str(e), param_hint=f"'{output.flag}'") from None
+    request = app.Request(jobs=jobs, use_cache=not no_cache, scheduler=scheduler, **asked)
     if watch:
         watcher.watch_config(config, dict(sentence=sentence, chapters=chapters, **flags),
-                     request=request, say=_say, show=click.echo)
+                             request=request, say=_say, show=click.echo)
         return
     settings = app.make_settings(config, sentence, chapters, flags)
     app.make_outputs(settings, request, say=_say, show=click.echo)
     app.tidy_cache(limit, say=_say)
+
+
+cli = make_command()
 
 
 INTERRUPTED = "Interrupted: stopped, temporary files removed, earlier output left as it was."

@@ -1,9 +1,11 @@
 """What one run makes, and what cannot be asked for together: one table each.
 
 A run makes one thing, its mode (the first of MODES whose option is given, else the
-video); pipeline.commands.app has one function per mode. REFUSALS are the combinations
-an option refuses, with the one line that says why: the command line (cli) and the
-notebook API (attention_video.api.explain) both read them, so they refuse alike.
+video); pipeline.commands.app has one function per mode. refusals() are the combinations
+an option refuses, with the one line that says why: those of the run options here, and
+those each output declares in its row (pipeline.commands.registry). The command line
+(cli) and the notebook API (attention_video.api.explain) both read them, so they refuse
+alike.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from attention_video.pipeline.commands import registry
 
 
 @dataclass(frozen=True)
@@ -43,38 +47,41 @@ class Refusal:
     message: Callable[[list[str]], str]
 
 
-def _needs(given: list[str]) -> str:
-    return "needs" if len(given) == 1 else "need"
+def _batch_refuses() -> dict[str, str]:
+    """Each video of a manifest has its own settings and runs as a plain video: --batch
+    refuses every mode and every output."""
+    own = {"sentence": "a sentence (each [[video]] has its own)",
+           "config": "--config (use [defaults] or a video's `config` key)",
+           "output": "-o (each [[video]] has its own `output`)",
+           "watch": "--watch", "init_config": "--init-config"}
+    modes = {m.option: m.flag for m in MODES if m.option is not None}
+    return own | modes | {o.name: o.flag for o in registry.OUTPUTS if o.name not in modes}
 
 
-REFUSALS = (
-    Refusal("batch", {  # each video of a manifest has its own
-        "sentence": "a sentence (each [[video]] has its own)",
-        "config": "--config (use [defaults] or a video's `config` key)",
-        "output": "-o (each [[video]] has its own `output`)",
-        "watch": "--watch", "dry_run": "--dry-run", "storyboard": "--storyboard",
-        "slides": "--slides", "page": "--page", "formats": "--format",
-        "export_json": "--export-json",
-        "export_csv": "--export-csv", "list_heads": "--list-heads", "list_vocab": "--list-vocab",
-        "train_tiny": "--train-tiny", "init_config": "--init-config", "lint": "--lint"},
-        lambda given: f"--batch cannot be combined with {', '.join(given)}"),
-    Refusal("scheduler", {"dry_run": "--dry-run", "storyboard": "--storyboard",
-                          "watch": "--watch"},
-            lambda given: "--scheduler renders video chapters; --dry-run, --storyboard and "
-                          "--watch run here"),
-    Refusal("watch", {"list_heads": "--list-heads", "list_vocab": "--list-vocab",
-                      "train_tiny": "--train-tiny"},
-            lambda given: "--watch makes outputs again on every save; --list-heads, "
-                          "--list-vocab and --train-tiny run once, without it"),
-    Refusal("lint", {"storyboard": "--storyboard", "watch": "--watch", "slides": "--slides",
-                     "page": "--page", "formats": "--format", "scheduler": "--scheduler"},
-            lambda given: f"--lint checks one video's pictures instead of making it: not with "
-                          f"{', '.join(given)}"),
-    Refusal("storyboard", {"slides": "--slides", "page": "--page", "formats": "--format"},
-            lambda given: f"--storyboard makes stills instead of the video, and "
-                          f"{' and '.join(given)} {_needs(given)} the video: make them in a "
-                          "run without --storyboard"),
-)
+def refusals() -> tuple[Refusal, ...]:
+    """Every refused combination: the run options' (--batch, --scheduler, --watch), then
+    each output's own (pipeline.commands.registry), in the order they are tried."""
+    flags = {m.option: m.flag for m in MODES if m.option is not None}
+    flags |= {o.name: o.flag for o in registry.OUTPUTS} | {"watch": "--watch",
+                                                           "scheduler": "--scheduler"}
+    extras = {o.name: o.flag for o in registry.extras()}
+    own = tuple(
+        Refusal(o.name, {n: flags[n] for n in o.refuses} | (extras if o.refuses_extras else {}),
+                o.refusal)
+        for o in registry.OUTPUTS if o.refusal is not None)
+    return (
+        Refusal("batch", _batch_refuses(),
+                lambda given: f"--batch cannot be combined with {', '.join(given)}"),
+        Refusal("scheduler", {"dry_run": "--dry-run", "storyboard": "--storyboard",
+                              "watch": "--watch"},
+                lambda given: "--scheduler renders video chapters; --dry-run, --storyboard "
+                              "and --watch run here"),
+        Refusal("watch", {"list_heads": "--list-heads", "list_vocab": "--list-vocab",
+                          "train_tiny": "--train-tiny"},
+                lambda given: "--watch makes outputs again on every save; --list-heads, "
+                              "--list-vocab and --train-tiny run once, without it"),
+        *own,
+    )
 
 
 def is_given(value: Any) -> bool:
@@ -82,9 +89,9 @@ def is_given(value: Any) -> bool:
 
 
 def refused(given: Mapping[str, Any]) -> str | None:
-    """The line refusing the first combination of REFUSALS that `given` (option → value;
+    """The line refusing the first combination of refusals() that `given` (option → value;
     None or False: not given) holds, else None."""
-    for r in REFUSALS:
+    for r in refusals():
         if is_given(given.get(r.option)):
             clash = [name for option, name in r.others.items() if is_given(given.get(option))]
             if clash:

@@ -144,7 +144,7 @@ def test_watch_makes_what_the_command_asked_for_on_every_save(tmp_path, monkeypa
     assert result.exit_code == 0, result.output
     request = handed["request"]
     assert handed["config"] == cfg
-    assert request.storyboard and request.storyboard_output == str(tmp_path / "board.png")
+    assert request.storyboard == str(tmp_path / "board.png")  # -o names its sheet
     result = CliRunner().invoke(cli_mod.cli, ["--watch", "--config", str(cfg), "--slides",
                                               "--format", "mp4,gif", "--no-cache"])
     assert result.exit_code == 0, result.output

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from attention_video import explain
 from attention_video.pipeline.commands import app
-from attention_video.pipeline.commands.modes import MODES, REFUSALS, refused
+from attention_video.pipeline.commands.modes import MODES, refusals, refused
 
 from tests.pipeline.commands.test_cli import run_main
 
@@ -24,7 +24,7 @@ def test_every_mode_has_one_function_and_the_first_given_wins(monkeypatch):
 
 
 def test_the_table_refuses_what_it_declares_and_nothing_else():
-    for r in REFUSALS:
+    for r in refusals():
         for other in r.others:
             assert refused({r.option: True, other: True}) is not None
         assert refused({r.option: True}) is None
