@@ -27,7 +27,13 @@ from attention_video.pipeline.commands.app import (
     video_extras,
 )
 from attention_video.pipeline.commands.modes import MODES, refused
-from attention_video.pipeline.outputs.files import slug
+from attention_video.pipeline.outputs.files import (
+    check_outputs,
+    check_writable_folder,
+    companions,
+    page_path,
+    slug,
+)
 from attention_video.pipeline.outputs.subtitles import to_vtt
 from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.render import _subtitle_cues, narrator_for, render_video
@@ -65,11 +71,14 @@ class Explanation:
         if not self.chapters:
             raise ValueError("explain(): this result holds no chapters to tie the page to; "
                              "make it with explain(...)")
+        dest = page_path(self.video) if output is None else Path(output)
+        check_writable_folder(dest)  # the command line's one-line errors, before any work
+        check_outputs({"the companion page": dest,
+                       **{f"the {role}": p for role, p in companions(self.video).items()}})
         # Lazy on purpose: the page reads the video's colours from scenes.widgets (Manim).
         from attention_video.pipeline.outputs.page import write_page
 
-        return write_page(self.trace, self.chapters, self.video, self.settings,
-                          None if output is None else Path(output)).resolve()
+        return write_page(self.trace, self.chapters, self.video, self.settings, dest).resolve()
 
     def storyboard(self, output: str | Path | None = None, **kwargs: Any) -> Storyboard:
         """One still per caption of the same settings, as a PNG contact sheet and a PDF

@@ -47,6 +47,7 @@ from attention_video.pipeline.outputs.files import (
     companions,
 )
 from attention_video.pipeline.outputs.storyboard import storyboard_path
+from attention_video.pipeline.outputs.subtitles import writes_sidecars
 from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.executors import DaskExecutor
 from attention_video.pipeline.run.lint import LintFailed, lint_video
@@ -263,6 +264,19 @@ def check_scenes(settings: Settings, request: Request, say: Say, show: Say) -> N
     total = sum(r.duration for r in results)
     say(f"dry run: {plural(len(results), 'chapter')} build, {total:.0f} s of video"
         + (f"; WARNING objects off frame in {named(bad[0][0])}" if bad else ""))
+    for role, path in would_write(settings, request).items():
+        say(f"dry run: would write {role} to {path} (nothing written)")
+
+
+def would_write(settings: Settings, request: Request) -> dict[str, Path]:
+    """What the same command without --dry-run would write, by role: the video's files and
+    every output asked for with it."""
+    asked = {name: value for name, value in request.asked if name != "dry_run"}
+    files, folders = planned_outputs(settings, Request(**asked))
+    if not writes_sidecars(settings.captions):  # no .srt/.vtt beside it
+        files = {role: p for role, p in files.items() if role not in ("the subtitles",
+                                                                      "the captions")}
+    return files | folders
 
 
 def lint(settings: Settings, request: Request, say: Say, show: Say) -> None:

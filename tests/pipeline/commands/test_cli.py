@@ -175,3 +175,18 @@ def test_dry_run_builds_and_exports_the_trace(tmp_path, capsys):
     assert [t["text"] for t in data["key_tokens"]] == ["The", "cat", "sat"]
     assert (tmp_path / "csv" / "head0_weights.csv").exists()
     assert "chapter 1 (input): builds" in err
+
+
+@pytest.mark.parametrize("captions, sidecars", [("burned", False), ("soft", True)])
+def test_dry_run_says_what_the_run_would_write_and_writes_none_of_it(tmp_path, capsys,
+                                                                     captions, sidecars):
+    video = tmp_path / "talk.mp4"
+    code, _, err = run_main(["The cat sat", "--dry-run", "--chapters", "1", "--weights", "random",
+                             "--page", "--slides", "--captions", captions, "-o", str(video)],
+                            capsys)
+    assert code == 0, err
+    assert f"dry run: would write the video to {video} (nothing written)" in err
+    assert f"would write the companion page to {tmp_path / 'talk.page.html'}" in err
+    assert f"to {tmp_path / 'talk.html'}" in err  # the deck
+    assert (f"would write the subtitles to {tmp_path / 'talk.srt'}" in err) == sidecars
+    assert list(tmp_path.iterdir()) == []
