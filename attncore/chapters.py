@@ -7,7 +7,7 @@ A chapter is known by its slug (`input`, `linear`, …, `summary`); the story is
 ordered tuple, and the number on screen is a chapter's place in it, so the titles always
 count up and a subset keeps its numbers.
 
-The story follows the seed article: each chapter is one step of
+The story (README, "The chapters"): each chapter is one step of
 Attention(Q, K, V) = softmax(Q·Kᵀ/√d_k)·V, in the order the viewer meets it.
 """
 
