@@ -1,4 +1,4 @@
-"""The training history chapter 8 draws: "training aligns the vectors".
+"""The training history chapter `learning` draws: "training aligns the vectors".
 
 The kept restart's attention weights (E, W_Q, W_K, W_V, W_O, on the 0.1 grid like the
 final ones) are stored at step 0 and at a few steps through training, with the training

@@ -5,7 +5,7 @@ other.
     layers.py      the steps of a forward pass, each with its hand-written backward step
     params.py      GridParams: a model's learned arrays, rounded to the 0.1 grid on demand
     training.py    Adam, warm-up and cosine decay, the rounded phase, restarts and finalists
-    history.py     the kept restart's snapshots and curves (chapter 8 draws them)
+    history.py     the kept restart's snapshots and curves (chapter `learning` draws them)
     run.py         one head on one sentence (HeadRun), read-only arrays
     corpus.py      the tokenizer over a vocabulary, the error naming unknown words, seeded
                    distinct draws

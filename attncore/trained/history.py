@@ -1,4 +1,4 @@
-"""The training history a model file keeps, which chapter 8 draws.
+"""The training history a model file keeps, which chapter `learning` draws.
 
 The kept restart's GRID arrays (on the 0.1 grid like the final ones) at step 0 and at a
 few steps through training (`training.snapshot_steps`), with its training loss and

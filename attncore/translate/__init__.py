@@ -9,7 +9,7 @@ real alignment ("The ball is blue" → "La bola es azul": azul looks at blue).
     run.E, run.P, run.X, run.encoder, run.memory            # the encoder
     run.cross.Q, .K, .V, .scores, .scaled, .weights, .Z     # the cross-attention head
     run.cross_X_q, run.cross_X_kv               # its query input (decoder) and key input
-    alignment_history(model, "the blue ball")   # chapter 8: the alignment emerging
+    alignment_history(model, "the blue ball")   # chapter `learning`: the alignment emerging
 
 Decoder row i WRITES target word i (its input is word i − 1, or <s>).
 

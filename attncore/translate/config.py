@@ -51,7 +51,7 @@ class TrainConfig(TrainSettings):
     warmup: int = 100  # steps of linear warm-up
     final_lr: float = 0.05  # the cosine schedule ends at final_lr · lr
     weight_decay: float = 1e-3  # decoupled (AdamW) on the grid arrays: keeps values small
-    snapshots: int = 6  # parameter snapshots after step 0 (chapter 8)
+    snapshots: int = 6  # parameter snapshots after step 0 (chapter `learning`)
     curve_every: int = 50  # steps between points of the loss/accuracy curves
 
     @property

@@ -1,4 +1,4 @@
-"""The training history chapter 8 draws: the cross-attention alignment emerging.
+"""The training history chapter `learning` draws: the cross-attention alignment emerging.
 
 The kept restart's GRID_PARAMS (embeddings and attention weights, on the 0.1 grid) are
 stored at step 0 and at a few steps through training, with the training loss and the

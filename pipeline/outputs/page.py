@@ -108,7 +108,7 @@ def _finite(values: Any) -> Any:
 
 def geometry(trace: AttentionTrace) -> list[dict[str, Any]]:
     """Per head, each query against every key as arrows in their plane
-    (attncore.geometry, as chapter 4 draws them): |q|, |k|, θ in degrees, the shadow."""
+    (attncore.geometry, as chapter `dot` draws them): |q|, |k|, θ in degrees, the shadow."""
     out = []
     for h in trace.heads:
         rows = [h.geometry(i) for i in range(trace.n_q)]

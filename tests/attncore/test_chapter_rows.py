@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 import subprocess
 from pathlib import Path
 
@@ -109,3 +110,22 @@ def test_no_table_keyed_by_the_slugs_outside_the_rows():
 ])
 def test_the_table_check_finds_a_second_table(source, tables):
     assert len(slug_tables(source)) == tables
+
+
+# A chapter named by its number ("chapter 4", "Chapter 10 ·", "chapters 4 and 8"), outside
+# quotes (a caption's form, "ch. 2", or a progress line's, 'chapter 3 (factor matrix)') and
+# options (--chapters 1-3): numbers move when the story changes, so code names the slug.
+BY_NUMBER = re.compile(r"(?<![\"'\-\w])[Cc]hapters? \d")
+
+
+def by_number(line: str) -> bool:
+    return bool(BY_NUMBER.search(line.replace('"""', "   ")))  # a docstring's quotes quote no caption
+
+
+def test_code_names_chapters_by_slug_not_number():
+    found = {p.relative_to(ROOT).as_posix(): [n for n, line in enumerate(lines, 1)
+                                              if by_number(line)]
+             for p in code_files() if (lines := p.read_text(encoding="utf-8").splitlines())}
+    assert {p: lines for p, lines in found.items() if lines} == {}
+    assert by_number('"""Chapter 10 · Every head') and by_number("# chapters 4 and 8")
+    assert not by_number("'chapter 3 (factor matrix)', --chapters 1-3, chapter `dot`")
