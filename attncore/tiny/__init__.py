@@ -31,7 +31,7 @@ from attention_video.attncore.tiny.corpus import (
     vocabulary,
 )
 from attention_video.attncore.tiny.evaluate import Scores, encode, evaluate
-from attention_video.attncore.tiny.history import HistoryRow, HistoryRows, Snapshot, history_rows
+from attention_video.attncore.tiny.history import HistoryRow, HistoryRows, history_rows
 from attention_video.attncore.tiny.model import Forward, HeadRun, Params, Run, TinyModel, forward
 from attention_video.attncore.tiny.store import (
     fingerprint,
@@ -41,7 +41,7 @@ from attention_video.attncore.tiny.store import (
     save,
     to_bytes,
 )
-from attention_video.attncore.trained.history import History
+from attention_video.attncore.trained.history import History, Snapshot
 
 __all__ = [
     "Corpus", "Forward", "HeadRun", "History", "HistoryRow", "HistoryRows", "ModelConfig",

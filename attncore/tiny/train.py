@@ -32,11 +32,9 @@ from operator import attrgetter
 from attention_video.attncore.tiny.config import TrainConfig
 from attention_video.attncore.tiny.corpus import default_corpus
 from attention_video.attncore.tiny.evaluate import Encoded, Scores, encode, evaluate
-from attention_video.attncore.tiny.history import Snapshot
 from attention_video.attncore.tiny.model import Params, TinyModel, init_params, loss_and_grads
 from attention_video.attncore.tiny.store import command
 from attention_video.attncore.trained import training
-from attention_video.attncore.trained.history import History
 from attention_video.attncore.trained.provenance import Platform, Provenance
 
 
@@ -76,10 +74,6 @@ class Restart(training.Restart[Params, Scores]):
     evaluate = staticmethod(evaluate)
     curve_accuracy = staticmethod(attrgetter("accuracy"))
     held_out_score = staticmethod(held_out_score)
-    snapshot = staticmethod(Snapshot.of)
-
-    def history(self) -> History:
-        return History(self.index, tuple(self.snapshots), *self.curves())
 
 
 def train(config: TrainConfig | None = None, progress: Progress | None = None) -> TinyModel:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
+from attention_video.attncore.trained.history import History, Snapshot
 from attention_video.attncore.trained.params import GridParams
 
 P = TypeVar("P", bound="GridParams")
@@ -139,8 +140,8 @@ def one_blas_thread() -> contextlib.AbstractContextManager:
 class Restart(Generic[P, S]):
     """One initialisation, trained step by step; stopping and going on changes nothing.
 
-    A model's subclass gives `loss_and_grads`, `evaluate`, `curve_accuracy`,
-    `held_out_score` and `snapshot`. A training set or validation set is anything with
+    A model's subclass gives `loss_and_grads`, `evaluate`, `curve_accuracy` and
+    `held_out_score`. A training set or validation set is anything with
     `len()` and `take(rows)`.
     """
 
@@ -173,10 +174,10 @@ class Restart(Generic[P, S]):
         """What restarts are ranked by (higher is better)."""
         raise NotImplementedError
 
-    def snapshot(self, step: int, p: P) -> Any:
-        raise NotImplementedError
-
     # ------------------------------------------------------------ shared
+
+    def snapshot(self, step: int, p: P) -> Snapshot:
+        return Snapshot.of(step, p)
 
     @property
     def rounded(self) -> bool:
@@ -222,6 +223,10 @@ class Restart(Generic[P, S]):
         """(steps, training losses, validation accuracies) at the points of the curves."""
         step, loss, acc = (np.array(a) for a in zip(*self.curve))
         return step.astype(np.int64), loss, acc
+
+    def history(self) -> History:
+        """Its snapshots and curves, kept in the model file when it is the best restart."""
+        return History(self.index, tuple(self.snapshots), *self.curves())
 
 
 def train_restarts(c: Schedule, restarts: Sequence[Restart], train: Any, val: Any,

@@ -21,7 +21,7 @@ shares with attncore.tiny is in attncore.trained.
 
 from __future__ import annotations
 
-from attention_video.attncore.trained.history import History
+from attention_video.attncore.trained.history import History, Snapshot
 from attention_video.attncore.translate.config import ModelConfig, TrainConfig
 from attention_video.attncore.translate.corpus import (
     BOS,
@@ -35,7 +35,7 @@ from attention_video.attncore.translate.corpus import (
     vocabulary,
 )
 from attention_video.attncore.translate.evaluate import Scores, encode_pairs, evaluate
-from attention_video.attncore.translate.history import AlignmentHistory, Snapshot, alignment_history
+from attention_video.attncore.translate.history import AlignmentHistory, alignment_history
 from attention_video.attncore.translate.model import Params, TranslationModel, TranslationRun
 from attention_video.attncore.translate.store import (
     fingerprint,

@@ -22,12 +22,10 @@ from operator import attrgetter
 
 import numpy as np
 from attention_video.attncore.trained import training
-from attention_video.attncore.trained.history import History
 from attention_video.attncore.trained.provenance import Platform, Provenance
 from attention_video.attncore.translate.config import TrainConfig
 from attention_video.attncore.translate.corpus import default_corpus
 from attention_video.attncore.translate.evaluate import Batch, Scores, encode_pairs, evaluate
-from attention_video.attncore.translate.history import Snapshot
 from attention_video.attncore.translate.model import (
     READOUT,
     Params,
@@ -75,10 +73,6 @@ class Restart(training.Restart[Params, Scores]):
     evaluate = staticmethod(evaluate)
     curve_accuracy = staticmethod(attrgetter("token_accuracy"))
     held_out_score = staticmethod(held_out_score)
-    snapshot = staticmethod(Snapshot.of)
-
-    def history(self) -> History:
-        return History(self.index, tuple(self.snapshots), *self.curves())
 
 
 def train(config: TrainConfig | None = None, progress: Progress | None = None
