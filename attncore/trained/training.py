@@ -54,6 +54,21 @@ class Schedule(Protocol):
     def total_steps(self) -> int: ...
 
 
+def in_range(config: object, **ranges: tuple[int, int]) -> None:
+    """ValueError naming the first of `config`'s fields outside its (low, high) range."""
+    for name, (low, high) in ranges.items():
+        value = getattr(config, name)
+        if not low <= value <= high:
+            raise ValueError(f"{name}: {value} is out of range; allowed: {low} to {high}")
+
+
+def at_least_one(config: object, *names: str) -> None:
+    """ValueError naming the first of `config`'s fields `names` under 1."""
+    for name in names:
+        if getattr(config, name) < 1:
+            raise ValueError(f"{name}: {getattr(config, name)} must be at least 1")
+
+
 class TrainSettings:
     """Shared behaviour of a frozen TrainConfig dataclass: its checks, its length and its
     round trip through a dict (a model file stores it)."""
@@ -63,9 +78,7 @@ class TrainSettings:
 
     def __post_init__(self) -> None:
         _ = self.model  # the ModelConfig validates the sizes
-        for name in self.COUNTS:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name}: {getattr(self, name)} must be at least 1")
+        at_least_one(self, *self.COUNTS)
         if self.steps < 1 or self.rounded_steps < 0:
             raise ValueError("steps must be at least 1 and rounded_steps at least 0")
 
