@@ -23,7 +23,7 @@ import contextlib
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 import numpy as np
 from attention_video.attncore.trained.history import History, Snapshot
@@ -99,6 +99,18 @@ class TrainSettings:
         return cls(**d)
 
 
+class Rows:
+    """A set of sentences as a frozen dataclass of arrays with one row per sentence each:
+    what `Restart.advance` trains and evaluates on, `len()` rows and `take(rows)`."""
+
+    def __len__(self) -> int:
+        return len(getattr(self, dataclasses.fields(self)[0].name))
+
+    def take(self, rows: np.ndarray) -> Self:
+        return dataclasses.replace(self, **{f.name: getattr(self, f.name)[rows]
+                                            for f in dataclasses.fields(self)})
+
+
 class Adam:
     """Adam with bias correction; decoupled weight decay (AdamW) on the grid arrays."""
 
@@ -155,7 +167,7 @@ class Restart(Generic[P, S]):
 
     A model's subclass gives `loss_and_grads`, `evaluate`, `curve_accuracy` and
     `held_out_score`. A training set or validation set is anything with
-    `len()` and `take(rows)`.
+    `len()` and `take(rows)` (`Rows`).
     """
 
     def __init__(self, c: Schedule, index: int, init: Callable[[np.random.Generator], P]):
