@@ -23,6 +23,7 @@ import contextlib
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Generic, Protocol, Self, TypeVar
 
 import numpy as np
@@ -275,3 +276,46 @@ def total_work(c: Schedule) -> int:
     """Steps `train_restarts` takes, over every restart (for a progress bar)."""
     probe = min(c.probe_steps, c.total_steps)
     return c.restarts * probe + min(c.finalists, c.restarts) * (c.total_steps - probe)
+
+
+@dataclass(frozen=True)
+class TrainInfo:
+    """What the progress callback is told."""
+
+    restart: int  # 0-based
+    restarts: int
+    step: int  # step within this restart
+    phase: str  # "float" or "rounded" (straight-through through the 0.1 grid)
+    loss: float  # mean training loss since the last report
+    accuracy: float  # the held-out accuracy the curves plot, now
+    best_accuracy: float | None  # the same, of the best finished restart so far
+
+
+Progress = Callable[[int, int, TrainInfo], None]
+
+
+def train_reporting(c: Schedule, restarts: Sequence[Restart], train: Any, val: Any,
+                    progress: Progress | None) -> Restart:
+    """`train_restarts`, calling `progress(step, total, info)` at every point of the curves
+    (step counts all the work, over every restart), e.g. to draw a progress bar."""
+    total = total_work(c)
+    done, best_acc = [0], [None]
+
+    def report(r: Restart) -> None:
+        done[0] = min(done[0] + c.curve_every, total)
+        if progress is not None:
+            step, loss, acc = r.curve[-1]
+            progress(done[0], total, TrainInfo(r.index, c.restarts, step,
+                                               "rounded" if r.rounded else "float",
+                                               loss, acc, best_acc[0]))
+
+    def finished(r: Restart) -> None:
+        best_acc[0] = max(best_acc[0] or 0.0, r.curve_accuracy(r.validation))
+
+    return train_restarts(c, restarts, train, val, report, finished)
+
+
+def held_out_scores(validation: Any, test: Any) -> dict[str, float]:
+    """A model's `scores`: its validation and test figures (each a `to_dict()`), prefixed."""
+    scores = {f"validation_{k}": v for k, v in validation.to_dict().items()}
+    return scores | {f"test_{k}": v for k, v in test.to_dict().items()}
