@@ -46,7 +46,8 @@ def _text(name: str) -> str | None:
 
 
 def test_every_cited_document_is_in_the_repository():
-    assert missing(tracked(), _text) == {}
+    this = Path(__file__).resolve().relative_to(ROOT).as_posix()  # its examples cite none
+    assert missing([f for f in tracked() if f != this], _text) == {}
 
 
 def test_the_check_finds_a_document_that_is_not_here():
