@@ -29,8 +29,9 @@ class Cost:
     (2 cores, --jobs 2): only the order they give the scheduler matters
     (pipeline.run.schedule)."""
 
-    small: float  # a small model: random or tiny weights, d 4, one head
-    large: float | None  # a real model: the pretrained encoder, 12 heads; None: never drawn
+    small: float  # measured with a small model: the tiny one, d_model 4, one head
+    large: float | None  # with a large real one: the pretrained encoder, 12 heads;
+    #                      None: a large model never plays this chapter
 
 
 @dataclass(frozen=True)

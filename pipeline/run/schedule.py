@@ -73,9 +73,10 @@ class Timings:
 
 
 def cost_profile(trace: AttentionTrace) -> Literal["small", "large"]:
-    """Which of a chapter row's measured costs fits this trace's model: "large" for a real
-    model of many heads (the pretrained encoder), "small" for every other. The one place the
-    schedule tells models apart."""
+    """Which of a chapter row's measured costs fits this trace's model: "large" for the
+    pretrained encoder, "small" for every other (the other real models too, as they were
+    ordered before the costs moved into the rows). The one place the schedule tells models
+    apart: a flag on the trace saying the model is large belongs here."""
     return "large" if trace.source == "pretrained" else "small"
 
 
