@@ -1,11 +1,13 @@
-"""The chapters of the video: one table that settings, scenes, the planner, the starter
-config and the cache all read. A chapter not in this table does not exist anywhere.
+"""The chapters of the video: one table that settings, scenes, the planner, the scheduler,
+the companion page, the starter config and the cache all read. A chapter not in this table
+does not exist anywhere: its row is the only place its title, what it shows and what it
+costs are written (tests/attncore/test_chapter_rows.py).
 
 A chapter is known by its slug (`input`, `linear`, …, `summary`); the story is one
 ordered tuple, and the number on screen is a chapter's place in it, so the titles always
 count up and a subset keeps its numbers.
 
-The story follows the article (DESIGN.md): each chapter is one step of
+The story (README, "The chapters"): each chapter is one step of
 Attention(Q, K, V) = softmax(Q·Kᵀ/√d_k)·V, in the order the viewer meets it.
 """
 
@@ -14,12 +16,34 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+def N_(message: str) -> str:  # noqa: N802 (gettext's name for a marker)
+    """Mark a title for extraction (locale/babel.cfg reads this file): the core holds the
+    message id only, and scenes.titles looks it up in the caption language's catalogue.
+    The same marker as scenes.catalogue.N_, which the core may not import."""
+    return message
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Seconds its scene took for the default sentence at -q l on the development machine
+    (2 cores, --jobs 2): only the order they give the scheduler matters
+    (pipeline.run.schedule)."""
+
+    small: float  # measured with a small model: the tiny one, d_model 4, one head
+    large: float | None  # with a large real one: the pretrained encoder, 12 heads;
+    #                      None: a large model never plays this chapter
+
+
 @dataclass(frozen=True)
 class Chapter:
     slug: str  # its identity: what --chapters, the cache and the scenes call it
     name: str  # short English name for progress lines and errors
     module: str  # the scene module that draws it
     scene: str  # the scene class in that module
+    title: str  # its title's message id (scenes.titles shows it translated, numbered)
+    shows: tuple[str, ...]  # the trace's quantities it draws (the companion page's SHOWS)
+    cost: Cost  # what it takes to render, to order the renders (pipeline.run.schedule)
+    one_head_title: str | None = None  # the title for a model of a single head, if other
     # What its scene reads beyond the trace, for the chapter cache's key (pipeline.cache.keys),
     # declared here so that a key is made without importing the scene (or Manim), and
     # enforced by the scene: it can read no other setting and ask of no other chapter.
@@ -32,20 +56,38 @@ class Chapter:
         return SLUGS.index(self.slug) + 1
 
 
+SCENES = "attention_video.scenes.chapters"
 CHAPTERS: tuple[Chapter, ...] = (  # the story, in playing order
-    Chapter("input", "input", "attention_video.scenes.chapters.input", "InputScene",
+    Chapter("input", "input", f"{SCENES}.input", "InputScene",
+            N_("Input: words become rows of numbers"), ("X",), Cost(2.5, 4.9),
             reads_focus=False),  # the followed word is picked up in the next chapter
-    Chapter("linear", "linear layers", "attention_video.scenes.chapters.linear", "LinearScene"),
-    Chapter("factor", "factor matrix", "attention_video.scenes.chapters.factor", "FactorScene"),
-    Chapter("dot", "dot product", "attention_video.scenes.chapters.dot", "DotProductScene"),
-    Chapter("softmax", "scale and softmax", "attention_video.scenes.chapters.softmax", "SoftmaxScene"),
-    Chapter("weighted_sum", "weighted sum", "attention_video.scenes.chapters.weighted_sum", "WeightedSumScene"),
-    Chapter("qkv", "query, key, value", "attention_video.scenes.chapters.qkv", "QKVScene",
+    Chapter("linear", "linear layers", f"{SCENES}.linear", "LinearScene",
+            N_("Linear layers: X becomes Q, K and V"),
+            ("X", "W_Q", "W_K", "W_V", "Q", "K", "V"), Cost(6.9, 8.3)),
+    Chapter("factor", "factor matrix", f"{SCENES}.factor", "FactorScene",
+            N_("The factor matrix Q·Kᵀ"), ("Q", "K", "scores"), Cost(3.1, 6.7)),
+    Chapter("dot", "dot product", f"{SCENES}.dot", "DotProductScene",
+            N_("One cell: a dot product"), ("Q", "K", "scores"), Cost(2.7, 2.8)),
+    Chapter("softmax", "scale and softmax", f"{SCENES}.softmax", "SoftmaxScene",
+            N_("Scale and softmax: scores become weights"), ("scores", "scaled", "weights"),
+            Cost(2.8, 3.2)),
+    Chapter("weighted_sum", "weighted sum", f"{SCENES}.weighted_sum", "WeightedSumScene",
+            N_("Weighted sum: mixing the values"), ("weights", "V", "Z"), Cost(3.6, 6.6)),
+    Chapter("qkv", "query, key, value", f"{SCENES}.qkv", "QKVScene",
+            N_("Query, key, value: who gets attention?"), ("Q", "K", "V", "weights"),
+            Cost(2.2, 2.5),
             reads_plan=("learning",)),  # "the next chapter replays its training"
-    Chapter("learning", "learning", "attention_video.scenes.chapters.learning", "LearningScene"),
-    Chapter("heads", "heads", "attention_video.scenes.chapters.heads", "HeadsScene"),
-    Chapter("summary", "summary", "attention_video.scenes.chapters.summary", "SummaryScene",
-            reads_plan=("linear", "factor", "softmax", "weighted_sum")),  # "ch. 2: Q = X·W_Q"
+    Chapter("learning", "learning", f"{SCENES}.learning", "LearningScene",
+            N_("Learning: training aligns the vectors"), ("Q", "K", "scores", "weights"),
+            Cost(6.2, None)),  # a real model has no training history to replay
+    Chapter("heads", "heads", f"{SCENES}.heads", "HeadsScene",
+            N_("Every head: patterns side by side, then joined"), ("weights", "Z"),
+            Cost(3.5, 14.1), one_head_title=N_("One head: its Z row times W_O")),
+    Chapter("summary", "summary", f"{SCENES}.summary", "SummaryScene",
+            N_("Summary: the whole formula"),
+            ("Q", "K", "V", "scores", "scaled", "weights", "Z"), Cost(2.0, 3.1),
+            # each term is tied back to the chapter that computed it ("ch. 2: Q = X·W_Q")
+            reads_plan=("linear", "factor", "softmax", "weighted_sum")),
 )
 
 # The settings every scene reads (the rest reach it through the trace).

@@ -8,7 +8,7 @@ true angle θⱼ to the query and at its true length: its shadow on the query's 
 |kⱼ| cos θⱼ = q·kⱼ / |q|, so the scores are the shadows, to scale, times |q|. Only the
 angles between two keys are not to scale (each is measured from the query alone).
 
-Pure numpy; chapters 4 and 8 draw what `query_geometry` returns and compute nothing.
+Pure numpy; chapters `dot` and `learning` draw what `query_geometry` returns and compute nothing.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def angles(q: np.ndarray, K: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class QueryGeometry:
-    """One query against its keys as arrows in the plane: what chapters 4 and 8 draw.
+    """One query against its keys as arrows in the plane: what chapters `dot` and `learning` draw.
 
     The key j arrow starts where the query's does, at angle θⱼ to it and of length |kⱼ|;
     its shadow on the query's line is |kⱼ| cos θⱼ = scoreⱼ / |q|.

@@ -93,7 +93,7 @@ class HeadTrace:
 
     def geometry(self, i: int) -> QueryGeometry:
         """Query i against every key as arrows in their planes: |q|, each |k|, θ and shadow
-        (attncore.geometry; chapter 4 draws it)."""
+        (attncore.geometry; chapter `dot` draws it)."""
         return query_geometry(self.Q[i], self.K, self.mask[i])
 
 
@@ -130,7 +130,7 @@ class HeadChoice:
 
 @dataclass(frozen=True, eq=False)
 class TrainingHistory:
-    """How the followed word's attention formed while the model trained (chapter 8): the
+    """How the followed word's attention formed while the model trained (chapter `learning`): the
     model replayed on this sentence at snapshots through training, and the curves.
 
     partner is the key the followed word weighs most at the end, other than itself.
@@ -164,7 +164,7 @@ class TrainingHistory:
 
     def geometry(self, s: int) -> QueryGeometry:
         """The followed word's query against every key at snapshot s, as arrows
-        (attncore.geometry; chapter 8 draws it)."""
+        (attncore.geometry; chapter `learning` draws it)."""
         return query_geometry(self.q[s], self.keys[s])
 
     @property
@@ -229,7 +229,7 @@ class AttentionTrace:
     # translation model's keys), the HIDDEN state after the layer below, or that NORMED
     x_from: str = "embedding"
     positional: bool = True  # X = E + P; False: X = E (random weights only)
-    history: TrainingHistory | None = None  # the tiny model's training, replayed (chapter 8)
+    history: TrainingHistory | None = None  # the tiny model's training, replayed (`learning`)
     source_reason: str | None = None  # why this weight source ("--weights auto")
     # A decoder (the translation model): query row i WRITES query_tokens[i] and reads
     # query_inputs[i], the word before it (<s> first); X_q was made as x_label_q says.
@@ -265,12 +265,12 @@ class AttentionTrace:
     @property
     def partner(self) -> int:
         """The key the followed word scores highest other than itself (itself if there is
-        none; in cross-attention every key is another word): the key chapters 2-4 feature."""
+        none; in cross-attention every key is another word): the key `linear` to `dot` feature."""
         return self.head.best_key(self.focus, others=not self.cross)
 
     def projection_terms(self, name: str, i: int, c: int) -> np.ndarray:
         """Entry (i, c) of Q, K or V (`name`) before its sum: X[i, m] · W[m, c] for each m
-        (X_q for Q); the terms plus the bias b[c] make the entry (chapter 2)."""
+        (X_q for Q); the terms plus the bias b[c] make the entry (chapter `linear`)."""
         X = self.X_q if name == "Q" else self.X
         W = getattr(self.head, f"W_{name}")
         return att.pair_products(X[i], W[:, c])  # (d_model,)
@@ -302,7 +302,7 @@ class AttentionTrace:
 
     @property
     def trained_here(self) -> bool:
-        """Trained by this project: the learning chapter can replay it."""
+        """Trained by this project (the tiny and translation models): `learning` can show it."""
         return self.can.trained_here
 
     @property

@@ -1,6 +1,6 @@
 """Batch benchmark: a 6-video batch rendered three ways, figures side by side (not a test).
 
-    .venv/bin/python benchmarks/bench_batch.py                  # -q l, chapters 1 and 10 (summary)
+    .venv/bin/python benchmarks/bench_batch.py                  # -q l, chapters input and summary
     .venv/bin/python benchmarks/bench_batch.py --chapters 1-3   # longer
 
 Figures (every run starts from an empty chapter cache, so every chapter is rendered):

@@ -1,6 +1,6 @@
 """Narration benchmark (issue 22): prints figures side by side, in one run (not a test).
 
-    .venv/bin/python benchmarks/bench_voice.py                    # 1080p30, chapters 1,2,5
+    .venv/bin/python benchmarks/bench_voice.py                    # 1080p30, input, linear, softmax
     .venv/bin/python benchmarks/bench_voice.py --chapters 1-10    # the whole video
     .venv/bin/python benchmarks/bench_voice.py -q l               # quicker, 480p15
 

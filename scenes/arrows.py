@@ -1,11 +1,11 @@
-"""Vectors drawn as arrows in their plane (chapters 4 and 8): the followed word's query
+"""Vectors drawn as arrows in their plane (chapters `dot` and `learning`): the followed word's query
 along a line, each key at its true angle to it and its true length, and the keys'
 shadows on the query's line, whose lengths times |q| are the scores.
 
     q·k = |q| · |k| · cos θ = |q| · (the shadow of k on q's line)
 
 Everything drawn is read from attention_video.attncore.geometry.QueryGeometry (a trace reading); one
-scale (a Plane) maps every vector of a picture, and of every snapshot of chapter 8, so
+scale (a Plane) maps every vector of a picture, and of every snapshot of chapter `learning`, so
 lengths and the angles to the query are to scale. The angles between two keys are not:
 each key is turned from the query alone. Builders only build; chapters animate.
 """
@@ -376,7 +376,7 @@ def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Th
 @dataclass(frozen=True)
 class GeometryKeys:
     """The Recorder keys the numbers of one picture are checked under (tests/scene_truth):
-    chapter 4's query against the trace's head, or chapter 8's snapshot s of the history."""
+    `dot`'s query against the trace's head, or `learning`'s snapshot s of the history."""
 
     prefix: str  # "" for the head, "history_" for a snapshot
     q_index: tuple  # (i,) or (s,)

@@ -77,7 +77,7 @@ def font_for_width(text: str, width: float, fill: float = WIDTH_FILL, lo: float 
     return max(lo, min(hi, width * fill * _REFERENCE_SIZE / w))
 
 
-# ---- the pairs of a dot product (chapters 4 and 8) -------------------------------------------
+# ---- the pairs of a dot product (chapters `dot` and `learning`) ------------------------------
 MAX_PAIRS = 8  # more pairs than this: the first MAX_PAIRS − 1, then "…"
 
 
@@ -88,7 +88,7 @@ def shown_pairs(d_k: int) -> list[int | None]:
     return list(range(MAX_PAIRS - 1)) + [None]
 
 
-# ---- vectors drawn as arrows in their plane (chapters 4 and 8) ------------------------------
+# ---- vectors drawn as arrows in their plane (chapters `dot` and `learning`) -----------------
 ARROW_STROKE = 5  # an arrow's line, readable at 480p
 ARROW_TIP = 0.2  # the tip's length (shorter arrows get a proportionally shorter tip)
 SHADOW_ROW = 0.3  # between two shadow bars under the query's line (each with its word)

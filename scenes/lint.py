@@ -1,5 +1,5 @@
-"""The picture lint: checks of one caption's picture as a projector shows it (DESIGN.md,
-"What a lecture-grade picture is"). Pure functions, no pipeline: a scene's mobjects are
+"""The picture lint: checks of one caption's picture as a projector shows it (README,
+"Checking a picture", lists the rules and their thresholds). Pure functions, no pipeline: a scene's mobjects are
 read once into plain `Mark`s (`marks_of`), then each rule is a function of marks (or of a
 caption's timing) that returns `Finding`s, so a rule is tested on a handful of synthetic
 mobjects and the same rules serve the --lint command, a test, or a notebook.

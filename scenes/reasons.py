@@ -22,7 +22,7 @@ def head_reason(c: HeadChoice | None, tr: Translate, brief: bool = False) -> str
 
 
 def head_why(c: HeadChoice | None, tr: Translate, brief: bool = False) -> str | None:
-    """The reason without the head it names (head_reason): what chapter 9 quotes."""
+    """The reason without the head it names (head_reason): what chapter `heads` quotes."""
     if c is None:
         return None
     if c.rule == c.UNTRAINED:

@@ -1,4 +1,4 @@
-"""Position by rotation (chapter 4, for a decoder with RoPE): the followed query's first
+"""Position by rotation (chapter `dot`, for a decoder with RoPE): the followed query's first
 pair and its partner key's, each drawn before and after its turn at their true angles
 and lengths, then q·k of the same two rows placed elsewhere: the same distance apart
 gives the same score, one step further apart another.
@@ -213,9 +213,9 @@ def make_placement_table(reading: RotaryReading, i: int, j: int, cell_name: str,
     return PlacementTable(heading, rows)
 
 
-# ---- played in chapter 4 -----------------------------------------------------------------
+# ---- played in chapter `dot` -------------------------------------------------------------
 def show_rotation(scene) -> None:
-    """Chapter 4's RoPE section (the scene's trace has `rope`): the two pairs turn, then the
+    """Chapter `dot`'s RoPE section (the scene's trace has `rope`): the two pairs turn, then the
     same rows at other positions. `scene` is the chapter's ChapterScene; the arrows are kept
     in scene.turns for the tests to measure."""
     t, i, j = scene.trace, scene.focus, scene.partner

@@ -2,7 +2,9 @@
 Text built once per (string, size, weight), kept in memory and on disk, then copied.
 
 Building a Text with Pango costs ~50 ms; a copy of a kept one ~0.6 ms, and copies are
-~40x cheaper again once the parsed SVG path of each glyph is dropped (DESIGN.md).
+~40x cheaper again once the parsed SVG path of each glyph (`path_obj`) is dropped
+(measured with Manim 0.22: a Text copy cost 8-10 ms with it, whole scenes ran 1.5-2.4x
+faster without it).
 """
 
 from __future__ import annotations

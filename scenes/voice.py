@@ -49,7 +49,7 @@ SENTENCE_SILENCE = 0.25  # seconds between two sentences of one caption
 # scripts/hear_back.py) mishears a first word with no lead-in ("Step 2" as "It's up to",
 # "Softmax" as "It's off max"). Heard back, the default video's median word error fell
 # from 6.9% to 5.9-6.3% (0.2-0.3 s; 5-7 of 54 cues over 15%, from 8), and the rendered
-# chapters 1, 2, 5 of the narration test had 1 cue over 15% at 0.3 s, 2 at 0.2 s.
+# chapters input, linear, softmax of the narration test had 1 cue over 15% at 0.3 s, 2 at 0.2 s.
 LEAD_SILENCE = 0.3
 SPEECH_VERSION = 3  # part of every kept speech's key: raise it when synthesis changes
 SPEECH = "speech"  # the kept speech's folder, inside the cache folder

@@ -39,7 +39,7 @@ def build_pretrained_trace(s: Settings) -> AttentionTrace:
     field's formula says), i.e. the attention block's output before bias, residual and LayerNorm.
     """
     auto = s.head == "auto"
-    r = run(s)  # every layer: the model overview (chapter 10) shows them all
+    r = run(s)  # every layer: the model overview (chapter `heads`) shows them all
     choice = choose_head(r, s.layer) if auto else None
     layer, head = (choice.layer, choice.head) if choice else (s.layer, int(s.head))
     with one_blas_thread():

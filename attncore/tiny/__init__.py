@@ -6,7 +6,7 @@ by hand, trained so its attention means something.
     run.E, run.P, run.X                    # (n, d) each
     h = run.heads[0]                       # W_Q, W_K, W_V, Q, K, V, scores, scaled, weights, Z
     run.W_O, run.concat, run.output        # Concat(Z_1…Z_H)·W_O
-    rows = history_rows(model, run.tokens, focus=5)   # chapter 8: training aligns Q and K
+    rows = history_rows(model, run.tokens, focus=5)   # chapter `learning`: training aligns Q and K
 
     from attention_video.attncore.tiny.train import train  # other sizes: train, then save/to_bytes to cache
     model = train(TrainConfig(d_model=8, heads=2), progress=callback)
@@ -31,7 +31,7 @@ from attention_video.attncore.tiny.corpus import (
     vocabulary,
 )
 from attention_video.attncore.tiny.evaluate import Scores, encode, evaluate
-from attention_video.attncore.tiny.history import HistoryRow, HistoryRows, Snapshot, history_rows
+from attention_video.attncore.tiny.history import HistoryRow, HistoryRows, history_rows
 from attention_video.attncore.tiny.model import Forward, HeadRun, Params, Run, TinyModel, forward
 from attention_video.attncore.tiny.store import (
     fingerprint,
@@ -41,7 +41,7 @@ from attention_video.attncore.tiny.store import (
     save,
     to_bytes,
 )
-from attention_video.attncore.trained.history import History
+from attention_video.attncore.trained.history import History, Snapshot
 
 __all__ = [
     "Corpus", "Forward", "HeadRun", "History", "HistoryRow", "HistoryRows", "ModelConfig",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attention_video.attncore.trained.training import TrainSettings
+from attention_video.attncore.trained.training import TrainSettings, at_least_one, in_range
 
 MAX_HEADS = 4
 MAX_D_MODEL = 16
@@ -21,20 +21,14 @@ class ModelConfig:
     init_qk: float = 0.1  # W_Q, W_K start at init_qk/√d_model: small → near-uniform attention
 
     def __post_init__(self) -> None:
-        if not 1 <= self.heads <= MAX_HEADS:
-            raise ValueError(f"heads: {self.heads} is out of range; allowed: 1 to {MAX_HEADS}")
-        if not 2 <= self.d_model <= MAX_D_MODEL:
-            raise ValueError(
-                f"d_model: {self.d_model} is out of range; allowed: 2 to {MAX_D_MODEL}")
+        in_range(self, heads=(1, MAX_HEADS), d_model=(2, MAX_D_MODEL))
         if self.d_k == 0:
             if self.d_model % self.heads:
                 raise ValueError(f"d_model: {self.d_model} does not split into {self.heads} "
                                  f"heads; give d_k, or a d_model divisible by {self.heads}")
             object.__setattr__(self, "d_k", self.d_model // self.heads)
-        if not 1 <= self.d_k <= MAX_D_MODEL:
-            raise ValueError(f"d_k: {self.d_k} is out of range; allowed: 1 to {MAX_D_MODEL}")
-        if self.d_hidden < 1:
-            raise ValueError(f"d_hidden: {self.d_hidden} must be at least 1")
+        in_range(self, d_k=(1, MAX_D_MODEL))
+        at_least_one(self, "d_hidden")
 
 
 @dataclass(frozen=True)
@@ -60,7 +54,7 @@ class TrainConfig(TrainSettings):
     warmup: int = 100  # steps of linear warm-up
     final_lr: float = 0.1  # the cosine schedule ends at final_lr · lr
     weight_decay: float = 1e-3  # decoupled (AdamW) on E, W_Q, W_K, W_V, W_O: keeps values small
-    snapshots: int = 6  # parameter snapshots after step 0 (chapter 8)
+    snapshots: int = 6  # parameter snapshots after step 0 (chapter `learning`)
     curve_every: int = 50  # steps between points of the loss/accuracy curves
 
     @property

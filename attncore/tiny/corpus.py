@@ -26,7 +26,7 @@ from operator import attrgetter
 import numpy as np
 from attention_video.attncore.tokenize import Token, TokenizeError
 from attention_video.attncore.trained import corpus as shared
-from attention_video.attncore.trained.corpus import draw_distinct, split_words
+from attention_video.attncore.trained.corpus import Splits, draw_distinct, draw_splits, split_words
 
 CORPUS_FILE = "corpus.toml"
 
@@ -116,16 +116,6 @@ class Sentence:
         return y
 
 
-@dataclass(frozen=True)
-class Splits:
-    """Training, validation (picks the best restart) and test (the quality bar) sentences,
-    no sentence in two of them."""
-
-    train: tuple[Sentence, ...]
-    validation: tuple[Sentence, ...]
-    test: tuple[Sentence, ...]
-
-
 @dataclass(frozen=True, eq=False)
 class Corpus:
     """The languages, the shared categories and the sampling probabilities."""
@@ -189,13 +179,9 @@ class Corpus:
         """`count` distinct sentences drawn from default_rng(seed), none of them in `exclude`."""
         return draw_distinct(self.sample, attrgetter("words"), seed, count, exclude)
 
-    def splits(self, seed: int, train: int, validation: int, test: int) -> Splits:
+    def splits(self, seed: int, train: int, validation: int, test: int) -> Splits[Sentence]:
         """Disjoint training, validation and test sentences from the seed's three streams."""
-        tr = self.sentences([seed, 0], train)
-        seen = frozenset(s.words for s in tr)
-        va = self.sentences([seed, 1], validation, seen)
-        te = self.sentences([seed, 2], test, seen | {s.words for s in va})
-        return Splits(tr, va, te)
+        return draw_splits(self.sentences, attrgetter("words"), seed, train, validation, test)
 
 
 def _is_mark(word: str) -> bool:

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 from attention_video.attncore.tiny.corpus import Sentence
 from attention_video.attncore.tiny.model import Params, bce_loss, forward
+from attention_video.attncore.trained.training import Rows
 
 
 @dataclass(frozen=True, eq=False)
-class Encoded:
+class Encoded(Rows):
     """Sentences as vocabulary indices, padded to the longest."""
 
     ids: np.ndarray  # (N, n) int
@@ -29,13 +30,6 @@ class Encoded:
     obj: np.ndarray  # (N,) token index of the object
     replaced: np.ndarray  # (N,) bool
     selective: np.ndarray  # (N,) bool: the verb takes only its own kind (not "saw")
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def take(self, rows: np.ndarray) -> Encoded:
-        return Encoded(self.ids[rows], self.mask[rows], self.labels[rows], self.verb[rows],
-                       self.obj[rows], self.replaced[rows], self.selective[rows])
 
 
 def encode(sentences: Sequence[Sentence], vocab: Sequence[str]) -> Encoded:

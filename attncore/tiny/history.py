@@ -1,4 +1,4 @@
-"""The training history chapter 8 draws: "training aligns the vectors".
+"""The training history chapter `learning` draws: "training aligns the vectors".
 
 The kept restart's attention weights (E, W_Q, W_K, W_V, W_O, on the 0.1 grid like the
 final ones) are stored at step 0 and at a few steps through training, with the training
@@ -13,30 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from attention_video.attncore.tiny.model import GRID_PARAMS, Params, TinyModel, forward
+from attention_video.attncore.tiny.model import TinyModel, forward
 from attention_video.attncore.tokenize import Token
 from attention_video.attncore.trained.run import read_only
-
-
-@dataclass(frozen=True, eq=False)
-class Snapshot:
-    """The attention weights after `step` training steps, on the 0.1 grid."""
-
-    step: int
-    E: np.ndarray  # (V, d)
-    W_Q: np.ndarray  # (H, d, d_k)
-    W_K: np.ndarray  # (H, d, d_k)
-    W_V: np.ndarray  # (H, d, d_k)
-    W_O: np.ndarray  # (H·d_k, d)
-
-    @classmethod
-    def of(cls, step: int, p: Params) -> Snapshot:
-        r = p.rounded()
-        return cls(step, *(np.array(getattr(r, name)) for name in GRID_PARAMS))
-
-    def params(self, readout: Params) -> Params:
-        """These attention weights with another model's readout (which attention ignores)."""
-        return readout.replace(**{name: getattr(self, name) for name in GRID_PARAMS})
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,5 +1,5 @@
 """The tiny model's trace: its run on one sentence, every head, and its training replayed
-on that sentence for chapter 8.
+on that sentence for chapter `learning`.
 
 The weights are the shipped (or freshly trained) ones on the 0.1 grid, so X has one
 decimal and Q, K, V have two: the numbers on screen are the numbers the model used.

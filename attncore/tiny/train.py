@@ -25,35 +25,17 @@ them (attncore.trained.provenance).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from operator import attrgetter
 
 from attention_video.attncore.tiny.config import TrainConfig
 from attention_video.attncore.tiny.corpus import default_corpus
 from attention_video.attncore.tiny.evaluate import Encoded, Scores, encode, evaluate
-from attention_video.attncore.tiny.history import Snapshot
 from attention_video.attncore.tiny.model import Params, TinyModel, init_params, loss_and_grads
 from attention_video.attncore.tiny.store import command
 from attention_video.attncore.trained import training
-from attention_video.attncore.trained.history import History
 from attention_video.attncore.trained.provenance import Platform, Provenance
-
-
-@dataclass(frozen=True)
-class TrainInfo:
-    """What the progress callback is told."""
-
-    restart: int  # 0-based
-    restarts: int
-    step: int  # step within this restart
-    phase: str  # "float" or "rounded" (straight-through through the 0.1 grid)
-    loss: float  # mean training loss since the last report
-    accuracy: float  # validation accuracy now
-    best_accuracy: float | None  # best finished restart so far
-
-
-Progress = Callable[[int, int, TrainInfo], None]
+from attention_video.attncore.trained.training import Progress
+from attention_video.attncore.trained.training import TrainInfo as TrainInfo
 
 
 def held_out_score(s: Scores) -> float:
@@ -76,10 +58,6 @@ class Restart(training.Restart[Params, Scores]):
     evaluate = staticmethod(evaluate)
     curve_accuracy = staticmethod(attrgetter("accuracy"))
     held_out_score = staticmethod(held_out_score)
-    snapshot = staticmethod(Snapshot.of)
-
-    def history(self) -> History:
-        return History(self.index, tuple(self.snapshots), *self.curves())
 
 
 def train(config: TrainConfig | None = None, progress: Progress | None = None) -> TinyModel:
@@ -97,27 +75,12 @@ def train(config: TrainConfig | None = None, progress: Progress | None = None) -
     vocab = tuple(corpus.vocabulary())
     splits = corpus.splits(c.seed, c.train_sentences, c.validation_sentences, c.test_sentences)
     train_set, val = encode(splits.train, vocab), encode(splits.validation, vocab)
-    total = training.total_work(c)
-    done, best_acc = [0], [None]
-
-    def report(r: Restart) -> None:
-        done[0] = min(done[0] + c.curve_every, total)
-        if progress is not None:
-            step, loss, acc = r.curve[-1]
-            progress(done[0], total, TrainInfo(r.index, c.restarts, step,
-                                               "rounded" if r.rounded else "float",
-                                               loss, acc, best_acc[0]))
-
-    def finished(r: Restart) -> None:
-        best_acc[0] = max(best_acc[0] or 0.0, r.validation.accuracy)
-
     with training.one_blas_thread():
         restarts = [Restart(c, i, len(vocab)) for i in range(c.restarts)]
-        best = training.train_restarts(c, restarts, train_set, val, report, finished)
+        best = training.train_reporting(c, restarts, train_set, val, progress)
         final = best.p.rounded()
         validation = evaluate(final, val)
         test = evaluate(final, encode(splits.test, vocab))
-    scores = {f"validation_{k}": v for k, v in validation.to_dict().items()}
-    scores |= {f"test_{k}": v for k, v in test.to_dict().items()}
-    return TinyModel(c.model, vocab, final.frozen(), c, best.history(), scores,
+    return TinyModel(c.model, vocab, final.frozen(), c, best.history(),
+                     training.held_out_scores(validation, test),
                      Provenance(command(c), Platform.current()))

@@ -1,5 +1,5 @@
 """What both corpora share: splitting text into a vocabulary's words, the error that names
-the words a model does not know, and seeded draws of distinct sentences.
+the words a model does not know, and seeded draws of distinct sentences split three ways.
 
 English (and any Latin-script text) is split into words looked up case-folded, a run of
 Chinese characters by longest match (so 牛奶 is one token), each punctuation mark is one
@@ -11,7 +11,8 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Hashable, Iterable
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import numpy as np
 from attention_video.attncore.tokenize import Token, TokenizeError, clean
@@ -110,3 +111,25 @@ def draw_distinct(sample: Callable[[np.random.Generator], T], key: Callable[[T],
             seen.add(key(s))
             out.append(s)
     raise ValueError(f"the corpus has too few distinct sentences for {count}")
+
+
+@dataclass(frozen=True)
+class Splits(Generic[T]):
+    """Training, validation (picks the best restart) and test (the quality bar) sentences,
+    no sentence in two of them."""
+
+    train: tuple[T, ...]
+    validation: tuple[T, ...]
+    test: tuple[T, ...]
+
+
+def draw_splits(draw: Callable[[list[int], int, frozenset], tuple[T, ...]],
+                key: Callable[[T], Hashable], seed: int, train: int, validation: int,
+                test: int, fixed: tuple[T, ...] = ()) -> Splits[T]:
+    """Disjoint splits from the seed's three streams, `draw(stream, count, exclude)` each;
+    the `fixed` sentences lead training."""
+    tr = fixed + draw([seed, 0], train - len(fixed), frozenset(map(key, fixed)))
+    seen = frozenset(map(key, tr))
+    va = draw([seed, 1], validation, seen)
+    te = draw([seed, 2], test, seen | frozenset(map(key, va)))
+    return Splits(tr, va, te)

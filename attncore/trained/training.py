@@ -23,9 +23,11 @@ import contextlib
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 import numpy as np
+from attention_video.attncore.trained.history import History, Snapshot
 from attention_video.attncore.trained.params import GridParams
 
 P = TypeVar("P", bound="GridParams")
@@ -53,6 +55,21 @@ class Schedule(Protocol):
     def total_steps(self) -> int: ...
 
 
+def in_range(config: object, **ranges: tuple[int, int]) -> None:
+    """ValueError naming the first of `config`'s fields outside its (low, high) range."""
+    for name, (low, high) in ranges.items():
+        value = getattr(config, name)
+        if not low <= value <= high:
+            raise ValueError(f"{name}: {value} is out of range; allowed: {low} to {high}")
+
+
+def at_least_one(config: object, *names: str) -> None:
+    """ValueError naming the first of `config`'s fields `names` under 1."""
+    for name in names:
+        if getattr(config, name) < 1:
+            raise ValueError(f"{name}: {getattr(config, name)} must be at least 1")
+
+
 class TrainSettings:
     """Shared behaviour of a frozen TrainConfig dataclass: its checks, its length and its
     round trip through a dict (a model file stores it)."""
@@ -62,9 +79,7 @@ class TrainSettings:
 
     def __post_init__(self) -> None:
         _ = self.model  # the ModelConfig validates the sizes
-        for name in self.COUNTS:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name}: {getattr(self, name)} must be at least 1")
+        at_least_one(self, *self.COUNTS)
         if self.steps < 1 or self.rounded_steps < 0:
             raise ValueError("steps must be at least 1 and rounded_steps at least 0")
 
@@ -83,6 +98,18 @@ class TrainSettings:
         if unknown:
             raise ValueError(f"unknown training settings: {', '.join(sorted(unknown))}")
         return cls(**d)
+
+
+class Rows:
+    """A set of sentences as a frozen dataclass of arrays with one row per sentence each:
+    what `Restart.advance` trains and evaluates on, `len()` rows and `take(rows)`."""
+
+    def __len__(self) -> int:
+        return len(getattr(self, dataclasses.fields(self)[0].name))
+
+    def take(self, rows: np.ndarray) -> Self:
+        return dataclasses.replace(self, **{f.name: getattr(self, f.name)[rows]
+                                            for f in dataclasses.fields(self)})
 
 
 class Adam:
@@ -139,9 +166,9 @@ def one_blas_thread() -> contextlib.AbstractContextManager:
 class Restart(Generic[P, S]):
     """One initialisation, trained step by step; stopping and going on changes nothing.
 
-    A model's subclass gives `loss_and_grads`, `evaluate`, `curve_accuracy`,
-    `held_out_score` and `snapshot`. A training set or validation set is anything with
-    `len()` and `take(rows)`.
+    A model's subclass gives `loss_and_grads`, `evaluate`, `curve_accuracy` and
+    `held_out_score`. A training set or validation set is anything with
+    `len()` and `take(rows)` (`Rows`).
     """
 
     def __init__(self, c: Schedule, index: int, init: Callable[[np.random.Generator], P]):
@@ -173,10 +200,10 @@ class Restart(Generic[P, S]):
         """What restarts are ranked by (higher is better)."""
         raise NotImplementedError
 
-    def snapshot(self, step: int, p: P) -> Any:
-        raise NotImplementedError
-
     # ------------------------------------------------------------ shared
+
+    def snapshot(self, step: int, p: P) -> Snapshot:
+        return Snapshot.of(step, p)
 
     @property
     def rounded(self) -> bool:
@@ -223,6 +250,10 @@ class Restart(Generic[P, S]):
         step, loss, acc = (np.array(a) for a in zip(*self.curve))
         return step.astype(np.int64), loss, acc
 
+    def history(self) -> History:
+        """Its snapshots and curves, kept in the model file when it is the best restart."""
+        return History(self.index, tuple(self.snapshots), *self.curves())
+
 
 def train_restarts(c: Schedule, restarts: Sequence[Restart], train: Any, val: Any,
                    report: Callable[[Restart], None] | None = None,
@@ -245,3 +276,46 @@ def total_work(c: Schedule) -> int:
     """Steps `train_restarts` takes, over every restart (for a progress bar)."""
     probe = min(c.probe_steps, c.total_steps)
     return c.restarts * probe + min(c.finalists, c.restarts) * (c.total_steps - probe)
+
+
+@dataclass(frozen=True)
+class TrainInfo:
+    """What the progress callback is told."""
+
+    restart: int  # 0-based
+    restarts: int
+    step: int  # step within this restart
+    phase: str  # "float" or "rounded" (straight-through through the 0.1 grid)
+    loss: float  # mean training loss since the last report
+    accuracy: float  # the held-out accuracy the curves plot, now
+    best_accuracy: float | None  # the same, of the best finished restart so far
+
+
+Progress = Callable[[int, int, TrainInfo], None]
+
+
+def train_reporting(c: Schedule, restarts: Sequence[Restart], train: Any, val: Any,
+                    progress: Progress | None) -> Restart:
+    """`train_restarts`, calling `progress(step, total, info)` at every point of the curves
+    (step counts all the work, over every restart), e.g. to draw a progress bar."""
+    total = total_work(c)
+    done, best_acc = [0], [None]
+
+    def report(r: Restart) -> None:
+        done[0] = min(done[0] + c.curve_every, total)
+        if progress is not None:
+            step, loss, acc = r.curve[-1]
+            progress(done[0], total, TrainInfo(r.index, c.restarts, step,
+                                               "rounded" if r.rounded else "float",
+                                               loss, acc, best_acc[0]))
+
+    def finished(r: Restart) -> None:
+        best_acc[0] = max(best_acc[0] or 0.0, r.curve_accuracy(r.validation))
+
+    return train_restarts(c, restarts, train, val, report, finished)
+
+
+def held_out_scores(validation: Any, test: Any) -> dict[str, float]:
+    """A model's `scores`: its validation and test figures (each a `to_dict()`), prefixed."""
+    scores = {f"validation_{k}": v for k, v in validation.to_dict().items()}
+    return scores | {f"test_{k}": v for k, v in test.to_dict().items()}

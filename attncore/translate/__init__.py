@@ -9,7 +9,7 @@ real alignment ("The ball is blue" → "La bola es azul": azul looks at blue).
     run.E, run.P, run.X, run.encoder, run.memory            # the encoder
     run.cross.Q, .K, .V, .scores, .scaled, .weights, .Z     # the cross-attention head
     run.cross_X_q, run.cross_X_kv               # its query input (decoder) and key input
-    alignment_history(model, "the blue ball")   # chapter 8: the alignment emerging
+    alignment_history(model, "the blue ball")   # chapter `learning`: the alignment emerging
 
 Decoder row i WRITES target word i (its input is word i − 1, or <s>).
 
@@ -21,7 +21,7 @@ shares with attncore.tiny is in attncore.trained.
 
 from __future__ import annotations
 
-from attention_video.attncore.trained.history import History
+from attention_video.attncore.trained.history import History, Snapshot
 from attention_video.attncore.translate.config import ModelConfig, TrainConfig
 from attention_video.attncore.translate.corpus import (
     BOS,
@@ -35,7 +35,7 @@ from attention_video.attncore.translate.corpus import (
     vocabulary,
 )
 from attention_video.attncore.translate.evaluate import Scores, encode_pairs, evaluate
-from attention_video.attncore.translate.history import AlignmentHistory, Snapshot, alignment_history
+from attention_video.attncore.translate.history import AlignmentHistory, alignment_history
 from attention_video.attncore.translate.model import Params, TranslationModel, TranslationRun
 from attention_video.attncore.translate.store import (
     fingerprint,

@@ -25,7 +25,7 @@ from operator import attrgetter
 import numpy as np
 from attention_video.attncore.tokenize import Token, TokenizeError
 from attention_video.attncore.trained import corpus as shared
-from attention_video.attncore.trained.corpus import draw_distinct, split_words
+from attention_video.attncore.trained.corpus import Splits, draw_distinct, draw_splits, split_words
 
 CORPUS_FILE = "corpus.toml"
 BOS, EOS = "<s>", "</s>"  # the decoder's start and end tokens (target vocabulary rows 0, 1)
@@ -87,16 +87,6 @@ class Pair:
     es: tuple[str, ...]
     alignment: tuple[int, ...]  # es word i translates en word alignment[i]
     frame: Frame
-
-
-@dataclass(frozen=True)
-class Splits:
-    """Training, validation (picks the best restart) and test pairs; no English sentence in
-    two of them. The `always` pairs are in training only."""
-
-    train: tuple[Pair, ...]
-    validation: tuple[Pair, ...]
-    test: tuple[Pair, ...]
 
 
 def _template(text: str) -> tuple[tuple[str, bool], ...]:
@@ -231,15 +221,11 @@ class Corpus:
         `exclude`."""
         return draw_distinct(self.sample, attrgetter("en"), seed, count, exclude)
 
-    def splits(self, seed: int, train: int, validation: int, test: int) -> Splits:
-        """Disjoint splits from the seed's three streams; the `always` pairs lead training."""
-        fixed = self.always_pairs()
-        fixed_en = frozenset(p.en for p in fixed)
-        tr = fixed + self.pairs([seed, 0], train - len(fixed), fixed_en)
-        seen = frozenset(p.en for p in tr)
-        va = self.pairs([seed, 1], validation, seen)
-        te = self.pairs([seed, 2], test, seen | {p.en for p in va})
-        return Splits(tr, va, te)
+    def splits(self, seed: int, train: int, validation: int, test: int) -> Splits[Pair]:
+        """Disjoint splits from the seed's three streams, no English sentence in two of
+        them; the `always` pairs lead training (and are in it only)."""
+        return draw_splits(self.pairs, attrgetter("en"), seed, train, validation, test,
+                           self.always_pairs())
 
 
 def parse_corpus(text: str) -> Corpus:

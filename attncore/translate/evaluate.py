@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from attention_video.attncore.trained.training import Rows
 from attention_video.attncore.translate.corpus import Pair, default_corpus
 from attention_video.attncore.translate.model import (
     BOS_ID,
@@ -26,7 +27,7 @@ from attention_video.attncore.translate.model import (
 
 
 @dataclass(frozen=True, eq=False)
-class Batch:
+class Batch(Rows):
     """Pairs as vocabulary indices, padded to the longest."""
 
     src: np.ndarray  # (N, s)
@@ -36,13 +37,6 @@ class Batch:
     tgt_mask: np.ndarray  # (N, t)
     align: np.ndarray  # (N, t) source index a content word translates; −1 elsewhere
     crossing: np.ndarray  # (N,) bool: the pair has an attributive adjective
-
-    def __len__(self) -> int:
-        return len(self.src)
-
-    def take(self, rows: np.ndarray) -> Batch:
-        return Batch(*(getattr(self, f)[rows] for f in (
-            "src", "src_mask", "tgt_in", "tgt_out", "tgt_mask", "align", "crossing")))
 
 
 def encode_pairs(pairs: Sequence[Pair], src_vocab: Sequence[str],

@@ -1,4 +1,4 @@
-"""The training history chapter 8 draws: the cross-attention alignment emerging.
+"""The training history chapter `learning` draws: the cross-attention alignment emerging.
 
 The kept restart's GRID_PARAMS (embeddings and attention weights, on the 0.1 grid) are
 stored at step 0 and at a few steps through training, with the training loss and the
@@ -14,24 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from attention_video.attncore.tokenize import Token
-from attention_video.attncore.translate.model import GRID_PARAMS, Params, TranslationModel
-
-
-@dataclass(frozen=True, eq=False)
-class Snapshot:
-    """The embeddings and attention weights after `step` steps, on the 0.1 grid."""
-
-    step: int
-    arrays: dict[str, np.ndarray]  # GRID_PARAMS name → array
-
-    @classmethod
-    def of(cls, step: int, p: Params) -> Snapshot:
-        r = p.rounded()
-        return cls(step, {name: np.array(getattr(r, name)) for name in GRID_PARAMS})
-
-    def params(self, readout: Params) -> Params:
-        """These weights with another model's readout (which attention ignores)."""
-        return readout.replace(**self.arrays)
+from attention_video.attncore.translate.model import TranslationModel
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,5 +1,5 @@
 """The translation model's trace: the decoder's cross-attention, queries from the Spanish
-rows and keys and values from the English words, and its training replayed (chapter 8).
+rows and keys and values from the English words, and its training replayed (chapter `learning`).
 
 Row i of the query side is the decoder row that WRITES target word i (its input is the
 word before it, <s> for the first): query_tokens are the target words as written and

@@ -16,18 +16,16 @@ they translate). The test split is never used for choosing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from operator import attrgetter
 
 import numpy as np
 from attention_video.attncore.trained import training
-from attention_video.attncore.trained.history import History
 from attention_video.attncore.trained.provenance import Platform, Provenance
+from attention_video.attncore.trained.training import Progress
+from attention_video.attncore.trained.training import TrainInfo as TrainInfo
 from attention_video.attncore.translate.config import TrainConfig
 from attention_video.attncore.translate.corpus import default_corpus
 from attention_video.attncore.translate.evaluate import Batch, Scores, encode_pairs, evaluate
-from attention_video.attncore.translate.history import Snapshot
 from attention_video.attncore.translate.model import (
     READOUT,
     Params,
@@ -36,19 +34,6 @@ from attention_video.attncore.translate.model import (
     loss_and_grads,
 )
 from attention_video.attncore.translate.store import command
-
-
-@dataclass(frozen=True)
-class TrainInfo:
-    restart: int  # 0-based
-    restarts: int
-    step: int  # within this restart
-    phase: str  # "float" or "rounded"
-    loss: float  # mean training loss since the last report
-    accuracy: float  # validation teacher-forced word accuracy now
-
-
-Progress = Callable[[int, int, TrainInfo], None]
 
 
 def float32_readout(p: Params) -> Params:
@@ -75,10 +60,6 @@ class Restart(training.Restart[Params, Scores]):
     evaluate = staticmethod(evaluate)
     curve_accuracy = staticmethod(attrgetter("token_accuracy"))
     held_out_score = staticmethod(held_out_score)
-    snapshot = staticmethod(Snapshot.of)
-
-    def history(self) -> History:
-        return History(self.index, tuple(self.snapshots), *self.curves())
 
 
 def train(config: TrainConfig | None = None, progress: Progress | None = None
@@ -92,23 +73,12 @@ def train(config: TrainConfig | None = None, progress: Progress | None = None
     splits = corpus.splits(c.seed, c.train_sentences, c.validation_sentences, c.test_sentences)
     train_set = encode_pairs(splits.train, src_vocab, tgt_vocab)
     val = encode_pairs(splits.validation, src_vocab, tgt_vocab)
-    total = training.total_work(c)
-    done = [0]
-
-    def report(r: Restart) -> None:
-        done[0] = min(done[0] + c.curve_every, total)
-        if progress is not None:
-            step, loss, acc = r.curve[-1]
-            progress(done[0], total, TrainInfo(r.index, c.restarts, step,
-                                               "rounded" if r.rounded else "float", loss, acc))
-
     with training.one_blas_thread():
         restarts = [Restart(c, i, len(src_vocab), len(tgt_vocab)) for i in range(c.restarts)]
-        best = training.train_restarts(c, restarts, train_set, val, report)
+        best = training.train_reporting(c, restarts, train_set, val, progress)
         final = float32_readout(best.p.rounded())
         validation = evaluate(final, val)
         test = evaluate(final, encode_pairs(splits.test, src_vocab, tgt_vocab))
-    scores = {f"validation_{k}": v for k, v in validation.to_dict().items()}
-    scores |= {f"test_{k}": v for k, v in test.to_dict().items()}
     return TranslationModel(c.model, src_vocab, tgt_vocab, final.frozen(), c, best.history(),
-                            scores, Provenance(command(c), Platform.current()))
+                            training.held_out_scores(validation, test),
+                            Provenance(command(c), Platform.current()))

@@ -10,7 +10,7 @@ of each query against its keys from attncore.geometry) and the video's relative 
 
 Which caption makes which quantity: the scenes record, as they draw each matrix, the
 caption on screen (ChapterResult.made), and "show me in the video" seeks to that caption.
-What a chapter shows while it plays (the highlight) comes from one table, SHOWS; a quantity
+What a chapter shows while it plays (the highlight) comes from its row (SHOWS); a quantity
 with no record (a chapter cached before records were kept) seeks to the first chapter of the
 video that shows it. The cues carry their chapter's slug (from the chapter results), so no
 caption's text is ever matched.
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from attention_video.attncore.chapters import CHAPTERS
 from attention_video.attncore.export import trace_to_dict
 from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace
@@ -42,21 +43,10 @@ PAGE_DIR = Path(__file__).parent / "page"  # the template: page.html, page.css, 
 # The quantities the page draws, in the order of the formula (its grids, top to bottom).
 QUANTITIES = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled", "weights", "Z")
 
-# Each chapter and the quantities it shows (attncore.chapters has every slug; a test
-# checks this table holds them all). A quantity is made by the first chapter of the video
-# that shows it; while a chapter plays, the page highlights what it shows.
-SHOWS: dict[str, tuple[str, ...]] = {
-    "input": ("X",),
-    "linear": ("X", "W_Q", "W_K", "W_V", "Q", "K", "V"),
-    "factor": ("Q", "K", "scores"),
-    "dot": ("Q", "K", "scores"),
-    "softmax": ("scores", "scaled", "weights"),
-    "weighted_sum": ("weights", "V", "Z"),
-    "qkv": ("Q", "K", "V", "weights"),
-    "learning": ("Q", "K", "scores", "weights"),
-    "heads": ("weights", "Z"),
-    "summary": ("Q", "K", "V", "scores", "scaled", "weights", "Z"),
-}
+# Each chapter and the quantities it shows, from its row (attncore.chapters). A quantity is
+# made by the first chapter of the video that shows it; while a chapter plays, the page
+# highlights what it shows.
+SHOWS: dict[str, tuple[str, ...]] = {c.slug: c.shows for c in CHAPTERS}
 
 
 @dataclass(frozen=True)
@@ -118,7 +108,7 @@ def _finite(values: Any) -> Any:
 
 def geometry(trace: AttentionTrace) -> list[dict[str, Any]]:
     """Per head, each query against every key as arrows in their plane
-    (attncore.geometry, as chapter 4 draws them): |q|, |k|, θ in degrees, the shadow."""
+    (attncore.geometry, as chapter `dot` draws them): |q|, |k|, θ in degrees, the shadow."""
     out = []
     for h in trace.heads:
         rows = [h.geometry(i) for i in range(trace.n_q)]

@@ -1,12 +1,13 @@
 """The order chapters go to the workers: longest first, so that the workers finish
 together. A chapter started last that takes three times as long as the others leaves
-one worker idle for most of it (the pretrained model's chapter 10, with 12 heads and
+one worker idle for most of it (the pretrained model's `heads` chapter, with 12 heads and
 the 6 × 12 overview, used to be sent eighth and cost a `-q l` render a quarter of its
 time).
 
 How long a chapter takes depends on the model far more than on anything else: the
 estimate is the time it took the last time a video of the same kind was rendered with
-this cache (`Timings`), or else what it took on the development machine (`MEASURED`).
+this cache (`Timings`), or else what it took on the development machine (its row's
+`cost` in attncore.chapters, for a small or a large model: `cost_profile`).
 Only the order matters, never the figures themselves.
 """
 
@@ -17,18 +18,12 @@ import os
 import statistics
 import tempfile
 from pathlib import Path
+from typing import Literal
 
+from attention_video.attncore.chapters import CHAPTERS
 from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace
 
-# Seconds per chapter of the default sentence at -q l on the development machine (2 cores,
-# --jobs 2), by the model's kind; a kind not listed is ordered as the tiny model.
-MEASURED: dict[str, dict[str, float]] = {
-    "tiny": {"input": 2.5, "linear": 6.9, "factor": 3.1, "dot": 2.7, "softmax": 2.8,
-             "weighted_sum": 3.6, "qkv": 2.2, "learning": 6.2, "heads": 3.5, "summary": 2.0},
-    "pretrained": {"input": 4.9, "linear": 8.3, "factor": 6.7, "dot": 2.8, "softmax": 3.2,
-                   "weighted_sum": 6.6, "qkv": 2.5, "heads": 14.1, "summary": 3.1},
-}
 TIMINGS_FILE = "timings.json"
 
 
@@ -77,12 +72,28 @@ class Timings:
         self._changed = False
 
 
+def cost_profile(trace: AttentionTrace) -> Literal["small", "large"]:
+    """Which of a chapter row's measured costs fits this trace's model: "large" for a real
+    model with layers of its own (the costs were measured on the pretrained encoder),
+    "small" for the models sized by the settings."""
+    return "large" if trace.can.layered else "small"
+
+
+def measured(trace: AttentionTrace) -> dict[str, float]:
+    """Each chapter's measured seconds for this trace's kind of model (the chapter rows'
+    costs); a chapter never measured for it is left out."""
+    profile = cost_profile(trace)
+    return {c.slug: seconds for c in CHAPTERS
+            if (seconds := getattr(c.cost, profile)) is not None}
+
+
 def expected_seconds(chapter: str, trace: AttentionTrace, settings: Settings,
                      timings: Timings | None = None) -> float:
     """How long chapter `chapter` should take, for ordering (larger: sent earlier): the
     time recorded for it, or the measured figure scaled as the chapters recorded for the
-    same kind of video compare with theirs (the machine, the quality)."""
-    table = MEASURED.get(trace.source, MEASURED["tiny"])
+    same kind of video compare with theirs (the machine, the quality). A chapter with no
+    measured figure for the model is counted as its longest."""
+    table = measured(trace)
     static = table.get(chapter, max(table.values()))
     if timings is None:
         return static

@@ -86,7 +86,7 @@ def record_vector(scene: Any) -> VectorStill:
     for m in extract_mobject_family_members(scene.mobjects, only_those_with_points=True):
         if isinstance(m, VMobject) and not m.get_background_image():
             camera.display_vectorized(m, recorder)
-        elif isinstance(m, AbstractImageMobject):  # chapter 9's model overview: its pixels,
+        elif isinstance(m, AbstractImageMobject):  # chapter `heads`'s model overview: its pixels,
             (x0, y0, _), (x1, y1, _) = m.get_corner(DL), m.get_corner(UR)  # in their box
             recorder.image(m.get_pixel_array(), float(x0), float(y0), float(x1), float(y1))
     return VectorStill(str(camera.background_color.to_hex()) if hasattr(

@@ -1,4 +1,4 @@
-"""Chapter 4 · The dot product: one cell of Q·Kᵀ opened up.
+"""Chapter `dot` · The dot product: one cell of Q·Kᵀ opened up.
 
     Q·Kᵀ[i, j] = Σₘ Q[i, m] · K[j, m]
 

@@ -1,4 +1,4 @@
-"""Chapter 3 · The factor matrix: Q·Kᵀ, one cell per (query word, key word).
+"""Chapter `factor` · The factor matrix: Q·Kᵀ, one cell per (query word, key word).
 
 Q sits at the left (one coloured row per query word), Kᵀ above (one column per
 key word) and the factor matrix fills in where a row of Q meets a column of Kᵀ.

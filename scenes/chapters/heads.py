@@ -1,4 +1,4 @@
-"""Chapter 10 · Every head: each head of the shown layer as a small attention pattern (the
+"""Chapter `heads` · Every head: each head of the shown layer as a small attention pattern (the
 followed head outlined, the followed word's row marked, each head's strongest link for it
 labelled, positional heads tagged); then the heads' Z rows for the followed word joined
 side by side and multiplied by W_O, which gives the word's output row.
@@ -7,7 +7,7 @@ MultiHead(X) = Concat(Z_0, …, Z_{h−1})·W_O: the trace holds every head's Z,
 output, so every number drawn here is the trace's own.
 
 A one-head model (the tiny and translation models) gets only the last step, Z·W_O, with
-the caption that bigger models run many heads: its one pattern is chapter 3's matrix."""
+the caption that bigger models run many heads: its one pattern is chapter `factor`'s matrix."""
 
 from __future__ import annotations
 
@@ -547,7 +547,7 @@ class HeadsScene(ChapterScene):
     def construct(self) -> None:
         self.show_title()
         if self.n_heads == 1:
-            self.show_join()  # one head: its pattern is chapter 3's; only W_O is new here
+            self.show_join()  # one head: its pattern is chapter `factor`'s; only W_O is new here
             self.finish()
             return
         if self.trace.model_weights is not None:

@@ -1,4 +1,4 @@
-"""Chapter 1 · Input: sentence → tokens → embedding E (+ positional encoding P) → X."""
+"""Chapter `input` · Input: sentence → tokens → embedding E (+ positional encoding P) → X."""
 
 from __future__ import annotations
 
@@ -106,8 +106,8 @@ class InputScene(ChapterScene):
         self.finish()
 
     def tokens_and_colors(self) -> tuple[list[str], list[str]]:
-        """The words chapter 1 embeds: the target sentence's in cross-attention (the source
-        sentence's for a trained encoder–decoder, whose decoder rows chapter 2 explains)."""
+        """The words chapter `input` embeds: the target sentence's in cross-attention (the source
+        sentence's for a trained encoder–decoder, whose decoder rows `linear` explains)."""
         if self.trace.cross and not self.trace.decoder:
             return self.q_labels, self.q_colors
         return self.k_labels, self.k_colors

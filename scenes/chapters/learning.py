@@ -1,4 +1,4 @@
-"""Chapter 8 · Learning: training aligns the vectors.
+"""Chapter `learning` · Learning: training aligns the vectors.
 
 The article's key idea: "milk" attends to "drank" because training moved milk's query
 and drank's key until their products agree in sign, so their dot product is large.
@@ -78,7 +78,7 @@ def too_short_to_see(plane: Plane, g: QueryGeometry, keys: list[int]) -> bool:
 
 @dataclass
 class Question:
-    """Chapter 8's opening picture: why does the followed word look at its partner?"""
+    """Chapter `learning`'s opening picture: why does the followed word look at its partner?"""
 
     chips: VGroup  # the sentence's words (and, in cross-attention, the followed word first)
     arrow: VMobject  # from the followed word to its partner; empty when they are one word

@@ -1,4 +1,4 @@
-"""Chapter 2 · Linear layers: X·W_Q, X·W_K, X·W_V give Q, K, V, one row per word."""
+"""Chapter `linear` · Linear layers: X·W_Q, X·W_K, X·W_V give Q, K, V, one row per word."""
 
 from __future__ import annotations
 

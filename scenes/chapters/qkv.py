@@ -1,4 +1,4 @@
-"""Chapter 7 · Query, key, value: the followed word asks (query), every word answers (key)
+"""Chapter `qkv` · Query, key, value: the followed word asks (query), every word answers (key)
 and hands over its value; the attention row as a ranked bar chart with its real numbers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Chapter 5 · Scale and softmax: the followed row of Q·Kᵀ becomes weights that sum to 1.
+"""Chapter `softmax` · Scale and softmax: the followed row of Q·Kᵀ becomes weights that sum to 1.
 
     weights_i = softmax(Q·Kᵀ_i / √d_k),  softmax(x)_j = exp(x_j − max x) / Σ_k exp(x_k − max x)
 

@@ -269,8 +269,7 @@ class SummaryScene(ChapterScene):
     @property
     def refs(self) -> Refs:
         """The chapters the formula's terms come from, numbered when the video plays them."""
-        return {slug: self.chapter_ref(slug)
-                for slug in ("linear", "factor", "softmax", "weighted_sum")}
+        return {slug: self.chapter_ref(slug) for slug in self.entry.reads_plan}
 
     def show_formula(self) -> Formula:
         t = self.trace

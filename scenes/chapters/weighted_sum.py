@@ -1,4 +1,4 @@
-"""Chapter 6 · Weighted sum: the followed word's weights scale every V row; the scaled rows
+"""Chapter `weighted_sum` · Weighted sum: the followed word's weights scale every V row; the scaled rows
 add up, column by column, to Z_i — the word's "encoded value"."""
 
 from __future__ import annotations

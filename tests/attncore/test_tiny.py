@@ -394,8 +394,8 @@ def test_history_replays_the_alignment_of_milk_and_drank():
     assert h.steps[0] == 0 and h.steps[-1] == model.train_config.total_steps
     assert len(h.steps) == model.train_config.snapshots + 1
     for name in GRID_PARAMS:
-        assert_array_equal(getattr(h.snapshots[-1], name), getattr(model.params, name))
-        assert all(on_grid(getattr(snap, name), 1) for snap in h.snapshots)
+        assert_array_equal(h.snapshots[-1].arrays[name], getattr(model.params, name))
+        assert all(on_grid(snap.arrays[name], 1) for snap in h.snapshots)
     assert len(h.curve_step) == len(h.curve_loss) == len(h.curve_accuracy)
     assert h.curve_accuracy[-1] > h.curve_accuracy[0] + 0.3
     run = model.run(EN)

@@ -1,7 +1,7 @@
 """Every word on screen comes from a gettext catalogue (locale/): the template holds every
 message the scenes use, each catalogue translates all of them with the same placeholders,
-the core holds no caption, the languages are the catalogues present, and a catalogue is
-part of a clip's cache key."""
+the core holds no caption (a chapter's title only as a marked message id), the languages
+are the catalogues present, and a catalogue is part of a clip's cache key."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from attention_video.pipeline.cache import sources
 from attention_video.scenes.catalogue import Translate, reading_rate
 from attention_video.scenes.spoken import spoken
 from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
 from tests.support.paths import ROOT
@@ -51,8 +52,13 @@ def key(message) -> tuple:
 
 
 def test_the_template_holds_every_message_the_scenes_use():
+    """What the README's `pybabel extract` reads (locale/babel.cfg): the scenes, and the
+    chapters' titles in their rows."""
+    with open(LOCALE_DIR / "babel.cfg", encoding="utf-8") as f:
+        method_map, options_map = parse_mapping_cfg(f)
     used = {(ctx, msgid) for _, _, msgid, _, ctx in
-            extract_from_dir(str(ROOT / "scenes"), keywords=KEYWORDS, comment_tags=())}
+            extract_from_dir(str(ROOT), method_map, options_map, keywords=KEYWORDS,
+                             comment_tags=())}
     in_template = {key(m) for m in template() if m.id}
     assert used == in_template, ("run the README's `pybabel extract`, then `pybabel update`",
                                  sorted(map(str, used ^ in_template))[:5])
@@ -111,15 +117,19 @@ def caption_fragments() -> set[str]:
 
 
 def sentences_in(source: str, fragments: set[str]) -> list[str]:
-    """Caption text in Python source outside docstrings: Chinese, Japanese or Korean words,
-    or a message's words in a string."""
+    """Caption text in Python source outside docstrings and N_ markers (a message id the
+    catalogues translate, as a chapter's title in attncore.chapters): Chinese, Japanese or
+    Korean words, or a message's words in a string."""
     found = []
     tree = ast.parse(source)
-    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
-                  if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
-                  and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    skipped = {id(n.body[0].value) for n in ast.walk(tree)  # docstrings
+               if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
+               and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    skipped |= {id(n.args[0]) for n in ast.walk(tree)  # markers
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                and n.func.id == "N_" and n.args}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skipped:
             text = node.value
             for example in INPUT_EXAMPLES:
                 text = text.replace(example, "")
@@ -143,6 +153,8 @@ def test_the_core_check_fails_on_a_caption():
     assert sentences_in('x = f"{n}: trained to translate English into Spanish, one word after the other"',
                         fragments)
     assert not sentences_in('"""Summary: the whole formula, in a docstring."""', fragments)
+    assert not sentences_in('TITLE = N_("Summary: the whole formula")', fragments)  # a marker
+    assert sentences_in('TITLE = N_(f"Summary: {x}") or "Summary: the whole formula"', fragments)
     assert sentences_in('ZH = "总结"', fragments)
     assert not sentences_in('TAG = "previous token"', fragments)  # a tag, not a sentence
 

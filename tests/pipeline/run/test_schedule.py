@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from attention_video.attncore import Settings, build_trace
-from attention_video.attncore.chapters import SLUGS
+from attention_video.attncore.chapters import SLUGS, chapter
 from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.run import render as render_mod
 from attention_video.pipeline.run import schedule
@@ -27,7 +27,7 @@ def tiny():
 
 def test_the_measured_figures_order_each_kind_of_model(tiny):
     """The tiny model's longest chapter is the linear layers; the pretrained model's is
-    chapter 9 (12 heads and the overview), which the old fixed order sent eighth."""
+    `heads` (12 heads and the overview), which the old fixed order sent eighth."""
     assert schedule.longest_first(ALL, tiny, S)[0] == "linear"
     pretrained = dataclasses.replace(tiny, source="pretrained")
     order = schedule.longest_first([c for c in ALL if c != "learning"], pretrained, S)
@@ -38,8 +38,8 @@ def test_the_measured_figures_order_each_kind_of_model(tiny):
 
 def test_recorded_times_come_first_and_scale_the_chapters_not_recorded(tiny, tmp_path):
     timings = schedule.Timings(tmp_path)
-    for chapter in ("linear", "factor"):  # twice the measured figures: a slower machine, say
-        timings.record(chapter, tiny, S, 2 * schedule.MEASURED["tiny"][chapter])
+    for name in ("linear", "factor"):  # twice the measured figures: a slower machine, say
+        timings.record(name, tiny, S, 2 * chapter(name).cost.small)
     timings.record("summary", tiny, S, 100.0)  # the summary took longest here
     timings.save()
     again = schedule.Timings(tmp_path)
@@ -48,7 +48,7 @@ def test_recorded_times_come_first_and_scale_the_chapters_not_recorded(tiny, tmp
     # the learning chapter, not recorded: its measured 6.2 s times the median ratio (2, 2, 100/2)
     assert schedule.expected_seconds("learning", tiny, S, again) == pytest.approx(6.2 * 2)
     other = Settings(sentence=S.sentence, quality="h")  # another kind: nothing recorded
-    assert schedule.expected_seconds("summary", tiny, other, again) == schedule.MEASURED["tiny"]["summary"]
+    assert schedule.expected_seconds("summary", tiny, other, again) == chapter("summary").cost.small
 
 
 @pytest.mark.parametrize("content", ["not json", "[1, 2]", '{"a": "x"}'])
