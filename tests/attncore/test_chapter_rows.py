@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from attention_video.attncore import Settings, build_trace
+from attention_video.attncore import Settings, build_trace, sources
 from attention_video.attncore.chapters import CHAPTERS, SLUGS, Chapter, Cost, chapter
 from attention_video.pipeline.outputs import page
 from attention_video.pipeline.run import schedule
@@ -62,7 +62,7 @@ def test_the_title_the_page_and_the_order_are_derived_from_the_rows():
 def test_the_schedule_reads_the_rows_cost_for_a_small_or_a_large_model():
     s = Settings(sentence="The black cat drank the milk", quality="l")
     tiny = build_trace(s)
-    large = dataclasses.replace(tiny, source="pretrained")
+    large = dataclasses.replace(tiny, source="pretrained", can=sources.source("pretrained").can)
     assert (schedule.cost_profile(tiny), schedule.cost_profile(large)) == ("small", "large")
     assert schedule.measured(tiny) == {c.slug: c.cost.small for c in CHAPTERS}
     assert schedule.measured(large) == {c.slug: c.cost.large for c in CHAPTERS
