@@ -27,6 +27,7 @@ from attention_video.pipeline.commands.app import (
 from attention_video.pipeline.commands.modes import MODES, refused
 from attention_video.pipeline.outputs.files import slug
 from attention_video.pipeline.outputs.formats import parse_formats
+from attention_video.pipeline.outputs.page import write_page
 from attention_video.pipeline.outputs.subtitles import to_vtt
 from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.render import _subtitle_cues, narrator_for, render_video
@@ -64,9 +65,6 @@ class Explanation:
         if not self.chapters:
             raise ValueError("explain(): this result holds no chapters to tie the page to; "
                              "make it with explain(...)")
-        # Lazy on purpose: the page reads the video's colours from scenes.widgets (Manim).
-        from attention_video.pipeline.outputs.page import write_page
-
         return write_page(self.trace, self.chapters, self.video, self.settings,
                           None if output is None else Path(output)).resolve()
 

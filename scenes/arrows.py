@@ -39,7 +39,8 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fmt, make_text
-from attention_video.scenes.widgets import Recorder, Theme
+from attention_video.scenes.themes import Theme
+from attention_video.scenes.widgets import Recorder
 from manim import (
     DOWN,
     LEFT,

@@ -49,6 +49,7 @@ from attention_video.pipeline.outputs.files import (
     page_path,
 )
 from attention_video.pipeline.outputs.formats import derive_formats
+from attention_video.pipeline.outputs.page import write_page
 from attention_video.pipeline.outputs.slides import write_slides
 from attention_video.pipeline.outputs.storyboard import storyboard_path
 from attention_video.pipeline.records import ChapterResult
@@ -63,6 +64,7 @@ from attention_video.pipeline.run.render import (
     render_video,
 )
 from attention_video.pipeline.run.stills import make_storyboard
+from attention_video.scenes.themes import THEMES
 
 Say = Callable[[str], None]
 
@@ -309,20 +311,12 @@ def video_extras(settings: Settings, request: Request, chapters: list[ChapterRes
         for made in derive_formats(video, request.formats):
             wrote(made.format, made.path, human_size(made.size))
     if request.slides:
-        # Lazy on purpose: scenes.widgets imports Manim, which a re-run whose chapters are
-        # all cached never needs.
-        from attention_video.scenes.widgets import THEMES
-
         html, pptx, steps = write_slides(chapters, video, settings.sentence,
                                          THEMES[settings.theme].background)
         say(f"slides:    {steps} steps, one per caption")
         wrote("slides", html)
         wrote("slides", pptx)
     if request.page:
-        # Lazy on purpose: the page reads the video's colours from scenes.widgets, which
-        # imports Manim, which a re-run whose chapters are all cached never needs.
-        from attention_video.pipeline.outputs.page import write_page
-
         page = write_page(trace, chapters, video, settings)
         wrote("page", page, human_size(page.stat().st_size))
 

@@ -62,12 +62,10 @@ from attention_video.scenes.layout import (
 )
 from attention_video.scenes.rotary import show_rotation
 from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.themes import Theme, blend, ink_on
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
-    Theme,
-    blend,
-    ink_on,
     sign_color,
 )
 

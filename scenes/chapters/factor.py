@@ -37,11 +37,11 @@ from attention_video.scenes.layout import (
 )
 from attention_video.scenes.lint import confusable
 from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import (
     MASKED_TEXT,
     CellLayout,
     MatrixView,
-    Theme,
     col_label_font,
     label_width,
     make_marks,

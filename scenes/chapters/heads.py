@@ -38,10 +38,10 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
-    Theme,
     box_around,
     fit_cells,
     label_width,

@@ -27,7 +27,8 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text, wrap
-from attention_video.scenes.widgets import Theme, make_label
+from attention_video.scenes.themes import Theme
+from attention_video.scenes.widgets import make_label
 
 MAX_BARS = 11  # up to this many allowed keys: one bar each (12 rows do not fit at a legible size)
 TOP_BARS = 10  # more keys: the 10 largest as bars, the rest summed in one line

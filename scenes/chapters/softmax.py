@@ -28,7 +28,8 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text
-from attention_video.scenes.widgets import MASKED_TEXT, MatrixView, Theme, fit_cells, number_ink
+from attention_video.scenes.themes import Theme, number_ink
+from attention_video.scenes.widgets import MASKED_TEXT, MatrixView, fit_cells
 
 MASK_MAX = 12  # the causal step draws the whole weight matrix up to this many words
 MIN_ROW_H = 0.31  # rows closer than this would make the numbers too small

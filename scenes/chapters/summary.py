@@ -25,7 +25,8 @@ from attention_video.scenes.layout import (
     font_for_row,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text, subscript
-from attention_video.scenes.widgets import MatrixView, Recorder, Theme, fit_cells, make_sub
+from attention_video.scenes.themes import Theme
+from attention_video.scenes.widgets import MatrixView, Recorder, fit_cells, make_sub
 
 MAX_COLS = 8  # long vectors: first ones, "…", last one
 DECIMALS = 2

@@ -20,13 +20,11 @@ from attention_video.scenes.layout import (
     STAGE_TOP,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.themes import MIN_CONTRAST, blend, ink_on
 from attention_video.scenes.widgets import (
-    MIN_CONTRAST,
     CellLayout,
     MatrixView,
-    blend,
     fit_cells,
-    ink_on,
     label_width,
     make_sub,
 )
