@@ -15,8 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
+    BUFF_BOX,
     BUFF_HAIR,
     BUFF_LABEL,
+    BUFF_NOTE,
+    BUFF_SAFE_EDGE,
     BUFF_SMALL,
     BUFF_SNUG,
     BUFF_TIGHT,
@@ -254,11 +257,11 @@ class MatrixView(VGroup):
     def col_rect_of(self, j: int) -> VGroup:
         return VGroup(*[self.cell_at[(i, j)] for i in self.rows if i is not None])
 
-    def row_box(self, i: int, color: str, buff: float = 0.03, width: float = 4) -> Rectangle:
+    def row_box(self, i: int, color: str, buff: float = BUFF_BOX, width: float = 4) -> Rectangle:
         """A rectangle around row i (to draw over the grid, cheaper than recolouring)."""
         return box_around(self.row_rect_of(i), color, buff, width)
 
-    def col_box(self, j: int, color: str, buff: float = 0.03, width: float = 4) -> Rectangle:
+    def col_box(self, j: int, color: str, buff: float = BUFF_BOX, width: float = 4) -> Rectangle:
         return box_around(self.col_rect_of(j), color, buff, width)
 
     def cell_box(self, i: int, j: int, color: str, width: float = 5) -> Rectangle:
@@ -269,7 +272,7 @@ class MatrixView(VGroup):
         return VGroup(self.cells, self.number_group)
 
 
-def box_around(mob, color: str, buff: float = 0.03, width: float = 4) -> Rectangle:
+def box_around(mob, color: str, buff: float = BUFF_BOX, width: float = 4) -> Rectangle:
     """An unfilled rectangle around `mob`, `buff` away from it."""
     return Rectangle(width=mob.width + 2 * buff, height=mob.height + 2 * buff,
                      stroke_color=color, stroke_width=width).move_to(mob)
@@ -307,21 +310,20 @@ def make_label(text: str, font_size: float, color: str, theme: Theme,
 
 
 def make_token_chips(labels: list[str], colors: list[str], theme: Theme,
-                     max_width: float = 2 * SAFE_X, row_gap: float = 0.15) -> VGroup:
+                     max_width: float = 2 * SAFE_X, row_gap: float = BUFF_NOTE) -> VGroup:
     """The tokens as coloured chips in one line or, when they don't fit, in lines filled
     in reading order like wrapped text, each centred, `row_gap` apart."""
-    gap = 0.15
     chips = VGroup(*[make_label(t, CHIP_FONT, c, theme, max_width=CHIP_MAX_W)
                      for t, c in zip(labels, colors)])
     rows: list[list] = [[]]
     width = 0.0
     for chip in chips:
-        if rows[-1] and width + gap + chip.width > max_width:
+        if rows[-1] and width + BUFF_NOTE + chip.width > max_width:
             rows.append([])
             width = 0.0
-        width += (gap if rows[-1] else 0.0) + chip.width
+        width += (BUFF_NOTE if rows[-1] else 0.0) + chip.width
         rows[-1].append(chip)
-    lines = VGroup(*[VGroup(*row).arrange(RIGHT, buff=gap) for row in rows])
+    lines = VGroup(*[VGroup(*row).arrange(RIGHT, buff=BUFF_NOTE) for row in rows])
     lines.arrange(DOWN, buff=row_gap)
     return chips
 
@@ -367,7 +369,7 @@ def make_caption(text: str, theme: Theme, font_size: float = 24) -> VGroup:
                      for line in caption_lines(text)])
     group.arrange(DOWN, buff=BUFF_SMALL)
     fit_width(group, 2 * SAFE_X)
-    return group.to_edge(DOWN, buff=0.28)
+    return group.to_edge(DOWN, buff=BUFF_SAFE_EDGE)
 
 
 def make_row_vector(row: np.ndarray, key: str, i: int, theme: Theme, max_w: float, *,
@@ -405,6 +407,6 @@ def make_marks(colors: list[str], cells: dict, side, size: float) -> VGroup:
     return marks
 
 
-def label_width(labels, font: float = 24, cap: float = 1.9, pad: float = 0.3) -> float:
+def label_width(labels, font: float = 24, cap: float = 1.9, pad: float = BUFF_BLOCK) -> float:
     """Room for a column of word labels at `font`: the widest, measured, plus padding."""
     return min(cap, widest(labels, font) + pad)
