@@ -34,6 +34,7 @@ from attention_video.pipeline.outputs.files import (
     page_path,
     slug,
 )
+from attention_video.pipeline.outputs.page import write_page
 from attention_video.pipeline.outputs.subtitles import to_vtt
 from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.render import _subtitle_cues, narrator_for, render_video
@@ -75,9 +76,6 @@ class Explanation:
         check_writable_folder(dest)  # the command line's one-line errors, before any work
         check_outputs({"the companion page": dest,
                        **{f"the {role}": p for role, p in companions(self.video).items()}})
-        # Lazy on purpose: the page reads the video's colours from scenes.widgets (Manim).
-        from attention_video.pipeline.outputs.page import write_page
-
         return write_page(self.trace, self.chapters, self.video, self.settings, dest).resolve()
 
     def storyboard(self, output: str | Path | None = None, **kwargs: Any) -> Storyboard:

@@ -26,6 +26,8 @@ from attention_video.scenes.layout import (
     ARROW_STROKE,
     ARROW_TIP,
     AXIS_OVERHANG,
+    BUFF_LABEL,
+    BUFF_NONE,
     BUFF_SMALL,
     BUFF_TIGHT,
     LABELLED_ARROW,
@@ -39,7 +41,8 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fmt, make_text
-from attention_video.scenes.widgets import Recorder, Theme
+from attention_video.scenes.themes import Theme
+from attention_video.scenes.widgets import Recorder
 from manim import (
     DOWN,
     LEFT,
@@ -56,7 +59,7 @@ from manim import (
 
 Q_LABEL_FONT = ARROW_LABEL_FONT + 2  # the query's name, bold
 MIN_ARROW = 1e-3  # scene length under which a vector is drawn as a dot (it has no direction)
-SIDE_GAP = 0.12  # a word written beside its arrow (no room at the tip) clears its line by this
+SIDE_GAP = BUFF_LABEL  # a word written beside its arrow (no room at the tip) clears its line by this
 
 
 # ---- which keys are drawn --------------------------------------------------------------------
@@ -176,7 +179,7 @@ def make_vector(plane: Plane, along: float, across: float, color: str,
     end = plane.point(along, across)
     if np.linalg.norm(end - plane.origin) < MIN_ARROW:
         return Dot(plane.origin, radius=0.06, color=color)
-    return Arrow(plane.origin, end, buff=0, color=color, stroke_width=stroke,
+    return Arrow(plane.origin, end, buff=BUFF_NONE, color=color, stroke_width=stroke,
                  tip_length=ARROW_TIP, max_tip_length_to_length_ratio=0.3,
                  max_stroke_width_to_length_ratio=12)
 

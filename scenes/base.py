@@ -18,16 +18,14 @@ from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, BUFF_TIGHT, S
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.reasons import head_reason, head_why
 from attention_video.scenes.text import fit_width, fmt, make_text, short_label
+from attention_video.scenes.themes import THEMES, family_colors, word_color
 from attention_video.scenes.titles import chapter_title
 from attention_video.scenes.voice import Narrator, Speech
 from attention_video.scenes.widgets import (
-    THEMES,
     Recorder,
-    family_colors,
     make_caption,
     make_title,
     title_font,
-    word_color,
 )
 from manim import (
     DOWN,

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from attention_video.scenes.catalogue import Translate
-from attention_video.scenes.widgets import THEMES, Recorder, Theme
+from attention_video.scenes.themes import THEMES, Theme
+from attention_video.scenes.widgets import Recorder
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,10 @@ WIDTH_FILL = 0.8  # how much of a cell's width its number may take
 
 # ---- spacing: the buff of next_to / arrange / to_edge, by size (scene units) ---------------
 # Named as Manim names its own (SMALL_BUFF, MED_LARGE_BUFF), but apart from them, so a
-# chapter's `from manim import *` never shadows one; a gap used once keeps its number there.
+# chapter's `from manim import *` never shadows one. Every buff is one of these; a gap off
+# the steps is a named constant, saying why, in the chapter that uses it (or below, when
+# shared). tests/scenes/test_spacing.py keeps literal numbers out of buff=.
+BUFF_NONE = 0  # touching: an arrow from its very point, a group put by its corner at a point
 BUFF_HAIR = 0.04  # the smallest: a frame hugging what it outlines
 BUFF_TIGHT = 0.06
 BUFF_SNUG = 0.08
@@ -42,6 +45,12 @@ BUFF_BLOCK = 0.3
 BUFF_BLOCK_WIDE = 0.35
 BUFF_SECTION = 0.45
 BUFF_LARGE = 0.5  # Manim's MED_LARGE_BUFF
+# Exceptions, off the steps on purpose:
+BUFF_BOX = 0.03  # a frame round a grid's row, column or cell (MatrixView.row_box): tighter
+#                  than BUFF_HAIR, as a grid's rows touch and a frame round one lies on its
+#                  neighbours' cells, the less of them the tighter it is
+BUFF_SAFE_EDGE = 0.28  # from the frame's edge (±4) to the action-safe line (±SAFE_Y): the
+#                        caption's bottom sits on it
 
 _REFERENCE_SIZE = 48.0  # widths are measured once at this size and scaled (Text is linear)
 

@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 from attention_video.scenes.layout import DIGIT_HEIGHT, SAFE_X, SAFE_Y
 from attention_video.scenes.pacing import MIN_CAPTION_SECONDS
-from attention_video.scenes.widgets import MIN_CONTRAST, contrast
+from attention_video.scenes.themes import MIN_CONTRAST, contrast
 from manim import (
     Arrow,
     DashedLine,

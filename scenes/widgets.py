@@ -1,4 +1,4 @@
-"""Shared widgets: themes, one colour per word, matrices, vectors, word labels, and the
+"""Shared widgets: matrices, vectors, word labels, and the
 pieces two chapters share (masked cells, symbols with a word subscript, colour marks).
 
 Builders here only build (they never play). Every number a builder draws is
@@ -8,7 +8,6 @@ what is on screen with the trace.
 
 from __future__ import annotations
 
-import colorsys
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,8 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
+    BUFF_BOX,
     BUFF_HAIR,
     BUFF_LABEL,
+    BUFF_NOTE,
+    BUFF_SAFE_EDGE,
     BUFF_SMALL,
     BUFF_SNUG,
     BUFF_TIGHT,
@@ -32,6 +34,7 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text, wrap
+from attention_video.scenes.themes import Theme, blend, ink_on, number_ink
 from manim import (
     DOWN,
     LEFT,
@@ -48,156 +51,6 @@ MASK_MARK_FONT = 22  # the "−∞" of a masked score cell: "∞" inks lower tha
 #                      20 it measured 20 px at 1080p, under the lint's floor (22)
 CHIP_FONT = 30  # a token chip's word
 CHIP_MAX_W = 2.2  # a long token's chip is shrunk to this width
-
-
-@dataclass(frozen=True)
-class Theme:
-    name: str
-    background: str
-    text: str
-    muted: str
-    grid: str
-    accent: str  # highlights: the followed row, the chosen cell
-    positive: str  # agreeing signs, positive values
-    negative: str  # opposing signs, negative values
-    q: str  # the colours of Q, K, V, the weights and Z: one each, in every chapter
-    k: str
-    v: str
-    w: str
-    z: str
-    word_lightness: float
-    word_saturation: float
-
-
-THEMES = {
-    "dark": Theme("dark", "#14161c", "#eceff4", "#9aa3b2", "#3b4252", "#ffd166",
-                  "#5ad28c", "#ff6b6b", "#f4a261", "#2ec4b6", "#c77dff", "#ffd166", "#ff8fab",
-                  0.68, 0.75),
-    "light": Theme("light", "#fbfaf7", "#1d232c", "#5f6b7a", "#c8ccd4", "#b45309",
-                   "#16803c", "#c81e1e", "#c2410c", "#0f766e", "#7e22ce", "#b45309", "#be185d",
-                   0.40, 0.80),
-}
-
-
-MIN_CONTRAST = 4.5  # WCAG AA for text: a word's colour against the theme's background
-
-
-def relative_luminance(color: str) -> float:
-    """WCAG 2's relative luminance of a #rrggbb colour."""
-    channels = [int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)]
-    r, g, b = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast(a: str, b: str) -> float:
-    """WCAG 2's contrast ratio of two colours, 1 to 21."""
-    hi, lo = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
-def legible(hue: float, lightness: float, saturation: float, theme: Theme) -> str:
-    """The colour of `hue` at `lightness`, moved away from the background's lightness
-    (lighter on dark, darker on light) until it reads as text on it: yellows and greens at
-    the lightness that suits blues are too pale on a light background."""
-    step = 0.01 if theme.name == "dark" else -0.01
-    while True:
-        r, g, b = colorsys.hls_to_rgb(hue, min(1.0, max(0.0, lightness)), saturation)
-        color = f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
-        if contrast(color, theme.background) >= MIN_CONTRAST or not 0.0 < lightness < 1.0:
-            return color
-        lightness += step
-
-
-def blend(top: str, under: str, alpha: float) -> str:
-    """The #rrggbb seen where `top` is laid at `alpha` over `under`."""
-    a = [int(top[i:i + 2], 16) for i in (1, 3, 5)]
-    b = [int(under[i:i + 2], 16) for i in (1, 3, 5)]
-    r, g, bl = (min(255, max(0, round(alpha * x + (1 - alpha) * y))) for x, y in zip(a, b))
-    return f"#{r:02x}{g:02x}{bl:02x}"
-
-
-def ink_on(color: str, fill: str, theme: Theme, floor: float = MIN_CONTRAST) -> str:
-    """`color`, or its hue made lighter or darker (whichever reads better), until it reads
-    on `fill` (the colour seen under the text) at `floor`: a word's number keeps its word's
-    hue on a tinted cell or chip."""
-    if contrast(color, fill) >= floor:
-        return color
-    r, g, b = (int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))
-    hue, light, sat = colorsys.rgb_to_hls(r, g, b)
-    step = 0.01 if relative_luminance(fill) < 0.18 else -0.01
-    best = color
-    while 0.0 <= light <= 1.0:
-        r, g, b = colorsys.hls_to_rgb(hue, light, sat)
-        best = f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
-        if contrast(best, fill) >= floor:
-            return best
-        light += step
-    return best
-
-
-def number_ink(fill: str, opacity: float, theme: Theme) -> str:
-    """The colour of a number on a cell filled with `fill` at `opacity`: the theme's text
-    colour, or its background's where the cell is too bright (or too dark) for it, or
-    black or white on a mid-tone cell, picked by the cell's luminance as seen."""
-    seen = blend(fill, theme.background, opacity)
-    for ink in (theme.text, theme.background):
-        if contrast(ink, seen) >= MIN_CONTRAST:
-            return ink
-    # a mid-tone cell: black or white reads on any colour at 4.58:1 or more
-    return max(("#000000", "#ffffff"), key=lambda c: contrast(c, seen))
-
-
-# The first word colours as (hue in turns, lightness step away from the background): picked
-# greedily so that each stays at least 11 CIEDE2000 from every earlier one as viewers with
-# deuteranopia or protanopia see them (Machado 2009, full severity), in both themes
-# (scenes.lint.confusable checks it; tests/test_lint.py). Hue alone cannot keep more apart:
-# past these, words also carry their labels (scenes.lint's colour rule).
-WORD_HUES = ((0.58, 0.0), (0.25, -0.12), (0.479, 0.16), (0.6875, 0.0), (0.958, 0.08),
-             (0.917, -0.06), (0.521, 0.0))
-
-
-# The next 25, picked the same greedy way (hues in 120ths of a turn, lightness steps of
-# 0.04 up to 0.16) to keep each as far as it can from every earlier one, as seen with
-# normal, deuteranopic or protanopic vision in either theme: from 9.3 CIEDE2000 for the
-# 8th down to 3.3 for the 32nd. Past 7 no colour is safe alone (the lint asks each mark to
-# carry its word), but no two of 32 words are near one colour: spreading by the golden
-# ratio gave the 7th and 9th words colours 0.6 apart.
-MORE_WORD_HUES = ((0.425, -0.16), (0.0083, -0.16), (0.9083, 0.12), (0.0083, 0.16),
-                  (0.9417, -0.16), (0.95, 0.16), (0.9833, 0.04), (0.6167, 0.0),
-                  (0.8917, -0.16), (0.9667, -0.16), (0.8833, 0.04), (0.425, 0.16),
-                  (0.0833, 0.16), (0.55, 0.0), (0.3917, -0.16), (0.9167, 0.04),
-                  (0.4917, -0.04), (0.525, 0.16), (0.475, 0.0), (0.85, -0.16), (0.2, 0.16),
-                  (0.9333, 0.08), (0.8917, 0.08), (0.375, 0.16), (0.95, 0.0))
-
-
-def word_color(i: int, theme: Theme) -> str:
-    """One colour per token position: the first len(WORD_HUES) told apart also without
-    red-green vision, the next len(MORE_WORD_HUES) kept as far apart as they can be;
-    later ones spread around the hue circle by the golden ratio; each legible on the
-    background."""
-    if i < len(WORD_HUES):
-        hue, step = WORD_HUES[i]
-    elif i < len(WORD_HUES) + len(MORE_WORD_HUES):
-        hue, step = MORE_WORD_HUES[i - len(WORD_HUES)]
-    else:
-        hue, step = (0.58 + i * 0.6180339887) % 1.0, 0.0
-    away = step if theme.name == "dark" else -step
-    return legible(hue, theme.word_lightness + away, theme.word_saturation, theme)
-
-
-FAMILIES = {"cool": (0.42, 0.80), "warm": (0.93, 1.20)}  # hue ranges (turns; > 1 wraps)
-
-
-def family_colors(n: int, family: str, theme: Theme) -> list[str]:
-    """n colours from one hue family ("cool": greens to violets for the source sentence,
-    "warm": reds to yellows for the target), alternating lightness so neighbours differ."""
-    lo, hi = FAMILIES[family]
-    out = []
-    for i in range(n):
-        hue = (lo + (hi - lo) * (i + 0.5) / max(n, 1)) % 1.0
-        light = theme.word_lightness + (0.08 if i % 2 else -0.04) * (1 if theme.name == "dark" else -1)
-        out.append(legible(hue, min(0.9, max(0.2, light)), theme.word_saturation, theme))
-    return out
 
 
 @dataclass
@@ -404,11 +257,11 @@ class MatrixView(VGroup):
     def col_rect_of(self, j: int) -> VGroup:
         return VGroup(*[self.cell_at[(i, j)] for i in self.rows if i is not None])
 
-    def row_box(self, i: int, color: str, buff: float = 0.03, width: float = 4) -> Rectangle:
+    def row_box(self, i: int, color: str, buff: float = BUFF_BOX, width: float = 4) -> Rectangle:
         """A rectangle around row i (to draw over the grid, cheaper than recolouring)."""
         return box_around(self.row_rect_of(i), color, buff, width)
 
-    def col_box(self, j: int, color: str, buff: float = 0.03, width: float = 4) -> Rectangle:
+    def col_box(self, j: int, color: str, buff: float = BUFF_BOX, width: float = 4) -> Rectangle:
         return box_around(self.col_rect_of(j), color, buff, width)
 
     def cell_box(self, i: int, j: int, color: str, width: float = 5) -> Rectangle:
@@ -419,7 +272,7 @@ class MatrixView(VGroup):
         return VGroup(self.cells, self.number_group)
 
 
-def box_around(mob, color: str, buff: float = 0.03, width: float = 4) -> Rectangle:
+def box_around(mob, color: str, buff: float = BUFF_BOX, width: float = 4) -> Rectangle:
     """An unfilled rectangle around `mob`, `buff` away from it."""
     return Rectangle(width=mob.width + 2 * buff, height=mob.height + 2 * buff,
                      stroke_color=color, stroke_width=width).move_to(mob)
@@ -457,21 +310,20 @@ def make_label(text: str, font_size: float, color: str, theme: Theme,
 
 
 def make_token_chips(labels: list[str], colors: list[str], theme: Theme,
-                     max_width: float = 2 * SAFE_X, row_gap: float = 0.15) -> VGroup:
+                     max_width: float = 2 * SAFE_X, row_gap: float = BUFF_NOTE) -> VGroup:
     """The tokens as coloured chips in one line or, when they don't fit, in lines filled
     in reading order like wrapped text, each centred, `row_gap` apart."""
-    gap = 0.15
     chips = VGroup(*[make_label(t, CHIP_FONT, c, theme, max_width=CHIP_MAX_W)
                      for t, c in zip(labels, colors)])
     rows: list[list] = [[]]
     width = 0.0
     for chip in chips:
-        if rows[-1] and width + gap + chip.width > max_width:
+        if rows[-1] and width + BUFF_NOTE + chip.width > max_width:
             rows.append([])
             width = 0.0
-        width += (gap if rows[-1] else 0.0) + chip.width
+        width += (BUFF_NOTE if rows[-1] else 0.0) + chip.width
         rows[-1].append(chip)
-    lines = VGroup(*[VGroup(*row).arrange(RIGHT, buff=gap) for row in rows])
+    lines = VGroup(*[VGroup(*row).arrange(RIGHT, buff=BUFF_NOTE) for row in rows])
     lines.arrange(DOWN, buff=row_gap)
     return chips
 
@@ -517,7 +369,7 @@ def make_caption(text: str, theme: Theme, font_size: float = 24) -> VGroup:
                      for line in caption_lines(text)])
     group.arrange(DOWN, buff=BUFF_SMALL)
     fit_width(group, 2 * SAFE_X)
-    return group.to_edge(DOWN, buff=0.28)
+    return group.to_edge(DOWN, buff=BUFF_SAFE_EDGE)
 
 
 def make_row_vector(row: np.ndarray, key: str, i: int, theme: Theme, max_w: float, *,
@@ -555,6 +407,6 @@ def make_marks(colors: list[str], cells: dict, side, size: float) -> VGroup:
     return marks
 
 
-def label_width(labels, font: float = 24, cap: float = 1.9, pad: float = 0.3) -> float:
+def label_width(labels, font: float = 24, cap: float = 1.9, pad: float = BUFF_BLOCK) -> float:
     """Room for a column of word labels at `font`: the widest, measured, plus padding."""
     return min(cap, widest(labels, font) + pad)

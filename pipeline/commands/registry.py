@@ -21,9 +21,11 @@ from attention_video.pipeline.cache.limits import human_size
 from attention_video.pipeline.outputs.exports import write_csv, write_json
 from attention_video.pipeline.outputs.files import page_path
 from attention_video.pipeline.outputs.formats import derive_formats, parse_formats
+from attention_video.pipeline.outputs.page import write_page
 from attention_video.pipeline.outputs.slides import write_slides
 from attention_video.pipeline.outputs.storyboard import storyboard_path
 from attention_video.pipeline.records import ChapterResult
+from attention_video.scenes.themes import THEMES
 
 # extra: made from the finished video, beside it; export: written from the trace before
 # any chapter is rendered; mode: made instead of the video (app has its function, and
@@ -124,10 +126,6 @@ def _python_formats(value: Any) -> tuple[str, ...]:
 
 
 def _write_slides(job: Job) -> None:
-    # Lazy on purpose: scenes.widgets imports Manim, which a re-run whose chapters are
-    # all cached never needs.
-    from attention_video.scenes.widgets import THEMES
-
     html, pptx, steps = write_slides(list(job.chapters), job.video, job.settings.sentence,
                                      THEMES[job.settings.theme].background)
     job.say(f"slides:    {steps} steps, one per caption")
@@ -136,10 +134,6 @@ def _write_slides(job: Job) -> None:
 
 
 def _write_page(job: Job) -> None:
-    # Lazy on purpose: the page reads the video's colours from scenes.widgets, which
-    # imports Manim, which a re-run whose chapters are all cached never needs.
-    from attention_video.pipeline.outputs.page import write_page
-
     page = write_page(job.trace, list(job.chapters), job.video, job.settings)
     job.wrote("page", page, human_size(page.stat().st_size))
 

@@ -36,7 +36,7 @@ from attention_video.pipeline.outputs.subtitles import kept_cues
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
-from attention_video.scenes.widgets import THEMES, family_colors, word_color
+from attention_video.scenes.themes import THEMES, family_colors, word_color
 
 PAGE_DIR = Path(__file__).parent / "page"  # the template: page.html, page.css, page.js
 
@@ -121,7 +121,7 @@ def geometry(trace: AttentionTrace) -> list[dict[str, Any]]:
 
 
 def colours(trace: AttentionTrace) -> dict[str, Any]:
-    """Both themes (the video's palette: scenes.widgets.THEMES) and the words' colours in
+    """Both themes (the video's palette: scenes.themes.THEMES) and the words' colours in
     each, as the scenes give them (scenes.base: a family per sentence in cross-attention)."""
     out = {}
     for name, theme in THEMES.items():

@@ -41,6 +41,7 @@ from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
     BUFF_MEDIUM,
+    BUFF_NONE,
     BUFF_NOTE,
     BUFF_NOTE_WIDE,
     BUFF_ROW,
@@ -62,22 +63,22 @@ from attention_video.scenes.layout import (
 )
 from attention_video.scenes.rotary import show_rotation
 from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.themes import Theme, blend, ink_on
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
-    Theme,
-    blend,
-    ink_on,
     sign_color,
 )
 
 PAIR_FONT = (18, 30)  # the pair table's font, from the largest down while it is too wide
-PAIR_PAD = 0.3  # air beside a pair's numbers in its column, and beside the row names
+PAIR_PAD = BUFF_BLOCK  # air beside a pair's numbers in its column, and beside the row names
 THUMB_W, THUMB_H = 2.6, 1.9  # the box the factor-matrix thumbnail fits in
 MAX_ARROWS = 6  # keys drawn as arrows; the others are named (12 keys would be a blur)
 MAX_NAMED = 8  # keys named beside the picture; more: "and N more"
-NOTE_LIFT = 0.15  # the note's bottom above the safe bottom, clear of the caption
+NOTE_LIFT = BUFF_NOTE  # the note's bottom above the safe bottom, clear of the caption
 PAIR_TINT = 0.1  # a pair's frame fill: its product's colour, faint
+READOUT_GAP = 0.4  # between a pair's lengths and the identity under them: wider than their
+#                    lines' BUFF_NOTE_WIDE, so they read as two blocks
 
 
 def product_decimals(trace: AttentionTrace) -> int:
@@ -277,7 +278,7 @@ def make_pair_readout(g: QueryGeometry, j: int, q_name: str, k_name: str, q_colo
                       make_text(f"= {q} · {k} · {cos_text(g, j, keys, ctx.record)}", PANEL_FONT,
                                 ctx.theme.text), result)
     identity.arrange(DOWN, aligned_edge=LEFT, buff=BUFF_NOTE_WIDE)
-    VGroup(lengths, identity).arrange(DOWN, aligned_edge=LEFT, buff=0.4)
+    VGroup(lengths, identity).arrange(DOWN, aligned_edge=LEFT, buff=READOUT_GAP)
     cell = Rectangle(width=result[1].width + 0.24, height=result[1].height + 0.2,
                      stroke_color=ctx.theme.accent, stroke_width=4).move_to(result[1])
     return PairReadout(lengths, identity, cell)
@@ -365,7 +366,7 @@ class DotProductScene(ChapterScene):
         formula = make_text(f"Q·Kᵀ[{qw}, {kw}] = Σₘ Q[{qw}, m] · K[{kw}, m]", 28,
                             self.theme.text)
         fit_width(formula, thumb.group.get_left()[0] + SAFE_X - 0.4)
-        formula.next_to(LEFT * SAFE_X + UP * (STAGE_TOP - 0.25), RIGHT, buff=0)
+        formula.next_to(LEFT * SAFE_X + UP * (STAGE_TOP - 0.25), RIGHT, buff=BUFF_NONE)
         if t.is_self_pair(j):
             text = self.tr("Open one cell: \"{word}\" has no other word to look at, so we open its cell with "
                            "itself.", word=self.focus_word)
@@ -480,7 +481,7 @@ class DotProductScene(ChapterScene):
         picture, drawn, named = labelled_picture(build, drawn, named, keep={j, least})
         self.pictures.append((self.geometry_keys, picture))
         fit_width(readout.group, panel_width(right))
-        readout.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
+        readout.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=BUFF_NONE)
         self.readout = readout
         keys = self.geometry_keys
         q_len, k_len = norm_text(g, None, keys, self.drawn), norm_text(g, j, keys, self.drawn)
@@ -515,7 +516,7 @@ class DotProductScene(ChapterScene):
                 if named else "")
         right = self.picture_right
         note = make_not_to_scale_note(self.ctx, max_w=panel_width(right))
-        note.next_to(RIGHT * (right + PANEL_GAP) + UP * (SAFE_BOTTOM + NOTE_LIFT), UR, buff=0)
+        note.next_to(RIGHT * (right + PANEL_GAP) + UP * (SAFE_BOTTOM + NOTE_LIFT), UR, buff=BUFF_NONE)
         self.say(self.tr("Every other key joins, each at its own true angle to the query and its true "
                          "length{rest}. Only the angles between two keys are not to scale.",
                          rest=rest))
@@ -529,7 +530,7 @@ class DotProductScene(ChapterScene):
         top = self.readout.group.get_top()[1]
         right = self.picture_right
         table = self.make_shadow_table(g, drawn, named, panel_width(right))
-        table.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
+        table.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=BUFF_NONE)
         self.shadow_table = table
         best = drawn[0]
         shadow = shadow_text(g, best, self.geometry_keys, self.drawn)

@@ -17,8 +17,10 @@ from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
+    BUFF_BLOCK_WIDE,
     BUFF_LABEL,
     BUFF_LARGE,
+    BUFF_MEDIUM,
     BUFF_NOTE,
     BUFF_ROW,
     BUFF_SECTION,
@@ -37,11 +39,11 @@ from attention_video.scenes.layout import (
 )
 from attention_video.scenes.lint import confusable
 from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import (
     MASKED_TEXT,
     CellLayout,
     MatrixView,
-    Theme,
     col_label_font,
     label_width,
     make_marks,
@@ -50,9 +52,9 @@ from attention_video.scenes.widgets import (
 
 MAX_DIMS = 6  # widest Q row / tallest Kᵀ column drawn before folding into "…"
 S_TAG, S_TAG_FONT = "Q·Kᵀ", 26  # the factor matrix's tag
-LABEL_GAP = 0.12  # between a row's word label and its row
+LABEL_GAP = BUFF_LABEL  # between a row's word label and its row
 CELL_PAD = 0.22  # air beside a number in its cell (both sides together)
-MATRIX_GAP = 0.35  # room between Q and the factor matrix (their 0.3 gap and some air)
+MATRIX_GAP = BUFF_BLOCK_WIDE  # room between Q and the factor matrix (their 0.3 gap and some air)
 NAME_FONT = MIN_FONT + 2  # the followed word's / partner's name beside its colour mark
 PANEL_LINES = 14  # the side panel's list goes into two columns beyond this many keys
 
@@ -87,7 +89,7 @@ def plan_layout(n_q: int, n_k: int, n_dims: int, q_sample: str, s_sample: str,
     (which share their column widths); `labels` are the row labels' words.
     """
     height = STAGE_TOP - SAFE_BOTTOM - 0.45  # column labels and gaps
-    label_w = label_width(labels, 24, cap=1.9, pad=0.25)
+    label_w = label_width(labels, 24, cap=1.9, pad=BUFF_MEDIUM)
     # Numbers everywhere: one row height for Q and the factor matrix, one font; the
     # "Q·Kᵀ" tag right of the factor matrix (below it, it would sit on the caption).
     width = 2 * SAFE_X - text_width(S_TAG, S_TAG_FONT, "BOLD") - BUFF_ROW

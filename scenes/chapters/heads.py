@@ -23,8 +23,11 @@ from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate, isolated
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
+    BUFF_BLOCK,
+    BUFF_BOX,
     BUFF_HAIR,
     BUFF_LABEL,
+    BUFF_NONE,
     BUFF_NOTE,
     BUFF_ROW,
     BUFF_SMALL,
@@ -38,10 +41,10 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import (
     CellLayout,
     MatrixView,
-    Theme,
     box_around,
     fit_cells,
     label_width,
@@ -50,17 +53,19 @@ from attention_video.scenes.widgets import (
 MAX_HEAD_COLS = 6  # thumbnails per row: 12 heads make two rows of six
 THUMB_MAX = 2.6  # the largest side of one thumbnail
 LABELLED_MAX = 4.0  # … of one of up to three thumbnails, with word labels
-THUMB_GAP = 0.3  # between thumbnails
+THUMB_GAP = BUFF_BLOCK  # between thumbnails
 NOTE_FONT = 18  # a thumbnail's head name, tag and link
 LABELLED_CELL = 0.3  # thumbnails with cells at least this big get word labels
 MAX_COLS = 8  # numbers shown per row before folding into "…"
 DECIMALS = 2
-OVERVIEW_GAP = 0.1  # between the model overview's thumbnails
+OVERVIEW_GAP = BUFF_SMALL  # between the model overview's thumbnails
 OVERVIEW_LABEL = 16  # its layer and head numbers
 OVERVIEW_HEAD_H = 0.35  # the column numbers above its grid
 KV_FONT = 20  # the grouped-query picture's head names
 KV_DROP = 1.1  # from a key/value head's box down to its query heads
 KV_GAP = 0.6  # between the groups
+OUTPUT_DROP = 0.7  # from W_O down to the output row: room for the "output of …" line over the
+#                    row, which stands left of W_O's shape
 
 
 # ---- what each head says about the followed word ---------------------------------------
@@ -199,7 +204,7 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
     # the followed row in its word's colour where its label names it; unlabelled, a colour
     # alone would be all that tells it (and past seven words colours can look alike to a
     # colour-blind viewer): the text colour, with the word written under the thumbnail
-    row_mark = grid.row_box(i, words.q_colors[i] if labelled else ctx.theme.text, buff=0.0,
+    row_mark = grid.row_box(i, words.q_colors[i] if labelled else ctx.theme.text, buff=BUFF_NONE,
                             width=3)
     top_cell = grid.cell_box(i, link.key, ctx.theme.accent, width=3)
     return Thumb(grid, name, VGroup(link_mob), row_mark, top_cell)
@@ -342,7 +347,7 @@ def make_overview(t: AttentionTrace, ctx: ChapterContext, top: float,
             make_text(str(L), OVERVIEW_LABEL, color(L == t.layer, ctx.theme.muted))
             .next_to(thumbs[L][0], UP, buff=BUFF_SNUG) for L in shown])
         word = make_text(ctx.tr("layer"), OVERVIEW_LABEL, ctx.theme.muted)
-        word.next_to(layer_labels, LEFT, buff=0).align_to(head_labels, RIGHT)
+        word.next_to(layer_labels, LEFT, buff=BUFF_NONE).align_to(head_labels, RIGHT)
         word.match_y(layer_labels)
         layer_labels.add(word)
     else:
@@ -493,7 +498,7 @@ def make_join(t: AttentionTrace, ctx: ChapterContext, q_label: str,
     w_o.next_to(dot, RIGHT, buff=BUFF_ROW)
     joined.set_y(w_o.get_y())
     dot.set_y(w_o.get_y())
-    output.next_to(w_o, DOWN, buff=0.7).align_to(w_o, LEFT)
+    output.next_to(w_o, DOWN, buff=OUTPUT_DROP).align_to(w_o, LEFT)
     eq.next_to(output, LEFT, buff=BUFF_ROW)
     segments = make_segments(joined, t, ctx)
     size = max(MIN_FONT, min(20, layout.font_size))
@@ -750,7 +755,7 @@ class HeadsScene(ChapterScene):
         self.drawn("output", (i, 0), first)
         col = view.w_o.col_box(0, self.theme.accent, width=3)
         out_cell = view.output.cell_box(0, 0, self.theme.accent, width=3)
-        row_box = box_around(view.joined.grid_only(), self.theme.accent, buff=0.03, width=3)
+        row_box = box_around(view.joined.grid_only(), self.theme.accent, buff=BUFF_BOX, width=3)
         if h == 1:
             text = self.tr("Each output number mixes all {d_k} numbers of Z: {first}, the first, is "
                            "the row times W_O's first column.", d_k=d_k, first=first)

@@ -9,7 +9,14 @@ from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.context import ChapterContext
-from attention_video.scenes.layout import BUFF_NOTE, SAFE_BOTTOM, SAFE_X, STAGE_TOP, widest
+from attention_video.scenes.layout import (
+    BUFF_BLOCK,
+    BUFF_NOTE,
+    SAFE_BOTTOM,
+    SAFE_X,
+    STAGE_TOP,
+    widest,
+)
 from attention_video.scenes.text import fit_width, make_text
 from attention_video.scenes.widgets import (
     MatrixView,
@@ -20,7 +27,7 @@ from attention_video.scenes.widgets import (
 
 SIGN_FONT = 36  # the "+", "=" or "→" between two matrices
 NAME_FONT = 30  # "E", "P", "X" above their matrices
-SIGN_BUFF = 0.3  # between a matrix and the sign beside it
+SIGN_BUFF = BUFF_BLOCK  # between a matrix and the sign beside it
 NAME_ROOM = 0.55  # above the grids: the matrix names
 
 

@@ -35,6 +35,7 @@ from attention_video.scenes.layout import (
     BUFF_BLOCK_WIDE,
     BUFF_LABEL,
     BUFF_MEDIUM,
+    BUFF_NONE,
     BUFF_ROW,
     BUFF_SMALL,
     BUFF_SNUG,
@@ -63,8 +64,12 @@ from attention_video.scenes.widgets import (
 )
 
 QUESTION_ROW_GAP = 0.9  # between the rows of a long sentence's chips in the opening
+QUESTION_RISE = 1.3  # cross-attention: the query's chip above the keys' chips, room for the
+#                      arrow down to its partner
 MAX_KEYS = 8  # more keys than this: the ones that ever get much weight (see keys_to_show)
 PLOT_H = 2.8  # height of each curve's box
+PLOTS_GAP = 1.0  # between the loss box and the accuracy box: far wider than a label's gap, so
+#                  the two read as two plots, not one
 MAX_ARROWS = 4  # keys drawn as arrows through training (the partner, the best, the least aligned)
 STEP_TIME = 0.7  # one snapshot to the next
 MIN_VISIBLE_ARROW = 0.5  # scene units: a snapshot whose longest arrow is shorter is drawn larger
@@ -114,7 +119,7 @@ def question_arrow(start: Mobject, box: Mobject, chips: VGroup, color: str
     b = (box.get_top() + 0.08 * UP) if down else (box.get_bottom() + 0.08 * DOWN)
     along = (b - a) / np.linalg.norm(b - a)
     right = np.array([abs(along[1]), along[0] if along[1] < 0 else -along[0], 0.0])
-    return Arrow(a, b, buff=0, color=color, stroke_width=4), right
+    return Arrow(a, b, buff=BUFF_NONE, color=color, stroke_width=4), right
 
 
 def keys_to_show(weights: np.ndarray, partner: int, focus: int) -> list[int]:
@@ -364,7 +369,7 @@ class LearningScene(ChapterScene):
         box = SurroundingRectangle(chips[partner], buff=BUFF_SNUG, color=accent, stroke_width=4)
         if t.cross:
             query = make_label(self.q_labels[i], CHIP_FONT, self.q_colors[i], self.theme,
-                               max_width=CHIP_MAX_W).next_to(chips, UP, buff=1.3).set_x(0)
+                               max_width=CHIP_MAX_W).next_to(chips, UP, buff=QUESTION_RISE).set_x(0)
             arrow, side = question_arrow(query, box, chips, accent)
             chips = VGroup(query, *chips)
         elif partner == i:  # the word's own key: no arrow between two chips
@@ -490,7 +495,7 @@ class LearningScene(ChapterScene):
             pictures.append(picture)
             panel = make_snapshot_numbers(h, s, g, drawn, p, self.k_labels, self.k_colors,
                                           self.ctx, SAFE_X - right - PANEL_GAP)
-            panel.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=0)
+            panel.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=BUFF_NONE)
             panels.append(panel)
         note = make_not_to_scale_note(self.ctx, max_w=SAFE_X - right - PANEL_GAP)
         note.next_to(panels[0].group, DOWN, buff=BUFF_BLOCK_WIDE).align_to(panels[0].group, LEFT)
@@ -597,7 +602,7 @@ class LearningScene(ChapterScene):
                              self.tr("held-out accuracy"), "curve_accuracy", th.positive,
                              self.ctx, width, 3)
             # boxes level however many lines their names take
-            return loss, acc, VGroup(loss.group, acc.group).arrange(RIGHT, buff=1.0,
+            return loss, acc, VGroup(loss.group, acc.group).arrange(RIGHT, buff=PLOTS_GAP,
                                                                     aligned_edge=DOWN)
 
         width = (2 * SAFE_X - 1.2) / 2

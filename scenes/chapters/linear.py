@@ -10,7 +10,10 @@ from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
+    BUFF_BOX,
     BUFF_LABEL,
+    BUFF_LARGE,
+    BUFF_MEDIUM,
     BUFF_NOTE,
     BUFF_TIGHT,
     SAFE_BOTTOM,
@@ -34,9 +37,9 @@ LAYERS = {  # result → (input side, weight name, theme colour attribute)
     "K": ("key", "W_K", "k"),
     "V": ("key", "W_V", "v"),
 }
-ROW_BOX_BUFF = 0.03  # a followed row's box, round it (MatrixView.row_box's)
+ROW_BOX_BUFF = BUFF_BOX  # a followed row's box, round it (MatrixView.row_box's)
 MAX_COLS, MAX_ROWS = 6, 8  # wider or taller matrices are folded ("…", "⋮")
-STAGE_BUFF = 0.25  # between a matrix and the "·" or "=" beside it
+STAGE_BUFF = BUFF_MEDIUM  # between a matrix and the "·" or "=" beside it
 DOT_FONT, EQ_FONT = 40, 36  # the "·" and "=" of X · W = R
 TAG_FONT = 28  # "X", "W_Q", "Q" above their matrices
 TAG_ROOM = 1.25  # above the grids: the names; below W: "learned" and its shape
@@ -47,7 +50,7 @@ ENTRY_ROOM = 1.05  # below the stage: one entry of Q made term by term (two line
 ENTRY_FONT = 22
 ENTRY_TERMS = 6  # terms written out; wider rows show the first ENTRY_TERMS − 1, then "…"
 ENTRY_COLUMN = 0  # the column of W_Q whose entry is made before the viewer's eyes
-ROWS_GAP = 0.5  # between Q, K and V side by side at the end
+ROWS_GAP = BUFF_LARGE  # between Q, K and V side by side at the end
 ROWS_TAG_ROOM = 0.9  # above Q, K and V side by side: their names
 # Beside each of Q, K and V: its row labels and the gap after it. Not the measured labels:
 # long words then make the row wider and fit_width shrinks it all a little, which keeps

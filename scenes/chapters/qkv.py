@@ -27,11 +27,16 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text, wrap
-from attention_video.scenes.widgets import Theme, make_label
+from attention_video.scenes.themes import Theme
+from attention_video.scenes.widgets import make_label
 
 MAX_BARS = 11  # up to this many allowed keys: one bar each (12 rows do not fit at a legible size)
 TOP_BARS = 10  # more keys: the 10 largest as bars, the rest summed in one line
 DECIMALS = 2
+NOTES_GAP = 0.14  # between the lines of the notes under the bars (plan_chart gives a note
+#                  0.42 of height): one block, a shade tighter than BUFF_NOTE
+ROLES_INDENT = 0.6  # the query's chip and role, in from the frame's left edge: 0.24 inside
+#                     the safe area (SAFE_X)
 
 
 
@@ -153,7 +158,7 @@ def make_notes(row: np.ndarray, plan: BarPlan, size: float, ctx: ChapterContext,
         m = len(plan.masked)
         notes.add(make_text(ctx.tr.plural("masked (weight 0): {n} later word",
                                       "masked (weight 0): {n} later words", m), size, ctx.theme.muted))
-    return notes.arrange(DOWN, buff=0.14, aligned_edge=LEFT)
+    return notes.arrange(DOWN, buff=NOTES_GAP, aligned_edge=LEFT)
 
 
 def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: list[str],
@@ -228,7 +233,7 @@ class QKVScene(ChapterScene):
         chip = make_label(self.q_labels[i], 30, self.q_colors[i], self.theme, max_width=3.0)
         tag = make_text(self.tr("query: the word that asks"), 22, self.theme.q)
         roles = VGroup(chip, tag).arrange(RIGHT, buff=BUFF_MEDIUM)
-        roles.next_to(self.title_mob, DOWN, buff=BUFF_BLOCK).to_edge(LEFT, buff=0.6)
+        roles.next_to(self.title_mob, DOWN, buff=BUFF_BLOCK).to_edge(LEFT, buff=ROLES_INDENT)
         reason = self.head_reason()
         if reason:
             roles.add(make_head_reason(reason, self.theme, roles))

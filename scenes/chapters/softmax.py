@@ -19,6 +19,7 @@ from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_SMALL,
+    BUFF_TIGHT,
     MIN_FONT,
     SAFE_BOTTOM,
     SAFE_X,
@@ -28,11 +29,12 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text
-from attention_video.scenes.widgets import MASKED_TEXT, MatrixView, Theme, fit_cells, number_ink
+from attention_video.scenes.themes import Theme, number_ink
+from attention_video.scenes.widgets import MASKED_TEXT, MatrixView, fit_cells
 
 MASK_MAX = 12  # the causal step draws the whole weight matrix up to this many words
 MIN_ROW_H = 0.31  # rows closer than this would make the numbers too small
-SEGMENT_PAD = 0.06  # air round a word inside a stacked segment
+SEGMENT_PAD = BUFF_TIGHT  # air round a word inside a stacked segment
 BAR_LEN = 2.6  # length of a bar of weight 1
 HEADER_H = 0.6  # the header line sits this far above the first row
 COLUMNS = ("word", "scores", "scaled", "exp", "weights")

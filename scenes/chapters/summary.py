@@ -15,8 +15,12 @@ from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
+    BUFF_BLOCK,
+    BUFF_BLOCK_WIDE,
+    BUFF_MEDIUM,
     BUFF_ROW,
     BUFF_SECTION,
+    BUFF_SMALL,
     BUFF_SNUG,
     BUFF_TIGHT,
     LABEL_FILL,
@@ -25,7 +29,8 @@ from attention_video.scenes.layout import (
     font_for_row,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text, subscript
-from attention_video.scenes.widgets import MatrixView, Recorder, Theme, fit_cells, make_sub
+from attention_video.scenes.themes import Theme
+from attention_video.scenes.widgets import MatrixView, Recorder, fit_cells, make_sub
 
 MAX_COLS = 8  # long vectors: first ones, "…", last one
 DECIMALS = 2
@@ -33,12 +38,14 @@ FORMULA_FONT = 44
 LINK_FONT = 20  # the chapter labels under the formula
 LINK_MAX_W = 3.4
 LINK_DROP = 0.6  # from the formula down to its chapter labels
-ROWS_DROP = 0.35  # from the chapter labels down to the followed word's rows
+ROWS_DROP = BUFF_BLOCK_WIDE  # from the chapter labels down to the followed word's rows
 MAX_CELL_W, MAX_CELL_H = 1.05, 0.55  # a number's cell in those rows, at most
-ROW_GAP = 0.25  # between two rows
-PART_GAP = 0.3  # between a row's name, its numbers and its chapter note
-EDGE_ROOM = 0.1  # spare width at the frame's edges
-ROWS_MARGIN = 0.2  # spare height above the caption
+ROW_GAP = BUFF_MEDIUM  # between two rows
+PART_GAP = BUFF_BLOCK  # between a row's name, its numbers and its chapter note
+EDGE_ROOM = BUFF_SMALL  # spare width at the frame's edges
+ROWS_MARGIN = BUFF_ROW  # spare height above the caption
+VECTOR_FRAME_BUFF = 0.05  # a vector row's frame, round it: a lone row has no neighbours for
+#                           its frame to cover, so it stands wider than a grid row's BUFF_BOX
 WORD_LABELS_H = 0.7  # the key words over the weights row (two levels when staggered)
 STAGGER = 0.32  # how much higher every other word sits when words are wider than cells
 SUM_TERMS = 3  # terms of Z written out in the caption
@@ -144,7 +151,7 @@ class ChapterLinks:
     whole: VGroup
 
 
-def spread_labels(labels: list[VGroup], xs: list[float], gap: float = 0.3) -> None:
+def spread_labels(labels: list[VGroup], xs: list[float], gap: float = BUFF_BLOCK) -> None:
     """Put labels in one row, each as close to its x as it can be without overlapping,
     and the row within the frame."""
     order = sorted(range(len(labels)), key=lambda a: xs[a])
@@ -218,7 +225,7 @@ def make_vector_row(values: np.ndarray, key: str, index_map, ctx: ChapterContext
                       max_cols=MAX_COLS, record=ctx.record, heat=False, numbers_in_rows={0},
                       index_map=index_map, mask=None if mask is None else mask[None, :],
                       masked_numbers=True)
-    frame = view.row_box(0, box_color, buff=0.05, width=3)
+    frame = view.row_box(0, box_color, buff=VECTOR_FRAME_BUFF, width=3)
     labels = make_col_words(view, *words) if words is not None else VGroup()
     return VectorRow(view, frame, labels, VGroup(view, frame, labels))
 

@@ -20,13 +20,11 @@ from attention_video.scenes.layout import (
     STAGE_TOP,
 )
 from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.themes import MIN_CONTRAST, blend, ink_on
 from attention_video.scenes.widgets import (
-    MIN_CONTRAST,
     CellLayout,
     MatrixView,
-    blend,
     fit_cells,
-    ink_on,
     label_width,
     make_sub,
 )
@@ -139,10 +137,10 @@ def make_headers(trace, views: tuple[MatrixView, ...], size: float, ctx: Chapter
     weights, V, weighted = views
     name = ctx.tr("weight") if trace.normalized else ctx.tr("factor")
     headers = VGroup(
-        make_text(name, size, ctx.theme.muted).next_to(weights.grid_only(), UP, 0.15),
+        make_text(name, size, ctx.theme.muted).next_to(weights.grid_only(), UP, buff=BUFF_NOTE),
         make_sub("V", ctx.tr("values"), size * 1.15, ctx.theme.v, ctx.theme.muted)
-        .next_to(V.grid_only(), UP, 0.15),
-        make_text(name + " × V", size, ctx.theme.muted).next_to(weighted.grid_only(), UP, 0.15),
+        .next_to(V.grid_only(), UP, buff=BUFF_NOTE),
+        make_text(name + " × V", size, ctx.theme.muted).next_to(weighted.grid_only(), UP, buff=BUFF_NOTE),
     )
     for hd in headers:
         fit_width(hd, max(hd.width * 0.5, 2.4))

@@ -91,7 +91,7 @@ def test_the_learning_table_colours_exactly_the_pairs_its_caption_counts(trace):
     caption said "0 of 4 pairs agree" (colours used ≥ 0, the caption > 0)."""
     from attention_video.scenes.chapters.learning import make_pairs_table
     from attention_video.scenes.context import ChapterContext
-    from attention_video.scenes.widgets import THEMES
+    from attention_video.scenes.themes import THEMES
 
     theme, h = THEMES["dark"], trace.history
     table = make_pairs_table(h, "milk", "drank", ChapterContext.of("dark", "en"), 10, 4)
@@ -106,7 +106,7 @@ def test_the_learning_table_colours_exactly_the_pairs_its_caption_counts(trace):
 def test_the_dot_chapter_counts_agreeing_pairs_as_it_colours_them():
     from attention_video.scenes.chapters.dot import make_pair_table
     from attention_video.scenes.context import ChapterContext
-    from attention_video.scenes.widgets import THEMES
+    from attention_video.scenes.themes import THEMES
 
     s = Settings(sentence="a b c", weights="random", seed=3)
     t = build_trace(s)

@@ -15,7 +15,8 @@ import pytest
 from attention_video.attncore.pretrained.checkpoint import load_checkpoint, read_config
 from attention_video.attncore.settings import FIELD_NAMES, SettingsError, build_settings
 from attention_video.scenes.text import built_text, is_stand_in, make_text
-from attention_video.scenes.widgets import THEMES, make_label, make_sub
+from attention_video.scenes.themes import THEMES
+from attention_video.scenes.widgets import make_label, make_sub
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

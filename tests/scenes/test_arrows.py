@@ -209,7 +209,7 @@ def test_a_short_key_arrow_is_drawn_over_the_long_ones():
     # --causal --heads 4 --d-model 8 --weights random: "The"'s short arrow lay hidden
     # under the others, unlabelled
     from attention_video.scenes import arrows
-    from attention_video.scenes.widgets import THEMES, word_color
+    from attention_video.scenes.themes import THEMES, word_color
 
     s = Settings(sentence="The black cat drank the milk", causal=True, heads=4, d_model=8,
                  weights="random", quality="l")

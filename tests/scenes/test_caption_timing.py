@@ -201,7 +201,8 @@ def test_the_summary_formula_writes_the_root_with_its_bar_and_d_k_subscripted():
     from attention_video.scenes.catalogue import Translate
     from attention_video.scenes.chapters.summary import SQRT_D_K, make_formula, spans
     from attention_video.scenes.context import ChapterContext
-    from attention_video.scenes.widgets import THEMES, Recorder
+    from attention_video.scenes.themes import THEMES
+    from attention_video.scenes.widgets import Recorder
 
     ctx = ChapterContext(THEMES["dark"], Translate("en"), Recorder(), 1.0)
     refs = {s: None for s in ("linear", "factor", "softmax", "weighted_sum")}
@@ -241,7 +242,7 @@ def test_q_k_v_and_z_keep_one_colour_in_every_chapter():
 
 
 def test_the_theme_gives_z_a_colour_of_its_own():
-    from attention_video.scenes.widgets import THEMES, contrast
+    from attention_video.scenes.themes import THEMES, contrast
 
     for theme in THEMES.values():
         assert theme.z not in (theme.q, theme.k, theme.v, theme.w, theme.accent)

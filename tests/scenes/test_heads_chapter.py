@@ -17,7 +17,7 @@ from attention_video.scenes.chapters.heads import heat_image, make_overview
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import SAFE_X
 from attention_video.scenes.reasons import head_why
-from attention_video.scenes.widgets import THEMES
+from attention_video.scenes.themes import THEMES
 from manim import color_to_rgb
 
 from tests.support.scene_truth import check_drawn

@@ -13,7 +13,8 @@ from attention_video.pipeline.run.lint import ChapterLint, LintResult, lint_vide
 from attention_video.scenes import lint
 from attention_video.scenes.layout import MIN_FONT, SAFE_X
 from attention_video.scenes.text import make_text
-from attention_video.scenes.widgets import THEMES, make_caption, word_color
+from attention_video.scenes.themes import THEMES, word_color
+from attention_video.scenes.widgets import make_caption
 from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Arrow, Line, Rectangle, Square, VGroup
 
 pytestmark = pytest.mark.xdist_group("lint")  # one worker: the default video's build is shared
@@ -274,7 +275,7 @@ def test_lint_prints_one_line_per_problem_and_exits_1(capsys, tmp_path, monkeypa
 
 # ---- issue 28, part B: the rules the scenes now keep ----------------------------------
 def test_the_first_word_colours_stay_apart_for_colour_blind_viewers():
-    from attention_video.scenes.widgets import WORD_HUES
+    from attention_video.scenes.themes import WORD_HUES
 
     for theme in THEMES.values():
         colours = [(f"w{i}", word_color(i, theme)) for i in range(len(WORD_HUES))]

@@ -12,7 +12,8 @@ from attention_video.attncore import Settings, build_trace
 from attention_video.scenes import arrows, lint
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.text import make_text
-from attention_video.scenes.widgets import THEMES, CellLayout, MatrixView, word_color
+from attention_video.scenes.themes import THEMES, word_color
+from attention_video.scenes.widgets import CellLayout, MatrixView
 from manim import DOWN, UP, DashedLine
 
 pytestmark = pytest.mark.xdist_group("lint")

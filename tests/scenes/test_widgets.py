@@ -25,8 +25,8 @@ from attention_video.scenes.text import (
     parse_number,
     wrap,
 )
+from attention_video.scenes.themes import THEMES
 from attention_video.scenes.widgets import (
-    THEMES,
     CellLayout,
     MatrixView,
     Recorder,
@@ -215,7 +215,7 @@ def test_every_colour_drawn_as_text_reads_on_its_background(theme):
     """Words, their families (cross-attention) and the theme's text colours all reach
     WCAG AA's 4.5:1 on the background: on the light theme the golden-ratio hues at one
     lightness gave yellows and greens of 2:1, and the accent 3:1."""
-    from attention_video.scenes.widgets import family_colors, word_color
+    from attention_video.scenes.themes import family_colors, word_color
 
     t = THEMES[theme]
     colours = {f"word {i}": word_color(i, t) for i in range(32)}

@@ -42,7 +42,7 @@ from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
 from attention_video.scenes.text import fmt
-from attention_video.scenes.widgets import THEMES, word_color
+from attention_video.scenes.themes import THEMES, word_color
 
 pytestmark = pytest.mark.xdist_group("page")  # one browser per module, on one worker
 

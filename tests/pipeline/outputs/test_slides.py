@@ -495,7 +495,7 @@ def reveal_index(browser: DevTools) -> int:
     return browser.evaluate("Reveal.getIndices().h")
 
 
-DARK = "#14161c"  # the default theme's background (scenes.widgets.THEMES["dark"])
+DARK = "#14161c"  # the default theme's background (scenes.themes.THEMES["dark"])
 PROGRESS_BAR = re.compile(r"\r|\x1b\[|it/s|%\||[━█▏▎▍▌▋▊▉]")  # tqdm's, rich's, any redrawn line
 
 
