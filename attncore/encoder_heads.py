@@ -14,11 +14,13 @@ import dataclasses
 from typing import Protocol
 
 import numpy as np
+from attention_video.attncore import attention as att
 from attention_video.attncore import heads as common
-from attention_video.attncore.encoder import Encoding, Forward
+from attention_video.attncore.encoder import Encoding, Forward, layer_heads, one_blas_thread
 from attention_video.attncore.heads import OFFSET_NAMES, POSITIONAL_SHARE, HeadSummary
+from attention_video.attncore.settings import Settings
 from attention_video.attncore.tokenize import Token
-from attention_video.attncore.trace import HeadChoice
+from attention_video.attncore.trace import AttentionTrace, HeadChoice
 
 __all__ = ["OFFSET_NAMES", "POSITIONAL_SHARE", "SPECIAL", "SPECIAL_SHARE", "HeadSummary", "Run",
            "choose_head", "describe", "format_heads", "head_pattern", "other_words",
@@ -112,3 +114,36 @@ def format_heads(rows: list[HeadSummary], focus: str, chosen: tuple[int, int] | 
     notes = ((f"{tag}: the words give {ends[0]} and {ends[1]} at least {SPECIAL_SHARE:.2f} "
               "of their attention, on average",) if any(h.pattern == tag for h in rows) else ())
     return common.format_heads(rows, focus, chosen, notes)
+
+
+def x_label(layer: int) -> str:
+    """How an encoder layer's input X was made, as a formula: the normalised sum of the
+    embeddings, or the output H of the layer below (the scenes word it)."""
+    return "LayerNorm(E + P)" if layer == 0 else f"H{layer - 1}"
+
+
+def encoder_trace(s: Settings, r: Run, layers, num_heads: int, source: str,
+                  model_name: str) -> AttentionTrace:
+    """The trace of one encoder layer (the chosen one, or the one --head auto picks): that
+    layer's input and every one of its heads, with the real weights and biases. `layers`:
+    each layer's weights (W_Q … W_O and their biases).
+
+    `output` is Concat(Z_h)·W_O without the output bias b_O (as the field's formula says):
+    the attention block's output before bias, residual and LayerNorm."""
+    choice = choose_head(r, s.layer) if s.head == "auto" else None
+    layer, head = (choice.layer, choice.head) if choice else (s.layer, int(s.head))
+    fw = r.forward
+    X = fw.hidden[layer]  # (n, d_model) the layer's input
+    with one_blas_thread():
+        heads = tuple(dataclasses.replace(h, pattern=head_pattern(h.weights)) for h in
+                      layer_heads(X, layers[layer], num_heads, layer, s.softmax))
+    W_O = layers[layer].W_O  # (heads·d_k, d_model)
+    output = att.multi_head([h.Z for h in heads], W_O)  # (n, d_model)
+    return AttentionTrace(
+        query_tokens=r.tokens, key_tokens=r.tokens,
+        E=fw.E, P=fw.P, X=X, E_q=fw.E, P_q=fw.P, X_q=X,
+        heads=heads, W_O=W_O, output=output, focus=r.focus, head_index=head,
+        source=source, model_name=model_name, layer=layer, causal=False, cross=False,
+        normalized=s.softmax, seed=s.seed, head_choice=choice, x_label=x_label(layer),
+        x_from=AttentionTrace.HIDDEN if layer > 0 else AttentionTrace.EMBEDDING,
+        model_weights=fw.attention)
