@@ -1,0 +1,39 @@
+"""The followed word (--query) as every model's resolve_focus compares and echoes it.
+
+One definition for all of them: a query and a token are the same word when their NFC forms
+agree case-folded ('café' typed as e + U+0301 is the sentence's 'café'), and an error line
+echoes the query and the close words cut by settings.shown (a 10,000-character query made a
+10,075-character line)."""
+
+from __future__ import annotations
+
+import difflib
+import unicodedata
+from collections.abc import Iterable
+
+from attention_video.attncore.settings import SettingsError, shown
+
+
+def query_key(text: str) -> str:
+    """The form two spellings of one word share: stripped, NFC, case-folded."""
+    return unicodedata.normalize("NFC", text.strip()).casefold()
+
+
+def same_word(a: str, b: str) -> bool:
+    return query_key(a) == query_key(b)
+
+
+def not_found(query: str, words: Iterable[str]) -> SettingsError:
+    """'query: … is not in the sentence; did you mean …?' (or the sentence's words)."""
+    words = list(dict.fromkeys(words))
+    keys = {query_key(w): w for w in words}
+    close = [keys[k] for k in difflib.get_close_matches(query_key(query), list(keys), n=3,
+                                                          cutoff=0.4)]
+    hint = (f"did you mean {', '.join(shown(c) for c in close)}?" if close else
+            "the words are: " + ", ".join(shown(w) for w in words[:12]))
+    return SettingsError("query", f"{shown(query)} is not in the sentence; {hint}")
+
+
+def not_at(index: int, token: str, query: str) -> SettingsError:
+    """--query-index and --query name different tokens."""
+    return SettingsError("query_index", f"token {index} is {shown(token)}, not {shown(query)}")
