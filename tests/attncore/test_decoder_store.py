@@ -12,6 +12,9 @@ import fcntl
 import json
 import logging
 import os
+import signal
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -275,3 +278,37 @@ def test_the_record_is_checked_against_the_shapes_it_describes(gguf, cache):
 
 def test_the_dataclass_fields_are_all_kept():
     assert set(SHAPES) == {f.name for f in dataclasses.fields(LayerWeights)}
+
+
+def test_a_write_killed_outright_is_removed_by_the_next_run(gguf, tmp_path):
+    """SIGKILL (or a SIGTERM nothing handles) ends the writer with no clean-up: its lock
+    dies with it, so the next run knows the folder is a leftover, however new."""
+    cache = tmp_path / "models"
+    child = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(gguf), str(cache)],
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "writing"
+    child.send_signal(signal.SIGKILL)
+    child.communicate()
+    (partial,) = cache.iterdir()
+    assert partial.name.endswith(".partial") and (partial / store.LOCK).exists()
+    calls = Calls()
+    kept(gguf, cache, calls)
+    assert [p.name for p in cache.iterdir()] == [folder(gguf, cache).name]
+    assert len(calls.lines) == 1 and "interrupted run" in calls.lines[0]
+
+
+KILLED_WRITER = """
+import sys, time
+from pathlib import Path
+import numpy as np
+from attention_video.attncore.decoder import store
+from tests.attncore.test_decoder_store import made_up_model
+real = np.save
+def slow(path, a):
+    real(path, a)
+    print("writing", flush=True)
+    time.sleep(60)
+store.np.save = slow
+gguf, cache = Path(sys.argv[1]), Path(sys.argv[2])
+store.save(made_up_model(gguf), store.folder_for(gguf, cache))
+"""
