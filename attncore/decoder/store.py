@@ -371,9 +371,9 @@ def load_or_save(path: Path, cache: Path, load_model: Callable[[Path], Model],
             _discard(folder)
         save(model, folder)
     except OSError as e:
-        warn(f"the decoder's weights cannot be kept in {cache} ({e.strerror or e}); they are "
-             f"read from the GGUF file again on every run (6-12 s) until it is a writable "
-             "folder")
+        why = "it is a file, not a folder" if cache.is_file() else e.strerror or str(e)
+        warn(f"the decoder's weights cannot be kept in {cache} ({why}); they are read from "
+             "the GGUF file again on every run (6-12 s) until it is a writable folder")
         return model
     if damage is not None:
         warn(f"the kept copy of {MODEL_NAME}'s weights was damaged ({damage}); made again "
