@@ -15,13 +15,14 @@ Shapes: n tokens, d model width, h heads of width d_k, d_ff feed-forward width.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import math
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from attention_video.attncore import attention as att
+from attention_video.attncore.focus import not_at, not_found, same_word
 from attention_video.attncore.settings import MAX_TOKENS_LIMIT, Settings, SettingsError
 from attention_video.attncore.tokenize import Token
 from attention_video.attncore.trace import HeadTrace, compute_head
@@ -185,12 +186,13 @@ def is_real_word(t: Token) -> bool:
 
 
 def _matches(enc: Encoding, i: int, query: str, normalize: Callable[[str], str]) -> bool:
-    """Token i is the query: its own text, or the (normalised) word it is the first piece of."""
-    q = query.strip()
-    if enc.tokens[i].text.casefold() == q.casefold():
+    """Token i is the query: its own text, or the (normalised) word it is the first piece of;
+    compared in one Unicode form (focus.same_word)."""
+    if same_word(enc.tokens[i].text, query):
         return True
     w = enc.word_of[i]
-    return w >= 0 and normalize(q) == enc.words[w] and enc.word_of.index(w) == i
+    return (w >= 0 and same_word(normalize(unicodedata.normalize("NFC", query.strip())),
+                                 enc.words[w]) and enc.word_of.index(w) == i)
 
 
 def resolve_focus(enc: Encoding, s: Settings, normalize: Callable[[str], str]) -> int:
@@ -202,23 +204,16 @@ def resolve_focus(enc: Encoding, s: Settings, normalize: Callable[[str], str]) -
             raise SettingsError("query_index", f"{s.query_index} is out of range; allowed: 0 to "
                                 f"{len(tokens) - 1} (0 is {tokens[0].text})")
         if s.query is not None and not _matches(enc, s.query_index, s.query, normalize):
-            raise SettingsError("query_index", f"token {s.query_index} is "
-                                f"{tokens[s.query_index].text!r}, not {s.query!r}")
+            raise not_at(s.query_index, tokens[s.query_index].text, s.query)
         return s.query_index
     if s.query is not None:
         for i in range(len(tokens)):
             if _matches(enc, i, s.query, normalize):
                 return i
-        raise SettingsError("query", f"{s.query!r} is not in the sentence; {_hint(enc, s.query)}")
+        raise not_found(s.query, [*enc.words, *(t.text for t in enc.tokens)])
     real = [i for i, t in enumerate(tokens) if is_real_word(t)]
     if not real:
         return len(tokens) - 2  # only marks: follow the last one
     return enc.word_of.index(enc.word_of[real[-1]])
 
 
-def _hint(enc: Encoding, query: str) -> str:
-    words = list(dict.fromkeys([*enc.words, *(t.text for t in enc.tokens)]))
-    close = difflib.get_close_matches(query.lower(), words, n=3, cutoff=0.4)
-    if close:
-        return "did you mean " + ", ".join(repr(c) for c in close) + "?"
-    return "the words are: " + ", ".join(repr(w) for w in enc.words[:12])

