@@ -3,6 +3,7 @@ their pacing, the model badge, and the colours and labels of the words."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -13,6 +14,7 @@ from attention_video.attncore.tokenize import spelled
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.claims import Claim
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
@@ -89,6 +91,9 @@ class ChapterScene(Scene):
         # each caption's speech with the time it starts.
         self.narrator = narrator if self.speaks else None
         self.speech: list[tuple[float, Speech]] = []
+        # What the captions claim about their pictures (scenes.claims), each filed under
+        # its caption: tests/support/claims.py checks them against what is on screen.
+        self.claims: list[Claim] = []
         self._cue_seconds = 0.0  # narrated: how long the caption's cue lasts (its speech)
         self._caption: VGroup | None = None
         self._caption_start = 0.0
@@ -376,6 +381,11 @@ class ChapterScene(Scene):
             self._swapping = False
         self._caption = new
         self._caption_text = text
+
+    def claim(self, claim: Claim) -> None:
+        """File what the caption on screen claims about its picture (scenes.claims): made
+        from the record the caption's words and the picture were made from."""
+        self.claims.append(replace(claim, caption=len(self.subtitles), text=self._caption_text))
 
     def caption_ends(self) -> None:
         """Called when the caption on screen is about to be replaced, or what it explains

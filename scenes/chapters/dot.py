@@ -37,6 +37,7 @@ from attention_video.scenes.arrows import (
     shadow_text,
 )
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.claims import FURTHEST, LEAST_ALIGNED, NOT_DRAWN, RANKING, Claim
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
@@ -57,6 +58,7 @@ from attention_video.scenes.layout import (
     SAFE_BOTTOM,
     SAFE_X,
     STAGE_TOP,
+    TABLE_ROW_STEP,
     row_for_font,
     shown_pairs,
     widest,
@@ -74,7 +76,7 @@ PAIR_FONT = (18, 30)  # the pair table's font, from the largest down while it is
 PAIR_PAD = BUFF_BLOCK  # air beside a pair's numbers in its column, and beside the row names
 THUMB_W, THUMB_H = 2.6, 1.9  # the box the factor-matrix thumbnail fits in
 MAX_ARROWS = 6  # keys drawn as arrows; the others are named (12 keys would be a blur)
-MAX_NAMED = 8  # keys named beside the picture; more: "and N more"
+NO_ARROW = "*"  # after a key's word in the shadow table: it has no arrow (the note says so)
 NOTE_LIFT = BUFF_NOTE  # the note's bottom above the safe bottom, clear of the caption
 PAIR_TINT = 0.1  # a pair's frame fill: its product's colour, faint
 READOUT_GAP = 0.4  # between a pair's lengths and the identity under them: wider than their
@@ -284,49 +286,81 @@ def make_pair_readout(g: QueryGeometry, j: int, q_name: str, k_name: str, q_colo
     return PairReadout(lengths, identity, cell)
 
 
+@dataclass(frozen=True)
+class Gap:
+    """Keys the shadow table leaves out between two of its rows (one "⋮ n more" row)."""
+
+    n: int
+
+
+def table_rows(ranked: list[int], drawn: list[int], room: int) -> list[int | Gap]:
+    """The rows of the shadow table, longest shadow first: every allowed key when they fit
+    `room` rows; else the highest-scoring ones and every key drawn as an arrow, with each
+    run of keys left out between them as one Gap row, so the table still ranks every key."""
+    rows: list[int | Gap] = list(ranked)
+    for top in range(min(room, len(ranked)), -1, -1):
+        if len(rows) <= room:
+            break
+        keep = set(ranked[:top]) | set(drawn)
+        rows, run = [], 0
+        for k in ranked:
+            if k in keep:
+                rows += [Gap(run)] * bool(run) + [k]
+                run = 0
+            else:
+                run += 1
+        rows += [Gap(run)] * bool(run)
+    return rows
+
+
 @dataclass
 class ShadowTable:
-    """Beside the arrows: each drawn key's shadow on the query's line and its score,
-    longest shadow first, and the keys not drawn, named."""
+    """Beside the arrows: the allowed keys' shadows on the query's line and their scores,
+    longest shadow first; a key without an arrow is starred, and a run of keys left out
+    for room is one "⋮ n more" row."""
 
     heading: VGroup
     rows: dict[int, VGroup]  # key → word, shadow, score
-    named: Mobject | None  # "not drawn: …"
+    gaps: list[tuple[Mobject, int]]  # each "⋮ n more" row and its n
+    note: Mobject | None  # "* no arrow drawn", when a listed key has none
 
     @property
     def group(self) -> VGroup:
-        return VGroup(self.heading, *self.rows.values(),
-                      *([self.named] if self.named is not None else []))
+        return VGroup(self.heading, *self.rows.values(), *(m for m, _ in self.gaps),
+                      *([self.note] if self.note is not None else []))
 
 
-def make_shadow_table(g: QueryGeometry, drawn: list[int], named: list[int], i: int,
-                      names: dict[int, str], colors: dict[int, str], all_names: list[str],
-                      ctx: ChapterContext, keys: GeometryKeys,
-                      max_w: float) -> ShadowTable:
+def make_shadow_table(g: QueryGeometry, drawn: list[int], i: int, names: list[str],
+                      colors: list[str], ctx: ChapterContext, keys: GeometryKeys,
+                      max_w: float, room: int) -> ShadowTable:
+    """The table of `table_rows(g.by_score(), drawn, room)`, fitted to `max_w`."""
     font = PANEL_FONT
     heads = [ctx.tr("key"), ctx.tr("shadow"), "|q| · " + ctx.tr("shadow")]
+    plan = table_rows(list(g.by_score()), drawn, room)
     cells = []
-    for j in drawn:
+    for j in (r for r in plan if not isinstance(r, Gap)):
         score = fmt(g.scores[j], 2)
         ctx.record("scores", (i, j), score)
-        cells.append((j, [names[j], shadow_text(g, j, keys, ctx.record), score]))
+        word = names[j] if j in drawn else names[j] + NO_ARROW
+        cells.append((j, [word, shadow_text(g, j, keys, ctx.record), score]))
     table = make_key_table(heads, cells, colors, ctx.theme, font, lambda j, c: c == 2)
-    heading, rows = table.heading, table.rows
-    note = None
-    if named:
-        # as many names as fit the width at a legible size (never shrunk under the floor)
-        for shown in range(min(len(named), MAX_NAMED), 0, -1):
-            words = ", ".join(all_names[j] for j in named[:shown])
-            more = len(named) - shown
-            tail = ctx.tr(", and {more} more", more=more) if more > 0 else ""
-            note = make_text(ctx.tr("not drawn ({n_named}): {words}{tail}",
-                                    n_named=len(named), words=words, tail=tail), 18,
+    heading, rows = table.heading, dict(table.rows)
+    # the rows in plan order, one step apart, a gap row where keys are left out
+    gaps = []
+    for r, row in enumerate(plan):
+        y = heading.get_y() - (r + 1) * TABLE_ROW_STEP
+        if isinstance(row, Gap):
+            mark = make_text(ctx.tr.plural("⋮ {n} more", "⋮ {n} more", row.n), font - 4,
                              ctx.theme.muted)
-            if note.width <= max_w:
-                break
-        fit_width(note, max_w)
-        note.next_to(VGroup(*rows.values()), DOWN, buff=BUFF_BLOCK).align_to(heading, LEFT)
-    table = ShadowTable(heading, rows, note)
+            gaps.append((mark.move_to([heading.get_left()[0], y, 0], aligned_edge=LEFT), row.n))
+        else:
+            rows[row].set_y(y)
+    note = None
+    if any(j not in drawn for j in rows):
+        note = make_text(ctx.tr("* no arrow drawn"), font - 4, ctx.theme.muted)
+        note.next_to(VGroup(*rows.values(), *(m for m, _ in gaps)), DOWN,
+                     buff=BUFF_BLOCK).align_to(heading, LEFT)
+    table = ShadowTable(heading, rows, gaps, note)
     fit_width(table.group, max_w)
     return table
 
@@ -347,7 +381,7 @@ class DotProductScene(ChapterScene):
         else:
             picture, drawn, named = self.show_two_arrows(g)
             self.show_every_key(picture, drawn, named)
-            self.show_shadows(picture, drawn, named)
+            self.show_shadows(picture, drawn)
             self.show_least_aligned(picture)
         if self.trace.rope is not None:
             show_rotation(self)  # a decoder with RoPE: position by rotation (scenes.rotary)
@@ -442,11 +476,10 @@ class DotProductScene(ChapterScene):
     def geometry_keys(self) -> GeometryKeys:
         return GeometryKeys("", (self.focus,), (self.focus,))
 
-    def make_shadow_table(self, g: QueryGeometry, drawn: list[int], named: list[int],
-                          max_w: float) -> ShadowTable:
-        return make_shadow_table(g, drawn, named, self.focus, {k: self.k_labels[k] for k in drawn},
-                                 {k: self.k_colors[k] for k in drawn}, self.k_labels, self.ctx,
-                                 self.geometry_keys, max_w)
+    def make_shadow_table(self, g: QueryGeometry, drawn: list[int], max_w: float,
+                          room: int) -> ShadowTable:
+        return make_shadow_table(g, drawn, self.focus, self.k_labels, self.k_colors, self.ctx,
+                                 self.geometry_keys, max_w, room)
 
     def say_no_direction(self) -> None:
         self.say(self.tr("Q[{query}] is all zeros: it has no direction, so every key scores 0 against it.",
@@ -465,12 +498,12 @@ class DotProductScene(ChapterScene):
                                     self.theme.q, self.k_colors[j], value,
                                     f"= Q·Kᵀ[{self.q_labels[i]}, {self.k_labels[j]}]", self.ctx,
                                     self.geometry_keys)
-        widest_table = self.make_shadow_table(g, drawn, named, MAX_PANEL_W)
+        widest_table = self.make_shadow_table(g, drawn, MAX_PANEL_W, room=t.n_k)
         left = -SAFE_X
         right = self.picture_right = picture_right(
             max(readout.group.width, VGroup(widest_table.heading, *widest_table.rows.values()).width))
         q_name = f"Q[{self.q_labels[i]}]"
-        least = g.least_aligned()
+        least, best = g.least_aligned(), g.by_score()[0]
 
         def build(keys: list[int]) -> ArrowPicture:
             plane = fit_plane([g], keys, left, right, SAFE_BOTTOM, top, len(keys), q_name)
@@ -478,7 +511,9 @@ class DotProductScene(ChapterScene):
                                       {k: self.k_colors[k] for k in keys}, self.theme,
                                       shadows=keys, arcs=[j] + ([least] if least != j else []))
 
-        picture, drawn, named = labelled_picture(build, drawn, named, keep={j, least})
+        # the keys the captions name stay drawn: the partner, the highest score (it reaches
+        # furthest) and the least aligned
+        picture, drawn, named = labelled_picture(build, drawn, named, keep={j, least, best})
         self.pictures.append((self.geometry_keys, picture))
         fit_width(readout.group, panel_width(right))
         readout.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=BUFF_NONE)
@@ -512,27 +547,31 @@ class DotProductScene(ChapterScene):
         others = [k for k in drawn if k != self.partner]
         if not others:
             return
-        rest = (self.tr(" ({n_named} more are named, not drawn)", n_named=len(named))
+        rest = (self.tr.plural(" ({n} more is not drawn)", " ({n} more are not drawn)", len(named))
                 if named else "")
         right = self.picture_right
-        note = make_not_to_scale_note(self.ctx, max_w=panel_width(right))
+        note = self.scale_note = make_not_to_scale_note(self.ctx, max_w=panel_width(right))
         note.next_to(RIGHT * (right + PANEL_GAP) + UP * (SAFE_BOTTOM + NOTE_LIFT), UR, buff=BUFF_NONE)
         self.say(self.tr("Every other key joins, each at its own true angle to the query and its true "
                          "length{rest}. Only the angles between two keys are not to scale.",
                          rest=rest))
+        self.claim(Claim(NOT_DRAWN, tuple(named), dict(picture.arrows)))
         self.play(LaggedStart(*[FadeIn(picture.key_group(k)) for k in others], lag_ratio=0.25),
                   FadeIn(note), run_time=min(2.0, 0.6 + 0.25 * len(others)))
         self.wait(1.2)
 
-    def show_shadows(self, picture: ArrowPicture, drawn: list[int], named: list[int]) -> None:
+    def show_shadows(self, picture: ArrowPicture, drawn: list[int]) -> None:
         """The keys' shadows light up, longest first, beside their scores."""
         t, g, i = self.trace, picture.geometry, self.focus
         top = self.readout.group.get_top()[1]
         right = self.picture_right
-        table = self.make_shadow_table(g, drawn, named, panel_width(right))
+        note = getattr(self, "scale_note", None)  # the table stays above it
+        bottom = note.get_top()[1] if note is not None else SAFE_BOTTOM
+        room = max(1, int((top - bottom - 2 * BUFF_BLOCK - TABLE_ROW_STEP) / TABLE_ROW_STEP) - 1)
+        table = self.make_shadow_table(g, drawn, panel_width(right), room)
         table.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=BUFF_NONE)
         self.shadow_table = table
-        best = drawn[0]
+        best = g.by_score()[0]  # drawn (show_two_arrows keeps it)
         shadow = shadow_text(g, best, self.geometry_keys, self.drawn)
         score = fmt(t.head.scores[i, best], 2)
         self.drawn("scores", (i, best), score)
@@ -541,14 +580,17 @@ class DotProductScene(ChapterScene):
         self.say(self.tr("Their shadows on the query's line, longest first: {key} reaches furthest "
                          "({shadow}), so it has the highest score, {score} = {q_len} × {shadow}.",
                          key=self.key_name(best), shadow=shadow, score=score, q_len=q_len))
+        self.claim(Claim(FURTHEST, (best,), {best: picture.arrows[best]}))
+        self.claim(Claim(RANKING, tuple(table.rows), dict(table.rows), tuple(table.gaps)))
         self.play(FadeIn(table.heading), run_time=0.4)
-        for k in drawn:
-            if k == self.partner:
+        for k in table.rows:  # longest shadow first
+            if k == self.partner or k not in picture.arrows:
                 self.play(FadeIn(table.rows[k]), run_time=0.35)
             else:
                 self.play(FadeIn(picture.shadow_group(k)), FadeIn(table.rows[k]), run_time=0.35)
-        if table.named is not None:
-            self.play(FadeIn(table.named), run_time=0.4)
+        rest = [m for m, _ in table.gaps] + ([table.note] if table.note is not None else [])
+        if rest:
+            self.play(FadeIn(VGroup(*rest)), run_time=0.4)
         self.wait(1.2)
 
     def show_least_aligned(self, picture: ArrowPicture) -> None:
@@ -568,6 +610,7 @@ class DotProductScene(ChapterScene):
                            shadow=shadow, score=score)
         self.say(self.tr("The least aligned key, {key}, points {theta} away from the query: {text}.",
                          key=self.key_name(j), theta=theta, text=text))
+        self.claim(Claim(LEAST_ALIGNED, (j,), {j: picture.arrows[j]}))
         box = SurroundingRectangle(self.shadow_table.rows[j], buff=BUFF_TIGHT, color=self.theme.accent)
         anims = [Create(box)]
         if j in picture.arcs:

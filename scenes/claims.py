@@ -1,0 +1,40 @@
+"""What a caption claims about its picture, kept as data beside the caption.
+
+A caption that counts, names, ranks or points ("3 more are not drawn", "drank reaches
+furthest", "the least aligned key", the table "longest first") is generated from the same
+record the scene draws from; the scene also files that record as a `Claim`, with the marks
+that show it on screen, under the caption it belongs to. tests/support/claims.py checks
+every claim against the trace and against what is on screen when the caption's picture is
+complete (ChapterScene.caption_ends). No Manim here: marks are whatever the scene drew.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# What a claim says (its `kind`):
+NOT_DRAWN = "not_drawn"  # "N more are not drawn": `keys` are the allowed keys without an arrow;
+#                          `marks` hold the arrow of every key of the picture
+FURTHEST = "furthest"  # "`keys[0]` reaches furthest / has the highest score": its arrow in `marks`
+LEAST_ALIGNED = "least_aligned"  # "the least aligned key, `keys[0]`": its arrow in `marks`
+RANKING = "ranking"  # a table "longest first": `marks` hold each listed key's row, `gaps`
+#                      each "⋮ n more" row with its n, standing for the keys left out there
+KINDS = (NOT_DRAWN, FURTHEST, LEAST_ALIGNED, RANKING)
+
+
+@dataclass(frozen=True, eq=False)
+class Claim:
+    """One claim of one caption: what it says (`kind`), about which keys, and what on the
+    picture shows it."""
+
+    kind: str
+    keys: tuple[int, ...]  # the keys it names, counts or ranks (in that order)
+    marks: dict[int, Any] = field(default_factory=dict)  # key → the mobject that shows it
+    gaps: tuple[tuple[Any, int], ...] = ()  # RANKING: (the "⋮ n more" row, n)
+    caption: int = -1  # which caption of the chapter (0-based); ChapterScene.claim files it
+    text: str = ""  # that caption's words
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown claim {self.kind!r} (one of {', '.join(KINDS)})")

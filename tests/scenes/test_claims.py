@@ -1,0 +1,79 @@
+"""Captions that count, name, rank or point are claims about their pictures (DESIGN, "What a
+lecture-grade picture is"): each is filed as data (scenes.claims) from the record its words
+and the picture were made from, and checked here against the trace and against what is on
+screen when its picture is complete (tests/support/claims.py).
+
+Fast tier: chapter `dot` of a few lint-corpus cases (keys left out of the arrows, of the
+table, a query that ranks itself). Slow tier: every chapter of every lint-corpus case."""
+
+from __future__ import annotations
+
+import pytest
+from attention_video.scenes.claims import NOT_DRAWN, RANKING, Claim
+from manim import Dot, VGroup
+
+from tests.support.claims import Facts, check_case, check_claim
+from tests.support.lint_corpus import load_cases
+
+CASES = {c.name: c for c in load_cases()}
+# 6 keys, all drawn; 10 keys, 3 without arrows, in Chinese; 19 keys, the table cut with gaps
+FAST = ("tiny-default", "chinese-pretrained", "pretrained-19-tokens")
+
+
+def problems(name: str, chapters: tuple[str, ...] | None = None) -> tuple[int, list[str]]:
+    got = check_case(CASES[name], chapters)
+    return sum(len(c.claims) for c in got), [p for c in got for p in c.problems]
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_chapter_four_s_claims_hold_on_screen(name):
+    claims, wrong = problems(name, ("dot",))
+    assert claims >= 3, "chapter 4 names the furthest key, ranks the keys and the least aligned"
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_chapter_s_claims_hold_in_every_corpus_case(name):
+    _, wrong = problems(name)
+    assert not wrong, "\n".join(wrong)
+
+
+# ---- the checker catches a false claim ------------------------------------------------------
+class _Trace:
+    """Just what Facts reads: one query, three keys (scores 3, 2, 1), none masked."""
+
+    class head:  # noqa: N801 - a trace's field
+        import numpy as np
+
+        Q = np.array([[1.0, 0.0]])
+        K = np.array([[3.0, 0.0], [2.0, 1.0], [1.0, -1.0]])
+        mask = np.ones((1, 3), dtype=bool)
+
+    focus = 0
+
+
+FACTS = Facts.of(_Trace)
+WORDS = ["a", "b", "c"]
+
+
+def test_a_count_that_the_picture_does_not_show_is_caught():
+    arrows = {0: Dot(), 1: Dot(), 2: Dot()}
+    seen = {id(arrows[0]), id(arrows[1])}  # c's arrow is not on screen
+    right = Claim(NOT_DRAWN, (2,), arrows, text="(1 more is not drawn)")
+    wrong = Claim(NOT_DRAWN, (1, 2), arrows, text="(2 more are not drawn)")
+    assert check_claim(right, seen, FACTS, WORDS) == []
+    assert check_claim(wrong, seen, FACTS, WORDS)
+
+
+def test_a_ranking_that_drops_a_key_silently_is_caught():
+    rows = {j: VGroup(Dot()).move_to([0, -j, 0]) for j in range(3)}
+    seen = {id(r[0]) for r in rows.values()}
+    assert check_claim(Claim(RANKING, (0, 1, 2), rows), seen, FACTS, WORDS) == []
+    two = {0: rows[0], 2: rows[2]}  # b left out, no "⋮ 1 more" where it would stand
+    assert check_claim(Claim(RANKING, (0, 2), two), seen, FACTS, WORDS)
+    gap = Dot().move_to([0, -1, 0])
+    assert check_claim(Claim(RANKING, (0, 2), two, ((gap, 1),)), seen | {id(gap)},
+                       FACTS, WORDS) == []
+    swapped = {0: rows[1], 1: rows[0], 2: rows[2]}
+    assert check_claim(Claim(RANKING, (0, 1, 2), swapped), seen, FACTS, WORDS)
