@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
@@ -62,6 +63,37 @@ def fmt_row(values: Sequence[float], shown: int, decimals: int = 2) -> str:
         return ", ".join(fmt(v, decimals) for v in values)
     first = [fmt(v, decimals) for v in values[: max(1, shown - 1)]]
     return ", ".join([*first, "…", fmt(values[n - 1], decimals)])
+
+
+def _exact(text: str) -> Decimal:
+    return Decimal(text.replace("−", "-").replace(",", "").strip())
+
+
+def agrees_on_paper(exact: Decimal, result: str) -> bool:
+    """Whether `exact`, worked out on paper from numbers as drawn, shows as `result` at its
+    decimals (a tie either way)."""
+    decimals = len(result.split(".")[1]) if "." in result else 0
+    return abs(exact - _exact(result)) <= Decimal(5) / Decimal(10) ** (decimals + 1)
+
+
+def adds_up(terms: Sequence[str], result: str) -> bool:
+    """Whether numbers as drawn add up to a result as drawn: where they do not, the picture
+    marks the result as made from the unrounded numbers ("≈")."""
+    return agrees_on_paper(sum((_exact(t) for t in terms), Decimal(0)), result)
+
+
+def multiplies_to(factors: Sequence[str], result: str) -> bool:
+    """Whether numbers as drawn multiply to a result as drawn (as adds_up)."""
+    product = Decimal(1)
+    for f in factors:
+        product *= _exact(f)
+    return agrees_on_paper(product, result)
+
+
+def equals_sign(exact_on_paper: bool) -> str:
+    """"=" between drawn numbers and a drawn result they make on paper, "≈" where the
+    result was made from the unrounded numbers and theirs differs."""
+    return "=" if exact_on_paper else "≈"
 
 
 def parse_number(text: str) -> float:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from attention_video.attncore.geometry import QueryGeometry
-from attention_video.attncore.trace import AttentionTrace, HeadTrace
+from attention_video.attncore.trace import HeadTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.arrows import (
     ArrowPicture,
@@ -64,7 +64,14 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.rotary import show_rotation
-from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.text import (
+    adds_up,
+    equals_sign,
+    fit_width,
+    fmt,
+    make_text,
+    multiplies_to,
+)
 from attention_video.scenes.themes import Theme, blend, ink_on
 from attention_video.scenes.widgets import (
     CellLayout,
@@ -79,14 +86,10 @@ MAX_ARROWS = 6  # keys drawn as arrows; the others are named (12 keys would be a
 NO_ARROW = "*"  # after a key's word in the shadow table: it has no arrow (the note says so)
 NOTE_LIFT = BUFF_NOTE  # the note's bottom above the safe bottom, clear of the caption
 PAIR_TINT = 0.1  # a pair's frame fill: its product's colour, faint
+DECIMALS = 2  # products and scores, as every chapter and the page draw them: where the
+#              products as drawn do not add up to the score as drawn, "Σ ≈" says so
 READOUT_GAP = 0.4  # between a pair's lengths and the identity under them: wider than their
 #                    lines' BUFF_NOTE_WIDE, so they read as two blocks
-
-
-def product_decimals(trace: AttentionTrace) -> int:
-    """Q, K on the 0.1 grid (random, tiny) have 2 decimals, so 4 decimals make every product
-    exact; 3 for pretrained."""
-    return 4 if trace.on_grid else 3
 
 
 # ---- the pair table ---------------------------------------------------------------------------
@@ -223,9 +226,11 @@ class SumLine:
         return VGroup(self.lhs, self.cell, self.value, self.rest)
 
 
-def make_sum_line(value: str, name: str, note: str | None, theme: Theme) -> SumLine:
+def make_sum_line(value: str, name: str, note: str | None, theme: Theme,
+                  sign: str = "=") -> SumLine:
+    """`sign`: "≈" where the products as drawn do not add up to `value` on paper."""
     font = 30
-    lhs = make_text("Σ =", font, theme.text)
+    lhs = make_text(f"Σ {sign}", font, theme.text)
     text = make_text(value, font, theme.text, weight="BOLD")
     cell = Rectangle(width=text.width + 0.4, height=text.height + 0.3,
                      stroke_color=theme.accent, stroke_width=5)
@@ -273,12 +278,13 @@ def make_pair_readout(g: QueryGeometry, j: int, q_name: str, k_name: str, q_colo
                      make_text(f"|{k_name}| = {k}", PANEL_FONT, k_color),
                      make_text(f"θ = {angle_text(g, j, keys, ctx.record)}", PANEL_FONT, ctx.theme.text))
     lengths.arrange(DOWN, aligned_edge=LEFT, buff=BUFF_NOTE_WIDE)
-    result = VGroup(make_text("=", PANEL_FONT, ctx.theme.text),
+    cos = cos_text(g, j, keys, ctx.record)
+    sign = equals_sign(multiplies_to([q, k, cos], value))  # "≈": made from unrounded numbers
+    result = VGroup(make_text(sign, PANEL_FONT, ctx.theme.text),
                     make_text(value, PANEL_FONT, ctx.theme.text, weight="BOLD"),
                     make_text(cell_name, PANEL_FONT, ctx.theme.accent)).arrange(RIGHT, buff=BUFF_NOTE)
     identity = VGroup(make_text("|q| · |k| · cos θ", PANEL_FONT, ctx.theme.text),
-                      make_text(f"= {q} · {k} · {cos_text(g, j, keys, ctx.record)}", PANEL_FONT,
-                                ctx.theme.text), result)
+                      make_text(f"= {q} · {k} · {cos}", PANEL_FONT, ctx.theme.text), result)
     identity.arrange(DOWN, aligned_edge=LEFT, buff=BUFF_NOTE_WIDE)
     VGroup(lengths, identity).arrange(DOWN, aligned_edge=LEFT, buff=READOUT_GAP)
     cell = Rectangle(width=result[1].width + 0.24, height=result[1].height + 0.2,
@@ -387,10 +393,6 @@ class DotProductScene(ChapterScene):
             show_rotation(self)  # a decoder with RoPE: position by rotation (scenes.rotary)
         self.finish()
 
-    @property
-    def decimals(self) -> int:
-        return product_decimals(self.trace)
-
     # ---- steps ---------------------------------------------------------------------
     def show_cell(self) -> tuple[CellThumbnail, Mobject]:
         t, i, j = self.trace, self.focus, self.partner
@@ -421,7 +423,7 @@ class DotProductScene(ChapterScene):
         t, i, j = self.trace, self.focus, self.partner
         h = t.head
         table = make_pair_table(h, i, j, self.q_labels[i], self.k_labels[j], self.q_colors[i],
-                                self.k_colors[j], self.ctx, self.decimals, 2 * SAFE_X)
+                                self.k_colors[j], self.ctx, DECIMALS, 2 * SAFE_X)
         fit_width(table.group, 2 * SAFE_X)
         table.group.move_to(ORIGIN).align_to(UP * (below - 0.35), UP)
         bias = self.tr(" (both include their bias)") if h.has_bias else ""
@@ -455,11 +457,14 @@ class DotProductScene(ChapterScene):
 
     def show_sum(self, table: PairTable, thumb: CellThumbnail) -> None:
         t, i, j = self.trace, self.focus, self.partner
-        s = fmt(t.head.scores[i, j], self.decimals)
+        s = fmt(t.head.scores[i, j], DECIMALS)
         self.drawn("scores", (i, j), s)
-        note = self.tr("(d_k = {d_k} pairs)", d_k=t.d_k) if t.d_k > MAX_PAIRS else None
+        folded = t.d_k > MAX_PAIRS  # the note says how many pairs the sum has
+        note = self.tr("(d_k = {d_k} pairs)", d_k=t.d_k) if folded else None
+        products = [fmt(p, DECIMALS) for p in t.head.products(i, j)]
+        sign = "=" if folded else equals_sign(adds_up(products, s))
         line = make_sum_line(s, f"= Q·Kᵀ[{self.q_labels[i]}, {self.k_labels[j]}]", note,
-                             self.theme)
+                             self.theme, sign)
         fit_width(line.group, 2 * SAFE_X)
         line.group.next_to(table.group, DOWN, buff=BUFF_SECTION)
         if line.group.get_bottom()[1] < SAFE_BOTTOM + 0.05:
@@ -492,7 +497,7 @@ class DotProductScene(ChapterScene):
         self.clear_stage()
         drawn, named = keys_to_draw(g, j, MAX_ARROWS)
         top = STAGE_TOP
-        value = fmt(t.head.scores[i, j], self.decimals)
+        value = fmt(t.head.scores[i, j], DECIMALS)
         self.drawn("scores", (i, j), value)
         readout = make_pair_readout(g, j, f"Q[{self.q_labels[i]}]", f"K[{self.k_labels[j]}]",
                                     self.theme.q, self.k_colors[j], value,

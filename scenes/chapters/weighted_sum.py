@@ -19,7 +19,7 @@ from attention_video.scenes.layout import (
     SAFE_X,
     STAGE_TOP,
 )
-from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.text import adds_up, fit_width, fmt, make_text
 from attention_video.scenes.themes import MIN_CONTRAST, blend, ink_on
 from attention_video.scenes.widgets import (
     CellLayout,
@@ -167,6 +167,13 @@ def make_fold_note(plan: RowPlan, views: tuple[MatrixView, ...], ctx: ChapterCon
     return VGroup(note, dots)
 
 
+def rows_add_up(rows: np.ndarray, total: np.ndarray) -> bool:
+    """Whether the weighted rows (r, d_k) as drawn add up, column by column, to Z (d_k,) as
+    drawn."""
+    return all(adds_up([fmt(v, DECIMALS) for v in rows[:, m]], fmt(total[m], DECIMALS))
+               for m in range(rows.shape[1]))
+
+
 def make_weighted_table(trace, plan: RowPlan, ctx: ChapterContext, k_labels: list[str],
                         k_colors: list[str], q_label: str, q_color: str,
                         top: float) -> WeightedTable:
@@ -198,8 +205,13 @@ def make_weighted_table(trace, plan: RowPlan, ctx: ChapterContext, k_labels: lis
     rule.align_to(weighted.grid_only(), LEFT).shift(LEFT * 0.1)
     Z.grid_only().next_to(rule, DOWN, buff=BUFF_LABEL)
     Z.align_to(weighted.grid_only(), LEFT)
+    # "≈" where the rows as drawn do not add up to Z as drawn (Z is the sum of the unrounded
+    # rows); with rows folded away the fold note already says the sum holds more rows
+    on_paper = plan.folded or rows_add_up(trace.head.weighted_rows(trace.focus)[plan.rows],
+                                          trace.head.Z[trace.focus])
+    sum_of = ctx.tr("sum of the rows =") if on_paper else ctx.tr("sum of the rows ≈")
     z_label = VGroup(
-        make_text(ctx.tr("sum of the rows ="), max(MIN_FONT, head_size), ctx.theme.muted),
+        make_text(sum_of, max(MIN_FONT, head_size), ctx.theme.muted),
         make_sub("Z", q_label, max(22, head_size * 1.25), ctx.theme.z, q_color),
     ).arrange(RIGHT, buff=BUFF_NOTE)
     z_label.next_to(Z.grid_only(), LEFT, buff=BUFF_MEDIUM)
