@@ -23,7 +23,7 @@ from attention_video.attncore.trace import (
 
 FORMAT = "attention-trace/1"
 _SCALARS = ("focus", "head_index", "source", "model_name", "layer", "causal", "cross",
-            "normalized", "seed", "x_label", "source_reason", "x_label_q",
+            "normalized", "seed", "x_label", "x_from", "source_reason", "x_label_q",
             "positional")
 _HISTORY_SCALARS = ("partner", "task")
 
@@ -106,7 +106,8 @@ def trace_from_dict(d: dict[str, Any]) -> AttentionTrace:
         rope=rope_from_dict(d.get("rope")),
         kv_heads=None if d.get("kv_heads") is None else tuple(int(g) for g in d["kv_heads"]),
         **{k: np.array(d[k], dtype=np.float64) for k in AttentionTrace.ARRAYS},
-        **{k: d.get(k) for k in _SCALARS},
+        **{k: d.get(k) for k in _SCALARS if k != "x_from"},
+        x_from=d.get("x_from", AttentionTrace.EMBEDDING),  # files written before it was kept
     )
 
 

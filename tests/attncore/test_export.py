@@ -51,7 +51,7 @@ def assert_same_trace(a: AttentionTrace, b: AttentionTrace) -> None:
             assert x.dtype == y.dtype and x.shape == y.shape, name
             assert x.tobytes() == y.tobytes(), name
     for name in ("focus", "head_index", "source", "model_name", "layer", "causal", "cross",
-                 "normalized", "seed", "head_choice", "x_label", "positional"):
+                 "normalized", "seed", "head_choice", "x_label", "x_from", "positional"):
         assert getattr(a, name) == getattr(b, name), name
 
 
@@ -61,6 +61,18 @@ def test_json_round_trip_is_bit_identical(case):
     back = from_json(to_json(t))
     assert_same_trace(t, back)
     assert to_json(back) == to_json(t)
+
+
+def test_what_x_is_travels_with_the_trace():
+    """A later layer's X is the hidden state after the layer below, not E + P: the file says
+    which (x_from and layer), and a file written before it was kept reads as an embedding."""
+    t = dataclasses.replace(build_trace(random_settings()), layer=3, x_from=AttentionTrace.HIDDEN,
+                            x_label="H2")
+    d = json.loads(to_json(t))
+    assert (d["x_from"], d["layer"], d["x_label"]) == ("hidden", 3, "H2")
+    assert from_json(to_json(t)).x_from == AttentionTrace.HIDDEN
+    del d["x_from"]
+    assert trace_from_dict(d).x_from == AttentionTrace.EMBEDDING
 
 
 @pytest.mark.parametrize("indent", [None, 1, 4])
