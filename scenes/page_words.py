@@ -62,6 +62,18 @@ def page_words(tr: Translate) -> dict[str, str]:
         # How a cell was made.
         "x_sum": tr("its embedding plus its position"),
         "x_plain": tr("its embedding, with no position added"),
+        # X not made by the sum the page can show (attncore.trace's x_from): said, not summed
+        "x_norm": tr("the input to layer 0: {formula}, its embedding plus its position, normalised",
+                     **_later("formula")),
+        "x_norm_plain": tr("the input to layer 0: {formula}, its embedding normalised, with no "
+                           "position added", **_later("formula")),
+        "x_hidden": tr("the input to layer {layer}: the hidden state after layer {below}, which "
+                       "the layers below made from its embedding", **_later("layer", "below")),
+        "x_normed_hidden": tr("the input to layer {layer}: the hidden state after layer {below}, "
+                              "normalised; the layers below made it from its embedding",
+                              **_later("layer", "below")),
+        "x_encoder": tr("the encoder's output: its embedding plus its position, mixed by the "
+                        "encoder's self-attention"),
         "learned": tr("A weight the model learned in training: no sum makes it."),
         "random": tr("An untrained random weight: no sum makes it."),
         "bias": tr("plus the bias"),

@@ -281,14 +281,29 @@ function detailX(key, i, j) {
   if (q && T.query_inputs) {
     out[0].append(result(T[X][i][j], X, [i, j]));
     out.push(el("p", {text: T.x_label_q || ""}));
-  } else if (T.positional) {
+  } else if (xIsTheSum() && T.positional) {
     out[0].append(op(T[E][i][j], E, [i, j]), " + ", op(T[P][i][j], P, [i, j]), " = ", result(T[X][i][j], X, [i, j]));
     out.push(el("p", {text: W.x_sum}));
-  } else {
+  } else if (xIsTheSum()) {
     out[0].append(op(T[E][i][j], E, [i, j]), " = ", result(T[X][i][j], X, [i, j]));
     out.push(el("p", {text: W.x_plain}));
+  } else {  // a normalised sum, a hidden state or an encoder's output: what it is, in words
+    out[0].append(result(T[X][i][j], X, [i, j]));
+    out.push(el("p", {text: xMadeOf()}));
   }
   return out;
+}
+
+function xIsTheSum() { // X = E + P (or E) as it stands: the first layer's unnormalised input
+  return (T.x_from || "embedding") === "embedding" && (T.x_label === "E + P" || T.x_label === "E");
+}
+
+function xMadeOf() { // attncore.trace's x_from, worded
+  const below = T.layer - 1;
+  if (T.x_from === "hidden") return say("x_hidden", {layer: T.layer, below});
+  if (T.x_from === "normed_hidden") return say("x_normed_hidden", {layer: T.layer, below});
+  if (T.x_from === "encoder") return say("x_encoder");
+  return say(T.positional ? "x_norm" : "x_norm_plain", {formula: T.x_label});
 }
 
 function detailWeight(key, i, j) {
@@ -326,7 +341,8 @@ function arrows(i, j) { // the query and the key in their plane, with the key's 
   svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
   svg.setAttribute("width", w); svg.setAttribute("height", hgt);
   svg.setAttribute("class", "arrows"); svg.setAttribute("role", "img");
-  const text = say("arrows", {angle: fmt(angle, 1), shadow: fmt(shadow), qnorm: fmt(qn),
+  const text = say("arrows", {angle: fmt(angle, 0),  // whole degrees, as chapter 4 draws them
+                              shadow: fmt(shadow), qnorm: fmt(qn),
                               score: fmt(head().scores[i][j])});
   svg.setAttribute("aria-label", text);
   const line = (x1, y1, x2, y2, colour, width, dash) => {

@@ -154,6 +154,8 @@ def expected_operands(trace: dict, key: str, i: int, j: int) -> list[tuple[str, 
     h = trace["heads"][trace["head_index"]]
     d_model, n_k = len(trace["X"][0]), len(trace["key_tokens"])
     if key == "X":
+        if trace["x_from"] != "embedding" or trace["x_label"] not in ("E + P", "E"):
+            return []  # a normalised sum or a hidden state: said in words, not summed
         return [("E", [i, j]), ("P", [i, j])] if trace["positional"] else [("E", [i, j])]
     if key in ("Q", "K", "V"):
         x = "X_q" if key == "Q" else "X"
@@ -483,6 +485,35 @@ def test_a_pretrained_models_overview_opens_every_layers_heads(browser, tmp_path
     assert tab.get_attribute("#heads .layer-heads button[aria-pressed='true']", "data-head") == str(n)
     q = float(tab.get_attribute('td[data-key="Q"][data-i="0"][data-j="0"]', "data-v"))
     assert q == trace["heads"][n]["Q"][0][0]
+    tab.context.close()
+
+
+@pytest.mark.parametrize("layer", [0, 3])
+def test_a_real_models_x_is_told_as_what_it_is_not_summed(browser, tmp_path, layer):
+    """Layer 0's X is LayerNorm(E + P), a later layer's the hidden state after the layer
+    below: neither is E + P, so the page shows X's value and says what it is."""
+    from attention_video.attncore.pretrained import find_model  # noqa: PLC0415 (only here)
+    from attention_video.attncore.settings import SettingsError  # noqa: PLC0415
+
+    try:
+        find_model()
+    except SettingsError as e:
+        pytest.skip(e.message)
+    page, trace, _, settings = build(tmp_path, weights="pretrained", layer=layer, head=0)
+    assert trace["layer"] == layer
+    words = page_words(Translate(settings.language))
+    tab = open_page(browser, page)
+    tab.click('td[data-key="X"][data-i="1"][data-j="0"]')
+    numbers = shown_numbers(tab)
+    assert [(n["name"], n["index"], n["result"]) for n in numbers] == [("X", [1, 0], True)]
+    assert numbers[0]["v"] == trace["X"][1][0]
+    said = tab.inner_text("#detail-body")
+    if layer == 0:
+        assert words["x_norm"].replace("{formula}", "LayerNorm(E + P)") in said
+    else:
+        assert words["x_hidden"].replace("{layer}", "3").replace("{below}", "2") in said
+    assert " + " not in tab.inner_text("#detail-body .formula")  # X[the, 1] = 0.12, no sum
+    assert tab.errors == []
     tab.context.close()
 
 
