@@ -12,6 +12,7 @@ from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
     BUFF_NOTE,
+    BUFF_TIGHT,
     SAFE_BOTTOM,
     SAFE_X,
     STAGE_TOP,
@@ -29,6 +30,7 @@ SIGN_FONT = 36  # the "+", "=" or "→" between two matrices
 NAME_FONT = 30  # "E", "P", "X" above their matrices
 SIGN_BUFF = BUFF_BLOCK  # between a matrix and the sign beside it
 NAME_ROOM = 0.55  # above the grids: the matrix names
+STEP_FONT = 20  # "layers 0–4" under the arrow to a later layer's X
 
 
 @dataclass
@@ -37,7 +39,7 @@ class Term:
 
     view: MatrixView
     name: Text
-    sign: Text | None  # None for the first term (E)
+    sign: Mobject | None  # None for the first term (E); the arrow to X may carry its step
 
     def parts(self) -> list[Mobject]:
         """What appears when the term is shown."""
@@ -63,6 +65,17 @@ def embedding_signs(trace: AttentionTrace, positional: bool) -> list[str]:
     return ["+", to_x] if positional else [to_x]
 
 
+def layers_below(trace: AttentionTrace, ctx: ChapterContext) -> str | None:
+    """The layers between E + P and a later layer's input X ("layers 0–4"), written under
+    the arrow to X; None where X is made from E + P directly (layer 0, or the encoder's
+    output of a translation model, which its caption tells)."""
+    if trace.x_from not in (trace.HIDDEN, trace.NORMED_HIDDEN) or trace.layer == 0:
+        return None
+    if trace.layer == 1:
+        return ctx.tr("layer 0")
+    return ctx.tr("layers 0–{last}", last=trace.layer - 1)
+
+
 def make_embedding_sum(trace: AttentionTrace, ctx: ChapterContext, labels: list[str],
                        colors: list[str], top: float,
                        positional: bool) -> EmbeddingSum:
@@ -71,6 +84,7 @@ def make_embedding_sum(trace: AttentionTrace, ctx: ChapterContext, labels: list[
     E, P, X = (trace.E_q, trace.P_q, trace.X_q) if query_side else (trace.E, trace.P, trace.X)
     suffix = "_q" if query_side else ""
     signs = embedding_signs(trace, positional)
+    step = layers_below(trace, ctx)
     parts = len(signs) + 1
     sign_room = widest(signs, SIGN_FONT) + 2 * SIGN_BUFF
     max_w = (2 * SAFE_X - label_width(labels) - sign_room * (parts - 1)) / parts
@@ -84,7 +98,7 @@ def make_embedding_sum(trace: AttentionTrace, ctx: ChapterContext, labels: list[
     x_view = make_matrix(X, "X" + suffix, ctx.theme, max_w, max_h, layout=e_view.layout, **kw)
 
     views = [v for v in (e_view, p_view, x_view) if v is not None]
-    sign_texts = [make_text(s, SIGN_FONT, ctx.theme.text) for s in signs]
+    sign_texts: list[Mobject] = [make_text(s, SIGN_FONT, ctx.theme.text) for s in signs]
     row = VGroup(views[0])
     for sign, view in zip(sign_texts, views[1:]):
         row.add(sign, view)
@@ -94,7 +108,16 @@ def make_embedding_sum(trace: AttentionTrace, ctx: ChapterContext, labels: list[
         color = ctx.theme.accent if name == "X" else ctx.theme.text
         names.append(make_text(name, NAME_FONT, color, weight="BOLD")
                      .next_to(view.grid_only(), UP, buff=BUFF_NOTE))
-    whole = VGroup(row, *names)
+    if step:  # X is a hidden state: the layers below made it from the sum, as the arrow says
+        arrow = sign_texts[-1]
+        gap = views[-1].grid_only().get_left()[0] - views[-2].grid_only().get_right()[0] - BUFF_NOTE
+        label = make_text(step, STEP_FONT, ctx.theme.muted)
+        if label.width > gap and " " in step:  # two lines over the arrow: "layers" / "0–4"
+            label = VGroup(*[make_text(line, STEP_FONT, ctx.theme.muted)
+                             for line in step.rsplit(" ", 1)]).arrange(DOWN, buff=BUFF_TIGHT)
+        fit_width(label, gap)
+        sign_texts[-1] = VGroup(arrow, label.next_to(arrow, UP, buff=BUFF_NOTE))
+    whole = VGroup(row, *names, *sign_texts[-1:] if step else ())
     fit_width(whole, 2 * SAFE_X)
     whole.set_x(0).align_to(UP * top, UP)
 
@@ -146,7 +169,10 @@ class InputScene(ChapterScene):
         self.play(FadeIn(E.number_group), run_time=0.6)
         self.wait(1.0)
         if s.P is not None:
-            if t.can.positions == LEARNED:
+            if layers_below(t, self.ctx) is not None:  # E + P is only layer 0's input
+                self.say(self.tr("Layer 0's input adds its position: the model's learned position "
+                                 "embedding P (with the sentence-segment embedding)."))
+            elif t.can.positions == LEARNED:
                 self.say(self.tr("Its position is added: the model's learned position embedding P (with the "
                                  "sentence-segment embedding)."))
             else:
