@@ -1,7 +1,8 @@
 """What a caption claims about its picture, kept as data beside the caption.
 
 A caption that counts, names, ranks or points ("3 more are not drawn", "drank reaches
-furthest", "the least aligned key", the table "longest first") is generated from the same
+furthest", "the least aligned key", the table "longest first", "the ticks mark the row of
+milk") is generated from the same
 record the scene draws from; the scene also files that record as a `Claim`, with the marks
 that show it on screen, under the caption it belongs to. tests/support/claims.py checks
 every claim against the trace and against what is on screen when the caption's picture is
@@ -20,7 +21,9 @@ FURTHEST = "furthest"  # "`keys[0]` reaches furthest / has the highest score": i
 LEAST_ALIGNED = "least_aligned"  # "the least aligned key, `keys[0]`": its arrow in `marks`
 RANKING = "ranking"  # a table "longest first": `marks` hold each listed key's row, `gaps`
 #                      each "⋮ n more" row with its n, standing for the keys left out there
-KINDS = (NOT_DRAWN, FURTHEST, LEAST_ALIGNED, RANKING)
+ROW_MARKS = "row_marks"  # "the ticks mark the row of `keys[0]`" (a query row): `marks` hold
+#                          each tick, `frames` the attention pattern it points into (same key)
+KINDS = (NOT_DRAWN, FURTHEST, LEAST_ALIGNED, RANKING, ROW_MARKS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,6 +35,7 @@ class Claim:
     keys: tuple[int, ...]  # the keys it names, counts or ranks (in that order)
     marks: dict[int, Any] = field(default_factory=dict)  # key → the mobject that shows it
     gaps: tuple[tuple[Any, int], ...] = ()  # RANKING: (the "⋮ n more" row, n)
+    frames: dict[int, Any] = field(default_factory=dict)  # ROW_MARKS: what each mark points into
     caption: int = -1  # which caption of the chapter (0-based); ChapterScene.claim files it
     text: str = ""  # that caption's words
 

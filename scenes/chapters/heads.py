@@ -21,6 +21,7 @@ from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate, isolated
+from attention_video.scenes.claims import ROW_MARKS, Claim
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
@@ -599,6 +600,8 @@ class HeadsScene(ChapterScene):
         self.say(self.tr("We follow layer {layer}, head {head_index} (outlined; the ticks mark the row of "
                          "\"{word}\"). {why_this_head}",
                          layer=t.layer, head_index=t.head_index, word=self.focus_word, why_this_head=self.why_this_head()))
+        self.claim(Claim(ROW_MARKS, (t.focus,), dict(enumerate(view.row_marks)),
+                         frames=dict(enumerate(view.thumbs[t.layer]))))
         self.play(Create(view.outline), Create(view.row_marks), run_time=0.6)
         self.wait(3.5)
         self.clear_stage()

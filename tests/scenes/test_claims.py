@@ -4,20 +4,24 @@ and the picture were made from, and checked here against the trace and against w
 screen when its picture is complete (tests/support/claims.py).
 
 Fast tier: chapter `dot` of a few lint-corpus cases (keys left out of the arrows, of the
-table, a query that ranks itself). Slow tier: every chapter of every lint-corpus case."""
+table, a query that ranks itself) and a real model's overview (chapter `heads`). Slow tier:
+every chapter of every lint-corpus case."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
-from attention_video.scenes.claims import NOT_DRAWN, RANKING, Claim
-from manim import Dot, VGroup
+from attention_video.scenes.claims import NOT_DRAWN, RANKING, ROW_MARKS, Claim
+from manim import Dot, Line, Rectangle, VGroup
 
 from tests.support.claims import Facts, check_case, check_claim
 from tests.support.lint_corpus import load_cases
 
 CASES = {c.name: c for c in load_cases()}
-# 6 keys, all drawn; 10 keys, 3 without arrows, in Chinese; 19 keys, the table cut with gaps
-FAST = ("tiny-default", "chinese-pretrained", "pretrained-19-tokens")
+# chapter 4: 6 keys, all drawn; 10 keys, 3 without arrows, in Chinese; 19 keys, the table
+# cut with gaps. Chapter 9: a real model's overview, its ticks on the followed word's row.
+FAST = (("tiny-default", "dot", 3), ("chinese-pretrained", "dot", 4),
+        ("pretrained-19-tokens", "dot", 4), ("pretrained-layer-3", "heads", 1))
 
 
 def problems(name: str, chapters: tuple[str, ...] | None = None) -> tuple[int, list[str]]:
@@ -25,10 +29,10 @@ def problems(name: str, chapters: tuple[str, ...] | None = None) -> tuple[int, l
     return sum(len(c.claims) for c in got), [p for c in got for p in c.problems]
 
 
-@pytest.mark.parametrize("name", FAST)
-def test_chapter_four_s_claims_hold_on_screen(name):
-    claims, wrong = problems(name, ("dot",))
-    assert claims >= 3, "chapter 4 names the furthest key, ranks the keys and the least aligned"
+@pytest.mark.parametrize(("name", "chapter", "least"), FAST, ids=[f"{n}-{c}" for n, c, _ in FAST])
+def test_a_chapter_s_claims_hold_on_screen(name, chapter, least):
+    claims, wrong = problems(name, (chapter,))
+    assert claims >= least, "the claims the chapter makes were not all filed"
     assert not wrong, "\n".join(wrong)
 
 
@@ -44,13 +48,12 @@ class _Trace:
     """Just what Facts reads: one query, three keys (scores 3, 2, 1), none masked."""
 
     class head:  # noqa: N801 - a trace's field
-        import numpy as np
-
         Q = np.array([[1.0, 0.0]])
         K = np.array([[3.0, 0.0], [2.0, 1.0], [1.0, -1.0]])
         mask = np.ones((1, 3), dtype=bool)
 
     focus = 0
+    n_q = 1
 
 
 FACTS = Facts.of(_Trace)
@@ -77,3 +80,14 @@ def test_a_ranking_that_drops_a_key_silently_is_caught():
                        FACTS, WORDS) == []
     swapped = {0: rows[1], 1: rows[0], 2: rows[2]}
     assert check_claim(Claim(RANKING, (0, 1, 2), swapped), seen, FACTS, WORDS)
+
+
+def test_a_tick_beside_another_row_is_caught():
+    frame = Rectangle(width=1.0, height=3.0)  # three query rows, each 1 high
+    left = frame.get_left()[0]
+    right_tick = Line([left - 0.1, 1.0, 0], [left - 0.01, 1.0, 0])  # level with row 0
+    wrong_tick = Line([left - 0.1, 0.0, 0], [left - 0.01, 0.0, 0])  # level with row 1
+    facts = Facts([0, 1, 2], np.zeros(3), np.ones(3), n_q=3)
+    for tick, holds in ((right_tick, True), (wrong_tick, False)):
+        claim = Claim(ROW_MARKS, (0,), {0: tick}, frames={0: frame})
+        assert (check_claim(claim, {id(tick), id(frame)}, facts, WORDS) == []) is holds

@@ -23,13 +23,21 @@ from attention_video.pipeline.commands.app import make_trace
 from attention_video.pipeline.run.chapter import manim_config
 from attention_video.pipeline.run.render import plan_chapters
 from attention_video.scenes import scene_class
-from attention_video.scenes.claims import FURTHEST, LEAST_ALIGNED, NOT_DRAWN, RANKING, Claim
+from attention_video.scenes.claims import (
+    FURTHEST,
+    LEAST_ALIGNED,
+    NOT_DRAWN,
+    RANKING,
+    ROW_MARKS,
+    Claim,
+)
 from manim import Mobject, tempconfig
 
 from tests.support.lint_corpus import Case
 
 VISIBLE = 0.01  # an opacity above this is seen
 TIE = 1e-9  # scores this close rank either way
+TICK_REACH = 0.15  # a tick marks the pattern whose left edge is at most this far right of it
 
 
 class _Watching:
@@ -90,6 +98,7 @@ class Facts:
     allowed: list[int]
     scores: np.ndarray  # (n_k,)
     cosines: np.ndarray  # (n_k,)
+    n_q: int  # query rows of a pattern
 
     @classmethod
     def of(cls, trace: AttentionTrace) -> Facts:
@@ -99,7 +108,7 @@ class Facts:
         lengths = np.sqrt((K ** 2).sum(axis=1)) * np.sqrt((q ** 2).sum())  # (n_k,)
         with np.errstate(invalid="ignore", divide="ignore"):
             cosines = np.where(lengths > 0, scores / lengths, np.nan)
-        return cls([int(j) for j in np.flatnonzero(h.mask[i])], scores, cosines)
+        return cls([int(j) for j in np.flatnonzero(h.mask[i])], scores, cosines, trace.n_q)
 
     def ranked(self) -> list[int]:
         return sorted(self.allowed, key=lambda j: -self.scores[j])
@@ -136,6 +145,26 @@ def check_claim(c: Claim, seen: set[int], facts: Facts, words: list[str]) -> lis
                              f"not the least aligned ({least:.4f})")
     elif c.kind == RANKING:
         wrong += _check_ranking(c, seen, facts, words, where)
+    elif c.kind == ROW_MARKS:
+        wrong += _check_row_marks(c, seen, facts, where)
+    return wrong
+
+
+def _check_row_marks(c: Claim, seen: set[int], facts: Facts, where: str) -> list[str]:
+    """Ticks that mark query row `keys[0]`: each on screen, level with that row of the
+    pattern it points into (rows split its height evenly), just left of it."""
+    (row,) = c.keys
+    wrong = []
+    for k, tick in c.marks.items():
+        frame = c.frames[k]
+        if not _on(tick, seen) or not _on(frame, seen):
+            wrong.append(f"{where}: tick {k} or the pattern it marks is not on screen")
+            continue
+        step = frame.height / facts.n_q
+        top = frame.get_top()[1] - row * step
+        if not (top - step <= tick.get_y() <= top) or not (
+                0 <= frame.get_left()[0] - tick.get_right()[0] <= TICK_REACH):
+            wrong.append(f"{where}: tick {k} is not by row {row} of its pattern")
     return wrong
 
 
