@@ -40,6 +40,7 @@ from attention_video.scenes.layout import (
     text_width,
     widest,
 )
+from attention_video.scenes.lint import MARK_REACH
 from attention_video.scenes.text import fmt, make_text
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import Recorder
@@ -60,6 +61,8 @@ from manim import (
 Q_LABEL_FONT = ARROW_LABEL_FONT + 2  # the query's name, bold
 MIN_ARROW = 1e-3  # scene length under which a vector is drawn as a dot (it has no direction)
 SIDE_GAP = BUFF_LABEL  # a word written beside its arrow (no room at the tip) clears its line by this
+LABEL_REACH = MARK_REACH - ARROW_TIP  # a word names its arrow within this of it: the lint
+#                                      measures from the shaft, which stops short of the tip
 
 
 # ---- which keys are drawn --------------------------------------------------------------------
@@ -81,15 +84,28 @@ def labelled_picture(build: Callable[[list[int]], ArrowPicture], drawn: list[int
                      named: list[int], keep: set[int]) -> tuple[ArrowPicture, list[int], list[int]]:
     """The picture `build(drawn)`, with every arrow carrying its word: while a key outside
     `keep` finds no free place for its word, the lowest-scoring such key is named instead
-    of drawn (a word-less arrow would be told from its neighbours by colour alone). Returns
-    the picture, the keys drawn and the keys named, each in score order."""
+    of drawn (a word-less arrow would be told from its neighbours by colour alone); then,
+    while a key of `keep` has none, the lowest-scoring other key is named instead of drawn
+    if that gives a kept key its word. Returns the picture, the keys drawn and the keys
+    named, each in score order."""
     drawn, named = list(drawn), list(named)
     picture = build(drawn)
     order = {k: r for r, k in enumerate(picture.geometry.by_score())}
-    while bare := [k for k in drawn if k not in picture.labels and k not in keep]:
-        drawn.remove(bare[-1])
-        named = sorted(named + [bare[-1]], key=order.__getitem__)
-        picture = build(drawn)
+
+    def bare(p: ArrowPicture, keys: list[int]) -> list[int]:
+        return [k for k in keys if k not in p.labels]
+
+    while missing := bare(picture, drawn):
+        loose = [k for k in missing if k not in keep]
+        out = loose[-1] if loose else next((k for k in reversed(drawn) if k not in keep), None)
+        if out is None:
+            break
+        fewer = [k for k in drawn if k != out]
+        trial = build(fewer)
+        if not loose and len(bare(trial, fewer)) >= len(missing):
+            break  # naming another key would not give a kept key its word
+        drawn, picture = fewer, trial
+        named = sorted(named + [out], key=order.__getitem__)
     return picture, drawn, named
 
 
@@ -255,9 +271,17 @@ def _tip_label(text: str, color: str, tip: np.ndarray, origin: np.ndarray,
                for ring in (0.35, 0.6) for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)]
     for place in places:
         label.move_to(place)
-        if _free(label, placed, list(strokes)):
+        if _free(label, placed, list(strokes)) and _by_arrow(label, tip, origin):
             return label
     return None  # crowded in: its colour names it, as the table beside the arrows does
+
+
+def _by_arrow(label: Mobject, tip: np.ndarray, origin: np.ndarray) -> bool:
+    """Whether `label` is written close enough to the arrow from `origin` to `tip` to name
+    it: its box within LABEL_REACH of the arrow's box (as the lint judges it)."""
+    lo, hi = np.minimum(tip, origin) - LABEL_REACH, np.maximum(tip, origin) + LABEL_REACH
+    return (label.get_left()[0] <= hi[0] and label.get_right()[0] >= lo[0]
+            and label.get_bottom()[1] <= hi[1] and label.get_top()[1] >= lo[1])
 
 
 def _strokes(plane: Plane, g: QueryGeometry, keys: list[int], shadows: list[int]) -> list[Segment]:

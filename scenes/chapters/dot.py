@@ -505,8 +505,10 @@ class DotProductScene(ChapterScene):
                                     self.geometry_keys)
         widest_table = self.make_shadow_table(g, drawn, MAX_PANEL_W, room=t.n_k)
         left = -SAFE_X
+        # the arrows get the room the drawn keys' rows leave (the other rows fit to it)
         right = self.picture_right = picture_right(
-            max(readout.group.width, VGroup(widest_table.heading, *widest_table.rows.values()).width))
+            max(readout.group.width,
+                VGroup(widest_table.heading, *(widest_table.rows[k] for k in drawn)).width))
         q_name = f"Q[{self.q_labels[i]}]"
         least, best = g.least_aligned(), g.by_score()[0]
 
