@@ -61,8 +61,9 @@ from manim import (
 Q_LABEL_FONT = ARROW_LABEL_FONT + 2  # the query's name, bold
 MIN_ARROW = 1e-3  # scene length under which a vector is drawn as a dot (it has no direction)
 SIDE_GAP = BUFF_LABEL  # a word written beside its arrow (no room at the tip) clears its line by this
-LABEL_REACH = MARK_REACH - ARROW_TIP  # a word names its arrow within this of it: the lint
-#                                      measures from the shaft, which stops short of the tip
+LABEL_REACH = MARK_REACH - 0.02  # a word names its arrow within this of its shaft (the lint's
+#                                  reach, less a margin for rounding)
+TIP_SHARE = 0.3  # an arrow's tip is at most this share of its length (make_vector)
 
 
 # ---- which keys are drawn --------------------------------------------------------------------
@@ -196,7 +197,7 @@ def make_vector(plane: Plane, along: float, across: float, color: str,
     if np.linalg.norm(end - plane.origin) < MIN_ARROW:
         return Dot(plane.origin, radius=0.06, color=color)
     return Arrow(plane.origin, end, buff=BUFF_NONE, color=color, stroke_width=stroke,
-                 tip_length=ARROW_TIP, max_tip_length_to_length_ratio=0.3,
+                 tip_length=ARROW_TIP, max_tip_length_to_length_ratio=TIP_SHARE,
                  max_stroke_width_to_length_ratio=12)
 
 
@@ -278,8 +279,12 @@ def _tip_label(text: str, color: str, tip: np.ndarray, origin: np.ndarray,
 
 def _by_arrow(label: Mobject, tip: np.ndarray, origin: np.ndarray) -> bool:
     """Whether `label` is written close enough to the arrow from `origin` to `tip` to name
-    it: its box within LABEL_REACH of the arrow's box (as the lint judges it)."""
-    lo, hi = np.minimum(tip, origin) - LABEL_REACH, np.maximum(tip, origin) + LABEL_REACH
+    it: its box within LABEL_REACH of the box of the arrow's shaft, which stops short of
+    the tip by the tip's length (as the lint judges it, scenes.lint._carries)."""
+    out = tip - origin
+    length = float(np.linalg.norm(out))
+    end = tip - out / length * min(ARROW_TIP, TIP_SHARE * length) if length > 0 else tip
+    lo, hi = np.minimum(end, origin) - LABEL_REACH, np.maximum(end, origin) + LABEL_REACH
     return (label.get_left()[0] <= hi[0] and label.get_right()[0] >= lo[0]
             and label.get_bottom()[1] <= hi[1] and label.get_top()[1] >= lo[1])
 
