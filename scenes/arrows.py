@@ -26,6 +26,7 @@ from attention_video.scenes.layout import (
     ARROW_STROKE,
     ARROW_TIP,
     AXIS_OVERHANG,
+    BUFF_HAIR,
     BUFF_LABEL,
     BUFF_NONE,
     BUFF_SMALL,
@@ -60,6 +61,8 @@ from manim import (
 Q_LABEL_FONT = ARROW_LABEL_FONT + 2  # the query's name, bold
 MIN_ARROW = 1e-3  # scene length under which a vector is drawn as a dot (it has no direction)
 SIDE_GAP = BUFF_LABEL  # a word written beside its arrow (no room at the tip) clears its line by this
+STROKE_CLEAR = 0.05  # a word's box clears every line of the picture by this: a line has a width,
+#                      so a word keeps a little more than the BUFF_HAIR it keeps from another
 
 
 # ---- which keys are drawn --------------------------------------------------------------------
@@ -184,7 +187,7 @@ def make_vector(plane: Plane, along: float, across: float, color: str,
                  max_stroke_width_to_length_ratio=12)
 
 
-def _overlaps(a: Mobject, others: list[Mobject], pad: float = 0.04) -> bool:
+def _overlaps(a: Mobject, others: list[Mobject], pad: float = BUFF_HAIR) -> bool:
     for b in others:
         if (abs(a.get_x() - b.get_x()) < (a.width + b.width) / 2 + pad
                 and abs(a.get_y() - b.get_y()) < (a.height + b.height) / 2 + pad):
@@ -195,7 +198,7 @@ def _overlaps(a: Mobject, others: list[Mobject], pad: float = 0.04) -> bool:
 Segment = tuple[np.ndarray, np.ndarray]  # a straight stroke of the picture, end to end
 
 
-def _hits(mob: Mobject, segment: Segment, pad: float = 0.05) -> bool:
+def _hits(mob: Mobject, segment: Segment, pad: float = STROKE_CLEAR) -> bool:
     """Whether the straight `segment` passes through `mob`'s box grown by `pad`
     (Liang–Barsky clipping of the segment to the box)."""
     (x0, y0), (x1, y1) = segment[0][:2], segment[1][:2]

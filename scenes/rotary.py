@@ -20,6 +20,7 @@ from attention_video.scenes.arrows import Plane, make_vector
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     ARROW_STROKE,
+    BUFF_HAIR,
     BUFF_MEDIUM,
     BUFF_NOTE,
     BUFF_SMALL,
@@ -138,7 +139,7 @@ def make_turn_panel(turn: PairTurn, title: str, color: str, unit: float, centre:
     return TurnPanel(turn, plane, axes, before, after, arc, mark, head, numbers)
 
 
-def crosses(mob: Mobject, a: np.ndarray, b: np.ndarray, pad: float = 0.04) -> bool:
+def crosses(mob: Mobject, a: np.ndarray, b: np.ndarray, pad: float = BUFF_HAIR) -> bool:
     """Whether the segment a-b passes through mob's box grown by pad (sampled finely)."""
     x0, x1 = mob.get_left()[0] - pad, mob.get_right()[0] + pad
     y0, y1 = mob.get_bottom()[1] - pad, mob.get_top()[1] + pad
