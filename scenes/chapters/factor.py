@@ -44,6 +44,7 @@ from attention_video.scenes.widgets import (
     MASKED_TEXT,
     CellLayout,
     MatrixView,
+    col_label,
     col_label_font,
     label_width,
     make_marks,
@@ -217,7 +218,7 @@ def make_col_names(kt: MatrixView, lay: FactorLayout, labels: list[str],
     if not lay.col_text:
         return make_marks(marks, cols, UP, min(0.14, lay.w * 0.8))
     size = col_label_font(lay.w)
-    return VGroup(*[fit_width(make_text(labels[j], size, colors[j]), lay.w * 0.98)
+    return VGroup(*[col_label(labels[j], size, colors[j], kt.theme, lay.w * 0.98)
                     .next_to(cols[j], UP, buff=BUFF_SNUG) for j in cols])
 
 
