@@ -12,6 +12,7 @@ each key is turned from the query alone. Builders only build; chapters animate.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -41,6 +42,7 @@ from attention_video.scenes.layout import (
     text_width,
     widest,
 )
+from attention_video.scenes.lint import confusable
 from attention_video.scenes.text import fmt, make_text
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import Recorder
@@ -81,19 +83,42 @@ def keys_to_draw(g: QueryGeometry, featured: int, most: int) -> tuple[list[int],
 
 
 def labelled_picture(build: Callable[[list[int]], ArrowPicture], drawn: list[int],
-                     named: list[int], keep: set[int]) -> tuple[ArrowPicture, list[int], list[int]]:
+                     named: list[int], keep: set[int], colors: dict[int, str] | None = None,
+                     ) -> tuple[ArrowPicture, list[int], list[int]]:
     """The picture `build(drawn)`, with every arrow carrying its word: while a key outside
     `keep` finds no free place for its word, the lowest-scoring such key is named instead
-    of drawn (a word-less arrow would be told from its neighbours by colour alone). Returns
+    of drawn (a word-less arrow would be told from its neighbours by colour alone). Two
+    arrows in `colors` that a colour-blind viewer cannot tell apart (scenes.lint.confusable)
+    are not drawn together either: the lower-scoring one outside `keep` is named. Returns
     the picture, the keys drawn and the keys named, each in score order."""
     drawn, named = list(drawn), list(named)
     picture = build(drawn)
     order = {k: r for r, k in enumerate(picture.geometry.by_score())}
+    alike = look_alike(drawn, colors or {}, keep, order)
+    if alike:
+        drawn = [k for k in drawn if k not in alike]
+        named = sorted(named + alike, key=order.__getitem__)
+        picture = build(drawn)
     while bare := [k for k in drawn if k not in picture.labels and k not in keep]:
         drawn.remove(bare[-1])
         named = sorted(named + [bare[-1]], key=order.__getitem__)
         picture = build(drawn)
     return picture, drawn, named
+
+
+def look_alike(drawn: list[int], colors: dict[int, str], keep: set[int],
+               order: dict[int, int]) -> list[int]:
+    """The drawn keys to name instead, so that no two drawn arrows have colours that look
+    alike under colour blindness: of each such pair, the lower-scoring key outside `keep`."""
+    out: list[int] = []
+    for a, b in itertools.combinations(sorted(drawn, key=order.__getitem__), 2):
+        if a in out or b in out or a not in colors or b not in colors:
+            continue
+        if confusable([(str(a), colors[a]), (str(b), colors[b])]):
+            lower = b if b not in keep else a if a not in keep else None
+            if lower is not None:
+                out.append(lower)
+    return out
 
 
 # ---- the scale -------------------------------------------------------------------------------

@@ -478,7 +478,8 @@ class DotProductScene(ChapterScene):
                                       {k: self.k_colors[k] for k in keys}, self.theme,
                                       shadows=keys, arcs=[j] + ([least] if least != j else []))
 
-        picture, drawn, named = labelled_picture(build, drawn, named, keep={j, least})
+        picture, drawn, named = labelled_picture(build, drawn, named, keep={j, least},
+                                                 colors=dict(enumerate(self.k_colors)))
         self.pictures.append((self.geometry_keys, picture))
         fit_width(readout.group, panel_width(right))
         readout.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=BUFF_NONE)
