@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from attention_video.attncore import sources
 from attention_video.attncore.chapters import SLUGS
 from attention_video.fastmanim.encoder import TimedRenderer
 from attention_video.pipeline.run.chapter import manim_config
@@ -47,7 +48,7 @@ def built(chapter: str, sink: bool = False, theme: str = "dark", source: str | N
     s = settings(theme=theme)
     t = decoder_trace(s, sink=sink)
     if source is not None:
-        t = dataclasses.replace(t, source=source)
+        t = dataclasses.replace(t, source=source, can=sources.source(source).can)
     return t, scene_of(t, s, chapter)
 
 
