@@ -1,7 +1,7 @@
 """What the chapters put on screen for a rotary, grouped-query, causal decoder (issues 31, 39):
 the story in the order of its arithmetic (chapter 2 turns Q and K into Q_rot and K_rot: the turned
 pairs measured from their arrows, every pair's angle; chapters 3 and 4 name the rows they
-multiply Q_rot and K_rot, and chapter 4 ends on the placements' q̃·k̃), chapter 5's mask and
+multiply Q_rot and K_rot, and chapter 4 ends on the placements' q_rot·k_rot), chapter 5's mask and
 attention sink, chapter 9's key/value groups and its 30 × 9 overview.
 
 The traces are tests/support/decoder_traces.py's (a random trace really turned by RoPE); the
