@@ -7,12 +7,13 @@ then every pair's angle θ = p · base^(−2m/d_k) as a table, then the turned r
 Chapter `dot` ends with why (`show_distance`): q_rot·k_rot of the same two rows placed elsewhere,
 the same distance apart, gives the same score, one step further apart another.
 
-The rows the scores use are named by `score_names` (Q_rot, K_rot and Q_rot·K_rotᵀ with RoPE; Q, K and
-Q·Kᵀ without), so chapters `factor` and `dot` never call the turned rows by the name of
-the rows before their turn.
+The rows the scores use are named by `score_names` (Q_rot, K_rot and Q_rot·K_rotᵀ with RoPE;
+Q, K and Q·Kᵀ without), so no chapter after the turn calls the turned rows by the name of
+the rows before it.
 
-Every number is attncore.rotary's reading of the trace (RotaryReading); the builders
-only build, and `show_rotation` plays them in the chapter's scene. Both pairs are drawn
+Every number is attncore.rotary's reading of the trace (RotaryReading) or trace.rope's; the
+builders only build, and `show_rope` and `show_distance` play them in the chapters' scenes.
+Both pairs are drawn
 at one scale, so their lengths compare, in the colours of Q and K (a word's colour on a
 mark without its word is lost to colour-blind viewers: the panel's title names it).
 """
