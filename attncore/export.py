@@ -22,6 +22,12 @@ from attention_video.attncore.trace import (
 )
 
 FORMAT = "attention-trace/1"
+# With RoPE, the rows X·W_Q and X·W_K are Q and K (the trace's rope.Q_before, K_before), and
+# the rows the scores use, turned, are Q_rot and K_rot (the trace's heads[h].Q, .K): the
+# names the video and the page give them, written beside them in the JSON and in the CSV.
+ROTARY_NAMES = {"Q_before": "Q = X·W_Q", "K_before": "K = X·W_K",
+                "heads.Q": "Q_rot = RoPE(Q)", "heads.K": "K_rot = RoPE(K)",
+                "angles": "θ[p, m] = p · base^(−2m/d_k)"}
 _SCALARS = ("focus", "head_index", "source", "model_name", "layer", "causal", "cross",
             "normalized", "seed", "x_label", "x_from", "source_reason", "x_label_q",
             "positional")
@@ -56,7 +62,8 @@ def trace_to_dict(trace: AttentionTrace, settings: dict[str, Any] | None = None)
     d["model_weights"] = None if mw is None else mw.tolist()
     rope = trace.rope
     d["rope"] = None if rope is None else {
-        "base": rope.base, **{k: getattr(rope, k).tolist() for k in RotaryTrace.ARRAYS}}
+        "base": rope.base, **{k: getattr(rope, k).tolist() for k in RotaryTrace.ARRAYS},
+        "names": ROTARY_NAMES}
     d["kv_heads"] = None if trace.kv_heads is None else list(trace.kv_heads)
     d["settings"] = settings or {}
     return d
@@ -133,7 +140,9 @@ def _table(rows: list[str], cols: list[str], a: np.ndarray) -> str:
 def csv_tables(trace: AttentionTrace) -> dict[str, str]:
     """One CSV per matrix, rows labelled by word and columns by word or dimension.
 
-    Keys are file stems: "X", "head0_Q", "head0_weights", …
+    Keys are file stems: "X", "head0_Q", "head0_weights", … With RoPE, "head0_Q" and
+    "head0_K" are X·W_Q and X·W_K, "head0_Q_rot" and "head0_K_rot" the turned rows the scores
+    use (ROTARY_NAMES), and "rope_angles" every position's angle of every pair.
     """
     qn = [t.text for t in trace.query_tokens]
     kn = [t.text for t in trace.key_tokens]
@@ -142,7 +151,7 @@ def csv_tables(trace: AttentionTrace) -> dict[str, str]:
     if trace.cross:
         out |= {"E_q": _table(qn, dm, trace.E_q), "P_q": _table(qn, dm, trace.P_q),
                 "X_q": _table(qn, dm, trace.X_q)}
-    for h in trace.heads:
+    for index, h in enumerate(trace.heads):
         dk = [f"k{i}" for i in range(h.Q.shape[1])]
         p = f"head{h.head}_"
         out |= {
@@ -152,6 +161,14 @@ def csv_tables(trace: AttentionTrace) -> dict[str, str]:
             p + "scores": _table(qn, kn, h.scores), p + "scaled": _table(qn, kn, h.scaled),
             p + "weights": _table(qn, kn, h.weights), p + "Z": _table(qn, dk, h.Z),
         }
+        if trace.rope is not None:  # Q and K as made, then turned (ROTARY_NAMES)
+            kv = trace.kv_heads[index] if trace.kv_heads is not None else index
+            out |= {p + "Q": _table(qn, dk, trace.rope.Q_before[index]),
+                    p + "K": _table(kn, dk, trace.rope.K_before[kv]),
+                    p + "Q_rot": _table(qn, dk, h.Q), p + "K_rot": _table(kn, dk, h.K)}
+    if trace.rope is not None:
+        angles = trace.rope.angles  # (n, d_k/2)
+        out["rope_angles"] = _table(qn, [f"pair{m}" for m in range(angles.shape[1])], angles)
     out["output"] = _table(qn, dm, trace.output)
     hist = trace.history
     if hist is not None:  # the followed word's row at each training snapshot

@@ -10,13 +10,13 @@ by θ(p′) turns the angle between each pair by θ(p) − θ(p′) = (p − p�
 
     rot(q, p) · rot(k, p′) = Σₘ |qₘ| |kₘ| cos(φₘ + (p − p′) · base^(−2m/d_k))
 
-which depends on p − p′ alone, not on where the two words stand. Chapter `dot` shows it with
-the followed query and its partner key: their pair 0 before and after the turn, then
-the same two vectors placed at other positions, the same distance apart (the same q·k)
-and one step further apart (another).
+which depends on p − p′ alone, not on where the two words stand. Chapter `linear` shows the
+turn with the followed query and its partner key (their pair 0 before and after it, every
+pair's angle); chapter `dot` ends with the same two vectors placed at other positions, the
+same distance apart (the same q·k) and one step further apart (another).
 
 Pure numpy; the trace (attncore.trace.RotaryTrace) holds the angles and the rows before
-the turn, and `rotary_reading` returns every number chapter `dot` draws.
+the turn, and `rotary_reading` returns the numbers of both.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def turn_degrees(radians: float) -> float:
 
 @dataclass(frozen=True)
 class PairTurn:
-    """Pair 0 of one row, before and after its turn (what chapter `dot` draws as two arrows)."""
+    """Pair 0 of one row, before and after its turn (what chapter `linear` draws as two arrows)."""
 
     position: int
     before: tuple[float, float]  # (x₀, x₁) before the turn
@@ -103,7 +103,8 @@ class Placement:
 
 @dataclass(frozen=True)
 class RotaryReading:
-    """What chapter `dot` shows of RoPE for the followed query i and its partner key j."""
+    """What chapters `linear` and `dot` show of RoPE for the followed query i and its partner
+    key j."""
 
     head: int  # the query head
     kv_head: int  # the key/value head it reads

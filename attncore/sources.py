@@ -114,7 +114,7 @@ AUTO_DESCRIPTION = ("the tiny model when every word is in its vocabulary, else m
 
 def describe() -> str:
     """The --weights values with their descriptions, one clause each (--help, the starter)."""
-    return "; ".join([f"{AUTO} (default): {AUTO_DESCRIPTION}",
+    return "; ".join([f"{AUTO}: {AUTO_DESCRIPTION}",
                       *(f"{s.name}: {s.description}" for s in SOURCES.values() if s.selectable)])
 
 

@@ -12,6 +12,7 @@ each key is turned from the query alone. Builders only build; chapters animate.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -26,6 +27,7 @@ from attention_video.scenes.layout import (
     ARROW_STROKE,
     ARROW_TIP,
     AXIS_OVERHANG,
+    BUFF_HAIR,
     BUFF_LABEL,
     BUFF_NONE,
     BUFF_SMALL,
@@ -40,7 +42,7 @@ from attention_video.scenes.layout import (
     text_width,
     widest,
 )
-from attention_video.scenes.lint import MARK_REACH
+from attention_video.scenes.lint import MARK_REACH, confusable
 from attention_video.scenes.text import fmt, make_text
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import Recorder
@@ -64,6 +66,8 @@ SIDE_GAP = BUFF_LABEL  # a word written beside its arrow (no room at the tip) cl
 LABEL_REACH = MARK_REACH - 0.02  # a word names its arrow within this of its shaft (the lint's
 #                                  reach, less a margin for rounding)
 TIP_SHARE = 0.3  # an arrow's tip is at most this share of its length (make_vector)
+STROKE_CLEAR = 0.05  # a word's box clears every line of the picture by this: a line has a width,
+#                      so a word keeps a little more than the BUFF_HAIR it keeps from another
 
 
 # ---- which keys are drawn --------------------------------------------------------------------
@@ -82,16 +86,24 @@ def keys_to_draw(g: QueryGeometry, featured: int, most: int) -> tuple[list[int],
 
 
 def labelled_picture(build: Callable[[list[int]], ArrowPicture], drawn: list[int],
-                     named: list[int], keep: set[int]) -> tuple[ArrowPicture, list[int], list[int]]:
+                     named: list[int], keep: set[int], colors: dict[int, str] | None = None,
+                     ) -> tuple[ArrowPicture, list[int], list[int]]:
     """The picture `build(drawn)`, with every arrow carrying its word: while a key outside
     `keep` finds no free place for its word, the lowest-scoring such key is named instead
-    of drawn (a word-less arrow would be told from its neighbours by colour alone); then,
-    while a key of `keep` has none, the lowest-scoring other key is named instead of drawn
-    if that gives a kept key its word. Returns the picture, the keys drawn and the keys
-    named, each in score order."""
+    of drawn (a word-less arrow would be told from its neighbours by colour alone). Two
+    arrows in `colors` that a colour-blind viewer cannot tell apart (scenes.lint.confusable)
+    are not drawn together either: the lower-scoring one outside `keep` is named. Then,
+    while a key of `keep` has no word, the lowest-scoring other key is named instead of
+    drawn if that gives a kept key its word. Returns the picture, the keys drawn and the
+    keys named, each in score order."""
     drawn, named = list(drawn), list(named)
     picture = build(drawn)
     order = {k: r for r, k in enumerate(picture.geometry.by_score())}
+    alike = look_alike(drawn, colors or {}, keep, order)
+    if alike:
+        drawn = [k for k in drawn if k not in alike]
+        named = sorted(named + alike, key=order.__getitem__)
+        picture = build(drawn)
 
     def bare(p: ArrowPicture, keys: list[int]) -> list[int]:
         return [k for k in keys if k not in p.labels]
@@ -108,6 +120,21 @@ def labelled_picture(build: Callable[[list[int]], ArrowPicture], drawn: list[int
         drawn, picture = fewer, trial
         named = sorted(named + [out], key=order.__getitem__)
     return picture, drawn, named
+
+
+def look_alike(drawn: list[int], colors: dict[int, str], keep: set[int],
+               order: dict[int, int]) -> list[int]:
+    """The drawn keys to name instead, so that no two drawn arrows have colours that look
+    alike under colour blindness: of each such pair, the lower-scoring key outside `keep`."""
+    out: list[int] = []
+    for a, b in itertools.combinations(sorted(drawn, key=order.__getitem__), 2):
+        if a in out or b in out or a not in colors or b not in colors:
+            continue
+        if confusable([(str(a), colors[a]), (str(b), colors[b])]):
+            lower = b if b not in keep else a if a not in keep else None
+            if lower is not None:
+                out.append(lower)
+    return out
 
 
 # ---- the scale -------------------------------------------------------------------------------
@@ -201,7 +228,7 @@ def make_vector(plane: Plane, along: float, across: float, color: str,
                  max_stroke_width_to_length_ratio=12)
 
 
-def _overlaps(a: Mobject, others: list[Mobject], pad: float = 0.04) -> bool:
+def _overlaps(a: Mobject, others: list[Mobject], pad: float = BUFF_HAIR) -> bool:
     for b in others:
         if (abs(a.get_x() - b.get_x()) < (a.width + b.width) / 2 + pad
                 and abs(a.get_y() - b.get_y()) < (a.height + b.height) / 2 + pad):
@@ -212,7 +239,7 @@ def _overlaps(a: Mobject, others: list[Mobject], pad: float = 0.04) -> bool:
 Segment = tuple[np.ndarray, np.ndarray]  # a straight stroke of the picture, end to end
 
 
-def _hits(mob: Mobject, segment: Segment, pad: float = 0.05) -> bool:
+def _hits(mob: Mobject, segment: Segment, pad: float = STROKE_CLEAR) -> bool:
     """Whether the straight `segment` passes through `mob`'s box grown by `pad`
     (Liang–Barsky clipping of the segment to the box)."""
     (x0, y0), (x1, y1) = segment[0][:2], segment[1][:2]

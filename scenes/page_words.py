@@ -54,8 +54,12 @@ def page_words(tr: Translate) -> dict[str, str]:
         "Q": tr("Q = X·W_Q, the queries"),
         "K": tr("K = X·W_K, the keys"),
         "V": tr("V = X·W_V, the values"),
+        "Q_rot": tr("Q_rot = RoPE(Q), the queries turned: what the scores use"),
+        "K_rot": tr("K_rot = RoPE(K), the keys turned: what the scores use"),
         "scores": tr("Q·Kᵀ, every query against every key"),
         "scaled": tr("Q·Kᵀ/√d_k, the scaled scores"),
+        "scores_rot": tr("Q_rot·K_rotᵀ, every turned query against every turned key"),
+        "scaled_rot": tr("Q_rot·K_rotᵀ/√d_k, the scaled scores"),
         "weights": tr("The weights: softmax of each row"),
         "weights_raw": tr("The weights: the raw scores, without softmax"),
         "Z": tr("Z = weights·V, each word's new value"),
@@ -77,6 +81,9 @@ def page_words(tr: Translate) -> dict[str, str]:
         "learned": tr("A weight the model learned in training: no sum makes it."),
         "random": tr("An untrained random weight: no sum makes it."),
         "bias": tr("plus the bias"),
+        "rotation": tr("RoPE turns pair {m} of this row (its entries {a} and {b}) by the angle "
+                       "θ = p · base^(−2m/d_k), where p = {p} is the word's position and base "
+                       "{base}:", **_later("m", "a", "b", "p", "base")),
         "products": tr("Pair by pair: a product is positive where the signs agree and "
                        "negative where they differ."),
         "agree": tr("signs agree"),

@@ -1,10 +1,19 @@
-"""Position by rotation (chapter `dot`, for a decoder with RoPE): the followed query's first
-pair and its partner key's, each drawn before and after its turn at their true angles
-and lengths, then q·k of the same two rows placed elsewhere: the same distance apart
-gives the same score, one step further apart another.
+"""Position by rotation, for a decoder with RoPE, in the order of its arithmetic.
 
-Every number is attncore.rotary's reading of the trace (RotaryReading); the builders
-only build, and `show_rotation` plays them in the chapter's scene. Both pairs are drawn
+Chapter `linear` ends with the turn (`show_rope`): Q = X·W_Q and K = X·W_K are turned into
+Q_rot = RoPE(Q) and K_rot = RoPE(K) before any score is made. The followed query's first pair and
+its partner key's are drawn before and after their turn at their true angles and lengths,
+then every pair's angle θ = p · base^(−2m/d_k) as a table, then the turned rows Q_rot and K_rot.
+Chapter `dot` ends with why (`show_distance`): q_rot·k_rot of the same two rows placed elsewhere,
+the same distance apart, gives the same score, one step further apart another.
+
+The rows the scores use are named by `score_names` (Q_rot, K_rot and Q_rot·K_rotᵀ with RoPE;
+Q, K and Q·Kᵀ without), so no chapter after the turn calls the turned rows by the name of
+the rows before it.
+
+Every number is attncore.rotary's reading of the trace (RotaryReading) or trace.rope's; the
+builders only build, and `show_rope` and `show_distance` play them in the chapters' scenes.
+Both pairs are drawn
 at one scale, so their lengths compare, in the colours of Q and K (a word's colour on a
 mark without its word is lost to colour-blind viewers: the panel's title names it).
 """
@@ -14,12 +23,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from attention_video.attncore.rotary import PairTurn, Placement, RotaryReading, rotary_reading
+from attention_video.attncore.rotary import (
+    PairTurn,
+    Placement,
+    RotaryReading,
+    rotary_reading,
+    turn_degrees,
+)
+from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import FadeIn
 from attention_video.scenes.arrows import Plane, make_vector
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     ARROW_STROKE,
+    BUFF_HAIR,
     BUFF_MEDIUM,
     BUFF_NOTE,
     BUFF_SMALL,
@@ -31,10 +48,12 @@ from attention_video.scenes.layout import (
     TABLE_ROW_STEP,
     widest,
 )
-from attention_video.scenes.text import fit_width, fmt, make_text
+from attention_video.scenes.text import fit_width, fmt, fmt_row, make_text
+from attention_video.scenes.widgets import make_matrix
 from manim import (
     DOWN,
     LEFT,
+    ORIGIN,
     RIGHT,
     UP,
     UR,
@@ -55,6 +74,29 @@ NARROW_TURN = 30.0  # degrees: a narrower wedge gets its label beyond the after-
 TITLE_FONT = 22  # "Q[milk], pair 0, position 5"
 TABLE_FONT = 26  # the placements' table
 NUMBER_FONT = 20  # "before (0.12, −0.40)"
+
+
+# ---- names -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ScoreNames:
+    """What the rows the scores use are called on screen and in captions."""
+
+    q: str  # "Q_rot" (RoPE(Q)) or "Q"
+    k: str  # "K_rot" or "K"
+
+    @property
+    def scores(self) -> str:
+        """The factor matrix: "Q_rot·K_rotᵀ" or "Q·Kᵀ"."""
+        return f"{self.q}·{self.k}ᵀ"
+
+
+PLAIN = ScoreNames("Q", "K")
+TURNED = ScoreNames("Q_rot", "K_rot")  # Q_rot = RoPE(Q), K_rot = RoPE(K): the turned rows
+
+
+def score_names(trace: AttentionTrace) -> ScoreNames:
+    """Q_rot and K_rot when RoPE turned the rows the scores use (trace.rope), else Q and K."""
+    return TURNED if trace.rope is not None else PLAIN
 
 
 # ---- one pair's turn ---------------------------------------------------------------------
@@ -138,7 +180,7 @@ def make_turn_panel(turn: PairTurn, title: str, color: str, unit: float, centre:
     return TurnPanel(turn, plane, axes, before, after, arc, mark, head, numbers)
 
 
-def crosses(mob: Mobject, a: np.ndarray, b: np.ndarray, pad: float = 0.04) -> bool:
+def crosses(mob: Mobject, a: np.ndarray, b: np.ndarray, pad: float = BUFF_HAIR) -> bool:
     """Whether the segment a-b passes through mob's box grown by pad (sampled finely)."""
     x0, x1 = mob.get_left()[0] - pad, mob.get_right()[0] + pad
     y0, y1 = mob.get_bottom()[1] - pad, mob.get_top()[1] + pad
@@ -186,7 +228,7 @@ def make_placement_table(reading: RotaryReading, i: int, j: int, cell_name: str,
     """Positions, distance and q·k for the cell itself, the same distance elsewhere and one
     step further apart; the cell's row names it."""
     tr, theme = ctx.tr, ctx.theme
-    heads = [tr("positions"), tr("apart"), "q·k", ""]
+    heads = [tr("positions"), tr("apart"), "q_rot·k_rot", ""]
     cells = []
     for place, note in ((reading.here, cell_name), (reading.moved, tr("the same distance")),
                         (reading.further, tr("one step further"))):
@@ -213,25 +255,88 @@ def make_placement_table(reading: RotaryReading, i: int, j: int, cell_name: str,
     return PlacementTable(heading, rows)
 
 
-# ---- played in chapter `dot` -------------------------------------------------------------
-def show_rotation(scene) -> None:
-    """Chapter `dot`'s RoPE section (the scene's trace has `rope`): the two pairs turn, then the
-    same rows at other positions. `scene` is the chapter's ChapterScene; the arrows are kept
-    in scene.turns for the tests to measure."""
-    t, i, j = scene.trace, scene.focus, scene.partner
-    reading = rotary_reading(t, i, j)
-    ctx, tr = scene.ctx, scene.tr
-    scene.clear_stage()
+# ---- every pair's angle --------------------------------------------------------------------
+ANGLE_PAIRS = 8  # more pairs than this: the first ANGLE_PAIRS − 2, "…" and the last
+ANGLE_FONT = 24
+
+
+def shown_angle_pairs(n: int) -> list[int | None]:
+    """The pairs the angle table shows of n; None marks the "…" column."""
+    if n <= ANGLE_PAIRS:
+        return list(range(n))
+    return list(range(ANGLE_PAIRS - 2)) + [None, n - 1]
+
+
+@dataclass
+class AngleTable:
+    """θ = p · base^(−2m/d_k) of every pair m at the followed query's and its key's
+    positions, in degrees of turn (0-360), one row per position."""
+
+    formula: Mobject  # "θ = p · base^(−2m/d_k), base 100000, d_k = 64"
+    heading: VGroup  # "pair m", 0, 1, …
+    rows: list[VGroup]  # one per position: its row's name, then the angles
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.formula, self.heading, *self.rows)
+
+
+def make_angle_table(trace: AttentionTrace, rows: list[tuple[str, int, str]],
+                     ctx: ChapterContext) -> AngleTable:
+    """`rows`: (name, position, colour) per row; each angle is read from trace.rope.angles
+    and recorded as "rope_turn" (position, pair)."""
+    theme, rope = ctx.theme, trace.rope
+    pairs = shown_angle_pairs(rope.angles.shape[1])
+    font = ANGLE_FONT
+    head_texts = [ctx.tr("pair m")] + ["…" if m is None else str(m) for m in pairs]
+    cells = []
+    for name, p, _ in rows:
+        line = [name]
+        for m in pairs:
+            if m is None:
+                line.append("…")
+                continue
+            text = fmt(turn_degrees(rope.angles[p, m]), 0)
+            ctx.record("rope_turn", (p, m), text)
+            line.append(f"{text}°")
+        cells.append(line)
+    widths = [max(widest([head_texts[c]], font), widest([r[c] for r in cells], font))
+              for c in range(len(head_texts))]
+    xs = np.cumsum([0.0] + [w + TABLE_COL_GAP for w in widths[:-1]])
+
+    def place(texts: list[Mobject], y: np.ndarray) -> VGroup:
+        for c, text in enumerate(texts):
+            if c == 0:
+                text.move_to(RIGHT * xs[c] + y, aligned_edge=LEFT)
+            else:  # numbers right-aligned in their columns
+                text.move_to(RIGHT * (xs[c] + widths[c]) + y, aligned_edge=RIGHT)
+        return VGroup(*texts)
+
+    heading = place([make_text(h, font, theme.muted) for h in head_texts], ORIGIN)
+    lines = [place([make_text(text, font, color if c == 0 else theme.text)
+                    for c, text in enumerate(line)], DOWN * (r + 1) * TABLE_ROW_STEP * font / PANEL_FONT)
+             for r, (line, (_, _, color)) in enumerate(zip(cells, rows))]
+    formula = make_text(ctx.tr("θ = p · base^(−2m/d_k), base {base}, d_k = {d_k}; in degrees of turn",
+                               base=fmt(rope.base, 0), d_k=trace.d_k), font, theme.accent)
+    formula.next_to(heading, UP, buff=BUFF_MEDIUM).align_to(heading, LEFT)
+    return AngleTable(formula, heading, lines)
+
+
+# ---- played at the end of chapter `linear` -------------------------------------------------
+def make_turn_panels(scene, reading: RotaryReading) -> list[TurnPanel]:
+    """Pair 0 of the followed query and of its partner key, side by side under the title."""
+    i, j, ctx, tr = scene.focus, scene.partner, scene.ctx, scene.tr
+    names = score_names(scene.trace)
     unit = turn_unit([reading.query, reading.key], PANEL_SIDE)
     y = STAGE_TOP - 0.5 - PANEL_SIDE / 2  # room for the panels' titles
-    q_name, k_name = f"Q[{scene.q_labels[i]}]", f"K[{scene.k_labels[j]}]"
+    q_word, k_word = scene.q_labels[i], scene.k_labels[j]
     panels = [
-        make_turn_panel(reading.query, tr("{name}, pair 0, position {position}", name=q_name,
-                                          position=i),
+        make_turn_panel(reading.query, tr("{name}, pair 0, position {position}",
+                                          name=f"Q[{q_word}] → {names.q}[{q_word}]", position=i),
                         scene.theme.q, unit, np.array([0.0, y, 0]), ctx,
                         ("rope_Q_before", "Q"), ((reading.head, i), (i,))),
-        make_turn_panel(reading.key, tr("{name}, pair 0, position {position}", name=k_name,
-                                        position=j),
+        make_turn_panel(reading.key, tr("{name}, pair 0, position {position}",
+                                        name=f"K[{k_word}] → {names.k}[{k_word}]", position=j),
                         scene.theme.k, unit, np.array([0.0, y, 0]), ctx,
                         ("rope_K_before", "K"), ((reading.kv_head, j), (j,))),
     ]
@@ -244,25 +349,104 @@ def show_rotation(scene) -> None:
             panel.plane = Plane(panel.plane.origin, panel.plane.unit * fit)
         panel.shift(RIGHT * (left - panel.group.get_left()[0]))
         left += fit * width + PANEL_GAP
+    return panels
+
+
+def show_rope(scene) -> None:
+    """Chapter `linear`'s last step for a trace with `rope`: Q and K, just made, are turned
+    into Q_rot and K_rot before any score uses them: pair 0 of the followed query and of its
+    partner key turning, every pair's angle, then the turned rows. `scene` is the chapter's
+    ChapterScene; the panels are kept in scene.turns for the tests to measure."""
+    t, i, j = scene.trace, scene.focus, scene.partner
+    reading = rotary_reading(t, i, j)
+    tr = scene.tr
+    scene.clear_stage()
+    panels = make_turn_panels(scene, reading)
     scene.turns = panels
     q_turn, k_turn = (fmt(p.turn.degrees, 0) for p in panels)
-    scene.say(tr("This decoder adds no P to its words: RoPE turns every pair of numbers of q "
-                 "and k by an angle that grows with the word's position. Pair 0 turns one radian "
-                 "per position: {q_name} at position {i} turns by {q_turn}°.",
+    q_name, k_name = f"Q[{scene.q_labels[i]}]", f"K[{scene.k_labels[j]}]"
+    scene.say(tr("This decoder adds no P to its words: before any score, RoPE turns every pair of "
+                 "numbers of Q and K by an angle that grows with the word's position. Pair 0 turns "
+                 "one radian per position: {q_name} at position {i} turns by {q_turn}°.",
                  q_name=q_name, i=i, q_turn=q_turn))
     query = panels[0]
     scene.play(FadeIn(VGroup(query.axes, query.title, query.before)), run_time=0.5)
     play_turn(scene, query)
     scene.wait(1.0)
     key = panels[1]
-    scene.say(tr("{k_name} at position {j} turns by {k_turn}°. The later pairs turn more slowly "
-                 "(pair m by base^(−2m/d_k) radians per position, base {base}); a turn keeps each "
-                 "pair's length.", k_name=k_name, j=j, k_turn=k_turn,
-                 base=fmt(t.rope.base, 0)))
+    scene.say(tr("{k_name} at position {j} turns by {k_turn}°. A turn keeps each pair's length.",
+                 k_name=k_name, j=j, k_turn=k_turn))
     scene.play(FadeIn(VGroup(key.axes, key.title, key.before)), run_time=0.5)
     play_turn(scene, key)
     scene.wait(1.0)
-    show_placements(scene, reading, panels)
+    show_angles(scene, panels)
+    show_turned_rows(scene)
+
+
+def show_angles(scene, panels: list[TurnPanel]) -> None:
+    """Every pair's angle at the two positions, under the panels."""
+    t, i, j = scene.trace, scene.focus, scene.partner
+    rows = [(f"Q[{scene.q_labels[i]}], p = {i}", i, scene.theme.q),
+            (f"K[{scene.k_labels[j]}], p = {j}", j, scene.theme.k)]
+    table = make_angle_table(t, rows, scene.ctx)
+    fit_width(table.group, 2 * SAFE_X)
+    bottom = min(p.group.get_bottom()[1] for p in panels) - BUFF_MEDIUM
+    if table.group.height > bottom - SAFE_BOTTOM:
+        table.group.scale_to_fit_height(bottom - SAFE_BOTTOM)
+    table.group.move_to(UP * (bottom + SAFE_BOTTOM) / 2)
+    n = t.rope.angles.shape[1]
+    last = n - 1
+    first = fmt(turn_degrees(t.rope.angles[i, 1 if n > 1 else 0]), 0)
+    least = fmt(turn_degrees(t.rope.angles[i, last]), 0)
+    scene.say(scene.tr("Each of the {n} pairs turns by its own angle, θ = p · base^(−2m/d_k): at "
+                       "position {i}, pair 1 by {first}°, pair {last} by {least}°. The later pairs "
+                       "turn ever more slowly.",
+                       n=n, i=i, first=first, last=last, least=least))
+    scene.play(FadeIn(table.group), run_time=0.6)
+    scene.wait(1.5)
+
+
+def show_turned_rows(scene) -> None:
+    """Q_rot = RoPE(Q) and K_rot = RoPE(K) side by side, the followed rows boxed: the rows
+    chapters `factor` and `dot` multiply."""
+    t, i, j, theme = scene.trace, scene.focus, scene.partner, scene.theme
+    names = score_names(t)
+    h = t.head
+    scene.clear_stage()
+    max_w = SAFE_X - TURNED_LABEL_ROOM
+    views = VGroup()
+    shown = []
+    for name, rows, key, labels, colors, color, row in (
+            (names.q, h.Q, "Q", scene.q_labels, scene.q_colors, theme.q, i),
+            (names.k, h.K, "K", scene.k_labels, scene.k_colors, theme.k, j)):
+        view = make_matrix(rows, key, theme, max_w, STAGE_TOP - SAFE_BOTTOM - TURNED_TAG_ROOM,
+                           row_labels=labels, row_colors=colors, max_cols=TURNED_COLS,
+                           record=scene.drawn)
+        plain = name[0]
+        tag = make_text(f"{name} = RoPE({plain})", 28, color, weight="BOLD")
+        tag.next_to(view.grid_only(), UP, buff=BUFF_SMALL)
+        views.add(VGroup(view, tag))
+        shown.append((view, row))
+    views.arrange(RIGHT, buff=PANEL_GAP, aligned_edge=UP)
+    fit_width(views, 2 * SAFE_X - 0.1)
+    views.set_x(0).align_to(UP * STAGE_TOP, UP)
+    boxes = [view.row_box(row, theme.accent) for view, row in shown]
+    before = t.rope.Q_before[t.head_index, i]
+    q_word = scene.q_labels[i]
+    scene.say(scene.tr("{q} = RoPE(Q) and {k} = RoPE(K): the turned rows, which every score uses "
+                       "from here on. Q[{word}] = ({before}) became {q}[{word}] = ({after}).",
+                       q=names.q, k=names.k, word=q_word,
+                       before=fmt_row(before, TURNED_QUOTED),
+                       after=fmt_row(h.Q[i], TURNED_QUOTED)))
+    scene.play(FadeIn(views), run_time=0.8)
+    scene.play(*[Create(b) for b in boxes], run_time=0.5)
+    scene.wait(1.5)
+
+
+TURNED_COLS = 6  # Q_rot and K_rot side by side: wider rows are folded ("…")
+TURNED_TAG_ROOM = 0.9  # above Q_rot and K_rot: their names
+TURNED_LABEL_ROOM = 1.2  # beside each: its row labels and the gap
+TURNED_QUOTED = 4  # numbers of the followed row quoted in the caption
 
 
 def play_turn(scene, panel: TurnPanel) -> None:
@@ -277,23 +461,27 @@ def play_turn(scene, panel: TurnPanel) -> None:
     scene.play(FadeIn(VGroup(panel.mark, panel.numbers)), run_time=0.5)
 
 
-def show_placements(scene, reading: RotaryReading, panels: list[TurnPanel]) -> None:
-    """The same rows at other positions: the score depends on the distance alone."""
-    i, j, tr = scene.focus, scene.partner, scene.tr
-    cell = f"= Q·Kᵀ[{scene.q_labels[i]}, {scene.k_labels[j]}]"
+# ---- played at the end of chapter `dot` ---------------------------------------------------
+def show_distance(scene) -> None:
+    """Chapter `dot`'s last step for a trace with `rope`: the same two rows (before their
+    turn) placed at other positions: the score depends on the distance alone."""
+    t, i, j, tr = scene.trace, scene.focus, scene.partner, scene.tr
+    reading = rotary_reading(t, i, j)
+    names = score_names(t)
+    scene.clear_stage()
+    cell = f"= {names.scores}[{scene.q_labels[i]}, {scene.k_labels[j]}]"
     table = make_placement_table(reading, i, j, cell, scene.ctx)
     fit_width(table.group, 2 * SAFE_X)
-    bottom = min(p.group.get_bottom()[1] for p in panels) - BUFF_MEDIUM
+    bottom = STAGE_TOP - BUFF_MEDIUM
     if table.group.height > bottom - SAFE_BOTTOM:
         table.group.scale_to_fit_height(bottom - SAFE_BOTTOM)
     table.group.move_to(UP * (bottom + SAFE_BOTTOM) / 2)
     here, moved, further = reading.here, reading.moved, reading.further
     value = fmt(here.dot, 2)
     scene.drawn("scores", (i, j), value)
-    scene.say(tr("Each pair's angle changes by the difference of the two turns, so q·k depends "
-                 "on how far apart the words are, not where they stand. At positions {p_q} and "
-                 "{p_k}: {value}, the cell of Q·Kᵀ.",
-                 p_q=here.p_q, p_k=here.p_k, value=value))
+    scene.say(tr("Why the turn tells word order: the product of two turned rows depends only on "
+                 "how far apart their words are. At positions {p_q} and {p_k}: {value}, the cell of "
+                 "{scores}.", p_q=here.p_q, p_k=here.p_k, value=value, scores=names.scores))
     scene.play(FadeIn(VGroup(table.heading, table.rows[0])), run_time=0.6)
     scene.wait(1.0)
     scene.say(placement_caption(scene, moved, further))
@@ -309,5 +497,3 @@ def placement_caption(scene, moved: Placement, further: Placement) -> str:
                     "{same} again; at {f_q} and {f_k}, {d1} apart, they give {other}.",
                     m_q=moved.p_q, m_k=moved.p_k, d=moved.distance, same=same,
                     f_q=further.p_q, f_k=further.p_k, d1=further.distance, other=other)
-
-

@@ -245,8 +245,7 @@ class MatrixView(VGroup):
             if j is None:
                 continue
             color = colors[j] if colors else self.theme.muted
-            t = fit_width(make_text(labels[j], size, color, muted=self.theme.muted),
-                          self.layout.cell_w * 0.98)
+            t = col_label(labels[j], size, color, self.theme, self.layout.cell_w * 0.98)
             out.add(t.next_to(self.cell_at[(self.rows[0], j)], UP, buff=BUFF_SNUG))
         return out
 
@@ -276,6 +275,21 @@ def box_around(mob, color: str, buff: float = BUFF_BOX, width: float = 4) -> Rec
     """An unfilled rectangle around `mob`, `buff` away from it."""
     return Rectangle(width=mob.width + 2 * buff, height=mob.height + 2 * buff,
                      stroke_color=color, stroke_width=width).move_to(mob)
+
+
+def col_label(word: str, size: float, color: str, theme: Theme, room: float) -> VGroup:
+    """A column's word, shrunk to its cell but never under the smallest legible size
+    (MIN_FONT): a word that would be is broken over two lines (its first half above), and
+    only what still does not fit is shrunk further."""
+    t = make_text(word, size, color, muted=theme.muted)
+    if t.width * min(1.0, MIN_FONT / size) > room and len(word) > 1:
+        half = (len(word) + 1) // 2
+        t = VGroup(make_text(word[:half], size, color, muted=theme.muted),
+                   make_text(word[half:], size, color, muted=theme.muted)).arrange(
+            DOWN, buff=BUFF_HAIR)
+    if t.width > room:
+        t.scale(max(room / t.width, min(1.0, MIN_FONT / size)))
+    return t
 
 
 def col_label_font(cell_w: float) -> float:

@@ -43,10 +43,41 @@ PAGE_DIR = Path(__file__).parent / "page"  # the template: page.html, page.css, 
 # The quantities the page draws, in the order of the formula (its grids, top to bottom).
 QUANTITIES = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled", "weights", "Z")
 
+# With RoPE (trace.rope) the page's Q and K are X·W_Q and X·W_K, and the rows the scores
+# use, turned, are two grids of their own, Q_rot and K_rot, between V and the scores.
+TURNED = ("Q_rot", "K_rot")
+
 # Each chapter and the quantities it shows, from its row (attncore.chapters). A quantity is
 # made by the first chapter of the video that shows it; while a chapter plays, the page
 # highlights what it shows.
 SHOWS: dict[str, tuple[str, ...]] = {c.slug: c.shows for c in CHAPTERS}
+
+# What a scene records as it draws, with RoPE, and the page's name for it: chapter `linear`
+# draws Q and K before their turn (Q_before, K_before), every later chapter the turned rows
+# (the trace's Q and K).
+ROTARY_DRAWN = {"Q_before": "Q", "K_before": "K", "Q": "Q_rot", "K": "K_rot"}
+
+
+def quantities(trace: AttentionTrace) -> tuple[str, ...]:
+    """The page's grids, in the order of the formula."""
+    if trace.rope is None:
+        return QUANTITIES
+    at = QUANTITIES.index("scores")
+    return (*QUANTITIES[:at], *TURNED, *QUANTITIES[at:])
+
+
+def page_shows(trace: AttentionTrace) -> dict[str, tuple[str, ...]]:
+    """SHOWS, with RoPE in the page's names: chapter `linear` shows Q, K and their turn
+    (Q_rot, K_rot); the later chapters multiply the turned rows."""
+    if trace.rope is None:
+        return SHOWS
+    out = {}
+    for slug, shows in SHOWS.items():
+        if "W_Q" in shows:  # the chapter that makes Q and K also turns them
+            out[slug] = (*shows, *TURNED)
+        else:
+            out[slug] = tuple({"Q": "Q_rot", "K": "K_rot"}.get(q, q) for q in shows)
+    return out
 
 
 @dataclass(frozen=True)
@@ -70,16 +101,19 @@ def page_cues(chapters: list[ChapterResult]) -> list[PageCue]:
     return cues
 
 
-def made_at(chapters: list[ChapterResult], cues: list[PageCue]) -> dict[str, int]:
+def made_at(chapters: list[ChapterResult], cues: list[PageCue],
+            rotary: bool = False) -> dict[str, int]:
     """Each quantity → the index in `cues` of the caption that was on screen when the video
-    first drew it (ChapterResult.made, recorded by the scenes as they draw); a quantity
-    not recorded (a cached chapter from before, or one never drawn) is left out, and the
-    page seeks to its chapter's first caption instead (made_in)."""
+    first drew it (ChapterResult.made, recorded by the scenes as they draw; `rotary`: in
+    the page's names, ROTARY_DRAWN); a quantity not recorded (a cached chapter from before,
+    or one never drawn) is left out, and the page seeks to its chapter's first caption
+    instead (made_in)."""
     out: dict[str, int] = {}
     offset = 0.0
     for r in chapters:
-        for key, t in sorted(r.made.items(), key=lambda kv: kv[1]):
-            if key not in (*QUANTITIES, "X_q") or key in out:
+        for drawn, t in sorted(r.made.items(), key=lambda kv: kv[1]):
+            key = ROTARY_DRAWN.get(drawn) if rotary else drawn
+            if key not in (*QUANTITIES, *TURNED, "X_q") or key in out:
                 continue
             at = offset + t
             k = next((k for k, c in enumerate(cues) if c.chapter == r.chapter
@@ -90,10 +124,11 @@ def made_at(chapters: list[ChapterResult], cues: list[PageCue]) -> dict[str, int
     return out
 
 
-def made_in(chapters: list[str]) -> dict[str, str | None]:
-    """Each quantity → the first of `chapters` (the video's, in order) that shows it;
-    None when none does."""
-    return {q: next((c for c in chapters if q in SHOWS.get(c, ())), None) for q in QUANTITIES}
+def made_in(chapters: list[str], shows: dict[str, tuple[str, ...]] = SHOWS,
+            names: tuple[str, ...] = QUANTITIES) -> dict[str, str | None]:
+    """Each quantity of `names` → the first of `chapters` (the video's, in order) that shows
+    it (by `shows`); None when none does."""
+    return {q: next((c for c in chapters if q in shows.get(c, ())), None) for q in names}
 
 
 def _finite(values: Any) -> Any:
@@ -139,6 +174,7 @@ def colours(trace: AttentionTrace) -> dict[str, Any]:
 def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
               chapters: list[str], made: dict[str, int] | None = None) -> dict[str, Any]:
     """What the page's script reads besides the trace."""
+    shows = page_shows(trace)
     return {
         "video": video_src,
         "sentence": settings.sentence,
@@ -146,8 +182,8 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
         "theme": settings.theme,
         "cues": [asdict(c) for c in cues],
         "chapters": chapters,
-        "shows": {c: list(SHOWS.get(c, ())) for c in chapters},
-        "made_in": made_in(chapters),
+        "shows": {c: list(shows.get(c, ())) for c in chapters},
+        "made_in": made_in(chapters, shows, quantities(trace)),
         "made_at": made or {},
         "words": page_words(Translate(settings.language)),
         "colours": colours(trace),
@@ -196,7 +232,8 @@ def write_page(trace: AttentionTrace, chapters: list[ChapterResult], video: Path
     relative = Path(os.path.relpath(Path(video).resolve(), dest.resolve().parent)).as_posix()
     slugs = [r.chapter for r in chapters]
     cues = page_cues(chapters)
-    text = page_html(trace, cues, quote(relative), settings, slugs, made_at(chapters, cues))
+    text = page_html(trace, cues, quote(relative), settings, slugs,
+                     made_at(chapters, cues, trace.rope is not None))
     write_text_atomic(dest, text)
     return dest
 

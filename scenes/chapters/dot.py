@@ -63,7 +63,7 @@ from attention_video.scenes.layout import (
     shown_pairs,
     widest,
 )
-from attention_video.scenes.rotary import show_rotation
+from attention_video.scenes.rotary import PLAIN, ScoreNames, score_names, show_distance
 from attention_video.scenes.text import (
     adds_up,
     equals_sign,
@@ -145,15 +145,16 @@ def pair_font(numbers: list[str], products: list[str], names: list[str], n_cols:
 
 def make_pair_table(h: HeadTrace, i: int, j: int, q_label: str, k_label: str,
                     q_color: str, k_color: str, ctx: ChapterContext, dec: int,
-                    max_w: float) -> PairTable:
-    """Q_i over K_j over Q_i·K_j (products coloured by sign agreement), fitted to max_w."""
+                    max_w: float, names: ScoreNames = PLAIN) -> PairTable:
+    """Q_i over K_j over Q_i·K_j (products coloured by sign agreement), fitted to max_w;
+    `names` says what the rows are called (Q_rot and K_rot once RoPE turned them)."""
     q, k = h.Q[i], h.K[j]  # (d_k,) each
     products, signs = h.products(i, j), h.agreement(i, j)  # (d_k,) each
     cols = shown_pairs(len(q))
     shown = [m for m in cols if m is not None]
     numbers = [fmt(v, 2) for m in shown for v in (q[m], k[m])]
     product_texts = [fmt(products[m], dec) for m in shown]
-    names = [f"Q[{q_label}]", f"K[{k_label}]", "×"]
+    names = [f"{names.q}[{q_label}]", f"{names.k}[{k_label}]", "×"]
     font = pair_font(numbers, product_texts, names, len(cols), max_w)
     cell_w = pair_column_width(numbers, product_texts, font)
     cell_h = row_for_font(font, PAIR_FILL)
@@ -200,13 +201,13 @@ class CellThumbnail:
 
 
 def make_cell_thumbnail(scores: np.ndarray, mask: np.ndarray, i: int, j: int, theme: Theme,
-                        max_w: float, max_h: float) -> CellThumbnail:
+                        max_w: float, max_h: float, name: str = PLAIN.scores) -> CellThumbnail:
     """Heat-map cells (masked ones greyed, without their "−∞"), cell (i, j) outlined."""
     n_q, n_k = scores.shape
     side = min(0.4, max_w / n_k, max_h / n_q)
     grid = MatrixView(scores, key="scores", theme=theme, max_cols=64, heat=True, mask=mask,
                       layout=CellLayout(side, side, MIN_FONT, False))
-    tag = make_text("Q·Kᵀ", 24, theme.accent, weight="BOLD")
+    tag = make_text(name, 24, theme.accent, weight="BOLD")
     tag.next_to(grid, LEFT, buff=BUFF_ROW).align_to(grid, UP)
     return CellThumbnail(grid, grid.cell_box(i, j, theme.accent, width=5), tag)
 
@@ -390,17 +391,24 @@ class DotProductScene(ChapterScene):
             self.show_shadows(picture, drawn)
             self.show_least_aligned(picture)
         if self.trace.rope is not None:
-            show_rotation(self)  # a decoder with RoPE: position by rotation (scenes.rotary)
+            show_distance(self)  # a decoder with RoPE: why the turn tells word order
         self.finish()
+
+    @property
+    def names(self) -> ScoreNames:
+        """Q_rot, K_rot once RoPE turned the rows (scenes.rotary), else Q, K."""
+        return score_names(self.trace)
 
     # ---- steps ---------------------------------------------------------------------
     def show_cell(self) -> tuple[CellThumbnail, Mobject]:
         t, i, j = self.trace, self.focus, self.partner
-        thumb = make_cell_thumbnail(t.head.scores, t.head.mask, i, j, self.theme, THUMB_W, THUMB_H)
+        names = self.names
+        thumb = make_cell_thumbnail(t.head.scores, t.head.mask, i, j, self.theme, THUMB_W, THUMB_H,
+                                    names.scores)
         thumb.group.move_to([SAFE_X, STAGE_TOP, 0], aligned_edge=UR)  # inside the safe area
         qw, kw = self.q_labels[i], self.k_labels[j]
-        formula = make_text(f"Q·Kᵀ[{qw}, {kw}] = Σₘ Q[{qw}, m] · K[{kw}, m]", 28,
-                            self.theme.text)
+        formula = make_text(f"{names.scores}[{qw}, {kw}] = Σₘ {names.q}[{qw}, m] · "
+                            f"{names.k}[{kw}, m]", 28, self.theme.text)
         fit_width(formula, thumb.group.get_left()[0] + SAFE_X - 0.4)
         formula.next_to(LEFT * SAFE_X + UP * (STAGE_TOP - 0.25), RIGHT, buff=BUFF_NONE)
         if t.is_self_pair(j):
@@ -423,7 +431,7 @@ class DotProductScene(ChapterScene):
         t, i, j = self.trace, self.focus, self.partner
         h = t.head
         table = make_pair_table(h, i, j, self.q_labels[i], self.k_labels[j], self.q_colors[i],
-                                self.k_colors[j], self.ctx, DECIMALS, 2 * SAFE_X)
+                                self.k_colors[j], self.ctx, DECIMALS, 2 * SAFE_X, self.names)
         fit_width(table.group, 2 * SAFE_X)
         table.group.move_to(ORIGIN).align_to(UP * (below - 0.35), UP)
         bias = self.tr(" (both include their bias)") if h.has_bias else ""
@@ -463,8 +471,8 @@ class DotProductScene(ChapterScene):
         note = self.tr("(d_k = {d_k} pairs)", d_k=t.d_k) if folded else None
         products = [fmt(p, DECIMALS) for p in t.head.products(i, j)]
         sign = "=" if folded else equals_sign(adds_up(products, s))
-        line = make_sum_line(s, f"= Q·Kᵀ[{self.q_labels[i]}, {self.k_labels[j]}]", note,
-                             self.theme, sign)
+        line = make_sum_line(s, f"= {self.names.scores}[{self.q_labels[i]}, {self.k_labels[j]}]",
+                             note, self.theme, sign)
         fit_width(line.group, 2 * SAFE_X)
         line.group.next_to(table.group, DOWN, buff=BUFF_SECTION)
         if line.group.get_bottom()[1] < SAFE_BOTTOM + 0.05:
@@ -487,8 +495,8 @@ class DotProductScene(ChapterScene):
                                  self.geometry_keys, max_w, room)
 
     def say_no_direction(self) -> None:
-        self.say(self.tr("Q[{query}] is all zeros: it has no direction, so every key scores 0 against it.",
-                         query=self.q_labels[self.focus]))
+        self.say(self.tr("{q_name} is all zeros: it has no direction, so every key scores 0 against it.",
+                         q_name=f"{self.names.q}[{self.q_labels[self.focus]}]"))
         self.wait(1.0)
 
     def show_two_arrows(self, g: QueryGeometry) -> tuple[ArrowPicture, list[int], list[int]]:
@@ -499,17 +507,17 @@ class DotProductScene(ChapterScene):
         top = STAGE_TOP
         value = fmt(t.head.scores[i, j], DECIMALS)
         self.drawn("scores", (i, j), value)
-        readout = make_pair_readout(g, j, f"Q[{self.q_labels[i]}]", f"K[{self.k_labels[j]}]",
-                                    self.theme.q, self.k_colors[j], value,
-                                    f"= Q·Kᵀ[{self.q_labels[i]}, {self.k_labels[j]}]", self.ctx,
-                                    self.geometry_keys)
+        names = self.names
+        q_name, k_name = f"{names.q}[{self.q_labels[i]}]", f"{names.k}[{self.k_labels[j]}]"
+        readout = make_pair_readout(g, j, q_name, k_name, self.theme.q, self.k_colors[j], value,
+                                    f"= {names.scores}[{self.q_labels[i]}, {self.k_labels[j]}]",
+                                    self.ctx, self.geometry_keys)
         widest_table = self.make_shadow_table(g, drawn, MAX_PANEL_W, room=t.n_k)
         left = -SAFE_X
         # the arrows get the room the drawn keys' rows leave (the other rows fit to it)
         right = self.picture_right = picture_right(
             max(readout.group.width,
                 VGroup(widest_table.heading, *(widest_table.rows[k] for k in drawn)).width))
-        q_name = f"Q[{self.q_labels[i]}]"
         least, best = g.least_aligned(), g.by_score()[0]
 
         def build(keys: list[int]) -> ArrowPicture:
@@ -520,7 +528,8 @@ class DotProductScene(ChapterScene):
 
         # the keys the captions name stay drawn: the partner, the highest score (it reaches
         # furthest) and the least aligned
-        picture, drawn, named = labelled_picture(build, drawn, named, keep={j, least, best})
+        picture, drawn, named = labelled_picture(build, drawn, named, keep={j, least, best},
+                                                 colors=dict(enumerate(self.k_colors)))
         self.pictures.append((self.geometry_keys, picture))
         fit_width(readout.group, panel_width(right))
         readout.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=BUFF_NONE)
@@ -528,10 +537,10 @@ class DotProductScene(ChapterScene):
         keys = self.geometry_keys
         q_len, k_len = norm_text(g, None, keys, self.drawn), norm_text(g, j, keys, self.drawn)
         theta = angle_text(g, j, keys, self.drawn)
-        self.say(self.tr("Two vectors, however many numbers wide, lie in one plane. There Q[{query}] and "
-                         "K[{key}] keep their true lengths, {q_len} and {k_len}, and the true angle "
+        self.say(self.tr("Two vectors, however many numbers wide, lie in one plane. There {q_name} and "
+                         "{k_name} keep their true lengths, {q_len} and {k_len}, and the true angle "
                          "between them, {theta}.",
-                         query=self.q_labels[i], key=self.k_labels[j], q_len=q_len, k_len=k_len, theta=theta))
+                         q_name=q_name, k_name=k_name, q_len=q_len, k_len=k_len, theta=theta))
         self.play(FadeIn(VGroup(picture.axis, picture.q_label)), GrowArrow(picture.q_arrow)
                   if isinstance(picture.q_arrow, Arrow) else FadeIn(picture.q_arrow), run_time=0.6)
         self.play(FadeIn(picture.key_group(j)), *[Create(a) for a in picture.arcs.get(j, [])[:1]],

@@ -38,12 +38,14 @@ from attention_video.scenes.layout import (
     text_width,
 )
 from attention_video.scenes.lint import confusable
+from attention_video.scenes.rotary import PLAIN, ScoreNames, score_names
 from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import (
     MASKED_TEXT,
     CellLayout,
     MatrixView,
+    col_label,
     col_label_font,
     label_width,
     make_marks,
@@ -82,17 +84,18 @@ def longest_number(values: np.ndarray) -> str:
 
 
 def plan_layout(n_q: int, n_k: int, n_dims: int, q_sample: str, s_sample: str,
-                labels: list[str]) -> FactorLayout:
+                labels: list[str], tag: str = S_TAG) -> FactorLayout:
     """The largest legible layout for these sizes; falls back to a heat map when too small.
 
     `q_sample` / `s_sample` are the widest numbers of Q and of Kᵀ and the factor matrix
-    (which share their column widths); `labels` are the row labels' words.
+    (which share their column widths); `labels` are the row labels' words; `tag` the
+    factor matrix's name.
     """
     height = STAGE_TOP - SAFE_BOTTOM - 0.45  # column labels and gaps
     label_w = label_width(labels, 24, cap=1.9, pad=BUFF_MEDIUM)
     # Numbers everywhere: one row height for Q and the factor matrix, one font; the
     # "Q·Kᵀ" tag right of the factor matrix (below it, it would sit on the caption).
-    width = 2 * SAFE_X - text_width(S_TAG, S_TAG_FONT, "BOLD") - BUFF_ROW
+    width = 2 * SAFE_X - text_width(tag, S_TAG_FONT, "BOLD") - BUFF_ROW
     h = min(0.62, height / (n_q + n_dims))
     font = font_for_row(h, CELL_FILL, lo=0, hi=28)
     while font >= MIN_FONT:
@@ -122,7 +125,7 @@ def plan_for(trace: AttentionTrace, q_labels: list[str], k_labels: list[str]) ->
     return plan_layout(trace.n_q, trace.n_k, len(shown_columns(trace.d_k, MAX_DIMS)),
                        longest_number(h.Q),
                        longest_number(np.concatenate([np.ravel(allowed_scores), np.ravel(h.K)])),
-                       q_labels + k_labels)
+                       q_labels + k_labels)  # a longer tag (Q_rot·K_rotᵀ) moves (`place`)
 
 
 # ---- the three matrices, their names and tags -------------------------------------------------
@@ -217,20 +220,22 @@ def make_col_names(kt: MatrixView, lay: FactorLayout, labels: list[str],
     if not lay.col_text:
         return make_marks(marks, cols, UP, min(0.14, lay.w * 0.8))
     size = col_label_font(lay.w)
-    return VGroup(*[fit_width(make_text(labels[j], size, colors[j]), lay.w * 0.98)
+    return VGroup(*[col_label(labels[j], size, colors[j], kt.theme, lay.w * 0.98)
                     .next_to(cols[j], UP, buff=BUFF_SNUG) for j in cols])
 
 
-def make_tags(q: MatrixView, kt: MatrixView, s: MatrixView, theme: Theme) -> Tags:
+def make_tags(q: MatrixView, kt: MatrixView, s: MatrixView, theme: Theme,
+              names: ScoreNames = PLAIN) -> Tags:
     """The tags: "Q" above Q, "Kᵀ" left of Kᵀ (raised if it would hit "Q"), "Q·Kᵀ" right
-    of the factor matrix."""
-    tag_q = make_text("Q", 30, theme.q, weight="BOLD").next_to(q.grid_only(), UP, buff=BUFF_NOTE)
-    tag_k = make_text("Kᵀ", 30, theme.k, weight="BOLD").next_to(kt.grid_only(), LEFT, buff=BUFF_ROW)
+    of the factor matrix (Q_rot, K_rotᵀ and Q_rot·K_rotᵀ once RoPE turned the rows)."""
+    tag_q = make_text(names.q, 30, theme.q, weight="BOLD").next_to(q.grid_only(), UP, buff=BUFF_NOTE)
+    tag_k = make_text(f"{names.k}ᵀ", 30, theme.k, weight="BOLD").next_to(kt.grid_only(), LEFT,
+                                                                        buff=BUFF_ROW)
     hits_q = (tag_k.get_left()[0] < tag_q.get_right()[0] + 0.1
               and tag_k.get_bottom()[1] < tag_q.get_top()[1])
     if hits_q:
         tag_k.align_to(kt.grid_only(), UP)
-    tag_s = make_text(S_TAG, S_TAG_FONT, theme.accent, weight="BOLD")
+    tag_s = make_text(names.scores, S_TAG_FONT, theme.accent, weight="BOLD")
     tag_s.next_to(s.grid_only(), RIGHT, buff=BUFF_ROW).align_to(s.grid_only(), UP)
     return Tags(tag_q, tag_k, tag_s)
 
@@ -267,7 +272,7 @@ def make_factor_matrices(trace: AttentionTrace, ctx: ChapterContext, q_labels: l
     then the whole block placed."""
     lay = plan_for(trace, q_labels, k_labels)
     g = make_grids(trace, ctx, lay)
-    tags = make_tags(g.q, g.kt, g.s, ctx.theme)
+    tags = make_tags(g.q, g.kt, g.s, ctx.theme, score_names(trace))
     q_marks, k_marks = mark_colors(q_labels, q_colors, k_labels, k_colors, ctx.theme)
     mats = FactorMatrices(lay, g.q, g.kt, g.s,
                           make_row_names(g.q, lay, q_labels, q_colors, q_marks),
@@ -310,7 +315,8 @@ def make_panel(trace: AttentionTrace, ctx: ChapterContext, q_label: str,
                mats: FactorMatrices) -> VGroup:
     """The followed row's factors as a titled list, top right, beside the factor matrix."""
     i = trace.focus
-    title = make_text(ctx.tr("Q·Kᵀ, row of {q_label}", q_label=q_label), 22, ctx.theme.accent)
+    title = make_text(ctx.tr("{scores}, row of {q_label}", scores=score_names(trace).scores,
+                             q_label=q_label), 22, ctx.theme.accent)
     top = STAGE_TOP
     max_h = top - SAFE_BOTTOM - title.height - 0.3 - 0.5  # leaves room for the Q·Kᵀ tag
     body = make_row_panel(trace.head.scores[i], trace.head.mask[i], k_labels, k_colors, ctx,
@@ -348,8 +354,14 @@ class FactorScene(ChapterScene):
         t = self.trace
         mats = make_factor_matrices(t, self.ctx, self.q_labels, self.q_colors, self.k_labels,
                                     self.k_colors)
-        self.say(self.tr("Q: one row per query word ({n_q} × {d_k}). Kᵀ: one column per key word ({d_k} × "
-                         "{n_k}).", n_q=t.n_q, d_k=t.d_k, n_k=t.n_k))
+        if t.rope is not None:  # the rows chapter `linear` turned
+            names = score_names(t)
+            self.say(self.tr("{q}, the turned queries: one row per query word ({n_q} × {d_k}). "
+                             "{k}ᵀ, the turned keys: one column per key word ({d_k} × {n_k}).",
+                             q=names.q, k=names.k, n_q=t.n_q, d_k=t.d_k, n_k=t.n_k))
+        else:
+            self.say(self.tr("Q: one row per query word ({n_q} × {d_k}). Kᵀ: one column per key "
+                             "word ({d_k} × {n_k}).", n_q=t.n_q, d_k=t.d_k, n_k=t.n_k))
         self.play(FadeIn(VGroup(mats.q, mats.q_names, mats.tag_q)),
                   FadeIn(VGroup(mats.kt, mats.k_names, mats.tag_k)), run_time=0.8)
         self.wait(0.8)

@@ -1,4 +1,8 @@
-"""Chapter `linear` · Linear layers: X·W_Q, X·W_K, X·W_V give Q, K, V, one row per word."""
+"""Chapter `linear` · Linear layers: X·W_Q, X·W_K, X·W_V give Q, K, V, one row per word.
+
+With RoPE (trace.rope), Q and K here are the rows before their turn, and the chapter ends
+with the turn that makes Q_rot and K_rot, the rows the scores use (scenes.rotary.show_rope).
+"""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from attention_video.scenes.layout import (
     STAGE_TOP,
     text_width,
 )
+from attention_video.scenes.rotary import show_rope
 from attention_video.scenes.text import fit_width, fmt, fmt_row, make_text
 from attention_video.scenes.widgets import (
     CellLayout,
@@ -232,6 +237,8 @@ class LinearScene(ChapterScene):
         for name in ("Q", "K", "V"):
             shown = self.show_layer(name, shown)
         self.show_three_rows()
+        if self.trace.rope is not None:  # the rows above are X · W; the scores use them turned
+            show_rope(self)  # Q_rot = RoPE(Q), K_rot = RoPE(K), before any score (scenes.rotary)
         self.finish()
 
     def words(self, side: str) -> tuple[list[str], list[str]]:
@@ -375,9 +382,3 @@ class LinearScene(ChapterScene):
         self.play(FadeIn(views), run_time=0.8)
         self.play(*[Create(b) for b in boxes], run_time=0.5)
         self.wait(1.5)
-        if self.trace.rope is not None:  # the rows above are X · W; the scores use them turned
-            self.say(self.tr("Before the scores, RoPE turns each of the {pairs} number pairs of every "
-                             "row of Q and K by an angle that grows with the word's position: that "
-                             "is how this model knows word order (no P is added).",
-                             pairs=self.trace.rope.angles.shape[1]))
-            self.wait(1.5)

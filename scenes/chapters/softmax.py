@@ -28,6 +28,7 @@ from attention_video.scenes.layout import (
     font_for_row,
     widest,
 )
+from attention_video.scenes.rotary import score_names
 from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.themes import Theme, number_ink
 from attention_video.scenes.widgets import MASKED_TEXT, MatrixView, fit_cells
@@ -279,7 +280,7 @@ def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], ctx:
     geo = plan_table(h.weights[i], max_h)
     sq = fmt(float(np.sqrt(trace.d_k)), 2)
     ctx.record("sqrt_dk", (), sq)
-    headers = {"word": "", "scores": "Q·Kᵀ", "scaled": f"÷ √{trace.d_k} = {sq}",
+    headers = {"word": "", "scores": score_names(trace).scores, "scaled": f"÷ √{trace.d_k} = {sq}",
                "exp": ctx.tr("exp(x − max)"),
                "weights": ctx.tr("÷ Σ = weight")}
     columns = make_columns(make_cells(trace, i, geo, labels, colors, ctx, headers),
@@ -345,8 +346,8 @@ class SoftmaxScene(ChapterScene):
 
     def show_row(self) -> None:
         n = int(self.trace.head.mask[self.focus].sum())
-        self.say(self.tr("The row of \"{word}\" in Q·Kᵀ: one score per key word ({n} allowed).",
-                         word=self.focus_word, n=n))
+        self.say(self.tr("The row of \"{word}\" in {scores}: one score per key word ({n} allowed).",
+                         word=self.focus_word, scores=score_names(self.trace).scores, n=n))
         self.play(FadeIn(VGroup(self.table.word, self.table.scores)), run_time=0.8)
         self.wait(0.8)
 

@@ -28,6 +28,7 @@ from attention_video.scenes.layout import (
     SAFE_X,
     font_for_row,
 )
+from attention_video.scenes.rotary import PLAIN, TURNED, score_names
 from attention_video.scenes.text import fit_width, fmt, make_text, subscript
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import MatrixView, Recorder, fit_cells, make_sub
@@ -109,13 +110,14 @@ def make_formula(ctx: ChapterContext, normalized: bool, has_bias: bool, refs: Re
     chapter that computed it (`refs`: the chapters the video plays). `rotary`: Q is X·W_Q
     turned by RoPE (a decoder with rotary positions)."""
     q, k, v, w = ctx.theme.q, ctx.theme.k, ctx.theme.v, ctx.theme.w
+    n = TURNED if rotary else PLAIN  # the rows the scores use: Q_rot, K_rot with RoPE
     if normalized:  # (substring, colour, the term it is, if it gets a chapter label)
-        text = f"Attention(Q, K, V) = softmax(Q·Kᵀ / {SQRT_D_K})·V"
+        text = f"Attention(Q, K, V) = softmax({n.scores} / {SQRT_D_K})·V"
         parts = [("Q", q, ""), ("K", k, ""), ("V", v, ""), ("softmax(", w, "softmax("),
-                 ("Q", q, "Q"), ("Kᵀ", k, "K"), (f"/ {SQRT_D_K})", w, "softmax"), ("V", v, "V")]
+                 (n.q, q, "Q"), (f"{n.k}ᵀ", k, "K"), (f"/ {SQRT_D_K})", w, "softmax"), ("V", v, "V")]
     else:
-        text = "Z = (Q·Kᵀ)·V"
-        parts = [("Z", ctx.theme.z, ""), ("Q", q, "Q"), ("Kᵀ", k, "K"), ("V", v, "V")]
+        text = f"Z = ({n.scores})·V"
+        parts = [("Z", ctx.theme.z, ""), (n.q, q, "Q"), (f"{n.k}ᵀ", k, "K"), ("V", v, "V")]
     written = make_text(text, size, ctx.theme.text)
     glyphs = {}
     for (start, end), (_, color, term) in zip(spans(text, [p[0] for p in parts]), parts):
@@ -128,7 +130,7 @@ def make_formula(ctx: ChapterContext, normalized: bool, has_bias: bool, refs: Re
         line.add(radical_bar(written, start, end, w))
     q_def = "Q = X·W_Q" + (" + b_Q" if has_bias else "")
     if rotary:
-        q_def = f"Q = RoPE({q_def.removeprefix('Q = ')})"
+        q_def = f"{n.q} = RoPE({q_def.removeprefix('Q = ')})"
     terms = [FormulaTerm(glyphs["Q"], chapter_label(refs["linear"], ctx.tr, q_def), q),
              FormulaTerm(glyphs["K"], chapter_label(refs["factor"], ctx.tr, ctx.tr("factor matrix")), k)]
     if normalized:  # softmax( … / √d_k) is one step: linked at its "/ √d_k)" end
@@ -284,7 +286,17 @@ class SummaryScene(ChapterScene):
                                rotary=t.rope is not None)
         fit_width(formula.line, 2 * SAFE_X)
         formula.line.next_to(self.title_mob, DOWN, buff=BUFF_SECTION).set_x(0)
-        if t.normalized:
+        names = score_names(t)
+        if t.rope is not None and t.normalized:
+            self.say(self.tr("Everything this video showed, in one line: Attention(Q, K, V) = "
+                             "softmax({scores} / √dₖ)·V, where {q} and {k} are Q and K turned by "
+                             "RoPE.", scores=names.scores, q=names.q, k=names.k))
+        elif t.rope is not None:
+            self.say(self.tr("Without softmax, as in the article: Z = ({scores})·V, where {q} and {k} "
+                             "are Q and K turned by RoPE. The raw factors weigh V directly (no "
+                             "division by √dₖ, no softmax).",
+                             scores=names.scores, q=names.q, k=names.k))
+        elif t.normalized:
             self.say(self.tr("Everything this video showed, in one line: Attention(Q, K, V) = softmax(Q·Kᵀ / "
                              "√dₖ)·V."))
         else:
@@ -307,7 +319,7 @@ class SummaryScene(ChapterScene):
         refs, normalized = self.refs, self.trace.normalized
         tr = self.tr
         steps = [("linear", tr("Q from the linear layer")),
-                 ("factor", tr("Q·Kᵀ the factor matrix"))]
+                 ("factor", tr("{scores} the factor matrix", scores=score_names(self.trace).scores))]
         if normalized:
             steps.append(("softmax", tr("scaling and softmax")))
         steps.append(("weighted_sum", tr("the weighted sum of V")))
@@ -336,7 +348,7 @@ class SummaryScene(ChapterScene):
         t = self.trace
         refs = self.refs
         steps = [("linear", self.tr("linear layer")),
-                 ("softmax", "softmax") if t.normalized else ("factor", "Q·Kᵀ"),
+                 ("softmax", "softmax") if t.normalized else ("factor", score_names(t).scores),
                  ("weighted_sum", self.tr("weighted sum"))]
         tags = [self.tr("ch. {refs}", refs=refs[slug]) if refs[slug] else what
                 for slug, what in steps]
@@ -360,8 +372,8 @@ class SummaryScene(ChapterScene):
         cell_h = min(MAX_CELL_H, (top - SAFE_BOTTOM - reserve) / n_rows) - shrink
         size = font_for_row(cell_h, LABEL_FILL, hi=26)
         word, word_col = self.q_labels[i], self.q_colors[i]
-        weights_name = self.tr("weights") if t.normalized else "Q·Kᵀ"
-        names = [make_sub("Q", word, size, th.q, word_col),
+        weights_name = self.tr("weights") if t.normalized else score_names(t).scores
+        names = [make_sub(score_names(t).q, word, size, th.q, word_col),
                  make_sub(weights_name, word, size * 0.8, th.w, word_col),
                  make_sub("Z", word, size, th.z, word_col)]
         if multi:

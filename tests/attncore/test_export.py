@@ -21,6 +21,8 @@ from attention_video.attncore.export import (
 from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace, HeadTrace, RotaryTrace
 
+from tests.support.decoder_traces import decoder_trace
+
 
 def random_settings(**values) -> Settings:
     """Settings of the small seeded random model (the command's default is the pretrained
@@ -216,3 +218,23 @@ def test_rope_and_kv_heads_round_trip_bit_for_bit():
         assert x.shape == y.shape and x.tobytes() == y.tobytes(), name
     plain = from_json(to_json(build_trace(random_settings())))
     assert plain.rope is None and plain.kv_heads is None
+
+
+def test_a_rotary_trace_names_its_rows_before_and_after_the_turn():
+    """With RoPE the CSV's Q and K are X·W_Q and X·W_K, as the video and the page call them;
+    the turned rows the scores use are Q_rot and K_rot; every angle is a table; the JSON says
+    which of its arrays is which."""
+    t = decoder_trace()
+    tables = csv_tables(t)
+    for index, h in enumerate(t.heads):
+        kv = t.kv_heads[index]
+        for name, want in (("Q", t.rope.Q_before[index]), ("K", t.rope.K_before[kv]),
+                           ("Q_rot", h.Q), ("K_rot", h.K)):
+            _, _, values = read_table(tables[f"head{h.head}_{name}"])
+            assert values.tobytes() == np.ascontiguousarray(want).tobytes(), (index, name)
+    cols, rows, values = read_table(tables["rope_angles"])
+    assert cols == [f"pair{m}" for m in range(t.d_k // 2)] and len(rows) == t.n_q
+    assert values.tobytes() == t.rope.angles.tobytes()
+    names = json.loads(to_json(t))["rope"]["names"]
+    assert names["heads.Q"].startswith("Q_rot") and names["Q_before"].startswith("Q =")
+    assert not [k for k in csv_tables(build_trace(random_settings())) if "rot" in k]

@@ -1,6 +1,8 @@
-"""What the chapters put on screen for a rotary, grouped-query, causal decoder (issue 31):
-chapter 4's turned pairs measured from their arrows and the placements' q·k, chapter 5's
-mask and attention sink, chapter 9's key/value groups and its 30 × 9 overview.
+"""What the chapters put on screen for a rotary, grouped-query, causal decoder (issues 31, 39):
+the story in the order of its arithmetic (chapter 2 turns Q and K into Q_rot and K_rot: the turned
+pairs measured from their arrows, every pair's angle; chapters 3 and 4 name the rows they
+multiply Q_rot and K_rot, and chapter 4 ends on the placements' q_rot·k_rot), chapter 5's mask and
+attention sink, chapter 9's key/value groups and its 30 × 9 overview.
 
 The traces are tests/support/decoder_traces.py's (a random trace really turned by RoPE); the
 expected numbers are computed here with complex numbers and math, not by attncore.rotary."""
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from attention_video.attncore import sources
 from attention_video.attncore.chapters import SLUGS
 from attention_video.fastmanim.encoder import TimedRenderer
 from attention_video.pipeline.run.chapter import manim_config
@@ -24,7 +27,7 @@ from attention_video.scenes.chapters.heads import make_overview
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import SAFE_X, SAFE_Y
 from attention_video.scenes.text import fmt
-from manim import Arrow, tempconfig
+from manim import Arrow, Text, tempconfig
 
 from tests.support.decoder_traces import decoder_trace, settings
 from tests.support.scene_truth import check_drawn
@@ -34,12 +37,31 @@ LENGTH_TOL = 0.005 + 1e-9
 ANGLE_TOL = 0.5 + 1e-9
 
 
+class Watch:
+    """A scene that keeps every text it ever puts on screen (scene.seen_texts)."""
+
+    def play(self, *args, **kwargs):
+        animations = self.compile_animations(*args, **kwargs)
+        for m in list(self.mobjects) + [a.mobject for a in animations]:
+            for part in m.get_family():
+                if isinstance(part, Text):
+                    self.seen_texts.setdefault(id(part), part)
+        super().play(*animations, **kwargs)
+
+
 def scene_of(trace, s, chapter: str):
+    base = scene_class(chapter)
+    watched = type(base.__name__, (Watch, base), {"seen_texts": None})
     with tempfile.TemporaryDirectory() as texts, tempconfig(manim_config(s, None, None, Path(texts))):
-        scene = scene_class(chapter)(trace, s, SLUGS, skip_animations=True,
-                                     renderer=TimedRenderer(skip_animations=True))
+        scene = watched(trace, s, SLUGS, skip_animations=True,
+                        renderer=TimedRenderer(skip_animations=True))
+        scene.seen_texts = {}
         scene.render()
     return scene
+
+
+def words_seen(scene) -> list[str]:
+    return [getattr(t, "original_text", None) or t.text for t in scene.seen_texts.values()]
 
 
 @functools.cache
@@ -47,7 +69,7 @@ def built(chapter: str, sink: bool = False, theme: str = "dark", source: str | N
     s = settings(theme=theme)
     t = decoder_trace(s, sink=sink)
     if source is not None:
-        t = dataclasses.replace(t, source=source)
+        t = dataclasses.replace(t, source=source, can=sources.source(source).can)
     return t, scene_of(t, s, chapter)
 
 
@@ -65,10 +87,10 @@ def check_frame(t, scene):
     assert check_drawn(t, scene.drawn.entries) == []
 
 
-# ---- chapter 4: position by rotation -------------------------------------------------------
+# ---- chapter 2: Q and K turned into Q_rot and K_rot, before any score ---------------------------
 @pytest.mark.parametrize("theme", ["dark", "light"])
 def test_the_turned_pairs_are_drawn_at_their_true_angles_and_lengths(theme):
-    t, scene = built("dot", theme=theme)
+    t, scene = built("linear", theme=theme)
     check_frame(t, scene)
     i, j = t.focus, t.partner
     rows = [(t.rope.Q_before[t.head_index, i], i), (t.rope.K_before[t.kv_heads[t.head_index], j], j)]
@@ -95,7 +117,7 @@ def test_the_turned_pairs_are_drawn_at_their_true_angles_and_lengths(theme):
 
 
 def test_a_pair_turned_by_a_degree_more_would_be_caught():
-    t, scene = built("dot")
+    t, scene = built("linear")
     panel = scene.turns[0]
     i = t.focus
     row = t.rope.Q_before[t.head_index, i]
@@ -105,6 +127,66 @@ def test_a_pair_turned_by_a_degree_more_would_be_caught():
     assert abs((math.degrees(math.atan2(v[1], v[0])) - want + 180) % 360 - 180) > ANGLE_TOL
 
 
+def test_every_pairs_angle_is_shown_and_the_turned_rows_get_their_own_name():
+    t, scene = built("linear")
+    check_frame(t, scene)
+    i, j, n = t.focus, t.partner, t.d_k // 2
+    turns = {idx: text for key, idx, text in scene.drawn.entries if key == "rope_turn"}
+    for p in (i, j):  # the first pairs, and the last, at both positions: θ = p·base^(−2m/d_k)
+        for m in (0, 1, n - 1):
+            want = math.degrees(p * t.rope.base ** (-2 * m / t.d_k)) % 360
+            assert turns[(p, m)] == fmt(want, 0), (p, m)
+    text = captions(scene)
+    word = scene.q_labels[i]
+    def quoted(row):  # the first three entries, "…" and the last
+        return ", ".join([fmt(v, 2) for v in row[:3]] + ["…", fmt(row[-1], 2)])
+
+    before, after = quoted(t.rope.Q_before[t.head_index, i]), quoted(t.head.Q[i])
+    assert f"Q[{word}] = ({before}) became Q_rot[{word}] = ({after})" in text
+    assert "Q_rot = RoPE(Q) and K_rot = RoPE(K)" in text
+    # Q and K as made (X·W) are recorded as the rows before the turn; Q_rot and K_rot as the trace's
+    drawn = {key for key, _, _ in scene.drawn.entries}
+    assert {"Q_before", "K_before", "Q", "K", "rope_Q_before", "rope_K_before"} <= drawn
+    seen = words_seen(scene)
+    assert "Q_rot = RoPE(Q)" in seen and "K_rot = RoPE(K)" in seen
+
+
+@pytest.mark.parametrize("chapter", ["factor", "dot", "softmax", "summary"])
+def test_the_chapters_after_the_turn_call_the_rows_they_multiply_q_rot_and_k_rot(chapter):
+    """Q and K are the rows before the turn (chapter 2); every score is made of Q_rot and K_rot."""
+    t, scene = built(chapter)
+    check_frame(t, scene)
+    seen = words_seen(scene)
+    text = captions(scene)
+    for plain in ("Q", "Kᵀ", "Q·Kᵀ"):
+        assert plain not in seen, plain
+    assert not [w for w in seen if w.startswith(("Q[", "K[", "|Q[", "|K[", "Q·Kᵀ"))
+                or " Q[" in w or "= Q·Kᵀ" in w], seen
+    assert "Q[" not in text and "K[" not in text and "Q·Kᵀ" not in text.replace("Q_rot·K_rotᵀ", "")
+    word = scene.q_labels[t.focus]
+    if chapter == "factor":
+        assert {"Q_rot", "K_rotᵀ", "Q_rot·K_rotᵀ"} <= set(seen)
+        assert "Q_rot, the turned queries" in text
+    elif chapter == "dot":
+        assert f"Q_rot[{word}]" in seen and any(w.startswith("Q_rot·K_rotᵀ[") for w in seen)
+    elif chapter == "softmax":
+        assert "Q_rot·K_rotᵀ" in seen and "in Q_rot·K_rotᵀ: one score per key" in text
+    else:
+        assert "Attention(Q, K, V) = softmax(Q_rot·K_rotᵀ / √dₖ)·V" in seen
+        assert "Q_rot and K_rot are Q and K turned by RoPE" in text
+
+
+def test_without_rope_the_rows_keep_their_plain_names():
+    s = settings()
+    t = dataclasses.replace(decoder_trace(s), rope=None)
+    factor = scene_of(t, s, "factor")
+    assert {"Q", "Kᵀ", "Q·Kᵀ"} <= set(words_seen(factor))
+    assert not [w for w in words_seen(factor) if "_rot" in w]
+    linear = scene_of(t, s, "linear")
+    assert not hasattr(linear, "turns") and "RoPE" not in captions(linear)
+
+
+# ---- chapter 4: the score depends on the distance alone -----------------------------------
 def test_the_placements_give_the_same_score_at_the_same_distance():
     t, scene = built("dot")
     i, j = t.focus, t.partner
@@ -132,6 +214,7 @@ def test_no_rotation_without_rope():
     t = dataclasses.replace(decoder_trace(s), rope=None)
     scene = scene_of(t, s, "dot")
     assert not hasattr(scene, "turns") and "RoPE" not in captions(scene)
+    assert "word order" not in captions(scene)
 
 
 # ---- chapter 5: the mask and the sink ------------------------------------------------------
@@ -230,9 +313,12 @@ def test_the_real_decoders_chapters_draw_its_own_numbers():
     trace's; a head that rests on the first token is found and named as a sink."""
     s, t = real_decoder()
     assert t.rope is not None and t.kv_heads == tuple(h // 3 for h in range(9))
+    linear = scene_of(t, s, "linear")
+    check_frame(t, linear)
+    assert len(linear.turns) == 2 and "RoPE" in captions(linear)
     dot = scene_of(t, s, "dot")
     check_frame(t, dot)
-    assert len(dot.turns) == 2 and "RoPE" in captions(dot)
+    assert "word order" in captions(dot)
     heads = scene_of(t, s, "heads")
     check_frame(t, heads)
     assert "30 layers × 9 heads = 270" in captions(heads)

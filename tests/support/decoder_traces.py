@@ -14,6 +14,7 @@ import dataclasses
 
 import numpy as np
 from attention_video.attncore import attention as att
+from attention_video.attncore import sources
 from attention_video.attncore.build import build_random_trace
 from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace, HeadTrace, RotaryTrace
@@ -72,7 +73,8 @@ def decoder_trace(s: Settings | None = None, kv_heads: int = 3, base: float = 10
     model /= model.sum(axis=-1, keepdims=True)
     model[0] = np.stack([h.weights for h in heads])  # the layer shown is the heads' own
     return dataclasses.replace(
-        t, heads=tuple(heads), source="decoder", model_name="test decoder",
+        t, heads=tuple(heads), source="decoder", can=sources.source("decoder").can,
+        model_name="test decoder",
         output=att.multi_head([h.Z for h in heads], t.W_O), model_weights=model,
         rope=RotaryTrace(base, angles, Q_before, K_before),
         kv_heads=tuple(h // group for h in range(n_heads)), head_choice=None,

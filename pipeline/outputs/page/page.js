@@ -93,6 +93,12 @@ function applyTheme() {
 
 // ---- the matrices -----------------------------------------------------------------------
 const head = () => T.heads[state.head];
+// With RoPE (T.rope), Q and K are X·W_Q and X·W_K, kept before their turn; the turned rows
+// the scores use (the trace's heads[h].Q and .K) are Q_rot and K_rot.
+const rotary = () => T.rope !== null && T.rope !== undefined;
+const kvHead = h => T.kv_heads ? T.kv_heads[h] : h;
+const qRows = () => rotary() ? T.rope.Q_before[state.head] : head().Q;
+const kRows = () => rotary() ? T.rope.K_before[kvHead(state.head)] : head().K;
 const qWords = () => T.query_tokens.map(t => t.text);
 const kWords = () => T.key_tokens.map(t => t.text);
 const dims = n => Array.from({length: n}, (_, m) => String(m + 1));
@@ -107,9 +113,13 @@ function matrices() {
     {key: "W_Q", rows: "d", cols: "d", values: h.W_Q, colour: "q"},
     {key: "W_K", rows: "d", cols: "d", values: h.W_K, colour: "k"},
     {key: "W_V", rows: "d", cols: "d", values: h.W_V, colour: "v"},
-    {key: "Q", rows: "q", cols: "d", values: h.Q, colour: "q"},
-    {key: "K", rows: "k", cols: "d", values: h.K, colour: "k"},
-    {key: "V", rows: "k", cols: "d", values: h.V, colour: "v"},
+    {key: "Q", rows: "q", cols: "d", values: qRows(), colour: "q"},
+    {key: "K", rows: "k", cols: "d", values: kRows(), colour: "k"},
+    {key: "V", rows: "k", cols: "d", values: h.V, colour: "v"});
+  if (rotary()) out.push(
+    {key: "Q_rot", rows: "q", cols: "d", values: h.Q, colour: "q"},
+    {key: "K_rot", rows: "k", cols: "d", values: h.K, colour: "k"});
+  out.push(
     {key: "scores", rows: "q", cols: "k", values: h.scores, colour: "q"},
     {key: "scaled", rows: "q", cols: "k", values: h.scaled, colour: "q"},
     {key: "weights", rows: "q", cols: "k", values: h.weights, colour: "w"},
@@ -133,6 +143,7 @@ function shown(n) {
 
 function title(key) {
   if (key === "weights" && !T.normalized) return W.weights_raw;
+  if (rotary() && (key === "scores" || key === "scaled")) return W[key + "_rot"];
   return W[key];
 }
 
@@ -314,7 +325,8 @@ function detailWeight(key, i, j) {
 function detailProjection(key, i, c) { // Q, K or V: Σ_m X[i,m]·W[m,c] (+ b[c])
   const h = head(), X = key === "Q" ? "X_q" : "X", Wn = "W_" + key, b = "b_" + key;
   const pairs = T[X][i].map((x, m) => [[x, X, [i, m]], [h[Wn][m][c], Wn, [m, c]]]);
-  const p = sumOfProducts(pairs, result(h[key][i][c], key, [i, c]), false);
+  const made = key === "Q" ? qRows() : key === "K" ? kRows() : h[key]; // before any turn
+  const p = sumOfProducts(pairs, result(made[i][c], key, [i, c]), false);
   p.prepend(`${named(key, i, c)} = `);
   const out = [p];
   if (h[b].some(x => x !== 0)) {
@@ -323,6 +335,24 @@ function detailProjection(key, i, c) { // Q, K or V: Σ_m X[i,m]·W[m,c] (+ b[c]
     out.push(el("p", {text: W.bias}));
   }
   return out;
+}
+
+// Q_rot or K_rot (RoPE): pair m of the row, entries 2m and 2m + 1, turned by θ(p, m), p the
+// word's position (its row):
+//   x′₂ₘ = x₂ₘ · cos θ − x₂ₘ₊₁ · sin θ,   x′₂ₘ₊₁ = x₂ₘ · sin θ + x₂ₘ₊₁ · cos θ
+function detailRotation(key, i, c) {
+  const plain = key === "Q_rot" ? "Q" : "K", rows = plain === "Q" ? qRows() : kRows();
+  const m = Math.floor(c / 2), a = 2 * m, b = 2 * m + 1;
+  const theta = T.rope.angles[i][m];
+  const cos = num(Math.cos(theta), "cos", [i, m], "op"), sin = num(Math.sin(theta), "sin", [i, m], "op");
+  const x = op(rows[i][a], plain, [i, a]), y = op(rows[i][b], plain, [i, b]);
+  const names = [named(plain, i, a), named(plain, i, b)];
+  const f = el("p", {class: "formula"}, `${named(key, i, c)} = `);
+  if (c === a) f.append(`${names[0]} · cos θ − ${names[1]} · sin θ = `, x, " · ", cos, " − ", y, " · ", sin);
+  else f.append(`${names[0]} · sin θ + ${names[1]} · cos θ = `, x, " · ", sin, " + ", y, " · ", cos);
+  f.append(" = ", result(head()[plain][i][c], key, [i, c]));
+  return [el("p", {text: say("rotation", {m, a: a + 1, b: b + 1, p: i, base: T.rope.base})}),
+          el("p", {class: "formula"}, "θ = ", op(theta, "angles", [i, m]), " rad"), f];
 }
 
 function arrows(i, j) { // the query and the key in their plane, with the key's shadow
@@ -373,8 +403,8 @@ function arrows(i, j) { // the query and the key in their plane, with the key's 
 }
 
 function detailScore(i, j) {
-  const h = head();
-  const pairs = h.Q[i].map((x, m) => [[x, "Q", [i, m]], [h.K[j][m], "K", [j, m]]]);
+  const h = head(), [q, k] = rotary() ? ["Q_rot", "K_rot"] : ["Q", "K"]; // the rows the scores use
+  const pairs = h.Q[i].map((x, m) => [[x, q, [i, m]], [h.K[j][m], k, [j, m]]]);
   const p = sumOfProducts(pairs, result(h.scores[i][j], "scores", [i, j]), true);
   p.prepend(`${named("scores", i, j)} = `);
   const out = [el("p", {text: W.products}), p];
@@ -430,6 +460,7 @@ function explain(key, i, j) {
     case "X": case "X_q": return detailX(key, i, j);
     case "W_Q": case "W_K": case "W_V": return detailWeight(key, i, j);
     case "Q": case "K": case "V": return detailProjection(key, i, j);
+    case "Q_rot": case "K_rot": return detailRotation(key, i, j);
     case "scores": return detailScore(i, j);
     case "scaled": return detailScaled(i, j);
     case "weights": return detailSoftmax(i, j);

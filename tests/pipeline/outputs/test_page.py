@@ -44,6 +44,9 @@ from attention_video.scenes.page_words import page_words
 from attention_video.scenes.text import fmt
 from attention_video.scenes.themes import THEMES, word_color
 
+from tests.support.decoder_traces import decoder_trace
+from tests.support.decoder_traces import settings as decoder_settings
+
 pytestmark = pytest.mark.xdist_group("page")  # one browser per module, on one worker
 
 CHROMIUM = "/usr/bin/chromium"
@@ -557,6 +560,84 @@ def test_cross_attention_shows_the_query_words_own_rows(browser, tmp_path):
     labels = tab.eval_on_selector_all('table[data-key="Q"] tbody th', "els => els.map(e => e.textContent)")
     assert [w.lstrip("▸ ") for w in labels] == [t["text"] for t in trace["query_tokens"]]
     tab.context.close()
+
+
+def rotary_value(trace: dict, head: int, name: str, index: list[int]) -> float:
+    """With RoPE, the page's names: Q and K are X·W_Q and X·W_K (the trace's rows before the
+    turn), Q_rot and K_rot the turned rows the scores use (the trace's heads' Q and K)."""
+    rope, kv = trace["rope"], trace["kv_heads"][head]
+    where = {"Q": rope["Q_before"][head], "K": rope["K_before"][kv], "angles": rope["angles"],
+             "Q_rot": trace["heads"][head]["Q"], "K_rot": trace["heads"][head]["K"]}
+    if name in ("cos", "sin"):  # of the angle: numpy's, to the last bits JavaScript may differ
+        return getattr(np, name)(rope["angles"][index[0]][index[1]])
+    if name not in where:
+        return value(trace, head, name, index)
+    v = where[name]
+    for i in index:
+        v = v[i]
+    return v
+
+
+def test_a_rotary_page_shows_q_and_k_before_their_turn_and_the_turn_as_a_step(browser, tmp_path):
+    """Issue 39: every number a cell shows is the trace's under the page's names, and
+    equals the sum its operands make: Q = Σ X·W_Q, Q_rot = Q₂ₘ·cos θ − Q₂ₘ₊₁·sin θ (or
+    Q₂ₘ·sin θ + Q₂ₘ₊₁·cos θ), the score = Σ Q_rot·K_rot."""
+    s = decoder_settings()
+    t = decoder_trace(s)
+    chapters = made_up_chapters()
+    video = blank_video(tmp_path / "video.mp4", sum(r.duration for r in chapters))
+    page = write_page(t, chapters, video, s)
+    trace = json.loads(to_json(t))
+    tab = open_page(browser, page)
+    keys = tab.eval_on_selector_all("table", "els => els.map(e => e.dataset.key)")
+    assert keys == ["X", "W_Q", "W_K", "W_V", "Q", "K", "V", "Q_rot", "K_rot", "scores",
+                    "scaled", "weights", "Z"]
+    words = page_words(Translate("en"))
+    assert tab.text_content("#h-Q_rot").startswith(words["Q_rot"])
+    assert tab.text_content("#h-scores").startswith(words["scores_rot"])
+    h, n = trace["head_index"], t.d_k
+    head = trace["heads"][h]
+    for key, i, j in (("Q", t.focus, 0), ("K", 1, n - 1), ("Q_rot", t.focus, 0),
+                      ("Q_rot", t.focus, 3), ("K_rot", 2, n - 1), ("scores", t.focus, 2)):
+        tab.hover(f'td[data-key="{key}"][data-i="{i}"][data-j="{j}"]')
+        numbers = shown_numbers(tab)
+        for v in numbers:
+            want = rotary_value(trace, h, v["name"], v["index"])
+            assert math.isclose(v["v"], want, rel_tol=1e-15, abs_tol=1e-15), v
+            assert v["text"].strip("()") == fmt(v["v"]), v
+        res = [v for v in numbers if v["result"]]
+        assert [(v["name"], v["index"]) for v in res] == [(key, [i, j])]
+        ops = {(v["name"], tuple(v["index"])): v["v"] for v in numbers if not v["result"]}
+        if key in ("Q", "K"):  # Σ X·W_Q: the rows before the turn (a long sum shows some terms)
+            x, w = ("X_q" if key == "Q" else "X"), "W_" + key
+            made = sum(trace[x][i][m] * head[w][m][j] for m in range(t.d_model)) + head[f"b_{key}"][j]
+            assert all(ops[(x, (i, m))] == trace[x][i][m] for m in (0, t.d_model - 1))
+        elif key in ("Q_rot", "K_rot"):
+            plain, m = key[0], j // 2
+            a, b = ops[(plain, (i, 2 * m))], ops[(plain, (i, 2 * m + 1))]
+            cos, sin = ops[("cos", (i, m))], ops[("sin", (i, m))]
+            assert ("angles", (i, m)) in ops
+            made = a * cos - b * sin if j % 2 == 0 else a * sin + b * cos
+        else:  # the score: the turned rows, pair by pair
+            made = sum(ops[("Q_rot", (i, m))] * ops[("K_rot", (j, m))] for m in range(n))
+            assert not [name for name, _ in ops if name in ("Q", "K")]
+        assert math.isclose(made, res[0]["v"], rel_tol=1e-9, abs_tol=1e-9), (key, i, j)
+    # "show me" for the turned rows seeks into chapter `linear`, where they are made
+    tab.hover(f'td[data-key="Q_rot"][data-i="{t.focus}"][data-j="0"]')
+    cue = int(tab.get_attribute("#show-me", "data-cue"))
+    assert page_cues(chapters)[cue].chapter == "linear"
+    assert tab.errors == []
+    tab.context.close()
+
+
+def test_with_rope_the_scenes_records_take_the_pages_names():
+    """Chapter `linear` records Q and K before the turn as Q_before, K_before, and the turned
+    rows as Q, K: the page seeks to them by its own names."""
+    chapters = [ChapterResult("linear", 4.0, [(0.0, 1.5, "a"), (2.0, 3.5, "b")],
+                              made={"Q_before": 0.5, "K_before": 1.0, "Q": 2.5, "K": 2.6})]
+    cues = page_cues(chapters)
+    assert made_at(chapters, cues, rotary=True) == {"Q": 0, "K": 0, "Q_rot": 1, "K_rot": 1}
+    assert made_at(chapters, cues) == {"Q": 1, "K": 1}
 
 
 def test_the_notebooks_result_writes_the_same_page(tmp_path):

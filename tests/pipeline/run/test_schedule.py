@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from attention_video.attncore import Settings, build_trace
+from attention_video.attncore import Settings, build_trace, sources
 from attention_video.attncore.chapters import SLUGS, chapter
 from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.run import render as render_mod
@@ -29,10 +29,10 @@ def test_the_measured_figures_order_each_kind_of_model(tiny):
     """The tiny model's longest chapter is the linear layers; the pretrained model's is
     `heads` (12 heads and the overview), which the old fixed order sent eighth."""
     assert schedule.longest_first(ALL, tiny, S)[0] == "linear"
-    pretrained = dataclasses.replace(tiny, source="pretrained")
+    pretrained = dataclasses.replace(tiny, source="pretrained", can=sources.source("pretrained").can)
     order = schedule.longest_first([c for c in ALL if c != "learning"], pretrained, S)
     assert order[0] == "heads" and order.index("linear") == 1
-    random = dataclasses.replace(tiny, source="random")
+    random = dataclasses.replace(tiny, source="random", can=sources.source("random").can)
     assert schedule.longest_first(ALL, random, S) == schedule.longest_first(ALL, tiny, S)
 
 
