@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import pytest
+from _pytest.nodeid import NodeId
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -19,3 +20,19 @@ def _own_text_folder(tmp_path_factory):
 
         config.text_dir = str(tmp_path_factory.mktemp("manim-texts"))
     yield
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`--dist loadgroup` sends the tests of one xdist_group to one worker by the group name
+    that pytest-xdist appends to each test's id ("…::test@scene-builds"). pytest-xdist 3.8
+    appends it to `item._nodeid`, which pytest 9.2 no longer reads (the id is `item._id`),
+    so every group was split over both workers and each built its chapters twice. Where
+    the name is missing from the id, it is appended here, as pytest-xdist means to."""
+    if not getattr(config.option, "loadgroup", False):  # set in the workers of --dist loadgroup
+        return
+    for item in items:
+        groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                         for m in item.iter_markers("xdist_group")})
+        if groups and "@" not in item.nodeid.rpartition("]")[2]:
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(groups)}")
