@@ -22,6 +22,8 @@ from click.testing import CliRunner
 
 from attention_video.api import Explanation
 
+pytestmark = pytest.mark.alone  # VLC and Chromium play in real time
+
 vlc = pytest.importorskip("vlc")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SENTENCE = "The black cat drank the milk"
