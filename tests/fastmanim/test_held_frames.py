@@ -21,6 +21,8 @@ from attention_video.pipeline.outputs.formats import write_gif, write_webm
 from attention_video.pipeline.outputs.video import decode_times, frame_at, join, probe
 from manim._config.video_encoder import VideoEncoderSpec
 
+pytestmark = pytest.mark.alone  # VLC and Chromium play and seek in real time
+
 W, H, FPS = 320, 240, 30
 RED, GREEN, BLUE = (220, 40, 40), (40, 200, 60), (40, 60, 220)
 

@@ -161,7 +161,8 @@ def inside(point, mob, pad: float = 0.0) -> bool:
     return x0 - pad <= point[0] <= x1 + pad and y0 - pad <= point[1] <= y1 + pad
 
 
-@pytest.mark.parametrize("case", ["tiny", pytest.param("translate", marks=SLOW), "two rows"])
+@pytest.mark.parametrize("case", ["tiny", pytest.param("translate", marks=SLOW),
+                                  pytest.param("two rows", marks=SLOW)])
 def test_chapter_eight_opens_on_its_question_drawn(case):
     """The opening caption asks why the followed word looks at its partner: the stage
     shows the sentence's words, the followed word's arrow ending at the partner's box, a

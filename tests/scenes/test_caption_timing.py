@@ -159,6 +159,7 @@ def test_arrows_too_short_to_see_are_drawn_larger_and_the_caption_says_so(learni
                    for _, _, text in learning.subtitles)
 
 
+@pytest.mark.slow  # two builds of chapter 8 (the module's other checks are fast)
 def test_without_softmax_chapter_eight_says_its_weights_are_softmax_weights():
     s = Settings(sentence="the old farmer drove the red tractor .", theme="light", softmax=False,
                  query="farmer", quality="l")

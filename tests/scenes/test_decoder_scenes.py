@@ -88,7 +88,7 @@ def check_frame(t, scene):
 
 
 # ---- chapter 2: Q and K turned into Q_rot and K_rot, before any score ---------------------------
-@pytest.mark.parametrize("theme", ["dark", "light"])
+@pytest.mark.parametrize("theme", ["dark", pytest.param("light", marks=pytest.mark.slow)])
 def test_the_turned_pairs_are_drawn_at_their_true_angles_and_lengths(theme):
     t, scene = built("linear", theme=theme)
     check_frame(t, scene)
@@ -263,7 +263,7 @@ def boxes_overlap(a, b, pad: float = 0.0) -> bool:
             and abs(a.get_y() - b.get_y()) < (a.height + b.height) / 2 - pad)
 
 
-@pytest.mark.parametrize("layer", [0, 17])
+@pytest.mark.parametrize("layer", [0, pytest.param(17, marks=pytest.mark.slow)])
 def test_thirty_layers_of_nine_heads_fit_the_frame_with_labels_apart(layer):
     t = dataclasses.replace(decoder_trace(), layer=layer, head_index=4)
     view = make_overview(t, ChapterContext.of("dark", "en"), 2.95, -2.7)

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from attention_video.attncore import Settings, build_trace
+from attention_video.attncore import Settings
 from attention_video.pipeline.commands.cli import main
-from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
-from attention_video.pipeline.run.lint import ChapterLint, LintResult, lint_video
+from attention_video.pipeline.run.lint import ChapterLint, LintResult
 from attention_video.scenes import lint
 from attention_video.scenes.layout import MIN_FONT, SAFE_X
 from attention_video.scenes.text import make_text
 from attention_video.scenes.themes import THEMES, word_color
 from attention_video.scenes.widgets import make_caption
 from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Arrow, Line, Rectangle, Square, VGroup
+
+from tests.support.builds import chapter_lint, dry_run, video_lint
 
 pytestmark = pytest.mark.xdist_group("lint")  # one worker: the default video's build is shared
 
@@ -223,7 +224,7 @@ DEFAULT = Settings(sentence="The black cat drank the milk", quality="l")
 
 @pytest.fixture(scope="session")  # once per worker, whatever runs between its tests
 def default_lint():
-    return lint_video(DEFAULT, build_trace(DEFAULT), jobs=1)
+    return video_lint(DEFAULT)  # lint_video(DEFAULT, ..., jobs=1), shared with the chapters' checks
 
 
 def test_every_caption_of_the_default_video_is_linted(default_lint):
@@ -236,8 +237,7 @@ def test_every_caption_of_the_default_video_is_linted(default_lint):
 
 
 def test_the_lint_sees_every_caption_a_dry_run_shows(default_lint):
-    dry = render_chapter(ChapterJob("input", build_trace(DEFAULT), DEFAULT, clip=None))
-    assert default_lint.chapters[0].captions == len(dry.subtitles)
+    assert default_lint.chapters[0].captions == len(dry_run(DEFAULT, "input").subtitles)
 
 
 def lint_number(slug: str) -> int:
@@ -320,24 +320,27 @@ FIXED_RULES = ("overlap", "crossing", "safe-area", "size", "contrast", "colour")
 
 
 def fixed_rule_problems(settings: Settings, slug: str) -> list[str]:
-    trace = build_trace(settings)
-    from attention_video.pipeline.run.lint import lint_chapter
-    from attention_video.pipeline.run.render import plan_chapters
-
-    got = lint_chapter(slug, trace, settings, tuple(plan_chapters(settings, trace, lambda s: None)))
-    return [str(p) for p in got.problems if p.finding.rule in FIXED_RULES]
+    """The chapter's problems under the rules fixed for issue 28 (the default video's
+    chapters are read from its whole lint, made once)."""
+    return [str(p) for p in chapter_lint(settings, slug).problems if p.finding.rule in FIXED_RULES]
 
 
 LIGHT = Settings(sentence="The black cat drank the milk", quality="l", theme="light")
 
 
-@pytest.mark.parametrize("theme", ["dark", "light"])
+# The dark theme's chapters are read from the default video's lint (fast); the light
+# theme's are linted chapter by chapter (slow tier). The light theme's colours are checked
+# fast above, on their own.
+THEMES_FAST_DARK = ["dark", pytest.param("light", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("theme", THEMES_FAST_DARK)
 @pytest.mark.parametrize("slug", ["input", "linear", "factor", "weighted_sum", "qkv"])
 def test_the_badge_stays_in_the_safe_area_and_words_read_in_every_chapter(slug, theme):
     assert fixed_rule_problems(DEFAULT if theme == "dark" else LIGHT, slug) == []
 
 
-@pytest.mark.parametrize("theme", ["dark", "light"])
+@pytest.mark.parametrize("theme", THEMES_FAST_DARK)
 def test_the_dot_products_thumbnail_and_arrow_labels_stay_in_the_safe_area_and_uncrossed(theme):
     # the Q·Kᵀ thumbnail and "milk" stuck out; arrows ran through "θ" and "cat", and the
     # dashed shadow drops through "cat"; the light theme's green products on their tint
@@ -348,7 +351,7 @@ TWENTY = Settings(sentence="The quick brown fox jumps over the lazy dog while an
                            "from his porch nearby", weights="pretrained", quality="l")
 
 
-@pytest.mark.parametrize("slug", ["linear", "dot"])
+@pytest.mark.parametrize("slug", ["linear", pytest.param("dot", marks=pytest.mark.slow)])
 def test_a_twenty_token_sentence_keeps_its_labels_apart_uncrossed_and_legible(slug):
     # row labels touched (ch 2), arrows ran through word labels and "θ", the "not drawn"
     # list and "⋮" were under the size floor (ch 4)

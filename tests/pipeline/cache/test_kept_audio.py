@@ -89,7 +89,8 @@ def test_a_file_where_the_speech_folder_belongs_is_moved_aside(cache):
     assert kept_wav(cache).is_file()
 
 
-@pytest.mark.parametrize("how", ["file cut", "half the samples", "a folder"])
+@pytest.mark.parametrize("how", ["file cut", pytest.param("half the samples", marks=pytest.mark.slow),
+                                 pytest.param("a folder", marks=pytest.mark.slow)])
 def test_a_damaged_kept_speech_is_said_again_with_one_warning(cache, capsys, how):
     pytest.importorskip("piper", reason="the voice extra")
     narrator = voice.Narrator(voice.resolve("joe", "en"), "en", folder=cache)

@@ -21,6 +21,8 @@ from attention_video.pipeline.commands import cli
 from attention_video.pipeline.outputs.video import subtitle_track
 from click.testing import CliRunner
 
+pytestmark = pytest.mark.alone  # VLC and Chromium play in real time
+
 vlc = pytest.importorskip("vlc")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SENTENCE = "The black cat drank the milk"

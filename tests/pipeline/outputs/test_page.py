@@ -223,7 +223,7 @@ def test_the_page_is_small_and_holds_the_trace_and_the_catalogues_words(tiny):
 
 
 # ---- in the browser ---------------------------------------------------------------------
-@pytest.mark.parametrize("how", ["hover", "focus"])
+@pytest.mark.parametrize("how", ["hover", pytest.param("focus", marks=pytest.mark.slow)])
 def test_every_matrix_explains_its_cells_with_the_traces_numbers(browser, tiny, how):
     page, trace, _, _ = tiny
     tab = open_page(browser, page)
@@ -360,7 +360,7 @@ def test_no_request_leaves_file(browser, tiny):
     tab.context.close()
 
 
-@pytest.mark.parametrize("theme", ["dark", "light"])
+@pytest.mark.parametrize("theme", ["dark", pytest.param("light", marks=pytest.mark.slow)])
 def test_axe_finds_no_violation(browser, tiny, theme):
     axe = pytest.importorskip("axe_playwright_python.sync_playwright")
     page, *_ = tiny

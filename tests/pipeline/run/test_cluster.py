@@ -23,7 +23,7 @@ from tests.pipeline.commands.test_cli import (
 )
 from tests.support.paths import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # alone: it times a render's stop or start
 
 
 @pytest.fixture(scope="module")

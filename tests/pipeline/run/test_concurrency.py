@@ -16,7 +16,7 @@ from attention_video.pipeline.outputs.video import probe
 
 from tests.support.paths import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # alone: it times a render's stop or start
 
 
 def command(out: Path, sentence: str = "cats drink milk") -> list[str]:

@@ -24,7 +24,7 @@ from attention_video.pipeline.run.render import render_video
 
 from tests.support.paths import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # alone: it times a render's stop or start
 BASE = dict(sentence="cats drink milk", quality="l", chapters=(1, 2), weights="random")
 
 

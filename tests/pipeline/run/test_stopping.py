@@ -21,7 +21,7 @@ import pytest
 
 from tests.support.paths import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # alone: it times a render's stop or start
 EXIT_SECONDS = 5.0  # from the signal to the end of the process
 START_SECONDS = 180.0  # until a worker renders: generous, for a loaded machine
 
