@@ -200,6 +200,9 @@ def _rules(w: Words) -> list[Rule]:
         (re.compile(r"(?<![\w.])([a-z])\s*[·⋅]\s*([a-z])(?![\w(\[])"),
          lambda m: f"{m[1]}{w.dot}{m[2]}"),  # two vectors: q·k
         (re.compile("[·⋅]"), w.times),
+        # a tag naming two tokens, [CLS]/[SEP] or <s>/</s>: "CLS and SEP"
+        (re.compile(r"(\[[^\[\]\s]+\]|<[^<>\s]+>)/(\[[^\[\]\s]+\]|<[^<>\s]+>)"),
+         lambda m: w.listed(f"{m[1]}, {m[2]}")),
         (re.compile(r"\s/\s|(?<=\w)/(?=[\s√])"), w.divided),
         (re.compile(f"Σ({_SUB}+)"), lambda m: w.total_over(_plain(m[1], SUBSCRIPT))),
         (re.compile(r"Σ_(\w+)"), lambda m: w.total_over(m[1])),

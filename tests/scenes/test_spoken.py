@@ -141,3 +141,12 @@ def test_a_word_after_sin_is_not_a_sines_argument():
     assert "sin softmax" in spoken("Con pesos, sin softmax.", "es").lower()
     assert "seno" not in spoken("sin softmax", "es").lower()
     assert spoken("sin φ", "en") == "the sine of phi"
+
+
+@pytest.mark.parametrize("text, language, said", [
+    ("Heads tagged [CLS]/[SEP] (4, 7) look at [CLS] and [SEP].", "en",
+     "Heads tagged CLS and SEP, 4, 7, look at CLS and SEP."),
+    ("标注 <s>/</s> 的头", "zh", "标注 <s> 和 </s> 的头"),
+])
+def test_a_tag_naming_two_tokens_is_said_as_both(text, language, said):
+    assert spoken(text, language) == said
