@@ -8,7 +8,8 @@ import re
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
+
 # A Markdown file's name, not inside a web address (a URL's page is not ours to keep).
 CITED = re.compile(r"(?<![\w./:-])((?:[\w-]+/)*[\w-]+\.md)\b")
 
