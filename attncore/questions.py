@@ -103,7 +103,7 @@ def top_key(trace: AttentionTrace) -> Question | None:
 def sign(trace: AttentionTrace) -> Question | None:
     """Will a cell of Q·Kᵀ be positive or negative? Asked of a cell whose sign a viewer
     counting the two rows' agreeing signs would get right: the followed word's row first,
-    a negative cell before a positive one (an answer that is not always "positive"), never
+    a split count before a unanimous one, a negative cell before a positive one (an answer that is not always "positive"), never
     the top key's cell (the top-key question gives that one away)."""
     head, top = trace.head, top_key(trace)
     fair = []
@@ -115,14 +115,18 @@ def sign(trace: AttentionTrace) -> Question | None:
             same, opposite = int((agree > 0).sum()), int((agree < 0).sum())
             score = float(head.scores[i, j])
             if same != opposite and (same > opposite) == (score > 0) and score != 0:
-                fair.append((i != trace.focus, score > 0, -abs(score), i, j, same, opposite))
+                unanimous = same == 0 or opposite == 0  # the count alone gives it away
+                fair.append((i != trace.focus, unanimous, score > 0, -abs(score), i, j,
+                             same, opposite))
     if not fair:
         return None
     *_, i, j, same, opposite = min(fair)
-    score = float(head.scores[i, j])
+    score, products = float(head.scores[i, j]), head.products(i, j)
     options = (Option(label=POSITIVE), Option(label=NEGATIVE))
     return Question(SIGN, "factor", "scores", i, j, options, 0 if score > 0 else 1,
-                    (("same", same), ("opposite", opposite), ("score", score)))
+                    (("same", same), ("opposite", opposite), ("score", score),
+                     ("plus", float(products[products > 0].sum())),
+                     ("minus", float(products[products < 0].sum()))))
 
 
 def closest_angle(trace: AttentionTrace) -> Question | None:

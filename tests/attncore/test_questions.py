@@ -84,6 +84,8 @@ def test_sign_question_is_right_and_fair_to_a_viewer_counting_signs(trace):
     s = naive.dot(qrow, krow)
     assert q.options[q.answer].label == (qs.POSITIVE if s > 0 else qs.NEGATIVE)
     assert (q.fact("same"), q.fact("opposite")) == (same, opposite)
+    assert q.fact("plus") == pytest.approx(sum(a * b for a, b in zip(qrow, krow) if a * b > 0))
+    assert q.fact("minus") == pytest.approx(sum(a * b for a, b in zip(qrow, krow) if a * b < 0))
     assert (same > opposite) == (s > 0), "counting agreeing signs gives the right answer"
     top = asked(trace).get(qs.TOP_KEY)
     assert top is None or (q.query, q.key) != (top.query, top.key)
