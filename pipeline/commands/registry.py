@@ -22,6 +22,7 @@ from attention_video.pipeline.outputs.exports import write_csv, write_json
 from attention_video.pipeline.outputs.files import page_path
 from attention_video.pipeline.outputs.formats import derive_formats, parse_formats
 from attention_video.pipeline.outputs.page import write_page
+from attention_video.pipeline.outputs.quiz import quiz_path, write_quiz
 from attention_video.pipeline.outputs.slides import write_slides
 from attention_video.pipeline.outputs.storyboard import storyboard_path
 from attention_video.pipeline.records import ChapterResult
@@ -158,6 +159,12 @@ def _write_csv(job: Job) -> None:
     job.say(f"tables:    {job.value}/")
 
 
+def _write_quiz(job: Job) -> None:
+    kind, count = write_quiz(job.value, job.trace, job.settings)
+    job.say(f"quiz:      {count} questions, {kind}")
+    job.wrote("the quiz bank", Path(job.value), "")
+
+
 def _needs(given: list[str]) -> str:
     return "needs" if len(given) == 1 else "need"
 
@@ -194,6 +201,11 @@ OUTPUTS: tuple[Output, ...] = (  # in the order of --help, of the paths planned 
     Output("export_csv", "export", Option(
         ("--export-csv",), "Write every matrix as CSV into this folder.", "path"),
         folders=lambda p: {"--export-csv": Path(p.value)}, write=_write_csv),
+    Output("quiz", "export", Option(
+        ("--quiz",), "Write the questions a viewer can answer before each reveal, with "
+        "their answers and reasons, as a quiz bank: FILE.xml (Moodle XML) or FILE.zip "
+        "(a QTI 1.2 package for Canvas).", "path", "FILE"),
+        files=lambda p: {"--quiz": Path(p.value)}, write=_write_quiz, parse=quiz_path),
     Output("lint", "mode", Option(
         ("--lint",), "Instead of the video: check every caption's picture in a dry run "
         "(overlaps, lines across text, safe area, text size, contrast, holds, colour-blind "
