@@ -35,6 +35,7 @@ class ChapterResult:
     # Each trace key drawn (scenes.widgets.Recorder) → the start of the caption on screen
     # when it was first drawn, chapter-relative seconds: where the video makes it.
     made: dict[str, float] = field(default_factory=dict)
+    title: str = ""  # the chapter's title as its scene showed it (the video's chapter marks)
 
 
 @dataclass(frozen=True)
