@@ -24,6 +24,7 @@ from attention_video.pipeline.outputs.formats import derive_formats, parse_forma
 from attention_video.pipeline.outputs.page import write_page
 from attention_video.pipeline.outputs.quiz import quiz_path, write_quiz
 from attention_video.pipeline.outputs.slides import write_slides
+from attention_video.pipeline.outputs.split import split_folder, write_split
 from attention_video.pipeline.outputs.storyboard import storyboard_path
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.themes import THEMES
@@ -139,6 +140,13 @@ def _write_page(job: Job) -> None:
     job.wrote("page", page, human_size(page.stat().st_size))
 
 
+def _write_split(job: Job) -> None:
+    made = write_split(job.video, list(job.chapters), job.settings)
+    longest = max(r.duration for r in job.chapters)
+    job.say(f"split:     {len(made) - 2} files, the longest {longest / 60:.1f} min")
+    job.wrote("the chapters", made[-1].parent, "")
+
+
 def _storyboard_files(plan: Planned) -> dict[str, Path]:
     png = storyboard_path(plan.settings.sentence, given_path(plan.value))
     return {"the storyboard": png, "the PDF handout": png.with_suffix(".pdf")}
@@ -181,6 +189,11 @@ OUTPUTS: tuple[Output, ...] = (  # in the order of --help, of the paths planned 
         "offline file where the video plays beside its caption list and every number of the "
         "trace can be opened to see how it was made and where the video makes it."),
         files=lambda p: {"the companion page": page_path(p.video)}, write=_write_page),
+    Output("split", "extra", Option(
+        ("--split",), "Also write one short video per chapter into <stem>-chapters/ beside "
+        "it (01-input.mp4, ...), with playlist.m3u and index.html."),
+        folders=lambda p: {"the chapters": split_folder(p.video)}, write=_write_split,
+        python=_flag),
     Output("formats", "extra", Option(
         ("--format",), "Also derive these from the finished MP4, beside it with the same "
         "stem: gif (480p, palette-optimised), webm (VP9).", "text", "mp4,gif,webm"),
