@@ -33,7 +33,8 @@ KINDS = (TOP_KEY, SIGN, CLOSEST_ANGLE, TOP_WEIGHT, ROPE_SHIFT, ROPE_DISTANCE, ST
 POSITIVE, NEGATIVE, SAME, DIFFERENT = "positive", "negative", "the same", "different"
 BANDS = ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0))  # weight bands, [low, high)
 MAX_OPTIONS = 4  # word options shown: the answer and the next-ranked words
-SHIFT = 4  # places the rotary questions move words by
+SHIFT = 4  # places the rotary shift question moves both words by
+SHIFTS = (4, 8, 16)  # places the distance question may move the followed word by
 
 
 @dataclass(frozen=True)
@@ -187,20 +188,23 @@ def rope_shift(trace: AttentionTrace) -> Question | None:
 
 
 def rope_distance(trace: AttentionTrace) -> Question | None:
-    """The followed word SHIFT places further on, its key where it is, so they stand further
-    apart: the same score? (No: the turn between them grows with the distance.)"""
+    """The followed word some places further on, its key where it is, so they stand further
+    apart: the same score? (No: the turn between them grows with the distance.) Asked with
+    the first of SHIFTS that changes the score as the video prints it (two decimals), and
+    not at all if none does: a change nobody can see teaches nothing."""
     pair = _rotary_pair(trace)
     if pair is None:
         return None
     q, k, i, j = pair
     here = rotary.rotated_dot(q, k, i, j, trace.rope.base)
-    further = rotary.rotated_dot(q, k, i + SHIFT, j, trace.rope.base)
-    same = bool(np.isclose(here, further, rtol=1e-3, atol=1e-3))
-    options = (Option(label=SAME), Option(label=DIFFERENT))
-    return Question(ROPE_DISTANCE, "factor", "", i, j, options, 0 if same else 1,
-                    (("score", here), ("further", further), ("shift", SHIFT),
-                     ("distance", abs(i - j)),
-                     ("further_distance", abs(i + SHIFT - j))))
+    for shift in SHIFTS:
+        further = rotary.rotated_dot(q, k, i + shift, j, trace.rope.base)
+        if round(further, 2) != round(here, 2):
+            options = (Option(label=SAME), Option(label=DIFFERENT))
+            return Question(ROPE_DISTANCE, "factor", "", i, j, options, 1,
+                            (("score", here), ("further", further), ("shift", shift),
+                             ("distance", abs(i - j)), ("further_distance", abs(i + shift - j))))
+    return None
 
 
 def step_zero(trace: AttentionTrace) -> Question | None:
