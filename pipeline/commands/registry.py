@@ -26,6 +26,7 @@ from attention_video.pipeline.outputs.quiz import quiz_path, write_quiz
 from attention_video.pipeline.outputs.slides import write_slides
 from attention_video.pipeline.outputs.split import split_folder, write_split
 from attention_video.pipeline.outputs.storyboard import storyboard_path
+from attention_video.pipeline.outputs.transcript import transcript_path, write_transcript
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.themes import THEMES
 
@@ -147,6 +148,11 @@ def _write_split(job: Job) -> None:
     job.wrote("the chapters", made[-1].parent, "")
 
 
+def _write_transcript(job: Job) -> None:
+    path = write_transcript(job.value, job.trace, list(job.chapters), job.settings)
+    job.wrote("the transcript", path, "")
+
+
 def _storyboard_files(plan: Planned) -> dict[str, Path]:
     png = storyboard_path(plan.settings.sentence, given_path(plan.value))
     return {"the storyboard": png, "the PDF handout": png.with_suffix(".pdf")}
@@ -194,6 +200,12 @@ OUTPUTS: tuple[Output, ...] = (  # in the order of --help, of the paths planned 
         "it (01-input.mp4, ...), with playlist.m3u and index.html."),
         folders=lambda p: {"the chapters": split_folder(p.video)}, write=_write_split,
         python=_flag),
+    Output("transcript", "extra", Option(
+        ("--transcript",), "Also write the video as text: every caption at its time under "
+        "its chapter's title, then the followed word's numbers as tables; FILE.html (a page "
+        "a screen reader reads) or FILE.md.", "path", "FILE"),
+        files=lambda p: {"the transcript": Path(p.value)}, write=_write_transcript,
+        parse=transcript_path),
     Output("formats", "extra", Option(
         ("--format",), "Also derive these from the finished MP4, beside it with the same "
         "stem: gif (480p, palette-optimised), webm (VP9).", "text", "mp4,gif,webm"),

@@ -30,7 +30,7 @@ def test_each_question_opens_its_chapter_and_the_answer_follows_after_the_think_
         cues = dry_run(ASKING, slug).subtitles
         plain = dry_run(PLAIN, slug).subtitles
         for n, q in enumerate(mine):
-            (a0, a1, ask), (r0, _, reason) = cues[2 * n], cues[2 * n + 1]
+            (a0, _, ask), (r0, _, reason) = cues[2 * n], cues[2 * n + 1]
             assert (ask, reason) == (q.ask, q.reason)
             read = reading_seconds(q.ask, "en", 1.0)
             assert r0 - a0 >= read + 4.0 - 0.05, (slug, r0 - a0, read)
