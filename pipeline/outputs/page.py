@@ -3,8 +3,9 @@ its caption list and every matrix of the trace is a grid whose cells open to sho
 they were made, and where in the video.
 
 The page is the template folder page/ (plain HTML, CSS and JavaScript written here, no
-framework, nothing fetched) with three things put in: the trace as its JSON export (every
-number the page shows is read from it), the page's own data (the cues with the chapter
+framework, nothing fetched) with three things put in: the part of the trace the page draws
+(page_trace: every number the page shows is read from it, at the precision it shows), the
+page's own data (the cues with the chapter
 each belongs to, the words from the caption catalogue, both themes' colours, the geometry
 of each query against its keys from attncore.geometry) and the video's relative path.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 import os
 import re
 from dataclasses import asdict, dataclass
@@ -27,10 +29,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import numpy as np
+
 from attention_video.attncore.chapters import CHAPTERS
-from attention_video.attncore.export import trace_to_dict
+from attention_video.attncore.export import ROTARY_NAMES
 from attention_video.attncore.settings import Settings
-from attention_video.attncore.trace import AttentionTrace
+from attention_video.attncore.trace import AttentionTrace, HeadTrace
 from attention_video.pipeline.outputs.files import page_path, write_text_atomic
 from attention_video.pipeline.outputs.subtitles import kept_cues
 from attention_video.pipeline.records import ChapterResult
@@ -141,17 +145,121 @@ def _finite(values: Any) -> Any:
     return None if isinstance(values, float) and not math.isfinite(values) else values
 
 
+# ---- the part of the trace the page draws (issue 41: light for every model) --------------
+# The page embeds what it shows and what its explanations list, no more: a decoder's every
+# head's full W_Q, W_K, W_V at full precision made its page 22.7 MB. page.js reads these.
+MAX_SHOWN = 16  # a wider matrix shows its first MAX_SHOWN − 2 columns, "…" and its last
+MAX_TERMS = 12  # a longer sum shows its first MAX_TERMS − 1 terms, the rest summed, its last
+DECIMALS = 2  # every number the page writes, as the video's grids write them
+
+
+def drawn(n: int) -> list[int]:
+    """The indices of n that a grid (or the list of a row's exps) shows: every one, or the
+    first MAX_SHOWN − 2 and the last (page.js: shown())."""
+    return list(range(n)) if n <= MAX_SHOWN else [*range(MAX_SHOWN - 2), n - 1]
+
+
+def summed_apart(n: int) -> list[int]:
+    """The terms of an n-term sum that the page does not write one by one (it writes their
+    sum as one number): none, or every one between the first MAX_TERMS − 1 and the last."""
+    return [] if n <= MAX_TERMS else list(range(MAX_TERMS - 1, n - 1))
+
+
+def shown(a: Any) -> Any:
+    """Numbers at the precision the page writes them (nested lists, as JSON holds them)."""
+    return np.round(np.asarray(a, dtype=np.float64), DECIMALS).tolist()
+
+
+def part(a: np.ndarray, *keep: Sequence[int] | None) -> dict[str, Any]:
+    """A matrix the page keeps in part: its whole shape, the indices kept along each axis
+    (None: all) and those entries at display precision. page.js (unpack) makes it a sparse
+    array indexed as the whole, so a cell is read by its own row and column."""
+    sub = np.asarray(a)
+    for axis, idx in enumerate(keep):
+        if idx is not None:
+            sub = np.take(sub, list(idx), axis=axis)
+    whole = [k is None or list(k) == list(range(n)) for k, n in zip(keep, np.shape(a))]
+    return {"part": list(np.shape(a)), "keep": [None if w else list(k) for k, w in zip(keep, whole)],
+            "values": shown(sub)}
+
+
+def rest_of_products(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Σ over the terms a sum writes as one number (summed_apart) of x[i, m]·w[m, c]: what
+    a cell of x·w is besides the terms written out. (n, c)"""
+    m = summed_apart(x.shape[1])
+    return x[:, m] @ w[m, :]  # (n, c)
+
+
+def head_part(trace: AttentionTrace, h: HeadTrace, cols: list[int]) -> dict[str, Any]:
+    """One head's matrices as the page draws them: the weights' shown rows and columns, the
+    rows of Q, K, V, Z at their shown columns, the n × n matrices whole; and `rest`, the
+    sum of each long sum's terms not written out (summed_apart), per cell."""
+    rows_d = drawn(trace.d_model)
+    out: dict[str, Any] = {
+        **{w: part(getattr(h, w), rows_d, cols) for w in ("W_Q", "W_K", "W_V")},
+        **{b: part(getattr(h, b), cols) for b in ("b_Q", "b_K", "b_V")},
+        **{m: part(getattr(h, m), None, cols) for m in ("Q", "K", "V", "Z")},
+        **{m: shown(getattr(h, m)) for m in ("scores", "scaled", "weights", "exp_shifted",
+                                              "row_max", "exp_sum")},
+        "mask": h.mask.tolist(),
+    }
+    rest = {"Q": rest_of_products(trace.X_q, h.W_Q), "K": rest_of_products(trace.X, h.W_K),
+            "V": rest_of_products(trace.X, h.W_V)}
+    out["rest"] = {k: part(v, None, cols) for k, v in rest.items()}
+    out["rest"]["scores"] = shown(rest_of_products(h.Q, h.K.T))  # the turned rows with RoPE
+    out["rest"]["Z"] = part(rest_of_products(h.weights, h.V), None, cols)
+    apart = [k for k in range(trace.n_k) if k not in drawn(trace.n_k)]  # the exps not listed
+    out["rest"]["exp_sum"] = shown(h.exp_shifted[:, apart].sum(axis=1))
+    return out
+
+
+def page_trace(trace: AttentionTrace) -> dict[str, Any]:
+    """What page.js reads of the trace: its tokens and facts, and the numbers it draws and
+    its explanations list (the followed layer's heads, each grid's shown rows and columns,
+    the terms a sum writes out), at display precision."""
+    cols_d, cols_k = drawn(trace.d_model), drawn(trace.d_k)
+    return {
+        "query_tokens": [{"text": t.text} for t in trace.query_tokens],
+        "key_tokens": [{"text": t.text} for t in trace.key_tokens],
+        **{k: getattr(trace, k) for k in ("focus", "head_index", "source", "layer", "cross",
+                                          "normalized", "x_label", "x_from", "x_label_q",
+                                          "positional")},
+        "query_inputs": None if trace.query_inputs is None else
+        [{"text": t.text} for t in trace.query_inputs],
+        **{k: part(getattr(trace, k), None, cols_d) for k in ("E", "P", "X", "E_q", "P_q", "X_q")},
+        "heads": [head_part(trace, h, cols_k) for h in trace.heads],
+        "model_weights": None if trace.model_weights is None else shown(trace.model_weights),
+        "kv_heads": None if trace.kv_heads is None else list(trace.kv_heads),
+        "rope": None if trace.rope is None else rope_part(trace, cols_k),
+    }
+
+
+def rope_part(trace: AttentionTrace, cols: list[int]) -> dict[str, Any]:
+    """The turn as the page explains it: Q and K before it at the shown columns and each
+    one's partner in its pair, and per position and pair the angle with its cos and sin
+    (each at display precision, as the explanation writes them)."""
+    rope = trace.rope
+    paired = sorted({c ^ 1 for c in cols} | set(cols))  # pair m: columns 2m and 2m + 1
+    pairs = sorted({c // 2 for c in cols})
+    return {"base": rope.base, "names": ROTARY_NAMES,
+            "Q_before": part(rope.Q_before, None, None, paired),
+            "K_before": part(rope.K_before, None, None, paired),
+            **{name: part(f(rope.angles), None, pairs)
+               for name, f in (("angles", np.asarray), ("cos", np.cos), ("sin", np.sin))}}
+
+
 def geometry(trace: AttentionTrace) -> list[dict[str, Any]]:
     """Per head, each query against every key as arrows in their plane
-    (attncore.geometry, as chapter `dot` draws them): |q|, |k|, θ in degrees, the shadow."""
+    (attncore.geometry, as chapter `dot` draws them): |q|, |k|, θ in degrees, the shadow,
+    at the precision the page writes them (θ in whole degrees, drawn to a tenth)."""
     out = []
     for h in trace.heads:
         rows = [h.geometry(i) for i in range(trace.n_q)]
-        out.append({"q_norm": [g.q_norm for g in rows],
-                    "k_norms": _finite(rows[0].k_norms.tolist()) if rows else [],
-                    "angles": _finite([g.angles.tolist() for g in rows]),
-                    "shadows": [g.shadows.tolist() for g in rows],
-                    "heights": [g.heights.tolist() for g in rows]})
+        out.append({"q_norm": shown([g.q_norm for g in rows]),
+                    "k_norms": shown(rows[0].k_norms) if rows else [],
+                    "angles": np.round([g.angles for g in rows], 1).tolist(),
+                    "shadows": shown([g.shadows for g in rows]),
+                    "heights": shown([g.heights for g in rows])})
     return out
 
 
@@ -188,6 +296,8 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
         "words": page_words(Translate(settings.language)),
         "colours": colours(trace),
         "geometry": geometry(trace),
+        "max_shown": MAX_SHOWN,
+        "max_terms": MAX_TERMS,
     }
 
 
@@ -208,7 +318,7 @@ def page_html(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
               chapters: list[str], made: dict[str, int] | None = None) -> str:
     """The page as one HTML text: the template with its style, script and data put in."""
     data = page_data(trace, cues, video_src, settings, chapters, made)
-    exported = trace_to_dict(trace, settings.to_dict())
+    exported = page_trace(trace)
     title = data["words"]["title"].replace("{sentence}", settings.sentence)
     parts = {"LANG": settings.language, "THEME": settings.theme, "TITLE": _escape(title),
              "VIDEO": _escape(video_src).replace('"', "&quot;"),
