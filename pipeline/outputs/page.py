@@ -21,16 +21,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import numpy as np
-
 from attention_video.attncore.chapters import CHAPTERS
 from attention_video.attncore.export import ROTARY_NAMES
 from attention_video.attncore.settings import Settings

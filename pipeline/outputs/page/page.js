@@ -73,11 +73,11 @@ const result = (v, name, index) => num(v, name, index, "result");
 
 // The numbers the page writes have two decimals, so sums of their products are exact in
 // whole units of 10⁻⁴: `units` of a written number, and whether a made value (in 10⁻⁴, or
-// a plain number) rounds to the written result: "=", else "≈" (the result was made from the
-// unrounded numbers).
+// a plain number) is within half a unit of the written result's last place (a tie rounds
+// either way): "=", else "≈" (the result was made from the unrounded numbers).
 const units = v => Math.round(v * 100);
 function relation(made, res, exact) {
-  const same = exact ? Math.abs(made - units(res) * 100) <= 50 : fmt(made) === fmt(res);
+  const same = exact ? Math.abs(made - units(res) * 100) <= 50 : Math.abs(made - res) <= 0.005 + 1e-9;
   return el("span", {class: "rel", text: same ? " = " : " ≈ "});
 }
 // The arithmetic of a formula, in one element (a test reads it back and redoes it).
