@@ -347,6 +347,12 @@ class ChapterScene(Scene):
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=0.6)
         self.title_mob = title
 
+    def makes(self, *keys: str) -> None:
+        """The caption on screen is where the video makes `keys` (trace keys): the companion
+        page's "show me in the video" seeks there (scenes.widgets.Recorder.made)."""
+        for key in keys:
+            self.drawn.makes(key)
+
     def say(self, text: str, run_time: float = 0.4) -> None:
         """Show a caption (replacing the previous one) and record it as a subtitle; with a
         voice, say it. It stays up for its reading time, or until its speech ends and a

@@ -91,8 +91,8 @@ def page_words(tr: Translate) -> dict[str, str]:
         "zero": tr("one is zero"),
         "arrows": tr("The query and the key as arrows in the plane they span: the angle "
                      "between them is {angle}°; the key's shadow on the query's line is "
-                     "{shadow}, and {shadow} × |q| {qnorm} {equals} {score}.",
-                     **_later("angle", "shadow", "qnorm", "equals", "score")),
+                     "{shadow}, and {shadow} × |q| {qnorm} {rel} {score}.",
+                     **_later("angle", "shadow", "qnorm", "rel", "score")),
         "no_angle": tr("A zero vector has no direction: no angle to draw."),
         "scale": tr("divided by √d_k, the square root of the width {dk}", **_later("dk")),
         "exp": tr("The exponential of each scaled score minus the row's largest, {max}:",

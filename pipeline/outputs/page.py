@@ -106,16 +106,16 @@ def page_cues(chapters: list[ChapterResult]) -> list[PageCue]:
 
 def made_at(chapters: list[ChapterResult], cues: list[PageCue],
             rotary: bool = False) -> dict[str, int]:
-    """Each quantity → the index in `cues` of the caption that was on screen when the video
-    first drew it (ChapterResult.made, recorded by the scenes as they draw; `rotary`: in
-    the page's names, ROTARY_DRAWN); a quantity not recorded (a cached chapter from before,
-    or one never drawn) is left out, and the page seeks to its chapter's first caption
-    instead (made_in)."""
+    """Each quantity → the index in `cues` of the caption on screen while the video draws
+    it being made (ChapterResult.made, recorded by the scenes: ChapterScene.makes; the
+    first chapter of the video that makes it; `rotary`: in the page's names, ROTARY_DRAWN);
+    a quantity not recorded (made by no chapter played) is left out, and the page seeks to
+    the first caption of the first chapter showing it instead (made_in)."""
     out: dict[str, int] = {}
     offset = 0.0
     for r in chapters:
         for drawn, t in sorted(r.made.items(), key=lambda kv: kv[1]):
-            key = ROTARY_DRAWN.get(drawn) if rotary else drawn
+            key = ROTARY_DRAWN.get(drawn, drawn) if rotary else drawn
             if key not in (*QUANTITIES, *TURNED, "X_q") or key in out:
                 continue
             at = offset + t

@@ -419,7 +419,7 @@ function arrows(i, j) { // the query and the key in their plane, with the key's 
   const score = head().scores[i][j];
   const text = say("arrows", {angle: fmt(angle, 0),  // whole degrees, as chapter 4 draws them
                               shadow: fmt(shadow), qnorm: fmt(qn), score: fmt(score),
-                              equals: relation(units(shadow) * units(qn), score, true).textContent.trim()});
+                              rel: relation(units(shadow) * units(qn), score, true).textContent.trim()});
   svg.setAttribute("aria-label", text);
   const line = (x1, y1, x2, y2, colour, width, dash) => {
     const l = document.createElementNS(ns, "line");
