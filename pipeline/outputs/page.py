@@ -19,8 +19,11 @@ caption's text is ever matched.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import math
+import mimetypes
 import os
 import re
 from collections.abc import Sequence
@@ -34,12 +37,20 @@ from attention_video.attncore.chapters import CHAPTERS
 from attention_video.attncore.export import ROTARY_NAMES
 from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace, HeadTrace
-from attention_video.pipeline.outputs.files import page_path, write_text_atomic
+from attention_video.pipeline.outputs.files import (
+    OutputError,
+    atomic_output,
+    page_path,
+    poster_path,
+    write_text_atomic,
+)
 from attention_video.pipeline.outputs.subtitles import kept_cues
+from attention_video.pipeline.outputs.video import frame_at
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
 from attention_video.scenes.themes import THEMES, family_colors, word_color
+from PIL import Image
 
 PAGE_DIR = Path(__file__).parent / "page"  # the template: page.html, page.css, page.js
 
@@ -279,11 +290,13 @@ def colours(trace: AttentionTrace) -> dict[str, Any]:
 
 
 def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
-              chapters: list[str], made: dict[str, int] | None = None) -> dict[str, Any]:
+              chapters: list[str], made: dict[str, int] | None = None,
+              poster: str = "") -> dict[str, Any]:
     """What the page's script reads besides the trace."""
     shows = page_shows(trace)
     return {
         "video": video_src,
+        "poster": poster,  # the video's first captioned picture: a path, a data URI, or ""
         "sentence": settings.sentence,
         "language": settings.language,
         "theme": settings.theme,
@@ -314,13 +327,16 @@ def _script_json(value: Any) -> str:
 
 
 def page_html(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
-              chapters: list[str], made: dict[str, int] | None = None) -> str:
-    """The page as one HTML text: the template with its style, script and data put in."""
-    data = page_data(trace, cues, video_src, settings, chapters, made)
+              chapters: list[str], made: dict[str, int] | None = None, poster: str = "",
+              embedded: str | None = None) -> str:
+    """The page as one HTML text: the template with its style, script and data put in.
+    `embedded`: the video itself as a data URI, which the player plays instead of
+    `video_src` (then only named in the data)."""
+    data = page_data(trace, cues, video_src, settings, chapters, made, poster)
     exported = page_trace(trace)
     title = data["words"]["title"].replace("{sentence}", settings.sentence)
     parts = {"LANG": settings.language, "THEME": settings.theme, "TITLE": _escape(title),
-             "VIDEO": _escape(video_src).replace('"', "&quot;"),
+             "VIDEO": _attribute(embedded or video_src), "POSTER": _attribute(poster),
              "STYLE": (PAGE_DIR / "page.css").read_text(encoding="utf-8"),
              "SCRIPT": (PAGE_DIR / "page.js").read_text(encoding="utf-8"),
              "TRACE": _script_json(exported), "DATA": _script_json(data)}
@@ -333,16 +349,72 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _attribute(text: str) -> str:
+    return _escape(text).replace('"', "&quot;")
+
+
+# ---- the poster frame and the page with its video inside ---------------------------------
+# A page with its video inside is one file for an LMS; over this size most refuse an upload
+# (and a browser holds the whole of a data URI in memory), so --page-embed refuses it.
+EMBED_LIMIT = 100_000_000  # bytes of the page
+
+
+def poster_seconds(chapters: list[ChapterResult]) -> float:
+    """When the video's first captioned picture is complete: the first caption's hold
+    (ChapterResult.holds), else its start; 0 for a video without captions."""
+    offset = 0.0
+    for r in chapters:
+        if r.subtitles:
+            start, end, _ = r.subtitles[0]
+            held = r.holds[0] if r.holds else start
+            return offset + min(max(held, start), end)
+        offset += r.duration
+    return 0.0
+
+
+def poster_png(video: Path, seconds: float) -> bytes:
+    """The picture the video shows at `seconds`, as PNG bytes."""
+    out = io.BytesIO()
+    Image.fromarray(frame_at(video, seconds)).save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def data_uri(content: bytes, mime: str) -> str:
+    return f"data:{mime};base64," + base64.b64encode(content).decode("ascii")
+
+
+def embedded_size(video: Path) -> int:
+    """About how large the page with `video` inside is: its base64 and the page around it."""
+    return math.ceil(Path(video).stat().st_size / 3) * 4 + 1_000_000
+
+
 def write_page(trace: AttentionTrace, chapters: list[ChapterResult], video: Path,
-               settings: Settings, dest: Path | None = None) -> Path:
+               settings: Settings, dest: Path | None = None, embed: bool = False) -> Path:
     """The page of `video` (made from `chapters` with `trace`), written atomically beside it
-    (or to `dest`); it plays the video by its path relative to the page."""
+    (or to `dest`), and its poster frame (the first captioned picture) beside it; it plays
+    the video by its path relative to the page. `embed`: one self-contained file, the
+    video and the poster inside it as data URIs (OutputError, one line, when too large)."""
     dest = Path(dest) if dest is not None else page_path(video)
+    if embed and embedded_size(video) > EMBED_LIMIT:
+        raise OutputError(f"--page-embed: {video} would make a page of about "
+                          f"{embedded_size(video) / 1e6:.0f} MB, over the "
+                          f"{EMBED_LIMIT / 1e6:.0f} MB an LMS takes; use --page and upload the "
+                          "page with the video beside it")
     relative = Path(os.path.relpath(Path(video).resolve(), dest.resolve().parent)).as_posix()
     slugs = [r.chapter for r in chapters]
     cues = page_cues(chapters)
+    png = poster_png(video, poster_seconds(chapters))
+    if embed:
+        mime = mimetypes.guess_type(Path(video).name)[0] or "video/mp4"
+        poster, inside = data_uri(png, "image/png"), data_uri(Path(video).read_bytes(), mime)
+    else:
+        still = poster_path(dest)
+        with atomic_output(still) as tmp:
+            tmp.write_bytes(png)
+        poster = quote(Path(os.path.relpath(still.resolve(), dest.resolve().parent)).as_posix())
+        inside = None
     text = page_html(trace, cues, quote(relative), settings, slugs,
-                     made_at(chapters, cues, trace.rope is not None))
+                     made_at(chapters, cues, trace.rope is not None), poster, inside)
     write_text_atomic(dest, text)
     return dest
 
