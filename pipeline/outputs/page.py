@@ -7,7 +7,9 @@ framework, nothing fetched) with three things put in: the part of the trace the 
 (page_trace: every number the page shows is read from it, at the precision it shows), the
 page's own data (the cues with the chapter
 each belongs to, the words from the caption catalogue, both themes' colours, the geometry
-of each query against its keys from attncore.geometry) and the video's relative path.
+of each query against its keys from attncore.geometry) and the video's relative path. Its
+poster frame, the video's first captioned picture, is a PNG beside it; with `embed`
+(--page-embed) the video and the poster are inside the page as data URIs, one file.
 
 Which caption makes which quantity: the scenes record, as they draw each matrix, the
 caption on screen (ChapterResult.made), and "show me in the video" seeks to that caption.
