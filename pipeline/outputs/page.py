@@ -182,17 +182,21 @@ def shown(a: Any) -> Any:
     return np.round(np.asarray(a, dtype=np.float64), DECIMALS).tolist()
 
 
-def part(a: np.ndarray, *keep: Sequence[int] | None) -> dict[str, Any]:
-    """A matrix the page keeps in part: its whole shape, the indices kept along each axis
-    (None: all) and those entries at display precision. page.js (unpack) makes it a sparse
-    array indexed as the whole, so a cell is read by its own row and column."""
-    sub = np.asarray(a)
+def part(a: Any, *keep: Sequence[int] | None) -> dict[str, Any]:
+    """A matrix the page keeps (in part): its whole shape, the indices kept along each axis
+    (None, or fewer axes given: all) and those entries at display precision, as whole
+    hundredths (57 for 0.57: two fewer characters a number than "0.57"). page.js (unpack)
+    makes it an array indexed as the whole, sparse where entries were left out, so a cell
+    is read by its own row and column."""
+    a = np.asarray(a, dtype=np.float64)
+    keep = (*keep, *[None] * (a.ndim - len(keep)))
+    sub = a
     for axis, idx in enumerate(keep):
         if idx is not None:
             sub = np.take(sub, list(idx), axis=axis)
-    whole = [k is None or list(k) == list(range(n)) for k, n in zip(keep, np.shape(a))]
-    return {"part": list(np.shape(a)), "keep": [None if w else list(k) for k, w in zip(keep, whole)],
-            "values": shown(sub)}
+    whole = [k is None or list(k) == list(range(n)) for k, n in zip(keep, a.shape)]
+    return {"part": list(a.shape), "keep": [None if w else list(k) for k, w in zip(keep, whole)],
+            "hundredths": np.rint(sub * 100).astype(np.int64).tolist()}
 
 
 def rest_of_products(x: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -211,17 +215,17 @@ def head_part(trace: AttentionTrace, h: HeadTrace, cols: list[int]) -> dict[str,
         **{w: part(getattr(h, w), rows_d, cols) for w in ("W_Q", "W_K", "W_V")},
         **{b: part(getattr(h, b), cols) for b in ("b_Q", "b_K", "b_V")},
         **{m: part(getattr(h, m), None, cols) for m in ("Q", "K", "V", "Z")},
-        **{m: shown(getattr(h, m)) for m in ("scores", "scaled", "weights", "exp_shifted",
-                                              "row_max", "exp_sum")},
+        **{m: part(getattr(h, m)) for m in ("scores", "scaled", "weights", "exp_shifted",
+                                             "row_max", "exp_sum")},
         "mask": h.mask.tolist(),
     }
     rest = {"Q": rest_of_products(trace.X_q, h.W_Q), "K": rest_of_products(trace.X, h.W_K),
             "V": rest_of_products(trace.X, h.W_V)}
     out["rest"] = {k: part(v, None, cols) for k, v in rest.items()}
-    out["rest"]["scores"] = shown(rest_of_products(h.Q, h.K.T))  # the turned rows with RoPE
+    out["rest"]["scores"] = part(rest_of_products(h.Q, h.K.T))  # the turned rows with RoPE
     out["rest"]["Z"] = part(rest_of_products(h.weights, h.V), None, cols)
     apart = [k for k in range(trace.n_k) if k not in drawn(trace.n_k)]  # the exps not listed
-    out["rest"]["exp_sum"] = shown(h.exp_shifted[:, apart].sum(axis=1))
+    out["rest"]["exp_sum"] = part(h.exp_shifted[:, apart].sum(axis=1))
     return out
 
 
@@ -240,7 +244,7 @@ def page_trace(trace: AttentionTrace) -> dict[str, Any]:
         [{"text": t.text} for t in trace.query_inputs],
         **{k: part(getattr(trace, k), None, cols_d) for k in ("E", "P", "X", "E_q", "P_q", "X_q")},
         "heads": [head_part(trace, h, cols_k) for h in trace.heads],
-        "model_weights": None if trace.model_weights is None else shown(trace.model_weights),
+        "model_weights": None if trace.model_weights is None else part(trace.model_weights),
         "kv_heads": None if trace.kv_heads is None else list(trace.kv_heads),
         "rope": None if trace.rope is None else rope_part(trace, cols_k),
     }

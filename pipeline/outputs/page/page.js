@@ -6,8 +6,9 @@
 // made from the unrounded numbers. Plain script, no framework, nothing fetched.
 "use strict";
 
-// A matrix kept in part ({part: shape, keep: kept indices per axis (null: all), values}) as a
-// sparse array indexed as the whole one; anything else as it is.
+// A matrix as the page keeps it ({part: shape, keep: kept indices per axis (null: all),
+// hundredths: the kept entries in whole hundredths}) as an array indexed as the whole one,
+// sparse where entries were left out; anything else as it is.
 function unpack(x) {
   if (Array.isArray(x)) return x.map(unpack);
   if (x === null || typeof x !== "object") return x;
@@ -15,11 +16,11 @@ function unpack(x) {
   const fill = (values, axis) => {
     const out = new Array(x.part[axis]);
     (x.keep[axis] || [...out.keys()]).forEach((n, k) => {
-      out[n] = axis + 1 < x.part.length ? fill(values[k], axis + 1) : values[k];
+      out[n] = axis + 1 < x.part.length ? fill(values[k], axis + 1) : values[k] / 100;
     });
     return out;
   };
-  return fill(x.values, 0);
+  return fill(x.hundredths, 0);
 }
 
 const T = unpack(JSON.parse(document.getElementById("trace").textContent));
