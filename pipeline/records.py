@@ -35,6 +35,7 @@ class ChapterResult:
     # Each trace key the chapter makes (ChapterScene.makes) → the start of the caption on
     # screen while it is drawn being made, chapter-relative seconds.
     made: dict[str, float] = field(default_factory=dict)
+    title: str = ""  # the chapter's title as its scene showed it (the video's chapter marks)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,9 @@ from attention_video.pipeline.outputs.exports import write_csv, write_json
 from attention_video.pipeline.outputs.files import page_path, poster_path
 from attention_video.pipeline.outputs.formats import derive_formats, parse_formats
 from attention_video.pipeline.outputs.page import write_page
+from attention_video.pipeline.outputs.quiz import quiz_path, write_quiz
 from attention_video.pipeline.outputs.slides import write_slides
+from attention_video.pipeline.outputs.split import split_folder, write_split
 from attention_video.pipeline.outputs.storyboard import storyboard_path
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.themes import THEMES
@@ -144,6 +146,13 @@ def _write_page_embed(job: Job) -> None:
     job.wrote("page", page, human_size(page.stat().st_size) + ", the video inside it")
 
 
+def _write_split(job: Job) -> None:
+    made = write_split(job.video, list(job.chapters), job.settings)
+    longest = max(r.duration for r in job.chapters)
+    job.say(f"split:     {len(made) - 2} files, the longest {longest / 60:.1f} min")
+    job.wrote("the chapters", made[-1].parent, "")
+
+
 def _storyboard_files(plan: Planned) -> dict[str, Path]:
     png = storyboard_path(plan.settings.sentence, given_path(plan.value))
     return {"the storyboard": png, "the PDF handout": png.with_suffix(".pdf")}
@@ -162,6 +171,12 @@ def _write_json(job: Job) -> None:
 def _write_csv(job: Job) -> None:
     write_csv(job.value, job.trace)
     job.say(f"tables:    {job.value}/")
+
+
+def _write_quiz(job: Job) -> None:
+    kind, count = write_quiz(job.value, job.trace, job.settings)
+    job.say(f"quiz:      {count} questions, {kind}")
+    job.wrote("the quiz bank", Path(job.value), "")
 
 
 def _needs(given: list[str]) -> str:
@@ -192,6 +207,11 @@ OUTPUTS: tuple[Output, ...] = (  # in the order of --help, of the paths planned 
         refusal=lambda given: "--page-embed writes the companion page with the video inside "
                               "it, where --page writes it beside the video: give one",
         notebook="call .page(embed=True) on its result"),
+    Output("split", "extra", Option(
+        ("--split",), "Also write one short video per chapter into <stem>-chapters/ beside "
+        "it (01-input.mp4, ...), with playlist.m3u and index.html."),
+        folders=lambda p: {"the chapters": split_folder(p.video)}, write=_write_split,
+        python=_flag),
     Output("formats", "extra", Option(
         ("--format",), "Also derive these from the finished MP4, beside it with the same "
         "stem: gif (480p, palette-optimised), webm (VP9).", "text", "mp4,gif,webm"),
@@ -212,6 +232,11 @@ OUTPUTS: tuple[Output, ...] = (  # in the order of --help, of the paths planned 
     Output("export_csv", "export", Option(
         ("--export-csv",), "Write every matrix as CSV into this folder.", "path"),
         folders=lambda p: {"--export-csv": Path(p.value)}, write=_write_csv),
+    Output("quiz", "export", Option(
+        ("--quiz",), "Write the questions a viewer can answer before each reveal, with "
+        "their answers and reasons, as a quiz bank: FILE.xml (Moodle XML) or FILE.zip "
+        "(a QTI 1.2 package for Canvas).", "path", "FILE"),
+        files=lambda p: {"--quiz": Path(p.value)}, write=_write_quiz, parse=quiz_path),
     Output("lint", "mode", Option(
         ("--lint",), "Instead of the video: check every caption's picture in a dry run "
         "(overlaps, lines across text, safe area, text size, contrast, holds, colour-blind "
