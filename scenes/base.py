@@ -370,6 +370,12 @@ class ChapterScene(Scene):
         self.title_mob = title
         self.ask_questions()  # before the chapter's picture: it holds the answers
 
+    def makes(self, *keys: str) -> None:
+        """The caption on screen is where the video makes `keys` (trace keys): the companion
+        page's "show me in the video" seeks there (scenes.widgets.Recorder.made)."""
+        for key in keys:
+            self.drawn.makes(key)
+
     def say(self, text: str, run_time: float = 0.4) -> None:
         """Show a caption (replacing the previous one) and record it as a subtitle; with a
         voice, say it. It stays up for its reading time, or until its speech ends and a

@@ -91,8 +91,8 @@ def page_words(tr: Translate) -> dict[str, str]:
         "zero": tr("one is zero"),
         "arrows": tr("The query and the key as arrows in the plane they span: the angle "
                      "between them is {angle}°; the key's shadow on the query's line is "
-                     "{shadow}, and {shadow} × |q| {qnorm} = {score}.",
-                     **_later("angle", "shadow", "qnorm", "score")),
+                     "{shadow}, and {shadow} × |q| {qnorm} {rel} {score}.",
+                     **_later("angle", "shadow", "qnorm", "rel", "score")),
         "no_angle": tr("A zero vector has no direction: no angle to draw."),
         "scale": tr("divided by √d_k, the square root of the width {dk}", **_later("dk")),
         "exp": tr("The exponential of each scaled score minus the row's largest, {max}:",
@@ -101,6 +101,8 @@ def page_words(tr: Translate) -> dict[str, str]:
         "divide": tr("The weight is this word's exponential divided by Σ:"),
         "masked_short": tr("masked"),
         "masked": tr("Masked: this query may not look at this key, so its weight is 0."),
+        # A long sum's middle terms, written as one number (the page says "=" or "≈" after it)
+        "more_terms": tr("the other {n} terms, added up:", **_later("n")),
         "weighted": tr("Each value row's entry times the weight this query gives its word, "
                        "added up:"),
     }

@@ -19,7 +19,7 @@ from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.pipeline.cache.limits import human_size
 from attention_video.pipeline.outputs.exports import write_csv, write_json
-from attention_video.pipeline.outputs.files import page_path
+from attention_video.pipeline.outputs.files import page_path, poster_path
 from attention_video.pipeline.outputs.formats import derive_formats, parse_formats
 from attention_video.pipeline.outputs.page import write_page
 from attention_video.pipeline.outputs.quiz import quiz_path, write_quiz
@@ -139,6 +139,12 @@ def _write_slides(job: Job) -> None:
 def _write_page(job: Job) -> None:
     page = write_page(job.trace, list(job.chapters), job.video, job.settings)
     job.wrote("page", page, human_size(page.stat().st_size))
+    job.wrote("poster", poster_path(page), "")
+
+
+def _write_page_embed(job: Job) -> None:
+    page = write_page(job.trace, list(job.chapters), job.video, job.settings, embed=True)
+    job.wrote("page", page, human_size(page.stat().st_size) + ", the video inside it")
 
 
 def _write_split(job: Job) -> None:
@@ -194,7 +200,19 @@ OUTPUTS: tuple[Output, ...] = (  # in the order of --help, of the paths planned 
         ("--page",), "Also write the companion page beside the video: <stem>.page.html, one "
         "offline file where the video plays beside its caption list and every number of the "
         "trace can be opened to see how it was made and where the video makes it."),
-        files=lambda p: {"the companion page": page_path(p.video)}, write=_write_page),
+        files=lambda p: {"the companion page": page_path(p.video),
+                         "its poster frame": poster_path(page_path(p.video))},
+        write=_write_page),
+    Output("page_embed", "extra", Option(
+        ("--page-embed",), "Also write the companion page as one self-contained file with "
+        "the video and its poster frame inside it (<stem>.page.html), to upload alone, "
+        "e.g. to an LMS; its size is printed, and a video that would make it over 100 MB "
+        "is refused."),
+        files=lambda p: {"the companion page": page_path(p.video)}, write=_write_page_embed,
+        refuses=("page",),
+        refusal=lambda given: "--page-embed writes the companion page with the video inside "
+                              "it, where --page writes it beside the video: give one",
+        notebook="call .page(embed=True) on its result"),
     Output("split", "extra", Option(
         ("--split",), "Also write one short video per chapter into <stem>-chapters/ beside "
         "it (01-input.mp4, ...), with playlist.m3u and index.html."),

@@ -480,6 +480,7 @@ class DotProductScene(ChapterScene):
         self.say(self.tr("Same signs add, opposite signs subtract: the {d_k} products sum to {s}, the "
                          "value in the cell ({agree} adding, {differ} subtracting).",
                          d_k=t.d_k, s=s, agree=table.agree, differ=table.differ))
+        self.makes("scores")  # one cell; chapter `factor`, when played, made them all first
         self.play(FadeIn(VGroup(line.lhs, line.rest)),
                   TransformFromCopy(thumb.box, line.cell), FadeIn(line.value), run_time=1.0)
         self.wait(1.5)

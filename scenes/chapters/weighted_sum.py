@@ -312,6 +312,7 @@ class WeightedSumScene(ChapterScene):
             text = self.tr("Adding the scaled rows column by column gives Z of {zw}: its encoded value.",
                            zw=zw)
         self.say(text)
+        self.makes("Z")
         copies = [self.weighted_row(table, a).copy() for a in range(len(plan.rows))]
         self.play(Create(table.rule), run_time=0.4)
         self.play(*[FadeOut(cp, target_position=Z.grid_only().get_center()) for cp in copies],

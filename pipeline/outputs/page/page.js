@@ -1,14 +1,33 @@
 // The companion page: the video, its captions, and every matrix of the trace as a grid
 // whose cells open to show how they were made. Every number shown is read from the trace
-// (the JSON export in #trace); the page only multiplies pairs for display (a test checks
-// them against the trace). Plain script, no framework, nothing fetched.
+// (the part of it the page draws, at the precision it writes: #trace, made by
+// pipeline.outputs.page.page_trace); the page only multiplies and adds the numbers it
+// writes, to say "=" where they make the result as written and "≈" where the result was
+// made from the unrounded numbers. Plain script, no framework, nothing fetched.
 "use strict";
 
-const T = JSON.parse(document.getElementById("trace").textContent);
+// A matrix as the page keeps it ({part: shape, keep: kept indices per axis (null: all),
+// hundredths: the kept entries in whole hundredths}) as an array indexed as the whole one,
+// sparse where entries were left out; anything else as it is.
+function unpack(x) {
+  if (Array.isArray(x)) return x.map(unpack);
+  if (x === null || typeof x !== "object") return x;
+  if (!("part" in x)) { for (const k of Object.keys(x)) x[k] = unpack(x[k]); return x; }
+  const fill = (values, axis) => {
+    const out = new Array(x.part[axis]);
+    (x.keep[axis] || [...out.keys()]).forEach((n, k) => {
+      out[n] = axis + 1 < x.part.length ? fill(values[k], axis + 1) : values[k] / 100;
+    });
+    return out;
+  };
+  return fill(x.hundredths, 0);
+}
+
+const T = unpack(JSON.parse(document.getElementById("trace").textContent));
 const D = JSON.parse(document.getElementById("page-data").textContent);
 const W = D.words;
-const MAX_SHOWN = 16; // a wider matrix shows its first columns, "…" and its last
-const MAX_TERMS = 12; // a longer sum shows its first terms, "…" and its last
+const MAX_SHOWN = D.max_shown; // a wider matrix shows its first columns, "…" and its last
+const MAX_TERMS = D.max_terms; // a longer sum shows its first terms, the rest summed, its last
 const reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 const state = {
@@ -52,6 +71,18 @@ function num(v, name, index, cls) {
 }
 const op = (v, name, index) => num(v, name, index, "op");
 const result = (v, name, index) => num(v, name, index, "result");
+
+// The numbers the page writes have two decimals, so sums of their products are exact in
+// whole units of 10⁻⁴: `units` of a written number, and whether a made value (in 10⁻⁴, or
+// a plain number) is within half a unit of the written result's last place (a tie rounds
+// either way): "=", else "≈" (the result was made from the unrounded numbers).
+const units = v => Math.round(v * 100);
+function relation(made, res, exact) {
+  const same = exact ? Math.abs(made - units(res) * 100) <= 50 : Math.abs(made - res) <= 0.005 + 1e-9;
+  return el("span", {class: "rel", text: same ? " = " : " ≈ "});
+}
+// The arithmetic of a formula, in one element (a test reads it back and redoes it).
+const expr = (...parts) => el("span", {class: "expr"}, ...parts);
 
 // ---- colours: the video's, as WCAG contrast rules pick ink ------------------------------
 function rgb(c) { return [1, 3, 5].map(i => parseInt(c.slice(i, i + 2), 16)); }
@@ -169,8 +200,8 @@ function renderGrid(m) {
   }
   table.append(el("thead", {}, top));
   const body = el("tbody");
-  let max = 0;
-  for (const row of m.values) for (const v of row) max = Math.max(max, Math.abs(v));
+  let max = 0; // over the numbers the page keeps (a sparse array skips the rest)
+  m.values.forEach(row => row.forEach(v => { max = Math.max(max, Math.abs(v)); }));
   const p = palette();
   for (const i of shown(rows)) {
     if (i === null) {
@@ -265,23 +296,32 @@ function named(key, i, j) {
   return `${key}[${r}, ${c}]`;
 }
 
-// A sum of products Σ a_m·b_m = result, each term coloured by its sign and told in words.
-function sumOfProducts(pairs, res, signs) {
-  const p = el("p", {class: "formula"});
-  const shownTerms = pairs.length <= MAX_TERMS ? pairs.map((_, m) => m) :
-    [...Array(MAX_TERMS - 1).keys(), null, pairs.length - 1];
+// A sum of products Σ a_m·b_m (+ a bias) = result, each term coloured by its sign and told
+// in words. A long sum writes its first terms, the sum of the middle ones as one number
+// (`rest`: [value, name, index], given by the page's data) and its last.
+function sumOfProducts(pairs, res, signs, rest, bias) {
+  const n = pairs.length;
+  const p = el("p", {class: "formula"}), e = expr();
+  const shownTerms = n <= MAX_TERMS ? [...Array(n).keys()] : [...Array(MAX_TERMS - 1).keys(), null, n - 1];
+  let made = 0; // in 10⁻⁴
   shownTerms.forEach((m, k) => {
-    if (k > 0) p.append(" + ");
-    if (m === null) { p.append("…"); return; }
+    if (k > 0) e.append(" + ");
+    if (m === null) {
+      e.append(el("span", {class: "aside", text: say("more_terms", {n: n - MAX_TERMS}) + " "}), op(...rest));
+      made += units(rest[0]) * 100;
+      return;
+    }
     const [a, b] = pairs[m];
     const prod = a[0] * b[0];
+    made += units(a[0]) * units(b[0]);
     const kind = !signs ? "" : prod > 0 ? "agree" : prod < 0 ? "differ" : "zero";
     const term = el("span", {class: "term " + kind, "data-product": String(prod)}, op(...a), "·", op(...b));
     if (signs) term.append(el("span", {class: "sign", text: kind === "agree" ? " ✓" : kind === "differ" ? " ✗" : " ·",
                                        title: W[kind], "aria-label": W[kind]}));
-    p.append(term);
+    e.append(term);
   });
-  p.append(" = ", res);
+  if (bias) { e.append(" + ", op(...bias)); made += units(bias[0]) * 100; }
+  p.append(e, relation(made, Number(res.dataset.v), true), res);
   return p;
 }
 
@@ -293,10 +333,13 @@ function detailX(key, i, j) {
     out[0].append(result(T[X][i][j], X, [i, j]));
     out.push(el("p", {text: T.x_label_q || ""}));
   } else if (xIsTheSum() && T.positional) {
-    out[0].append(op(T[E][i][j], E, [i, j]), " + ", op(T[P][i][j], P, [i, j]), " = ", result(T[X][i][j], X, [i, j]));
+    const made = (units(T[E][i][j]) + units(T[P][i][j])) * 100;
+    out[0].append(expr(op(T[E][i][j], E, [i, j]), " + ", op(T[P][i][j], P, [i, j])),
+                  relation(made, T[X][i][j], true), result(T[X][i][j], X, [i, j]));
     out.push(el("p", {text: W.x_sum}));
   } else if (xIsTheSum()) {
-    out[0].append(op(T[E][i][j], E, [i, j]), " = ", result(T[X][i][j], X, [i, j]));
+    out[0].append(expr(op(T[E][i][j], E, [i, j])), relation(units(T[E][i][j]) * 100, T[X][i][j], true),
+                  result(T[X][i][j], X, [i, j]));
     out.push(el("p", {text: W.x_plain}));
   } else {  // a normalised sum, a hidden state or an encoder's output: what it is, in words
     out[0].append(result(T[X][i][j], X, [i, j]));
@@ -326,15 +369,11 @@ function detailProjection(key, i, c) { // Q, K or V: Σ_m X[i,m]·W[m,c] (+ b[c]
   const h = head(), X = key === "Q" ? "X_q" : "X", Wn = "W_" + key, b = "b_" + key;
   const pairs = T[X][i].map((x, m) => [[x, X, [i, m]], [h[Wn][m][c], Wn, [m, c]]]);
   const made = key === "Q" ? qRows() : key === "K" ? kRows() : h[key]; // before any turn
-  const p = sumOfProducts(pairs, result(made[i][c], key, [i, c]), false);
+  const biased = h[b].some(x => x !== 0);
+  const p = sumOfProducts(pairs, result(made[i][c], key, [i, c]), false,
+                          [h.rest[key][i][c], "rest_" + key, [i, c]], biased ? [h[b][c], b, [c]] : null);
   p.prepend(`${named(key, i, c)} = `);
-  const out = [p];
-  if (h[b].some(x => x !== 0)) {
-    p.insertBefore(document.createTextNode(" + "), p.querySelector(".result").previousSibling);
-    p.insertBefore(op(h[b][c], b, [c]), p.querySelector(".result").previousSibling);
-    out.push(el("p", {text: W.bias}));
-  }
-  return out;
+  return biased ? [p, el("p", {text: W.bias})] : [p];
 }
 
 // Q_rot or K_rot (RoPE): pair m of the row, entries 2m and 2m + 1, turned by θ(p, m), p the
@@ -343,14 +382,21 @@ function detailProjection(key, i, c) { // Q, K or V: Σ_m X[i,m]·W[m,c] (+ b[c]
 function detailRotation(key, i, c) {
   const plain = key === "Q_rot" ? "Q" : "K", rows = plain === "Q" ? qRows() : kRows();
   const m = Math.floor(c / 2), a = 2 * m, b = 2 * m + 1;
-  const theta = T.rope.angles[i][m];
-  const cos = num(Math.cos(theta), "cos", [i, m], "op"), sin = num(Math.sin(theta), "sin", [i, m], "op");
-  const x = op(rows[i][a], plain, [i, a]), y = op(rows[i][b], plain, [i, b]);
+  const theta = T.rope.angles[i][m], [cv, sv] = [T.rope.cos[i][m], T.rope.sin[i][m]];
+  const cos = op(cv, "cos", [i, m]), sin = op(sv, "sin", [i, m]);
+  const [xv, yv] = [rows[i][a], rows[i][b]];
+  const x = op(xv, plain, [i, a]), y = op(yv, plain, [i, b]);
   const names = [named(plain, i, a), named(plain, i, b)];
   const f = el("p", {class: "formula"}, `${named(key, i, c)} = `);
-  if (c === a) f.append(`${names[0]} · cos θ − ${names[1]} · sin θ = `, x, " · ", cos, " − ", y, " · ", sin);
-  else f.append(`${names[0]} · sin θ + ${names[1]} · cos θ = `, x, " · ", sin, " + ", y, " · ", cos);
-  f.append(" = ", result(head()[plain][i][c], key, [i, c]));
+  let made;
+  if (c === a) {
+    f.append(`${names[0]} · cos θ − ${names[1]} · sin θ = `, expr(x, " · ", cos, " − ", y, " · ", sin));
+    made = units(xv) * units(cv) - units(yv) * units(sv);
+  } else {
+    f.append(`${names[0]} · sin θ + ${names[1]} · cos θ = `, expr(x, " · ", sin, " + ", y, " · ", cos));
+    made = units(xv) * units(sv) + units(yv) * units(cv);
+  }
+  f.append(relation(made, head()[plain][i][c], true), result(head()[plain][i][c], key, [i, c]));
   return [el("p", {text: say("rotation", {m, a: a + 1, b: b + 1, p: i, base: T.rope.base})}),
           el("p", {class: "formula"}, "θ = ", op(theta, "angles", [i, m]), " rad"), f];
 }
@@ -371,9 +417,10 @@ function arrows(i, j) { // the query and the key in their plane, with the key's 
   svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
   svg.setAttribute("width", w); svg.setAttribute("height", hgt);
   svg.setAttribute("class", "arrows"); svg.setAttribute("role", "img");
+  const score = head().scores[i][j];
   const text = say("arrows", {angle: fmt(angle, 0),  // whole degrees, as chapter 4 draws them
-                              shadow: fmt(shadow), qnorm: fmt(qn),
-                              score: fmt(head().scores[i][j])});
+                              shadow: fmt(shadow), qnorm: fmt(qn), score: fmt(score),
+                              rel: relation(units(shadow) * units(qn), score, true).textContent.trim()});
   svg.setAttribute("aria-label", text);
   const line = (x1, y1, x2, y2, colour, width, dash) => {
     const l = document.createElementNS(ns, "line");
@@ -405,7 +452,8 @@ function arrows(i, j) { // the query and the key in their plane, with the key's 
 function detailScore(i, j) {
   const h = head(), [q, k] = rotary() ? ["Q_rot", "K_rot"] : ["Q", "K"]; // the rows the scores use
   const pairs = h.Q[i].map((x, m) => [[x, q, [i, m]], [h.K[j][m], k, [j, m]]]);
-  const p = sumOfProducts(pairs, result(h.scores[i][j], "scores", [i, j]), true);
+  const p = sumOfProducts(pairs, result(h.scores[i][j], "scores", [i, j]), true,
+                          [h.rest.scores[i][j], "rest_scores", [i, j]]);
   p.prepend(`${named("scores", i, j)} = `);
   const out = [el("p", {text: W.products}), p];
   if (!h.mask[i][j]) out.push(el("p", {text: W.masked}));
@@ -413,44 +461,66 @@ function detailScore(i, j) {
 }
 
 function detailScaled(i, j) {
-  const h = head(), dk = h.Q[0].length;
-  return [el("p", {class: "formula"}, `${named("scaled", i, j)} = `, op(h.scores[i][j], "scores", [i, j]),
-             " / √" + dk + " = " + fmt(h.scores[i][j]) + " / ",
-             el("span", {class: "num sqrt", "data-v": String(Math.sqrt(dk)), text: fmt(Math.sqrt(dk))}),
-             " = ", result(h.scaled[i][j], "scaled", [i, j])),
+  const h = head(), dk = h.Q[0].length, root = units(Math.sqrt(dk)) / 100; // √d_k as written
+  const s = h.scores[i][j];
+  return [el("p", {class: "formula"}, `${named("scaled", i, j)} = ${named("scores", i, j)} / √${dk} = `,
+             expr(op(s, "scores", [i, j]), " / ",
+                  el("span", {class: "num sqrt", "data-v": String(root), text: fmt(root)})),
+             relation(s / root, h.scaled[i][j]), result(h.scaled[i][j], "scaled", [i, j])),
           el("p", {text: say("scale", {dk})})];
 }
 
 function detailSoftmax(i, j) {
   const h = head();
   if (!T.normalized) {
-    return [el("p", {class: "formula"}, `${named("weights", i, j)} = `, op(h.scores[i][j], "scores", [i, j]),
-               " = ", result(h.weights[i][j], "weights", [i, j])), el("p", {text: W.weights_raw})];
+    return [el("p", {class: "formula"}, `${named("weights", i, j)} = `, expr(op(h.scores[i][j], "scores", [i, j])),
+               relation(units(h.scores[i][j]) * 100, h.weights[i][j], true),
+               result(h.weights[i][j], "weights", [i, j])), el("p", {text: W.weights_raw})];
   }
   if (!h.mask[i][j]) {
     return [el("p", {class: "formula"}, `${named("weights", i, j)} = `, result(h.weights[i][j], "weights", [i, j])),
             el("p", {text: W.masked})];
   }
   const list = el("ul", {class: "exps"});
-  for (const k of shown(h.exp_shifted[i].length)) {
+  const keys = shown(h.exp_shifted[i].length);
+  for (const k of keys) {
     if (k === null) { list.append(el("li", {text: "…"})); continue; }
     const li = el("li", {class: "formula" + (k === j ? " this" : "")}, `${kWords()[k]}: `);
-    if (h.mask[i][k]) li.append("exp(", op(h.scaled[i][k], "scaled", [i, k]), " − ", op(h.row_max[i], "row_max", [i]), ") = ");
+    const e = h.exp_shifted[i][k];
+    if (h.mask[i][k]) li.append(expr("exp(", op(h.scaled[i][k], "scaled", [i, k]), " − ", op(h.row_max[i], "row_max", [i]), ")"),
+                                relation(Math.exp(h.scaled[i][k] - h.row_max[i]), e));
     else li.append(W.masked_short + " → ");
-    li.append(op(h.exp_shifted[i][k], "exp_shifted", [i, k]));
+    li.append(op(e, "exp_shifted", [i, k]));
     list.append(li);
   }
+  // Σ: the exps listed, and those the list leaves out as one number
+  const sum = expr(), sumRest = h.rest.exp_sum[i];
+  let made = 0;
+  keys.forEach((k, n) => {
+    if (n > 0) sum.append(" + ");
+    if (k === null) {
+      sum.append(el("span", {class: "aside", text: say("more_terms", {n: h.exp_shifted[i].length - keys.length + 1}) + " "}),
+                 op(sumRest, "rest_exp_sum", [i]));
+      made += units(sumRest);
+    } else {
+      sum.append(op(h.exp_shifted[i][k], "exp_shifted", [i, k]));
+      made += units(h.exp_shifted[i][k]);
+    }
+  });
+  const w = h.exp_shifted[i][j] / h.exp_sum[i];
   return [el("p", {text: say("exp", {max: fmt(h.row_max[i])})}), list,
-          el("p", {class: "formula"}, W.exp_sum + " ", op(h.exp_sum[i], "exp_sum", [i])),
+          el("p", {class: "formula"}, W.exp_sum + " ", sum, relation(made * 100, h.exp_sum[i], true),
+             op(h.exp_sum[i], "exp_sum", [i])),
           el("p", {text: W.divide}),
-          el("p", {class: "formula"}, `${named("weights", i, j)} = `, op(h.exp_shifted[i][j], "exp_shifted", [i, j]),
-             " / ", op(h.exp_sum[i], "exp_sum", [i]), " = ", result(h.weights[i][j], "weights", [i, j]))];
+          el("p", {class: "formula"}, `${named("weights", i, j)} = `,
+             expr(op(h.exp_shifted[i][j], "exp_shifted", [i, j]), " / ", op(h.exp_sum[i], "exp_sum", [i])),
+             relation(w, h.weights[i][j]), result(h.weights[i][j], "weights", [i, j]))];
 }
 
 function detailZ(i, c) {
   const h = head();
   const pairs = h.weights[i].map((a, k) => [[a, "weights", [i, k]], [h.V[k][c], "V", [k, c]]]);
-  const p = sumOfProducts(pairs, result(h.Z[i][c], "Z", [i, c]), false);
+  const p = sumOfProducts(pairs, result(h.Z[i][c], "Z", [i, c]), false, [h.rest.Z[i][c], "rest_Z", [i, c]]);
   p.prepend(`${named("Z", i, c)} = `);
   return [el("p", {text: W.weighted}), p];
 }
