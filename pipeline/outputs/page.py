@@ -18,6 +18,7 @@ caption's text is ever matched.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -25,11 +26,11 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from attention_video.attncore.chapters import CHAPTERS
 from attention_video.attncore.export import trace_to_dict
-from attention_video.attncore.settings import Settings
+from attention_video.attncore.settings import Settings, default_head, flag
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.pipeline.outputs.files import page_path, write_text_atomic
 from attention_video.pipeline.outputs.subtitles import kept_cues
@@ -180,6 +181,7 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
         "sentence": settings.sentence,
         "language": settings.language,
         "theme": settings.theme,
+        "captions": settings.captions,  # burned into the picture or not: the page's track
         "cues": [asdict(c) for c in cues],
         "chapters": chapters,
         "shows": {c: list(shows.get(c, ())) for c in chapters},
@@ -188,7 +190,32 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
         "words": page_words(Translate(settings.language)),
         "colours": colours(trace),
         "geometry": geometry(trace),
+        "remake": remake(settings, video_src),
     }
+
+
+# Settings a remake's command line leaves out: the sentence is its argument, the followed
+# word is the one the page adds (its word picker), the output is the video beside the page.
+_NOT_FLAGS = ("sentence", "query", "query_index", "output")
+
+
+def remake(settings: Settings, video_src: str) -> list[str]:
+    """The command line, as arguments, that makes this video and its page again in the
+    page's folder: every setting that differs from its default, without the followed word
+    (the page's word picker adds --query for another word; the page opened alone names it)."""
+    args = ["python", "render.py", settings.sentence]
+    for f in dataclasses.fields(settings):
+        value = getattr(settings, f.name)
+        unset = default_head(settings.weights) if f.name == "head" else f.default
+        if f.name in _NOT_FLAGS or value == unset:
+            continue
+        if isinstance(value, bool):
+            args.append(flag(f.name) if value else "--no-" + flag(f.name)[2:])
+        elif isinstance(value, tuple):
+            args += [flag(f.name), ",".join(value)]
+        else:
+            args += ["-q" if f.name == "quality" else flag(f.name), str(value)]
+    return [*args, "-o", unquote(video_src), "--page"]
 
 
 # Characters that embedded JSON writes as \u escapes: < > & would let a sentence close the
