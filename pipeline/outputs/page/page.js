@@ -680,7 +680,8 @@ function poster() {
   }, {once: true});
 }
 function posterShown() {
-  return state.posterAt !== null && state.posterAt !== undefined && video.currentTime === state.posterAt;
+  // (the player keeps its time to the microsecond)
+  return state.posterAt !== null && state.posterAt !== undefined && Math.abs(video.currentTime - state.posterAt) < 1e-3;
 }
 
 // Opened without its video (mailed or uploaded alone): say which file it plays and the
