@@ -29,7 +29,14 @@ from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
 
-from tests.pipeline.outputs.test_page import ARGS, CHROMIUM, build, expected_operands, open_page, shown_numbers
+from tests.pipeline.outputs.test_page import (
+    ARGS,
+    CHROMIUM,
+    build,
+    expected_operands,
+    open_page,
+    shown_numbers,
+)
 
 pytestmark = pytest.mark.xdist_group("page")  # one browser per module, on one worker
 
