@@ -121,6 +121,21 @@ def test_show_me_and_a_minute_of_playing_keep_the_whole_video_on_screen(browser,
     tab.context.close()
 
 
+@pytest.mark.parametrize("view", ["page", "presenter"])
+def test_clicking_captions_down_the_list_moves_the_list_not_the_video(browser, tiny, view):
+    page, *_ = tiny
+    tab = open_page(browser, page, device_scale_factor=1.5)
+    tab.set_viewport_size(SCREENS["1280x720 at 150%"][0])
+    if view == "presenter":
+        tab.keyboard.press("p")
+    n = tab.eval_on_selector_all("#cues li", "els => els.length")
+    for k in range(0, n, 3):  # each one scrolled into the list's view by the click itself
+        tab.click(f'#cues button[data-cue="{k}"]')
+        assert tab.get_attribute(f"#cues li:nth-child({k + 1})", "aria-current") == "true"
+        assert_whole(on_screen(tab, "#video"), f"after caption {k}")
+    tab.context.close()
+
+
 def test_full_screen_is_the_pages_in_its_presenter_view(browser, tiny):
     page, *_ = tiny
     tab = open_page(browser, page)
@@ -221,6 +236,12 @@ def test_alone_the_page_names_its_video_and_the_command_that_makes_it(browser, t
     command = tab.inner_text("#alone code")
     assert shlex.split(command) == remake(settings, "video.mp4")
     assert tab.is_hidden("#video")  # no empty player under the line
+    tab.context.close()
+    axe = pytest.importorskip("axe_playwright_python.sync_playwright")
+    tab = open_page(browser, page, bypass_csp=True)
+    tab.wait_for_selector("#alone", state="visible")
+    results = axe.Axe().run(tab)
+    assert results.violations_count == 0, results.generate_report()
     tab.context.close()
 
 
