@@ -669,19 +669,24 @@ function poster() {
   if (!D.cues.length) return;
   const c = D.cues[0];
   const at = c.start + 0.6 * (c.end - c.start);
+  let ours = false; // the seek to the poster frame, not the reader's
   video.addEventListener("loadedmetadata", () => {
     if (video.played.length || video.currentTime !== 0) return;
     state.posterAt = at;
+    ours = true;
     video.currentTime = at;
   }, {once: true});
-  video.addEventListener("play", () => {
-    if (posterShown()) video.currentTime = 0;
+  video.addEventListener("seeking", () => {
+    if (ours) ours = false;
+    else state.posterAt = null; // the reader moved: that frame is theirs
+  });
+  video.addEventListener("play", () => { // the first play starts the video at its start
+    if (state.posterAt !== null) video.currentTime = 0;
     state.posterAt = null;
-  }, {once: true});
+  });
 }
-function posterShown() {
-  // (the player keeps its time to the microsecond)
-  return state.posterAt !== null && state.posterAt !== undefined && Math.abs(video.currentTime - state.posterAt) < 1e-3;
+function posterShown() { // (the player keeps its time to the microsecond, and plays on)
+  return state.posterAt !== null && state.posterAt !== undefined && Math.abs(video.currentTime - state.posterAt) < 0.05;
 }
 
 // Opened without its video (mailed or uploaded alone): say which file it plays and the

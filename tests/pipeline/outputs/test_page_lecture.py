@@ -269,8 +269,7 @@ def test_a_poster_frame_instead_of_a_black_box(browser, tiny):
     assert tab.query_selector("#cues li[aria-current]") is None  # nothing "playing" yet
     tab.evaluate("document.getElementById('video').muted = true")
     tab.evaluate("document.getElementById('video').play()")
-    tab.wait_for_timeout(200)
-    assert tab.evaluate("document.getElementById('video').currentTime") < 0.5  # plays from 0
+    tab.wait_for_function("document.getElementById('video').currentTime < 0.5")  # plays from 0
     tab.context.close()
 
 
