@@ -720,6 +720,7 @@ function setPresenter(on) {
   document.body.classList.toggle("presenter", on);
   document.getElementById("presenter").setAttribute("aria-pressed", String(on));
   if (on) window.scrollTo(0, 0);
+  fitSide();
 }
 
 // Full screen is the page's (its presenter view), not the <video>'s, which would leave it.
@@ -736,12 +737,19 @@ function onKey(ev) {
   else if ((ev.key === "f" || ev.key === "F") && document.fullscreenEnabled) toggleFullScreen();
 }
 
+// The left column is as tall as the screen below the header (and the word's note), so that
+// the end of the caption list is on screen before the page scrolls too.
+function fitSide() {
+  const above = state.presenter ? 0 : document.getElementById("stage").offsetTop;
+  document.documentElement.style.setProperty("--above", above + "px");
+}
+
 // ---- the followed word ------------------------------------------------------------------
 // Another word picked than the video's: the grids follow it, and a line says the video
 // still follows its own, with the command that renders one following the picked word.
 function wordNote() {
   const note = document.getElementById("word-note");
-  if (state.focus === T.focus) { note.hidden = true; note.replaceChildren(); return; }
+  if (state.focus === T.focus) { note.hidden = true; note.replaceChildren(); fitSide(); return; }
   const words = qWords(), word = words[state.focus];
   const plain = words.filter(w => w === word).length === 1 && /^[\p{L}\p{N}'’-]+$/u.test(word);
   const args = D.remake.slice();
@@ -749,6 +757,7 @@ function wordNote() {
   note.replaceChildren(say("other_word", {video: words[T.focus], word}), " ",
                        el("code", {text: shellJoin(args)}));
   note.hidden = false;
+  fitSide();
 }
 
 // ---- the handout: what printing gives ---------------------------------------------------
@@ -937,12 +946,14 @@ function start() {
   poster();
   captionTrack();
   window.addEventListener("beforeprint", () => { if (document.body.dataset.handout !== "1") renderHandout(); });
+  window.addEventListener("resize", fitSide);
   applyTheme();
   printColours();
   renderWords();
   renderCues();
   renderHeads();
   renderGrids();
+  fitSide();
   document.body.dataset.readyMs = performance.now().toFixed(0); // since navigation began
   document.body.dataset.ready = "1";
 }
