@@ -23,8 +23,19 @@ def page_words(tr: Translate) -> dict[str, str]:
         "captions": tr("Captions"),
         "captions_hint": tr("Click a caption to jump there; the one playing is marked."),
         "numbers": tr("The numbers"),
-        "numbers_hint": tr("Hover or focus a cell to see how it was made. Arrow keys move "
-                           "between cells; Home and End go to a row's ends."),
+        "numbers_hint": tr("Click a cell or press Enter on it to open how it was made; "
+                           "hovering only previews. Arrow keys move between cells; Home and "
+                           "End go to a row's ends; Escape goes back to the open cell."),
+        "skip": tr("Skip to the numbers"),
+        "presenter": tr("Presenter view (P)"),
+        "full_screen": tr("Full screen (F)"),
+        "preview": tr("A preview: click the cell or press Enter on it to open it."),
+        "alone": tr("The video is not beside this page: it plays {file}. Put that file in the "
+                    "page's folder, or make it there with:", **_later("file")),
+        "other_word": tr("The video follows “{video}”; the numbers here now follow “{word}”. "
+                         "To render a video that follows “{word}”:", **_later("video", "word")),
+        "more_columns": tr("… {n} more columns", **_later("n")),
+        "handout_cells": tr("How each number of “{word}” was made", **_later("word")),
         "follow": tr("Follow the word"),
         "head_n": tr("head {n}", **_later("n")),
         "heads": tr("Every head of layer {layer}", **_later("layer")),

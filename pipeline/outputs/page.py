@@ -22,6 +22,7 @@ caption's text is ever matched.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import json
 import math
@@ -32,12 +33,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import numpy as np
 from attention_video.attncore.chapters import CHAPTERS
 from attention_video.attncore.export import ROTARY_NAMES
-from attention_video.attncore.settings import Settings
+from attention_video.attncore.settings import Settings, default_head, flag
 from attention_video.attncore.trace import AttentionTrace, HeadTrace
 from attention_video.pipeline.outputs.files import (
     OutputError,
@@ -306,6 +307,7 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
         "sentence": settings.sentence,
         "language": settings.language,
         "theme": settings.theme,
+        "captions": settings.captions,  # burned into the picture or not: the page's track
         "cues": [asdict(c) for c in cues],
         "chapters": chapters,
         "shows": {c: list(shows.get(c, ())) for c in chapters},
@@ -316,7 +318,32 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
         "geometry": geometry(trace),
         "max_shown": MAX_SHOWN,
         "max_terms": MAX_TERMS,
+        "remake": remake(settings, video_src),
     }
+
+
+# Settings a remake's command line leaves out: the sentence is its argument, the followed
+# word is the one the page adds (its word picker), the output is the video beside the page.
+_NOT_FLAGS = ("sentence", "query", "query_index", "output")
+
+
+def remake(settings: Settings, video_src: str) -> list[str]:
+    """The command line, as arguments, that makes this video and its page again in the
+    page's folder: every setting that differs from its default, without the followed word
+    (the page's word picker adds --query for another word; the page opened alone names it)."""
+    args = ["python", "render.py", settings.sentence]
+    for f in dataclasses.fields(settings):
+        value = getattr(settings, f.name)
+        unset = default_head(settings.weights) if f.name == "head" else f.default
+        if f.name in _NOT_FLAGS or value == unset:
+            continue
+        if isinstance(value, bool):
+            args.append(flag(f.name) if value else "--no-" + flag(f.name)[2:])
+        elif isinstance(value, tuple):
+            args += [flag(f.name), ",".join(value)]
+        else:
+            args += ["-q" if f.name == "quality" else flag(f.name), str(value)]
+    return [*args, "-o", unquote(video_src), "--page"]
 
 
 # Characters that embedded JSON writes as \u escapes: < > & would let a sentence close the

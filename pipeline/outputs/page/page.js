@@ -36,6 +36,8 @@ const state = {
   theme: D.theme,
   chapter: null, // the chapter of the caption playing
   open: null, // the open cell: {key, i, j}
+  opener: null, // the grid cell that opened it (Escape returns there)
+  presenter: false,
 };
 
 // ---- words and numbers ------------------------------------------------------------------
@@ -100,6 +102,11 @@ function blend(top, under, alpha) {
   return hex(a.map((x, k) => alpha * x + (1 - alpha) * b[k]));
 }
 function palette() { return D.colours[state.theme].palette; }
+function inTheme(theme, make) { // what `make` builds, drawn in `theme`'s colours
+  const was = state.theme;
+  state.theme = theme;
+  try { return make(); } finally { state.theme = was; }
+}
 function inkOn(fill) { // the theme's text, or its background, whichever reads on `fill`
   const p = palette();
   if (contrast(p.text, fill) >= 4.5) return p.text;
@@ -111,6 +118,15 @@ function readable(colour) { // a colour darkened or lightened until it reads on 
   let c = colour;
   for (let k = 0; k < 20 && contrast(c, p.background) < 4.5; k++) c = blend(p.text, c, 0.15);
   return c;
+}
+// The light theme's colours as --light-* too: the printed handout is drawn in them.
+function printColours() {
+  inTheme("light", () => {
+    const root = document.documentElement.style, p = palette();
+    for (const [k, v] of Object.entries(p)) root.setProperty("--light-" + k, v);
+    root.setProperty("--light-positive-ink", readable(p.positive));
+    root.setProperty("--light-negative-ink", readable(p.negative));
+  });
 }
 function applyTheme() {
   const p = palette();
@@ -182,11 +198,11 @@ function masked(key, i, j) {
   return ["scores", "scaled", "weights"].includes(key) && !head().mask[i][j];
 }
 
-function renderGrid(m) {
+function renderGrid(m, prefix = "h-") {
   const rows = m.values.length, cols = rows ? m.values[0].length : 0;
   const rowNames = labels(m.rows, rows), colNames = labels(m.cols, cols);
-  const h = el("h3", {id: "h-" + m.key, text: title(m.key)});
-  const table = el("table", {role: "grid", "aria-labelledby": "h-" + m.key, "data-key": m.key});
+  const h = el("h3", {id: prefix + m.key, text: title(m.key)});
+  const table = el("table", {role: "grid", class: "matrix", "aria-labelledby": prefix + m.key, "data-key": m.key});
   const top = el("tr", {role: "row"}, el("th", {role: "columnheader", scope: "col", class: "word",
                                                text: m.rows === "d" ? W.dimensions : W.word}));
   for (const j of shown(cols)) {
@@ -244,13 +260,14 @@ function renderGrid(m) {
 
 function renderGrids() {
   const grids = document.getElementById("grids");
-  grids.replaceChildren(...matrices().map(renderGrid));
+  grids.replaceChildren(...matrices().map(m => renderGrid(m)));
   markNow();
   if (state.open) {
     const c = state.open;
     const td = grids.querySelector(`td[data-key="${c.key}"][data-i="${c.i}"][data-j="${c.j}"]`);
     if (td) openCell(td, false);
   }
+  handoutLater();
 }
 
 // ---- keyboard: each grid is an ARIA grid, one tab stop, arrows move --------------------
@@ -548,22 +565,73 @@ function cueOf(key) {
   return chapter ? D.cues.findIndex(c => c.chapter === chapter) : -1;
 }
 
+// A click, Enter or focus opens a cell: it stays open (its explanation in the panel, its
+// "show me" there) until another cell is opened. The pointer resting on another cell only
+// previews it; leaving the grids brings the open cell back.
 function openCell(td, moveFocus) {
   const key = td.dataset.key, i = Number(td.dataset.i), j = Number(td.dataset.j);
-  document.querySelectorAll("td.open").forEach(x => x.classList.remove("open"));
+  document.querySelectorAll("#grids td.open").forEach(x => x.classList.remove("open"));
   td.classList.add("open");
   state.open = {key, i, j};
+  state.opener = td;
+  const go = showCell(key, i, j, false);
+  if (moveFocus) go.focus({preventScroll: true});
+}
+
+function previewCell(td) {
+  showCell(td.dataset.key, Number(td.dataset.i), Number(td.dataset.j), true);
+}
+
+function endPreview() {
+  const shown = document.querySelector("#detail-body .cell.preview");
+  if (!shown) return;
+  const c = state.open;
+  if (c) showCell(c.key, c.i, c.j, false);
+  else document.getElementById("detail-body").replaceChildren(el("p", {class: "hint", text: W.nothing_open}));
+}
+
+function showCell(key, i, j, preview) {
   const body = document.getElementById("detail-body");
-  const box = el("div", {class: "cell", "data-key": key, "data-i": i, "data-j": j, "data-head": state.head});
+  const box = el("div", {class: "cell" + (preview ? " preview" : ""), "data-key": key, "data-i": i,
+                         "data-j": j, "data-head": state.head});
   box.append(...explain(key, i, j));
   const k = cueOf(key);
+  if (preview) {
+    box.append(el("p", {class: "hint preview-note", text: W.preview}));
+    body.replaceChildren(box);
+    return null;
+  }
   const go = el("button", {type: "button", id: "show-me", text: W.show_me, disabled: k < 0,
                            "data-cue": k});
   go.addEventListener("click", () => seekTo(k));
   box.append(el("p", {}, go));
   if (k < 0) box.append(el("p", {class: "hint", text: W.not_shown}));
   body.replaceChildren(box);
-  if (moveFocus) go.focus();
+  document.getElementById("detail").scrollTop = 0; // a new explanation reads from its top
+  return go;
+}
+
+// Escape: from the explanation back to the cell that opened it; on an open cell, closes it.
+function onEscape(ev) {
+  if (ev.key !== "Escape") return;
+  const inDetail = document.getElementById("detail").contains(document.activeElement);
+  const opener = state.opener && state.opener.isConnected ? state.opener : openTd();
+  if (inDetail && opener) {
+    opener.focus({preventScroll: true});
+    opener.scrollIntoView({block: "nearest", inline: "nearest"});
+    ev.preventDefault();
+  } else if (state.open && document.activeElement === opener) {
+    opener.classList.remove("open");
+    state.open = null;
+    state.opener = null;
+    document.getElementById("detail-body").replaceChildren(el("p", {class: "hint", text: W.nothing_open}));
+    ev.preventDefault();
+  }
+}
+
+function openTd() {
+  const c = state.open;
+  return c && document.querySelector(`#grids td[data-key="${c.key}"][data-i="${c.i}"][data-j="${c.j}"]`);
 }
 
 // ---- the video and its captions ---------------------------------------------------------
@@ -586,6 +654,7 @@ function renderCues() {
 
 function seekTo(k) {
   if (k < 0) return;
+  state.posterAt = null;
   const c = D.cues[k];
   video.currentTime = c.start + Math.min(0.05, (c.end - c.start) / 2);
   follow(k);
@@ -607,16 +676,27 @@ function follow(k) {
   });
   if (k >= 0) {
     state.chapter = D.cues[k].chapter;
-    items[k].scrollIntoView({block: "nearest", behavior: reduceMotion ? "auto" : "smooth"});
+    scrollListTo(items[k]);
   }
   markNow();
+}
+
+// The caption list scrolls in its own box, and nothing else moves: scrollIntoView would
+// scroll every box around it too, the page and the video with it.
+function scrollListTo(li) {
+  const list = li.parentNode;
+  const top = li.offsetTop, bottom = top + li.offsetHeight;
+  let to = null;
+  if (top < list.scrollTop) to = top;
+  else if (bottom > list.scrollTop + list.clientHeight) to = bottom - list.clientHeight;
+  if (to !== null) list.scrollTo({top: to, behavior: reduceMotion ? "auto" : "smooth"});
 }
 
 function markNow() {
   const shows = new Set((D.shows[state.chapter] || []).concat(
     (D.shows[state.chapter] || []).includes("X") && T.cross ? ["X_q"] : []));
   document.getElementById("now").textContent = shows.size ? W.now_playing : "";
-  for (const box of document.querySelectorAll(".grid-box")) {
+  for (const box of document.querySelectorAll("#grids .grid-box")) {
     const on = shows.has(box.dataset.key);
     box.classList.toggle("talked", on);
     const mark = box.querySelector("h3 .now-mark");
@@ -631,11 +711,162 @@ function markNow() {
 }
 
 video.addEventListener("timeupdate", () => {
+  if (posterShown()) return; // the poster frame, not the lecture: nothing is playing yet
   const k = cueAt(video.currentTime);
   const current = document.querySelector("#cues li[aria-current='true']");
   const was = current ? [...current.parentNode.children].indexOf(current) : -1;
   if (k >= 0 && k !== was) follow(k);
 });
+
+// ---- a page that travels: its poster, and a line when its video is not beside it ---------
+// The poster is the page data's image (a data URI or a path beside the page) when it has
+// one; else the frame in the middle of the first caption, shown by seeking there until the
+// video is first played (its first frame is its bare background).
+function poster() {
+  state.posterAt = null;
+  if (D.poster) { video.poster = D.poster; return; }
+  if (!D.cues.length) return;
+  const c = D.cues[0];
+  const at = c.start + 0.6 * (c.end - c.start);
+  let ours = false; // the seek to the poster frame, not the reader's
+  video.addEventListener("loadedmetadata", () => {
+    if (video.played.length || video.currentTime !== 0) return;
+    state.posterAt = at;
+    ours = true;
+    video.currentTime = at;
+  }, {once: true});
+  video.addEventListener("seeking", () => {
+    if (ours) ours = false;
+    else state.posterAt = null; // the reader moved: that frame is theirs
+  });
+  video.addEventListener("play", () => { // the first play starts the video at its start
+    if (state.posterAt !== null) video.currentTime = 0;
+    state.posterAt = null;
+  });
+}
+function posterShown() { // (the player keeps its time to the microsecond, and plays on)
+  return state.posterAt !== null && state.posterAt !== undefined && Math.abs(video.currentTime - state.posterAt) < 0.05;
+}
+
+// Opened without its video (mailed or uploaded alone): say which file it plays and the
+// command that makes it, instead of an empty player.
+function alone() {
+  const note = document.getElementById("alone");
+  note.replaceChildren(say("alone", {file: decodeURIComponent(D.video)}), " ",
+                       el("code", {text: shellJoin(D.remake)}));
+  note.hidden = false;
+  // a poster beside the page travels with the video, so it is missing too: no player at all
+  if (!video.getAttribute("poster")?.startsWith("data:")) video.removeAttribute("poster");
+  document.getElementById("player").classList.add("missing");
+}
+
+// A command line as it would be typed in a POSIX shell.
+function shellJoin(args) {
+  return args.map(a => /^[\w@%+=:,./-]+$/.test(a) ? a : "'" + a.replace(/'/g, "'\\''") + "'").join(" ");
+}
+
+// The captions as a track of the page's own (from its data: no file fetched, which
+// file:// would refuse), shown once: not over captions burned into the picture.
+function captionTrack() {
+  const how = D.captions || (T.settings && T.settings.captions) || "burned";
+  if (how === "burned" || how === "both" || !window.VTTCue) return;
+  const track = video.addTextTrack("captions", W.captions, D.language);
+  for (const c of D.cues) track.addCue(new VTTCue(c.start, c.end, c.text));
+  track.mode = how === "soft" ? "showing" : "hidden"; // --captions none: offered, not shown
+}
+
+// ---- the presenter view and full screen -------------------------------------------------
+function setPresenter(on) {
+  state.presenter = on;
+  document.body.classList.toggle("presenter", on);
+  document.getElementById("presenter").setAttribute("aria-pressed", String(on));
+  if (on) window.scrollTo(0, 0);
+  fitSide();
+}
+
+// Full screen is the page's (its presenter view), not the <video>'s, which would leave it.
+function toggleFullScreen() {
+  if (document.fullscreenElement) { document.exitFullscreen(); return; }
+  setPresenter(true);
+  document.documentElement.requestFullscreen().catch(() => {});
+}
+
+function onKey(ev) {
+  if (ev.key === "Escape") { onEscape(ev); return; }
+  if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.target.closest("select, input, textarea")) return;
+  if (ev.key === "p" || ev.key === "P") setPresenter(!state.presenter);
+  else if ((ev.key === "f" || ev.key === "F") && document.fullscreenEnabled) toggleFullScreen();
+}
+
+// The left column is as tall as the screen below the header (and the word's note), so that
+// the end of the caption list is on screen before the page scrolls too.
+function fitSide() {
+  const above = state.presenter ? 0 : document.getElementById("stage").offsetTop;
+  document.documentElement.style.setProperty("--above", above + "px");
+}
+
+// ---- the followed word ------------------------------------------------------------------
+// Another word picked than the video's: the grids follow it, and a line says the video
+// still follows its own, with the command that renders one following the picked word.
+function wordNote() {
+  const note = document.getElementById("word-note");
+  if (state.focus === T.focus) { note.hidden = true; note.replaceChildren(); fitSide(); return; }
+  const words = qWords(), word = words[state.focus];
+  const plain = words.filter(w => w === word).length === 1 && /^[\p{L}\p{N}'’-]+$/u.test(word);
+  const args = D.remake.slice();
+  args.splice(3, 0, ...(plain ? ["--query", word] : ["--query-index", String(state.focus)]));
+  note.replaceChildren(say("other_word", {video: words[T.focus], word}), " ",
+                       el("code", {text: shellJoin(args)}));
+  note.hidden = false;
+  fitSide();
+}
+
+// ---- the handout: what printing gives ---------------------------------------------------
+// Every caption with its time (and its still when the data has one), the matrices in the
+// light theme, and every cell of the followed word's rows with its explanation. Drawn
+// after the page is ready (and again when the word or head changes), so that printing
+// finds it whole; hidden on screen.
+let handoutTimer = null;
+function handoutLater() {
+  document.body.dataset.handout = "0";
+  clearTimeout(handoutTimer);
+  handoutTimer = setTimeout(renderHandout, 30);
+}
+
+function renderHandout() {
+  clearTimeout(handoutTimer);
+  const stills = D.stills || [];
+  const cues = el("ol", {class: "handout-cues"}, ...D.cues.map((c, k) => el("li", {},
+    el("span", {class: "time", text: clock(c.start)}), " ", c.text,
+    stills[k] ? el("img", {src: stills[k], alt: ""}) : null)));
+  const [grids, cells] = inTheme("light", () => [matrices().map(m => renderGrid(m, "print-")), followedCells()]);
+  for (const g of grids) {
+    g.classList.replace("grid-box", "print-box");
+    for (const e of g.querySelectorAll("[role], [tabindex], [data-key]")) {
+      for (const a of ["role", "tabindex", "data-key"]) e.removeAttribute(a);
+    }
+    g.removeAttribute("data-key");
+  }
+  const word = qWords()[state.focus];
+  document.getElementById("handout").replaceChildren(
+    el("h2", {text: W.captions}), cues,
+    el("h2", {text: W.numbers}), ...grids,
+    el("h2", {text: say("handout_cells", {word})}), ...cells);
+  document.body.dataset.handout = "1";
+}
+
+function followedCells() {
+  const out = [];
+  for (const m of matrices()) {
+    if (!(m.rows === "q" || (m.key === "X" && !T.cross))) continue;
+    const i = state.focus, cols = m.values[0].length;
+    for (const j of shown(cols)) {
+      if (j === null) { out.push(el("p", {class: "hint", text: say("more_columns", {n: cols - MAX_SHOWN + 1})})); continue; }
+      out.push(el("div", {class: "print-cell"}, el("h3", {text: named(m.key, i, j)}), ...explain(m.key, i, j)));
+    }
+  }
+  return out;
+}
 
 // ---- heads ------------------------------------------------------------------------------
 function thumbnail(weights, size) {
@@ -731,21 +962,59 @@ function start() {
   document.getElementById("word").addEventListener("change", ev => {
     state.focus = Number(ev.target.value);
     renderGrids();
+    wordNote();
   });
   const grids = document.getElementById("grids");
   grids.addEventListener("keydown", onGridKey);
   grids.addEventListener("focusin", ev => { const td = ev.target.closest("td[data-key]"); if (td) openCell(td, false); });
-  // Opened when the pointer moves onto a cell (not when the grids are drawn anew under a
-  // pointer at rest, which would replace what was just opened).
+  grids.addEventListener("click", ev => { const td = ev.target.closest("td[data-key]"); if (td) openCell(td, false); });
+  // The pointer on a cell previews it (moved there, not when the grids are drawn anew
+  // under a pointer at rest); on the open cell, off the cells or out of the grids, the
+  // open cell is back.
   grids.addEventListener("mousemove", ev => {
     const td = ev.target.closest("td[data-key]");
-    if (td && !td.classList.contains("open")) openCell(td, false);
+    const shown = document.querySelector("#detail-body .cell.preview");
+    if (td && !td.classList.contains("open")) {
+      if (!shown || shown.dataset.key !== td.dataset.key || shown.dataset.i !== td.dataset.i ||
+          shown.dataset.j !== td.dataset.j) previewCell(td);
+    } else endPreview();
   });
+  grids.addEventListener("mouseleave", endPreview);
+  document.addEventListener("keydown", onKey);
+  const skip = document.getElementById("skip");
+  skip.textContent = W.skip;
+  skip.addEventListener("click", ev => { // to the first grid's cell, not just its box
+    const cell = document.querySelector("#grids td[tabindex='0']");
+    if (!cell) return;
+    ev.preventDefault();
+    cell.focus();
+  });
+  const presenter = document.getElementById("presenter");
+  presenter.textContent = W.presenter;
+  presenter.addEventListener("click", () => setPresenter(!state.presenter));
+  const full = document.getElementById("fullscreen");
+  full.textContent = W.full_screen;
+  full.hidden = !document.fullscreenEnabled; // in an iframe without allowfullscreen
+  full.addEventListener("click", toggleFullScreen);
+  document.addEventListener("fullscreenchange", () => {
+    // the player's own full screen (a double click) would leave the page: take the page's
+    if (document.fullscreenElement === video) { document.exitFullscreen().then(toggleFullScreen, () => {}); return; }
+    full.setAttribute("aria-pressed", String(Boolean(document.fullscreenElement)));
+  });
+  full.setAttribute("aria-pressed", "false");
+  video.addEventListener("error", alone);
+  if (video.error) alone();
+  poster();
+  captionTrack();
+  window.addEventListener("beforeprint", () => { if (document.body.dataset.handout !== "1") renderHandout(); });
+  window.addEventListener("resize", fitSide);
   applyTheme();
+  printColours();
   renderWords();
   renderCues();
   renderHeads();
   renderGrids();
+  fitSide();
   document.body.dataset.readyMs = performance.now().toFixed(0); // since navigation began
   document.body.dataset.ready = "1";
 }

@@ -386,7 +386,7 @@ def test_the_highlight_follows_playback_and_stays_when_paused(browser, tiny):
 def test_no_request_leaves_file(browser, tiny):
     page, *_ = tiny
     tab = open_page(browser, page)
-    tab.hover('td[data-key="scores"][data-i="1"][data-j="2"]')
+    tab.click('td[data-key="scores"][data-i="1"][data-j="2"]')
     tab.click("#show-me")
     tab.click('[data-theme-choice="light"]')
     tab.wait_for_timeout(300)
@@ -400,7 +400,7 @@ def test_axe_finds_no_violation(browser, tiny, theme):
     page, *_ = tiny
     tab = open_page(browser, page, bypass_csp=True)  # axe is injected into the page
     tab.click(f'[data-theme-choice="{theme}"]')
-    tab.hover('td[data-key="scores"][data-i="5"][data-j="3"]')  # an open cell too
+    tab.click('td[data-key="scores"][data-i="5"][data-j="3"]')  # an open cell too
     results = axe.Axe().run(tab)
     assert results.violations_count == 0, results.generate_report()
     tab.context.close()
@@ -409,7 +409,7 @@ def test_axe_finds_no_violation(browser, tiny, theme):
 def test_a_keyboard_walks_each_grid(browser, tiny):
     page, trace, _, _ = tiny
     tab = open_page(browser, page)
-    roles = tab.eval_on_selector_all("table", "els => els.map(e => e.getAttribute('role'))")
+    roles = tab.eval_on_selector_all("#grids table", "els => els.map(e => e.getAttribute('role'))")
     assert roles == ["grid"] * len(QUANTITIES)
     tab.keyboard.press("Tab")  # into the page: Tab reaches the first grid's one stop
     for _ in range(200):
@@ -583,7 +583,7 @@ def test_cross_attention_shows_the_query_words_own_rows(browser, tmp_path):
     page, trace, *_ = build(tmp_path, sentence="The ball is blue", target="La bola es azul",
                             weights="random")
     tab = open_page(browser, page)
-    keys = tab.eval_on_selector_all("table", "els => els.map(e => e.dataset.key)")
+    keys = tab.eval_on_selector_all("#grids table", "els => els.map(e => e.dataset.key)")
     assert keys[:2] == ["X", "X_q"]
     for key, i, j in (("X_q", 1, 2), ("Q", 1, 2)):
         tab.hover(f'td[data-key="{key}"][data-i="{i}"][data-j="{j}"]')
@@ -624,7 +624,7 @@ def test_a_rotary_page_shows_q_and_k_before_their_turn_and_the_turn_as_a_step(br
     page = write_page(t, chapters, video, s)
     trace = json.loads(to_json(t))
     tab = open_page(browser, page)
-    keys = tab.eval_on_selector_all("table", "els => els.map(e => e.dataset.key)")
+    keys = tab.eval_on_selector_all("#grids table", "els => els.map(e => e.dataset.key)")
     assert keys == ["X", "W_Q", "W_K", "W_V", "Q", "K", "V", "Q_rot", "K_rot", "scores",
                     "scaled", "weights", "Z"]
     words = page_words(Translate("en"))
@@ -661,7 +661,7 @@ def test_a_rotary_page_shows_q_and_k_before_their_turn_and_the_turn_as_a_step(br
             error = 0.005 * (sum(abs(v) for v in ops.values()) + n + 1)
         assert abs(made - res[0]["v"]) <= error + 1e-9, (key, i, j)  # = or ≈: the rounding
     # "show me" for the turned rows seeks into chapter `linear`, where they are made
-    tab.hover(f'td[data-key="Q_rot"][data-i="{t.focus}"][data-j="0"]')
+    tab.click(f'td[data-key="Q_rot"][data-i="{t.focus}"][data-j="0"]')
     cue = int(tab.get_attribute("#show-me", "data-cue"))
     assert page_cues(chapters)[cue].chapter == "linear"
     assert tab.errors == []
