@@ -20,18 +20,20 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from attention_video.attncore.chapters import CHAPTERS
 from attention_video.attncore.export import trace_to_dict
 from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace
-from attention_video.pipeline.outputs.files import page_path, write_text_atomic
+from attention_video.pipeline.outputs.files import (
+    page_path,
+    relative_href,
+    write_text_atomic,
+)
 from attention_video.pipeline.outputs.subtitles import kept_cues
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
@@ -172,11 +174,14 @@ def colours(trace: AttentionTrace) -> dict[str, Any]:
 
 
 def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
-              chapters: list[str], made: dict[str, int] | None = None) -> dict[str, Any]:
-    """What the page's script reads besides the trace."""
+              chapters: list[str], made: dict[str, int] | None = None,
+              deck: str | None = None) -> dict[str, Any]:
+    """What the page's script reads besides the trace (`deck`: the --slides deck's href,
+    relative to the page, when it is made too)."""
     shows = page_shows(trace)
     return {
         "video": video_src,
+        "deck": deck,
         "sentence": settings.sentence,
         "language": settings.language,
         "theme": settings.theme,
@@ -205,9 +210,10 @@ def _script_json(value: Any) -> str:
 
 
 def page_html(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
-              chapters: list[str], made: dict[str, int] | None = None) -> str:
+              chapters: list[str], made: dict[str, int] | None = None,
+              deck: str | None = None) -> str:
     """The page as one HTML text: the template with its style, script and data put in."""
-    data = page_data(trace, cues, video_src, settings, chapters, made)
+    data = page_data(trace, cues, video_src, settings, chapters, made, deck)
     exported = trace_to_dict(trace, settings.to_dict())
     title = data["words"]["title"].replace("{sentence}", settings.sentence)
     parts = {"LANG": settings.language, "THEME": settings.theme, "TITLE": _escape(title),
@@ -225,15 +231,16 @@ def _escape(text: str) -> str:
 
 
 def write_page(trace: AttentionTrace, chapters: list[ChapterResult], video: Path,
-               settings: Settings, dest: Path | None = None) -> Path:
+               settings: Settings, dest: Path | None = None, deck: Path | None = None) -> Path:
     """The page of `video` (made from `chapters` with `trace`), written atomically beside it
-    (or to `dest`); it plays the video by its path relative to the page."""
+    (or to `dest`); it plays the video by its path relative to the page, and links to the
+    --slides deck at `deck` when one is made."""
     dest = Path(dest) if dest is not None else page_path(video)
-    relative = Path(os.path.relpath(Path(video).resolve(), dest.resolve().parent)).as_posix()
     slugs = [r.chapter for r in chapters]
     cues = page_cues(chapters)
-    text = page_html(trace, cues, quote(relative), settings, slugs,
-                     made_at(chapters, cues, trace.rope is not None))
+    text = page_html(trace, cues, relative_href(video, dest), settings, slugs,
+                     made_at(chapters, cues, trace.rope is not None),
+                     relative_href(deck, dest) if deck is not None else None)
     write_text_atomic(dest, text)
     return dest
 
