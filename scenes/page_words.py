@@ -20,6 +20,7 @@ def page_words(tr: Translate) -> dict[str, str]:
     return {
         "title": tr("Attention, cell by cell: {sentence}", **_later("sentence")),
         "video": tr("The video"),
+        "deck": tr("Slides"),  # the link to the --slides deck, when it is made too
         "captions": tr("Captions"),
         "captions_hint": tr("Click a caption to jump there; the one playing is marked."),
         "numbers": tr("The numbers"),

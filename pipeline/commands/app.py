@@ -322,9 +322,11 @@ def video_extras(settings: Settings, request: Request, chapters: list[ChapterRes
     the deck, the companion page from `trace`, the video's), by its row's writer
     (pipeline.commands.registry). Paths to `show` (default: `say`, with what they are),
     one per line."""
-    for output in _asked(request, "extra"):
+    extras = _asked(request, "extra")
+    made = frozenset(o.name for o in extras)
+    for output in extras:
         output.write(registry.Job(settings, trace, request.value(output.name), say,
-                                  _wrote(say, show), video, chapters))
+                                  _wrote(say, show), video, chapters, made))
 
 
 def _wrote(say: Say, show: Say | None = None) -> registry.Wrote:

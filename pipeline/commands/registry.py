@@ -19,7 +19,7 @@ from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.pipeline.cache.limits import human_size
 from attention_video.pipeline.outputs.exports import write_csv, write_json
-from attention_video.pipeline.outputs.files import page_path, poster_path
+from attention_video.pipeline.outputs.files import deck_path, page_path, poster_path
 from attention_video.pipeline.outputs.formats import derive_formats, parse_formats
 from attention_video.pipeline.outputs.page import write_page
 from attention_video.pipeline.outputs.quiz import quiz_path, write_quiz
@@ -69,6 +69,8 @@ class Job:
     wrote: Wrote  # a file made: shown once, as every output's paths are
     video: Path | None = None
     chapters: Sequence[ChapterResult] = ()
+    made: frozenset[str] = frozenset()  # the names of the outputs this run makes: the deck
+    # and the page link to each other when both are made
 
 
 def _no_paths(plan: Planned) -> dict[str, Path]:
@@ -129,21 +131,26 @@ def _python_formats(value: Any) -> tuple[str, ...]:
 
 
 def _write_slides(job: Job) -> None:
+    page = page_path(job.video) if {"page", "page_embed"} & set(job.made) else None
     html, pptx, steps = write_slides(list(job.chapters), job.video, job.settings.sentence,
-                                     THEMES[job.settings.theme].background)
+                                     THEMES[job.settings.theme].background, page,
+                                     job.settings.language)
     job.say(f"slides:    {steps} steps, one per caption")
     job.wrote("slides", html, "")
     job.wrote("slides", pptx, "")
 
 
 def _write_page(job: Job) -> None:
-    page = write_page(job.trace, list(job.chapters), job.video, job.settings)
+    deck = deck_path(job.video) if "slides" in job.made else None
+    page = write_page(job.trace, list(job.chapters), job.video, job.settings, deck=deck)
     job.wrote("page", page, human_size(page.stat().st_size))
     job.wrote("poster", poster_path(page), "")
 
 
 def _write_page_embed(job: Job) -> None:
-    page = write_page(job.trace, list(job.chapters), job.video, job.settings, embed=True)
+    deck = deck_path(job.video) if "slides" in job.made else None
+    page = write_page(job.trace, list(job.chapters), job.video, job.settings, embed=True,
+                      deck=deck)
     job.wrote("page", page, human_size(page.stat().st_size) + ", the video inside it")
 
 
@@ -193,7 +200,7 @@ OUTPUTS: tuple[Output, ...] = (  # in the order of --help, of the paths planned 
     Output("slides", "extra", Option(
         ("--slides",), "Also write a deck beside the video, one step per caption: "
         "<stem>.html (offline reveal.js) and <stem>.pptx, the captions as speaker notes."),
-        files=lambda p: {"the HTML deck": p.video.with_suffix(".html"),
+        files=lambda p: {"the HTML deck": deck_path(p.video),
                          "the PPTX deck": p.video.with_suffix(".pptx")},
         write=_write_slides, python=_flag),
     Output("page", "extra", Option(

@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 from attention_video.pipeline.records import OutputError
 
@@ -50,6 +51,19 @@ def companions(video: Path) -> dict[str, Path]:
     video = Path(video)
     return {"video": video, "subtitles": video.with_suffix(".srt"),
             "captions": video.with_suffix(".vtt")}
+
+
+def deck_path(video: Path) -> Path:
+    """Where the --slides HTML deck of `video` goes (pipeline.outputs.slides): beside it,
+    `<stem>.html` (its PPTX: `<stem>.pptx`)."""
+    return Path(video).with_suffix(".html")
+
+
+def relative_href(target: Path, page: Path) -> str:
+    """`target`'s address from the HTML file `page`: relative (the two travel together),
+    URL-quoted."""
+    relative = os.path.relpath(Path(target).resolve(), Path(page).resolve().parent)
+    return quote(Path(relative).as_posix())
 
 
 def page_path(video: Path) -> Path:

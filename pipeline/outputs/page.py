@@ -27,13 +27,12 @@ import io
 import json
 import math
 import mimetypes
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import unquote
 
 import numpy as np
 from attention_video.attncore.chapters import CHAPTERS
@@ -45,6 +44,7 @@ from attention_video.pipeline.outputs.files import (
     atomic_output,
     page_path,
     poster_path,
+    relative_href,
     write_text_atomic,
 )
 from attention_video.pipeline.outputs.subtitles import kept_cues
@@ -298,12 +298,14 @@ def colours(trace: AttentionTrace) -> dict[str, Any]:
 
 def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
               chapters: list[str], made: dict[str, int] | None = None,
-              poster: str = "") -> dict[str, Any]:
-    """What the page's script reads besides the trace."""
+              poster: str = "", deck: str | None = None) -> dict[str, Any]:
+    """What the page's script reads besides the trace (`deck`: the --slides deck's href,
+    relative to the page, when it is made too)."""
     shows = page_shows(trace)
     return {
         "video": video_src,
         "poster": poster,  # the video's first captioned picture: a path, a data URI, or ""
+        "deck": deck,
         "sentence": settings.sentence,
         "language": settings.language,
         "theme": settings.theme,
@@ -361,11 +363,11 @@ def _script_json(value: Any) -> str:
 
 def page_html(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
               chapters: list[str], made: dict[str, int] | None = None, poster: str = "",
-              embedded: str | None = None) -> str:
+              embedded: str | None = None, deck: str | None = None) -> str:
     """The page as one HTML text: the template with its style, script and data put in.
     `embedded`: the video itself as a data URI, which the player plays instead of
     `video_src` (then only named in the data)."""
-    data = page_data(trace, cues, video_src, settings, chapters, made, poster)
+    data = page_data(trace, cues, video_src, settings, chapters, made, poster, deck)
     exported = page_trace(trace)
     title = data["words"]["title"].replace("{sentence}", settings.sentence)
     parts = {"LANG": settings.language, "THEME": settings.theme, "TITLE": _escape(title),
@@ -422,18 +424,19 @@ def embedded_size(video: Path) -> int:
 
 
 def write_page(trace: AttentionTrace, chapters: list[ChapterResult], video: Path,
-               settings: Settings, dest: Path | None = None, embed: bool = False) -> Path:
+               settings: Settings, dest: Path | None = None, embed: bool = False,
+               deck: Path | None = None) -> Path:
     """The page of `video` (made from `chapters` with `trace`), written atomically beside it
     (or to `dest`), and its poster frame (the first captioned picture) beside it; it plays
-    the video by its path relative to the page. `embed`: one self-contained file, the
-    video and the poster inside it as data URIs (OutputError, one line, when too large)."""
+    the video by its path relative to the page, and links to the --slides deck at `deck`
+    when one is made. `embed`: one self-contained file, the video and the poster inside it
+    as data URIs (OutputError, one line, when too large)."""
     dest = Path(dest) if dest is not None else page_path(video)
     if embed and embedded_size(video) > EMBED_LIMIT:
         raise OutputError(f"--page-embed: {video} would make a page of about "
                           f"{embedded_size(video) / 1e6:.0f} MB, over the "
                           f"{EMBED_LIMIT / 1e6:.0f} MB an LMS takes; use --page and upload the "
                           "page with the video beside it")
-    relative = Path(os.path.relpath(Path(video).resolve(), dest.resolve().parent)).as_posix()
     slugs = [r.chapter for r in chapters]
     cues = page_cues(chapters)
     png = poster_png(video, poster_seconds(chapters))
@@ -444,10 +447,11 @@ def write_page(trace: AttentionTrace, chapters: list[ChapterResult], video: Path
         still = poster_path(dest)
         with atomic_output(still) as tmp:
             tmp.write_bytes(png)
-        poster = quote(Path(os.path.relpath(still.resolve(), dest.resolve().parent)).as_posix())
+        poster = relative_href(still, dest)
         inside = None
-    text = page_html(trace, cues, quote(relative), settings, slugs,
-                     made_at(chapters, cues, trace.rope is not None), poster, inside)
+    text = page_html(trace, cues, relative_href(video, dest), settings, slugs,
+                     made_at(chapters, cues, trace.rope is not None), poster, inside,
+                     relative_href(deck, dest) if deck is not None else None)
     write_text_atomic(dest, text)
     return dest
 

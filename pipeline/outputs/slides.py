@@ -11,6 +11,7 @@ files from its JSON description of the steps; its Qt player is never imported.
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from collections import deque
 from collections.abc import Iterable
@@ -22,8 +23,10 @@ from unittest.mock import patch
 
 import av
 from attention_video.pipeline.outputs.audio import RATE, add_track, fit, normalise, read_track
-from attention_video.pipeline.outputs.files import atomic_output
+from attention_video.pipeline.outputs.files import atomic_output, deck_path, relative_href
 from attention_video.pipeline.records import ChapterResult
+from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.deck_words import deck_words
 from PIL import Image
 
 REVEAL_DIR = Path(__file__).parent / "revealjs"  # vendored reveal.js 6.0.1 (MIT, LICENSE there)
@@ -41,6 +44,7 @@ class Step:
     end: float
     notes: str  # the caption shown during the step
     clip: Path | None = None
+    sound: bool = False  # its clip carries a stretch of the narration
 
 
 def plan_steps(chapters: list[ChapterResult]) -> list[Step]:
@@ -77,7 +81,7 @@ def cut_steps(chapters: list[ChapterResult], folder: Path) -> list[Step]:
         if sound is not None:
             stretch = fit(sound[round(s.start * RATE):], s.end - s.start)
             add_track(out, normalise(stretch), codec="aac")
-        steps.append(Step(s.chapter, s.start, s.end, s.notes, out))
+        steps.append(Step(s.chapter, s.start, s.end, s.notes, out, sound is not None))
     return steps
 
 
@@ -154,19 +158,53 @@ def write_description(steps: list[Step], path: Path, background: str,
     path.write_text(config.model_dump_json(indent=2), encoding="utf-8")
 
 
-def write_html(description: Path, dest: Path, title: str) -> None:
+# reveal.js's options for the deck (manim-slides' names; its defaults hide all of these):
+# the arrows on screen (at the sides, clear of the captions and the corners), a progress
+# bar, "step / steps", and the step in the URL (#/step, from 1 as the number shown) so
+# that a reload resumes where the deck was.
+DECK_OPTIONS = {"controls": "true", "controls_layout": "edges", "progress": "true",
+                "slide_number": "c/t",
+                "hash": "true", "hash_one_based_index": "true",
+                "respond_to_hash_changes": "true"}
+
+
+def write_html(description: Path, dest: Path, title: str, steps: list[Step],
+               page: Path | None = None, language: str = "en") -> None:
     """The deck as one HTML file (clips as data URIs, reveal.js inlined: it works offline),
-    rendered by manim-slides' converter from the project's template (revealjs/deck.html:
-    no step muted, so a narrated deck speaks from its first step)."""
+    rendered by manim-slides' converter from the project's template (revealjs/deck.html).
+    A step with sound is not muted, so a narrated deck speaks from its first step; a silent
+    step is, so the browser plays it without asking for sound (no "Unmute video" button).
+    `page`: the companion page the deck links to, when it is made too."""
     # Lazy on purpose: manim-slides (Manim's slides: pydantic, ~1 s to load) only for --slides.
     from manim_slides.config import PresentationConfig
-    from manim_slides.convert import RevealJS
 
     config = PresentationConfig.from_file(description)
-    converter = RevealJS(presentation_configs=[config], template=TEMPLATE, one_file=True,
-                         assets_dir=str(REVEAL_DIR), title=title)
+    words = deck_words(Translate(language))
+    converter = deck_converter()(
+        presentation_configs=[config], template=TEMPLATE, one_file=True,
+        assets_dir=str(REVEAL_DIR), title=title, **DECK_OPTIONS,
+        silent=[not s.sound for s in steps], language=language,
+        page_href=relative_href(page, dest) if page is not None else None,
+        page_text=words["page"], page_hint=words["page_hint"])
     with atomic_output(dest) as tmp:
         converter.convert_to(tmp)
+
+
+@functools.cache
+def deck_converter() -> type:
+    """manim-slides' RevealJS converter with what the project's template reads besides its
+    options: which steps are silent, the language and the link to the companion page."""
+    # Lazy on purpose: manim-slides (Manim's slides: pydantic, ~1 s to load) only for --slides.
+    from manim_slides.convert import RevealJS
+
+    class Deck(RevealJS):
+        silent: list[bool] = []  # per step: no sound, so it plays muted
+        language: str = "en"
+        page_href: str | None = None
+        page_text: str = ""
+        page_hint: str = ""
+
+    return Deck
 
 
 def held_frame(clip: Path, frame_index: Any = None) -> Image.Image:
@@ -220,11 +258,12 @@ def fit_notes_pages(pptx: Path) -> None:
     deck.save(str(pptx))
 
 
-def write_slides(chapters: list[ChapterResult], video: Path, title: str,
-                 background: str) -> tuple[Path, Path, int]:
-    """`video`'s deck beside it with the same stem (.html, .pptx); returns both paths and
-    the number of steps."""
-    html_path, pptx_path = video.with_suffix(".html"), video.with_suffix(".pptx")
+def write_slides(chapters: list[ChapterResult], video: Path, title: str, background: str,
+                 page: Path | None = None, language: str = "en") -> tuple[Path, Path, int]:
+    """`video`'s deck beside it with the same stem (.html, .pptx), its words in `language`
+    and the HTML deck linking to the companion page `page` when one is made too; returns
+    both paths and the number of steps."""
+    html_path, pptx_path = deck_path(video), video.with_suffix(".pptx")
     with tempfile.TemporaryDirectory(prefix="attention-slides-") as tmp:
         folder = Path(tmp)
         steps = cut_steps(chapters, folder)
@@ -233,6 +272,6 @@ def write_slides(chapters: list[ChapterResult], video: Path, title: str,
             resolution = (cc.width, cc.height)
         description = folder / "presentation.json"
         write_description(steps, description, background, resolution)
-        write_html(description, html_path, title)
+        write_html(description, html_path, title, steps, page, language)
         write_pptx(description, pptx_path)
     return html_path, pptx_path, len(steps)

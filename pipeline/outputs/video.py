@@ -14,6 +14,7 @@ from pathlib import Path
 import av
 import numpy as np
 from attention_video.pipeline.outputs import audio
+from attention_video.pipeline.outputs.mp4box import switch_off_subtitles
 from attention_video.pipeline.outputs.subtitles import (
     ASS_HEADER,
     kept_cues,
@@ -157,6 +158,8 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
                 dst.mux(pkt)
         for pkt in subtitles:  # the muxer interleaves them (a few hundred small packets)
             dst.mux(pkt)
+    if cues is not None and not cues_on:  # the muxer enabled it anyway: off, as asked (mp4box)
+        switch_off_subtitles(Path(out))
     return seconds
 
 
@@ -180,7 +183,7 @@ def add_subtitle_track(dst: av.container.OutputContainer, codec: str, cues: Cues
     stream.codec_context.subtitle_header = ASS_HEADER  # the encoders refuse to open without
     stream.metadata["language"] = _iso639_2(language)
     # The name players list it by; it also tells a later WebM whether the track was on (an
-    # MP4 cannot say so: its muxer enables the only subtitle track whatever the flag).
+    # MP4 muxer enables the only subtitle track whatever the flag: join switches it off).
     stream.metadata["title"] = stream.metadata["handler_name"] = TRACK_NAMES[on]
     stream.disposition = av.stream.Disposition.default if on else av.stream.Disposition(0)
     packets = []

@@ -957,6 +957,8 @@ function start() {
                            ["numbers-h", "numbers"], ["numbers-hint", "numbers_hint"]])
     document.getElementById(id).textContent = W[key];
   document.getElementById("detail-h").textContent = W.detail;
+  const deck = document.getElementById("deck-link");  // the --slides deck, when made too
+  if (D.deck) Object.assign(deck, {href: D.deck, textContent: W.deck, hidden: false});
   document.getElementById("detail-body").replaceChildren(el("p", {class: "hint", text: W.nothing_open}));
   video.setAttribute("aria-label", D.sentence);
   document.getElementById("word").addEventListener("change", ev => {

@@ -1,11 +1,12 @@
 """--captions seen by real clients: each caption shows once by default in VLC (tracks it
-loads and enables, sidecars included), in Chromium (a page using the .vtt, over http) and
-in the notebook's HTML. Real renders: marked slow."""
+loads and enables, sidecars included), in mpv (and ffprobe's dispositions), in Chromium (a
+page using the .vtt, over http) and in the notebook's HTML. Real renders: marked slow."""
 
 from __future__ import annotations
 
 import functools
 import http.server
+import json
 import re
 import shutil
 import subprocess
@@ -81,6 +82,47 @@ def test_files_written_per_captions_mode(videos):
     for video in (both, both.with_suffix(".webm")):
         cues, on, _ = subtitle_track(video)
         assert cues and not on  # listed, switchable, off: the picture shows them
+
+
+FFPROBE, MPV = shutil.which("ffprobe"), shutil.which("mpv")
+
+
+def ffprobe_subtitles(path: Path) -> list[dict[str, int]]:
+    """Each subtitle track's default and forced flags, as ffprobe -show_streams reads them."""
+    out = subprocess.run([FFPROBE, "-v", "error", "-select_streams", "s", "-show_streams",
+                          "-of", "json", str(path)], capture_output=True, text=True,
+                         check=True).stdout
+    return [{k: s["disposition"][k] for k in ("default", "forced")}
+            for s in json.loads(out)["streams"]]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(FFPROBE is None, reason="ffprobe is not installed (Debian's ffmpeg)")
+def test_ffprobe_reads_both_tracks_off_and_the_soft_tracks_default(videos):
+    """both: the MP4's and the WebM's track is neither default nor forced (the MP4 muxer
+    had enabled it, and mpv showed it over the burned captions); soft: default."""
+    for video in (videos["both"], videos["both"].with_suffix(".webm")):
+        assert ffprobe_subtitles(video) == [{"default": 0, "forced": 0}], video.name
+    for video in (videos["soft"], videos["soft"].with_suffix(".webm")):
+        assert ffprobe_subtitles(video) == [{"default": 1, "forced": 0}], video.name
+
+
+def mpv_subtitles(path: Path) -> list[str]:
+    """The subtitle lines of mpv's track list on opening `path` (its own defaults: no
+    config), "(+)" marking the one it shows."""
+    run = subprocess.run([MPV, "--no-config", "--vo=null", "--ao=null", "--frames=1",
+                          str(path)], capture_output=True, text=True, timeout=120)
+    return [line for line in (run.stdout + run.stderr).splitlines() if "--sid=" in line]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(MPV is None, reason="mpv is not installed")
+def test_mpv_lists_the_both_track_without_showing_it(videos):
+    for video in (videos["both"], videos["both"].with_suffix(".webm")):
+        tracks = mpv_subtitles(video)
+        assert len(tracks) == 1 and "(+)" not in tracks[0], (video.name, tracks)
+    shown = [line for line in mpv_subtitles(videos["soft"]) if "(+)" in line]
+    assert len(shown) == 1, shown  # soft: one track shown (the embedded one or a sidecar)
 
 
 @pytest.mark.slow

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import av
@@ -72,3 +75,46 @@ def test_chapter_marks_are_written_where_each_clip_starts_with_its_title(tmp_pat
     assert times == pytest.approx([t for s, e, _ in marks for t in (s, e)], abs=1e-3)
     write_webm(tmp_path / "ab.mp4", tmp_path / "ab.webm")
     assert ffprobe_chapters(tmp_path / "ab.webm") == found  # the WebM keeps them
+
+
+FFPROBE = shutil.which("ffprobe")
+CUES = [(0.0, 0.5, "one"), (0.5, 1.0, "two")]
+
+
+def dispositions(path: Path) -> dict[str, int]:
+    """The subtitle track's default and forced flags, as FFmpeg reads them (PyAV: the same
+    libavformat as ffprobe and mpv)."""
+    with av.open(str(path)) as c:
+        d = c.streams.subtitles[0].disposition
+    return {"default": int(bool(d & av.stream.Disposition.default)),
+            "forced": int(bool(d & av.stream.Disposition.forced))}
+
+
+def ffprobe_dispositions(path: Path) -> dict[str, int]:
+    out = subprocess.run([FFPROBE, "-v", "error", "-select_streams", "s", "-show_streams",
+                          "-of", "json", str(path)], capture_output=True, text=True,
+                         check=True).stdout
+    (stream,) = json.loads(out)["streams"]
+    return {k: stream["disposition"][k] for k in ("default", "forced")}
+
+
+@pytest.mark.parametrize("container", ["mp4", "mov"])
+def test_a_subtitle_track_muxed_off_reads_back_off(tmp_path, container):
+    """--captions both: the track is listed but neither default nor forced. FFmpeg's muxer
+    enables the only subtitle track whatever its flag (mpv then showed it over the burned
+    captions); join switches it off in the track header."""
+    clip = make_clip(tmp_path / "a.mp4", 15, 30)
+    out = tmp_path / f"off.{container}"
+    join([clip], out, container=container, cues=CUES, cues_on=False)
+    assert dispositions(out) == {"default": 0, "forced": 0}
+    if FFPROBE:
+        assert ffprobe_dispositions(out) == {"default": 0, "forced": 0}
+
+
+def test_a_subtitle_track_muxed_on_stays_default(tmp_path):
+    """--captions soft: the one caption track is shown by default."""
+    clip = make_clip(tmp_path / "a.mp4", 15, 30)
+    join([clip], tmp_path / "on.mp4", cues=CUES, cues_on=True)
+    assert dispositions(tmp_path / "on.mp4") == {"default": 1, "forced": 0}
+    if FFPROBE:
+        assert ffprobe_dispositions(tmp_path / "on.mp4") == {"default": 1, "forced": 0}

@@ -182,17 +182,21 @@ def test_outputs_beside_the_video_with_its_stem(deck):
     assert "cdn" not in outside.lower() and "First &lt;step&gt; &amp; one" in text
 
 
-def test_html_needs_no_network_and_mutes_no_step(deck):
+def test_html_needs_no_network_and_mutes_only_silent_steps(deck, narrated_deck):
     """The project's template (revealjs/deck.html, rendered by manim-slides' converter)
-    brings reveal.js inline, as data URIs: nothing is fetched from anywhere. No step is
-    marked muted (manim-slides' own template mutes the first)."""
+    brings reveal.js inline, as data URIs: nothing is fetched from anywhere. No step with
+    sound is marked muted (manim-slides' own template mutes the first); a step without
+    sound is, so that the browser plays it without asking (no "Unmute video" button)."""
     text = deck[0].read_text(encoding="utf-8")
     links = re.findall(r'(?:src|href)="([^"]*)"', text)
     assert links and all(link.startswith("data:") for link in links), links
     assert not re.search(r"https?://(?!github\.com/hakimel)", text)  # (a credit in a comment)
     assert "Hakim El Hattab" in base64.b64decode(
         next(link for link in links if "javascript" in link).split(",", 1)[1]).decode()
-    assert text.count("data-background-video=") == 3 and "muted" not in text.split("<script")[0]
+    slides = text.split("<script")[0]
+    assert slides.count("data-background-video=") == 3
+    assert slides.count("data-background-video-muted") == 3  # silent: every step
+    assert "muted" not in narrated_deck.read_text(encoding="utf-8").split("<script")[0]
 
 
 def last_frame(clip: bytes) -> np.ndarray:
