@@ -165,21 +165,21 @@ def q_label_room(q_name: str) -> float:
 
 def fit_plane(geoms: list[QueryGeometry], keys: list[int], left: float, right: float,
               bottom: float, top: float, shadows: int, q_name: str,
-              below: float = ARROW_LABEL_ROOM) -> Plane:
+              below: float = ARROW_LABEL_ROOM, above: float = ARROW_LABEL_ROOM) -> Plane:
     """The largest scale at which the query and `keys` of every picture in `geoms` fit the
     box (left, right, bottom, top), with `shadows` bars under the query's line, the
-    query's name right of its tip, room for the labels at the other tips and `below` the
-    bars (for their words); centred."""
+    query's name right of its tip, room for the labels at the other tips (`above` the
+    highest) and `below` the bars (for their words); centred."""
     xs = [0.0] + [g.q_norm for g in geoms] + [float(g.shadows[j]) for g in geoms for j in keys]
     ys = [0.0] + [float(g.heights[j]) for g in geoms for j in keys]
     x0, x1, y1 = min(xs), max(xs), max(ys)
     band = shadows * SHADOW_ROW + (SHADOW_ROW / 2 if shadows else 0.0)  # bars under the line
     right_room = max(ARROW_LABEL_ROOM, q_label_room(q_name))
     room_w = right - left - ARROW_LABEL_ROOM - right_room
-    room_h = top - bottom - band - ARROW_LABEL_ROOM - below
+    room_h = top - bottom - band - above - below
     unit = min(room_w / max(x1 - x0, 1e-9), room_h / max(y1, 1e-9))
     x_mid = (left + ARROW_LABEL_ROOM + right - right_room) / 2 - unit * (x0 + x1) / 2
-    y_mid = (bottom + below - ARROW_LABEL_ROOM + band + top) / 2 - unit * y1 / 2
+    y_mid = (bottom + below - above + band + top) / 2 - unit * y1 / 2
     return Plane(np.array([x_mid, y_mid, 0.0]), unit)
 
 
@@ -197,7 +197,8 @@ class ArrowPicture:
     q_arrow: Mobject
     q_label: Mobject
     arrows: dict[int, Mobject]  # key → its arrow (or a dot for a zero key)
-    labels: dict[int, Mobject]  # key → its word at the tip (left out where it would overlap)
+    labels: dict[int, Mobject]  # key → its word at the tip (left out where it would overlap),
+    #                             or under its bar (make_arrow_picture's `foot_words`)
     drops: dict[int, DashedLine] = field(default_factory=dict)  # tip → its shadow bar
     shadows: dict[int, Line] = field(default_factory=dict)  # key → its bar under the line
     bar_labels: dict[int, Mobject] = field(default_factory=dict)  # key → its word by its bar
@@ -338,13 +339,14 @@ def _strokes(plane: Plane, g: QueryGeometry, keys: list[int], shadows: list[int]
 def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: str,
                        k_names: dict[int, str], k_colors: dict[int, str], theme: Theme, *,
                        shadows: list[int] = (), arcs: list[int] = (),
-                       arc_marks: dict[int, str] | None = None, bar_words: bool = True,
+                       arc_marks: dict[int, str] | None = None, foot_words: bool = False,
                        ) -> ArrowPicture:
     """The query along its line and `keys` at their true angles and lengths; `shadows`:
     the keys whose shadow bars are drawn under the line (stacked in that order), with a
     dashed drop from each tip; `arcs`: the keys whose angle to the query is marked, each
-    arc labelled "θ" or by its text in `arc_marks`; `bar_words`: each bar carries its
-    key's word (a picture of one key needs none: its bar is the only one)."""
+    arc labelled "θ" or by its text in `arc_marks`; `foot_words`: each key's word is
+    written once, under its shadow bar (a picture of one key, ArrowPanels), where it names
+    the arrow, the drop and the bar together, rather than at the tip and by the bar."""
     q_arrow = make_vector(plane, g.q_norm, 0.0, theme.q, ARROW_STROKE + 1)
     xs = [0.0, g.q_norm] + [float(g.shadows[j]) for j in keys]
     axis = DashedLine(plane.point(min(xs), 0) + LEFT * AXIS_OVERHANG,
@@ -354,18 +356,22 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
     q_label.next_to(plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG, RIGHT, buff=BUFF_SMALL)
     bar_labels = {j: bar_label(k_names[j], k_colors[j], plane.origin + DOWN * (row + 1) * SHADOW_ROW,
                                plane.point(g.shadows[j], 0) + DOWN * (row + 1) * SHADOW_ROW)
-                  for row, j in enumerate(shadows)} if bar_words else {}
-    placed: list[Mobject] = [q_label, *bar_labels.values()]
+                  for row, j in enumerate(shadows)} if not foot_words else {}
+    feet = {j: foot_label(k_names[j], k_colors[j], plane, float(g.shadows[j]), row)
+            for row, j in enumerate(shadows)} if foot_words else {}
+    placed: list[Mobject] = [q_label, *bar_labels.values(), *feet.values()]
     strokes = _strokes(plane, g, keys, list(shadows))
     strokes.append((axis.get_start(), axis.get_end()))  # the query's line, dashed past its tip
     arcs = [(n, j) for n, j in enumerate(arcs) if not np.isnan(g.angles[j])]
     # each further arc a little wider, so the θs stay apart; every word clear of every arc
     curves = [s for n, j in arcs for s in _arc_segments(plane, g, j, n * ARC_STEP)]
-    arrows, labels = {}, {}
+    arrows, labels = {}, dict(feet)
     for j in sorted(keys, key=lambda j: -g.k_norms[j]):  # longest first get their labels
         arrows[j] = make_vector(plane, float(g.shadows[j]), float(g.heights[j]), k_colors[j])
         if g.k_norms[j] * plane.unit < LABELLED_ARROW:
             arrows[j].set_z_index(1)  # a short arrow is drawn over the long ones, never hidden
+        if j in labels:
+            continue  # named at its foot
         label = _tip_label(k_names[j], k_colors[j],
                                               plane.point(g.shadows[j], g.heights[j]),
                                               plane.origin, placed,
@@ -420,6 +426,17 @@ def _arc_segments(plane: Plane, g: QueryGeometry, j: int, wider: float,
     return list(zip(points[:-1], points[1:]))
 
 
+def foot_label(name: str, color: str, plane: Plane, shadow: float, row: int) -> Mobject:
+    """A key's word under its shadow bar (row `row` under the query's line), from the bar's
+    left end: within a reader's reach (LABEL_REACH) of the bar, its drop and the foot of
+    its arrow, so it names all three."""
+    y = plane.origin[1] - (row + 1) * SHADOW_ROW - SHADOW_STROKE / 200 - BUFF_TIGHT  # (a
+    #   stroke's width is 1/100 of a scene unit per point of stroke_width)
+    left = min(plane.origin[0], plane.point(shadow, 0.0)[0])
+    label = make_text(name, ARROW_LABEL_FONT, color)
+    return label.move_to([left, y, 0.0], aligned_edge=LEFT + UP)
+
+
 def bar_label(name: str, color: str, start: np.ndarray, end: np.ndarray) -> Mobject:
     """A shadow bar's word, so that the bar says whose it is in words as well as colour:
     right of a bar that runs right, right of the line's start for one that runs left
@@ -458,7 +475,6 @@ def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Th
 
 # ---- one key per panel -------------------------------------------------------------------------
 PANEL_SPACE = BUFF_SECTION  # between two panels of keys, across and down
-BAR_EDGE = BUFF_SMALL  # under a panel's one shadow bar: half its stroke, and air (no word)
 Box = tuple[float, float, float, float]  # (left, right, bottom, top) in scene units
 
 
@@ -475,14 +491,17 @@ def panel_boxes(n: int, cols: int, left: float, right: float, bottom: float,
 
 
 def fit_panels(g: QueryGeometry, keys: list[int], left: float, right: float, bottom: float,
-               top: float, q_name: str) -> list[Plane]:
+               top: float, q_name: str, k_names: dict[int, str]) -> list[Plane]:
     """One plane per key of `keys` (in that order), each in its own box of a grid filling
     (left, right, bottom, top): the grid whose common scale is the largest. Every plane has
     that scale, and its origin at the same place in its box, so the panels' arrows and
     shadows compare across the grid as within one picture."""
+    word = max(make_text(k_names[j], ARROW_LABEL_FONT, "#ffffff").height for j in keys)
+    below = SHADOW_STROKE / 200 + BUFF_TIGHT + word - SHADOW_ROW / 2 + BUFF_SMALL  # the word
+    #   under the bar, and air between it and the caption
     best: list[Plane] = []
     for cols in range(1, len(keys) + 1):
-        planes = [fit_plane([g], keys, *box, 1, q_name, below=BAR_EDGE)
+        planes = [fit_plane([g], keys, *box, 1, q_name, below=below, above=ARROW_TIP)
                   for box in panel_boxes(len(keys), cols, left, right, bottom, top)]
         if not best or planes[0].unit > best[0].unit + 1e-9:
             best = planes
@@ -535,7 +554,7 @@ def make_arrow_panels(g: QueryGeometry, keys: list[int], planes: list[Plane], q_
     key at its true angle and length with its word, the arc of its angle labelled by its
     text in `arc_marks` (each angle its own label), and its shadow bar."""
     panels = {j: make_arrow_picture(g, [j], plane, q_name, k_names, k_colors, theme,
-                                    shadows=[j], arcs=[j], arc_marks=arc_marks, bar_words=False)
+                                    shadows=[j], arcs=[j], arc_marks=arc_marks, foot_words=True)
               for j, plane in zip(keys, planes)}
     return ArrowPanels(g, panels)
 

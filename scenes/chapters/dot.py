@@ -509,9 +509,10 @@ class DotProductScene(ChapterScene):
     def make_panels(self, g: QueryGeometry, drawn: list[int], left: float, right: float,
                     top: float) -> ArrowPanels:
         """The drawn keys one per panel, in score order, every angle labelled by its value."""
-        planes = fit_panels(g, drawn, left, right, SAFE_BOTTOM, top, Q_NAME)
+        words = {k: self.k_labels[k] for k in drawn}
+        planes = fit_panels(g, drawn, left, right, SAFE_BOTTOM, top, Q_NAME, words)
         marks = {k: angle_text(g, k, self.geometry_keys, self.ctx.record) for k in drawn}
-        return make_arrow_panels(g, drawn, planes, Q_NAME, {k: self.k_labels[k] for k in drawn},
+        return make_arrow_panels(g, drawn, planes, Q_NAME, words,
                                  {k: self.k_colors[k] for k in drawn}, self.theme, marks)
 
     def show_two_arrows(self, g: QueryGeometry) -> tuple[ArrowPanels, list[int], list[int]]:
