@@ -12,7 +12,6 @@ each key is turned from the query alone. Builders only build; chapters animate.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -43,7 +42,7 @@ from attention_video.scenes.layout import (
     text_width,
     widest,
 )
-from attention_video.scenes.lint import MARK_REACH, confusable
+from attention_video.scenes.lint import MARK_REACH
 from attention_video.scenes.text import fmt, make_text
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import Recorder
@@ -69,6 +68,7 @@ LABEL_REACH = MARK_REACH - 0.02  # a word names its arrow within this of its sha
 TIP_SHARE = 0.3  # an arrow's tip is at most this share of its length (make_vector)
 DROP_CLEAR = 0.08  # a dashed drop starts this far off its key's arrow (two strokes' half
 #                   widths, 0.035, and air), not on it
+ROW_REFERENCE = "Ag"  # a word's height on a row of words is at least this text's (rising, falling)
 ANGLE_MARK = "θ"  # an angle's arc is labelled so unless its picture names it otherwise
 STROKE_CLEAR = 0.05  # a word's box clears every line of the picture by this: a line has a width,
 #                      so a word keeps a little more than the BUFF_HAIR it keeps from another
@@ -87,58 +87,6 @@ def keys_to_draw(g: QueryGeometry, featured: int, most: int) -> tuple[list[int],
         chosen.add(j)
     drawn = [j for j in ranked if j in chosen]
     return drawn, [j for j in ranked if j not in chosen]
-
-
-def labelled_picture(build: Callable[[list[int]], ArrowPicture], drawn: list[int],
-                     named: list[int], keep: set[int], colors: dict[int, str] | None = None,
-                     ) -> tuple[ArrowPicture, list[int], list[int]]:
-    """The picture `build(drawn)`, with every arrow carrying its word: while a key outside
-    `keep` finds no free place for its word, the lowest-scoring such key is named instead
-    of drawn (a word-less arrow would be told from its neighbours by colour alone). Two
-    arrows in `colors` that a colour-blind viewer cannot tell apart (scenes.lint.confusable)
-    are not drawn together either: the lower-scoring one outside `keep` is named. Then,
-    while a key of `keep` has no word, the lowest-scoring other key is named instead of
-    drawn if that gives a kept key its word. Returns the picture, the keys drawn and the
-    keys named, each in score order."""
-    drawn, named = list(drawn), list(named)
-    picture = build(drawn)
-    order = {k: r for r, k in enumerate(picture.geometry.by_score())}
-    alike = look_alike(drawn, colors or {}, keep, order)
-    if alike:
-        drawn = [k for k in drawn if k not in alike]
-        named = sorted(named + alike, key=order.__getitem__)
-        picture = build(drawn)
-
-    def bare(p: ArrowPicture, keys: list[int]) -> list[int]:
-        return [k for k in keys if k not in p.labels]
-
-    while missing := bare(picture, drawn):
-        loose = [k for k in missing if k not in keep]
-        out = loose[-1] if loose else next((k for k in reversed(drawn) if k not in keep), None)
-        if out is None:
-            break
-        fewer = [k for k in drawn if k != out]
-        trial = build(fewer)
-        if not loose and len(bare(trial, fewer)) >= len(missing):
-            break  # naming another key would not give a kept key its word
-        drawn, picture = fewer, trial
-        named = sorted(named + [out], key=order.__getitem__)
-    return picture, drawn, named
-
-
-def look_alike(drawn: list[int], colors: dict[int, str], keep: set[int],
-               order: dict[int, int]) -> list[int]:
-    """The drawn keys to name instead, so that no two drawn arrows have colours that look
-    alike under colour blindness: of each such pair, the lower-scoring key outside `keep`."""
-    out: list[int] = []
-    for a, b in itertools.combinations(sorted(drawn, key=order.__getitem__), 2):
-        if a in out or b in out or a not in colors or b not in colors:
-            continue
-        if confusable([(str(a), colors[a]), (str(b), colors[b])]):
-            lower = b if b not in keep else a if a not in keep else None
-            if lower is not None:
-                out.append(lower)
-    return out
 
 
 # ---- the scale -------------------------------------------------------------------------------
@@ -427,14 +375,22 @@ def _arc_segments(plane: Plane, g: QueryGeometry, j: int, wider: float,
 
 
 def foot_label(name: str, color: str, plane: Plane, shadow: float, row: int) -> Mobject:
-    """A key's word under its shadow bar (row `row` under the query's line), from the bar's
-    left end: within a reader's reach (LABEL_REACH) of the bar, its drop and the foot of
-    its arrow, so it names all three."""
-    y = plane.origin[1] - (row + 1) * SHADOW_ROW - SHADOW_STROKE / 200 - BUFF_TIGHT  # (a
-    #   stroke's width is 1/100 of a scene unit per point of stroke_width)
-    left = min(plane.origin[0], plane.point(shadow, 0.0)[0])
+    """A key's word under its shadow bar (row `row` under the query's line), ending where
+    the bar ends and the drop from the tip lands (starting there, for a bar that runs
+    left), so it is within a reader's reach (LABEL_REACH) of the bar, the drop and the
+    arrow: it names all three. A word longer than its bar runs on past the bar's other end,
+    at most ARROW_LABEL_ROOM beyond the arrows' tail."""
     label = make_text(name, ARROW_LABEL_FONT, color)
-    return label.move_to([left, y, 0.0], aligned_edge=LEFT + UP)
+    tall = max(label.height, make_text(ROW_REFERENCE, ARROW_LABEL_FONT, color).height)  # centred
+    #   on one line, whether or not their letters rise above x or fall below the line
+    y = (plane.origin[1] - (row + 1) * SHADOW_ROW - SHADOW_STROKE / 200  # (a stroke's width
+         - BUFF_TIGHT - tall / 2)  # is 1/100 of a scene unit per point of stroke_width)
+    foot = plane.point(shadow, 0.0)[0]
+    if shadow >= 0:
+        left = max(foot - label.width, plane.origin[0] - ARROW_LABEL_ROOM)
+    else:
+        left = foot
+    return label.move_to([left, y, 0.0], aligned_edge=LEFT)
 
 
 def bar_label(name: str, color: str, start: np.ndarray, end: np.ndarray) -> Mobject:
@@ -496,7 +452,8 @@ def fit_panels(g: QueryGeometry, keys: list[int], left: float, right: float, bot
     (left, right, bottom, top): the grid whose common scale is the largest. Every plane has
     that scale, and its origin at the same place in its box, so the panels' arrows and
     shadows compare across the grid as within one picture."""
-    word = max(make_text(k_names[j], ARROW_LABEL_FONT, "#ffffff").height for j in keys)
+    word = max(make_text(text, ARROW_LABEL_FONT, "#ffffff").height
+               for text in [ROW_REFERENCE, *(k_names[j] for j in keys)])
     below = SHADOW_STROKE / 200 + BUFF_TIGHT + word - SHADOW_ROW / 2 + BUFF_SMALL  # the word
     #   under the bar, and air between it and the caption
     best: list[Plane] = []

@@ -321,3 +321,37 @@ def test_each_angle_has_one_label_of_its_own_beside_its_arc(case):
             f"{text!r} is far from its arc"
     drawn = {j for _, picture in scene.pictures for j in picture.arrows}
     assert {j for j, _ in arcs} == drawn, "a drawn key's angle is not marked"
+
+
+def test_each_panel_names_its_key_once_so_look_alike_colours_are_told_apart():
+    """In the panels each key's word, under its bar, names its arrow, drop and bar (the
+    lint's colour rule, scenes.lint.colour_findings, on colours of one hue); nothing
+    crosses a word or lies on another mark. Without the words the rule fires."""
+    from attention_video.scenes import arrows, lint
+    from attention_video.scenes.themes import THEMES
+
+    one_hue = ["#70dbeb", "#70d9eb", "#70d7eb", "#70d5eb", "#70d3eb", "#70d1eb"]
+    theme = THEMES["dark"]
+    t = build_trace(Settings(sentence="The black cat drank the milk", quality="l"))
+    g = t.head.geometry(t.focus)
+    keys = list(g.by_score())
+    names = {k: t.key_tokens[k].text for k in keys}
+    planes = arrows.fit_panels(g, keys, -6.75, 0.9, -2.8, 2.95, "q", names)
+    panels = arrows.make_arrow_panels(g, keys, planes, "q", names, dict(enumerate(one_hue)),
+                                      theme, {k: f"{fmt(g.angles[k], 0)}°" for k in keys})
+    assert set(panels.labels) == set(keys)
+    confusions = lint.confusable([(names[k], one_hue[k]) for k in keys])
+    assert confusions
+    marks = lint.marks_of([panels.group])
+    assert lint.colour_findings(marks, confusions) == []
+    assert lint.crossings(marks) == [] and lint.overlaps(marks) == []
+    bare = lint.marks_of([VGroupOf(p.group, drop=p.labels.values())
+                          for p in panels.panels.values()])
+    assert lint.colour_findings(bare, confusions)
+
+
+def VGroupOf(group, drop):  # noqa: N802 - a VGroup less some of its members
+    from manim import VGroup
+
+    left_out = {id(m) for m in drop}
+    return VGroup(*(m for m in group if id(m) not in left_out))
