@@ -355,3 +355,25 @@ def VGroupOf(group, drop):  # noqa: N802 - a VGroup less some of its members
 
     left_out = {id(m) for m in drop}
     return VGroup(*(m for m in group if id(m) not in left_out))
+
+
+@pytest.mark.parametrize(("drawn", "room"), [([0, 1, 2, 3, 4, 6], 7), ([0, 1, 11], 5),
+                                             (list(range(6)), 20)])
+def test_the_shadow_table_ranks_every_key_and_never_folds_one_key_into_a_gap(drawn, room):
+    """Every allowed key is a row or counted in a "⋮ n more" row, in score order; a gap of
+    one key would take the room of the key's own row, so the key is listed instead
+    (multilingual on 小狗在公园里跑 showed "⋮ 1 more" twice)."""
+    from attention_video.scenes.chapters.dot import Gap, table_rows
+
+    ranked = list(range(12 if max(drawn) > 7 else 8))
+    rows = table_rows(ranked, drawn, room)
+    assert not any(isinstance(r, Gap) and r.n == 1 for r in rows), rows
+    unrolled, at = [], 0
+    for r in rows:
+        if isinstance(r, Gap):
+            at += r.n
+        else:
+            assert r == ranked[at]
+            unrolled.append(r)
+            at += 1
+    assert at == len(ranked) and set(drawn) <= set(unrolled)
