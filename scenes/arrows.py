@@ -420,11 +420,11 @@ def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Th
              theta / 2, theta / 4, 3 * theta / 4, theta + np.radians(42), -np.radians(28)]
     for out in (0.2, 0.35, 0.55, 0.8, 1.1, 1.4):
         for at in turns:
-            reach = radius + max(out, half)
+            reach = radius + max(out, half + STROKE_CLEAR)
             mark.move_to(plane.origin + reach * np.array([np.cos(at), np.sin(at), 0.0]))
             if _free(mark, list(placed), list(strokes)):
                 return VGroup(arc, mark)
-    reach = radius + max(0.2, half)
+    reach = radius + max(0.2, half + STROKE_CLEAR)
     mark.move_to(plane.origin + reach * np.array([np.cos(first), np.sin(first), 0.0]))
     return VGroup(arc, mark)
 
