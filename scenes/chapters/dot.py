@@ -11,7 +11,10 @@ Then the same two vectors as arrows in the plane they span (scenes.arrows), wher
     q·k = |q| · |k| · cos θ
 
 and every key at its true angle to the query and its true length: its shadow on the
-query's line, times |q|, is its score. The numbers are the trace's (HeadTrace.geometry).
+query's line, times |q|, is its score. Each key has its own panel (scenes.arrows.ArrowPanels),
+every panel at one scale: real models' keys often lie within a degree of each other, and
+in one picture their arrows would lie on each other. The numbers are the trace's
+(HeadTrace.geometry).
 """
 
 from __future__ import annotations
