@@ -7,7 +7,10 @@ shadows on the query's line, whose lengths times |q| are the scores.
 Everything drawn is read from attention_video.attncore.geometry.QueryGeometry (a trace reading); one
 scale (a Plane) maps every vector of a picture, and of every snapshot of chapter `learning`, so
 lengths and the angles to the query are to scale. The angles between two keys are not:
-each key is turned from the query alone. Builders only build; chapters animate.
+each key is turned from the query alone. Chapter `dot` draws one key per panel
+(ArrowPanels), all panels at one scale, so that keys whose angles differ by less than a
+degree (a real model's often do) are never drawn along each other. Builders only build;
+chapters animate.
 """
 
 from __future__ import annotations
