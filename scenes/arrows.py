@@ -7,12 +7,14 @@ shadows on the query's line, whose lengths times |q| are the scores.
 Everything drawn is read from attention_video.attncore.geometry.QueryGeometry (a trace reading); one
 scale (a Plane) maps every vector of a picture, and of every snapshot of chapter `learning`, so
 lengths and the angles to the query are to scale. The angles between two keys are not:
-each key is turned from the query alone. Builders only build; chapters animate.
+each key is turned from the query alone. Chapter `dot` draws one key per panel
+(ArrowPanels), all panels at one scale, so that keys whose angles differ by less than a
+degree (a real model's often do) are never drawn along each other. Builders only build;
+chapters animate.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,6 +32,7 @@ from attention_video.scenes.layout import (
     BUFF_HAIR,
     BUFF_LABEL,
     BUFF_NONE,
+    BUFF_SECTION,
     BUFF_SMALL,
     BUFF_TIGHT,
     LABELLED_ARROW,
@@ -42,7 +45,7 @@ from attention_video.scenes.layout import (
     text_width,
     widest,
 )
-from attention_video.scenes.lint import MARK_REACH, confusable
+from attention_video.scenes.lint import MARK_REACH
 from attention_video.scenes.text import fmt, make_text
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import Recorder
@@ -66,6 +69,10 @@ SIDE_GAP = BUFF_LABEL  # a word written beside its arrow (no room at the tip) cl
 LABEL_REACH = MARK_REACH - 0.02  # a word names its arrow within this of its shaft (the lint's
 #                                  reach, less a margin for rounding)
 TIP_SHARE = 0.3  # an arrow's tip is at most this share of its length (make_vector)
+DROP_CLEAR = 0.08  # a dashed drop starts this far off its key's arrow (two strokes' half
+#                   widths, 0.035, and air), not on it
+ROW_REFERENCE = "Ag"  # a word's height on a row of words is at least this text's (rising, falling)
+ANGLE_MARK = "θ"  # an angle's arc is labelled so unless its picture names it otherwise
 STROKE_CLEAR = 0.05  # a word's box clears every line of the picture by this: a line has a width,
 #                      so a word keeps a little more than the BUFF_HAIR it keeps from another
 
@@ -83,58 +90,6 @@ def keys_to_draw(g: QueryGeometry, featured: int, most: int) -> tuple[list[int],
         chosen.add(j)
     drawn = [j for j in ranked if j in chosen]
     return drawn, [j for j in ranked if j not in chosen]
-
-
-def labelled_picture(build: Callable[[list[int]], ArrowPicture], drawn: list[int],
-                     named: list[int], keep: set[int], colors: dict[int, str] | None = None,
-                     ) -> tuple[ArrowPicture, list[int], list[int]]:
-    """The picture `build(drawn)`, with every arrow carrying its word: while a key outside
-    `keep` finds no free place for its word, the lowest-scoring such key is named instead
-    of drawn (a word-less arrow would be told from its neighbours by colour alone). Two
-    arrows in `colors` that a colour-blind viewer cannot tell apart (scenes.lint.confusable)
-    are not drawn together either: the lower-scoring one outside `keep` is named. Then,
-    while a key of `keep` has no word, the lowest-scoring other key is named instead of
-    drawn if that gives a kept key its word. Returns the picture, the keys drawn and the
-    keys named, each in score order."""
-    drawn, named = list(drawn), list(named)
-    picture = build(drawn)
-    order = {k: r for r, k in enumerate(picture.geometry.by_score())}
-    alike = look_alike(drawn, colors or {}, keep, order)
-    if alike:
-        drawn = [k for k in drawn if k not in alike]
-        named = sorted(named + alike, key=order.__getitem__)
-        picture = build(drawn)
-
-    def bare(p: ArrowPicture, keys: list[int]) -> list[int]:
-        return [k for k in keys if k not in p.labels]
-
-    while missing := bare(picture, drawn):
-        loose = [k for k in missing if k not in keep]
-        out = loose[-1] if loose else next((k for k in reversed(drawn) if k not in keep), None)
-        if out is None:
-            break
-        fewer = [k for k in drawn if k != out]
-        trial = build(fewer)
-        if not loose and len(bare(trial, fewer)) >= len(missing):
-            break  # naming another key would not give a kept key its word
-        drawn, picture = fewer, trial
-        named = sorted(named + [out], key=order.__getitem__)
-    return picture, drawn, named
-
-
-def look_alike(drawn: list[int], colors: dict[int, str], keep: set[int],
-               order: dict[int, int]) -> list[int]:
-    """The drawn keys to name instead, so that no two drawn arrows have colours that look
-    alike under colour blindness: of each such pair, the lower-scoring key outside `keep`."""
-    out: list[int] = []
-    for a, b in itertools.combinations(sorted(drawn, key=order.__getitem__), 2):
-        if a in out or b in out or a not in colors or b not in colors:
-            continue
-        if confusable([(str(a), colors[a]), (str(b), colors[b])]):
-            lower = b if b not in keep else a if a not in keep else None
-            if lower is not None:
-                out.append(lower)
-    return out
 
 
 # ---- the scale -------------------------------------------------------------------------------
@@ -160,20 +115,22 @@ def q_label_room(q_name: str) -> float:
 
 
 def fit_plane(geoms: list[QueryGeometry], keys: list[int], left: float, right: float,
-              bottom: float, top: float, shadows: int, q_name: str) -> Plane:
+              bottom: float, top: float, shadows: int, q_name: str,
+              below: float = ARROW_LABEL_ROOM, above: float = ARROW_LABEL_ROOM) -> Plane:
     """The largest scale at which the query and `keys` of every picture in `geoms` fit the
     box (left, right, bottom, top), with `shadows` bars under the query's line, the
-    query's name right of its tip and room for the labels at the other tips; centred."""
+    query's name right of its tip, room for the labels at the other tips (`above` the
+    highest) and `below` the bars (for their words); centred."""
     xs = [0.0] + [g.q_norm for g in geoms] + [float(g.shadows[j]) for g in geoms for j in keys]
     ys = [0.0] + [float(g.heights[j]) for g in geoms for j in keys]
     x0, x1, y1 = min(xs), max(xs), max(ys)
     band = shadows * SHADOW_ROW + (SHADOW_ROW / 2 if shadows else 0.0)  # bars under the line
     right_room = max(ARROW_LABEL_ROOM, q_label_room(q_name))
     room_w = right - left - ARROW_LABEL_ROOM - right_room
-    room_h = top - bottom - band - 2 * ARROW_LABEL_ROOM
+    room_h = top - bottom - band - above - below
     unit = min(room_w / max(x1 - x0, 1e-9), room_h / max(y1, 1e-9))
     x_mid = (left + ARROW_LABEL_ROOM + right - right_room) / 2 - unit * (x0 + x1) / 2
-    y_mid = (bottom + band + top) / 2 - unit * y1 / 2
+    y_mid = (bottom + below - above + band + top) / 2 - unit * y1 / 2
     return Plane(np.array([x_mid, y_mid, 0.0]), unit)
 
 
@@ -191,7 +148,8 @@ class ArrowPicture:
     q_arrow: Mobject
     q_label: Mobject
     arrows: dict[int, Mobject]  # key → its arrow (or a dot for a zero key)
-    labels: dict[int, Mobject]  # key → its word at the tip (left out where it would overlap)
+    labels: dict[int, Mobject]  # key → its word at the tip (left out where it would overlap),
+    #                             or under its bar (make_arrow_picture's `foot_words`)
     drops: dict[int, DashedLine] = field(default_factory=dict)  # tip → its shadow bar
     shadows: dict[int, Line] = field(default_factory=dict)  # key → its bar under the line
     bar_labels: dict[int, Mobject] = field(default_factory=dict)  # key → its word by its bar
@@ -331,10 +289,15 @@ def _strokes(plane: Plane, g: QueryGeometry, keys: list[int], shadows: list[int]
 
 def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: str,
                        k_names: dict[int, str], k_colors: dict[int, str], theme: Theme, *,
-                       shadows: list[int] = (), arcs: list[int] = ()) -> ArrowPicture:
+                       shadows: list[int] = (), arcs: list[int] = (),
+                       arc_marks: dict[int, str] | None = None, foot_words: bool = False,
+                       ) -> ArrowPicture:
     """The query along its line and `keys` at their true angles and lengths; `shadows`:
     the keys whose shadow bars are drawn under the line (stacked in that order), with a
-    dashed drop from each tip; `arcs`: the keys whose angle to the query is marked."""
+    dashed drop from each tip; `arcs`: the keys whose angle to the query is marked, each
+    arc labelled "θ" or by its text in `arc_marks`; `foot_words`: each key's word is
+    written once, under its shadow bar (a picture of one key, ArrowPanels), where it names
+    the arrow, the drop and the bar together, rather than at the tip and by the bar."""
     q_arrow = make_vector(plane, g.q_norm, 0.0, theme.q, ARROW_STROKE + 1)
     xs = [0.0, g.q_norm] + [float(g.shadows[j]) for j in keys]
     axis = DashedLine(plane.point(min(xs), 0) + LEFT * AXIS_OVERHANG,
@@ -344,18 +307,22 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
     q_label.next_to(plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG, RIGHT, buff=BUFF_SMALL)
     bar_labels = {j: bar_label(k_names[j], k_colors[j], plane.origin + DOWN * (row + 1) * SHADOW_ROW,
                                plane.point(g.shadows[j], 0) + DOWN * (row + 1) * SHADOW_ROW)
-                  for row, j in enumerate(shadows)}
-    placed: list[Mobject] = [q_label, *bar_labels.values()]
+                  for row, j in enumerate(shadows)} if not foot_words else {}
+    feet = {j: foot_label(k_names[j], k_colors[j], plane, float(g.shadows[j]), row)
+            for row, j in enumerate(shadows)} if foot_words else {}
+    placed: list[Mobject] = [q_label, *bar_labels.values(), *feet.values()]
     strokes = _strokes(plane, g, keys, list(shadows))
     strokes.append((axis.get_start(), axis.get_end()))  # the query's line, dashed past its tip
     arcs = [(n, j) for n, j in enumerate(arcs) if not np.isnan(g.angles[j])]
     # each further arc a little wider, so the θs stay apart; every word clear of every arc
     curves = [s for n, j in arcs for s in _arc_segments(plane, g, j, n * ARC_STEP)]
-    arrows, labels = {}, {}
+    arrows, labels = {}, dict(feet)
     for j in sorted(keys, key=lambda j: -g.k_norms[j]):  # longest first get their labels
         arrows[j] = make_vector(plane, float(g.shadows[j]), float(g.heights[j]), k_colors[j])
         if g.k_norms[j] * plane.unit < LABELLED_ARROW:
             arrows[j].set_z_index(1)  # a short arrow is drawn over the long ones, never hidden
+        if j in labels:
+            continue  # named at its foot
         label = _tip_label(k_names[j], k_colors[j],
                                               plane.point(g.shadows[j], g.heights[j]),
                                               plane.origin, placed,
@@ -372,15 +339,27 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
         if abs(end[0] - start[0]) >= MIN_ARROW:  # a shadow of length 0 draws nothing
             picture.shadows[j] = Line(start, end, color=k_colors[j], stroke_width=SHADOW_STROKE)
         tip = plane.point(g.shadows[j], g.heights[j])
-        if abs(tip[1] - end[1]) > MIN_ARROW:
-            picture.drops[j] = DashedLine(tip, [tip[0], end[1], 0], color=k_colors[j],
+        top = drop_top(tip, plane.origin)
+        if top[1] - end[1] > MIN_ARROW:
+            picture.drops[j] = DashedLine(top, [tip[0], end[1], 0], color=k_colors[j],
                                           stroke_width=2, dash_length=0.06)
     picture.bar_labels = bar_labels
     for n, j in arcs:
         picture.arcs[j] = make_angle_arc(plane, g, j, theme.muted, theme, n * ARC_STEP,
-                                         strokes + curves, placed)
+                                         strokes + curves, placed,
+                                         (arc_marks or {}).get(j, ANGLE_MARK))
         placed.append(picture.arcs[j][1])
     return picture
+
+
+def drop_top(tip: np.ndarray, origin: np.ndarray) -> np.ndarray:
+    """Where a key's dashed drop to its shadow starts: at the tip, or, for a key nearly
+    square to the query (its drop would run along its own arrow), as far below the tip as
+    the drop must be to stand DROP_CLEAR off the arrow: the two lines are told apart."""
+    across = abs(tip[0] - origin[0])  # the arrow's run across per its rise (tip[1] − origin[1])
+    rise = abs(tip[1] - origin[1])
+    below = DROP_CLEAR * rise / across if across > 0 else rise
+    return tip + DOWN * min(below, rise)
 
 
 def _arc_radius(plane: Plane, g: QueryGeometry, j: int, wider: float) -> float:
@@ -398,6 +377,25 @@ def _arc_segments(plane: Plane, g: QueryGeometry, j: int, wider: float,
     return list(zip(points[:-1], points[1:]))
 
 
+def foot_label(name: str, color: str, plane: Plane, shadow: float, row: int) -> Mobject:
+    """A key's word under its shadow bar (row `row` under the query's line), ending where
+    the bar ends and the drop from the tip lands (starting there, for a bar that runs
+    left), so it is within a reader's reach (LABEL_REACH) of the bar, the drop and the
+    arrow: it names all three. A word longer than its bar runs on past the bar's other end,
+    at most ARROW_LABEL_ROOM beyond the arrows' tail."""
+    label = make_text(name, ARROW_LABEL_FONT, color)
+    tall = max(label.height, make_text(ROW_REFERENCE, ARROW_LABEL_FONT, color).height)  # centred
+    #   on one line, whether or not their letters rise above x or fall below the line
+    y = (plane.origin[1] - (row + 1) * SHADOW_ROW - SHADOW_STROKE / 200  # (a stroke's width
+         - BUFF_TIGHT - tall / 2)  # is 1/100 of a scene unit per point of stroke_width)
+    foot = plane.point(shadow, 0.0)[0]
+    if shadow >= 0:
+        left = max(foot - label.width, plane.origin[0] - ARROW_LABEL_ROOM)
+    else:
+        left = foot
+    return label.move_to([left, y, 0.0], aligned_edge=LEFT)
+
+
 def bar_label(name: str, color: str, start: np.ndarray, end: np.ndarray) -> Mobject:
     """A shadow bar's word, so that the bar says whose it is in words as well as colour:
     right of a bar that runs right, right of the line's start for one that runs left
@@ -409,26 +407,116 @@ def bar_label(name: str, color: str, start: np.ndarray, end: np.ndarray) -> Mobj
 
 def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Theme,
                    wider: float = 0.0, strokes: list[Segment] = (),
-                   placed: list[Mobject] = ()) -> VGroup:
+                   placed: list[Mobject] = (), text: str = "θ") -> VGroup:
     """The arc from the query's line to key j's arrow (in a neutral `color`: the arrow it
-    ends on names the key), and a "θ" beside it (outside the wedge when the angle is too
-    narrow for it), moved round and out from the arc where an arrow or a label would
-    cross it."""
+    ends on names the key), and its `text` ("θ", or the angle itself) beside it (outside
+    the wedge when the angle is too narrow for it), moved round and out from the arc
+    where an arrow or a label would cross it."""
     theta = float(np.radians(g.angles[j]))
     radius = _arc_radius(plane, g, j, wider)
     arc = Arc(radius=radius, start_angle=0, angle=theta, arc_center=plane.origin,
               color=color, stroke_width=3)
-    mark = make_text("θ", ARROW_LABEL_FONT, theme.text)
+    mark = make_text(text, ARROW_LABEL_FONT, theme.text)
+    half = np.hypot(mark.width, mark.height) / 2  # a wider text sits further out
     first = theta / 2 if g.angles[j] >= 30 else theta + np.radians(14)
     turns = [first, theta + np.radians(14), theta + np.radians(28), -np.radians(14),
              theta / 2, theta / 4, 3 * theta / 4, theta + np.radians(42), -np.radians(28)]
     for out in (0.2, 0.35, 0.55, 0.8, 1.1, 1.4):
         for at in turns:
-            mark.move_to(plane.origin + (radius + out) * np.array([np.cos(at), np.sin(at), 0.0]))
+            reach = radius + max(out, half + STROKE_CLEAR)
+            mark.move_to(plane.origin + reach * np.array([np.cos(at), np.sin(at), 0.0]))
             if _free(mark, list(placed), list(strokes)):
                 return VGroup(arc, mark)
-    mark.move_to(plane.origin + (radius + 0.2) * np.array([np.cos(first), np.sin(first), 0.0]))
+    reach = radius + max(0.2, half + STROKE_CLEAR)
+    mark.move_to(plane.origin + reach * np.array([np.cos(first), np.sin(first), 0.0]))
     return VGroup(arc, mark)
+
+
+# ---- one key per panel -------------------------------------------------------------------------
+PANEL_SPACE = BUFF_SECTION  # between two panels of keys, across and down
+Box = tuple[float, float, float, float]  # (left, right, bottom, top) in scene units
+
+
+def panel_boxes(n: int, cols: int, left: float, right: float, bottom: float,
+                top: float) -> list[Box]:
+    """`n` equal boxes filling (left, right, bottom, top) in `cols` columns, in reading order
+    (left to right, then down), PANEL_SPACE apart."""
+    rows = -(-n // cols)
+    w = (right - left - (cols - 1) * PANEL_SPACE) / cols
+    h = (top - bottom - (rows - 1) * PANEL_SPACE) / rows
+    return [(left + c * (w + PANEL_SPACE), left + c * (w + PANEL_SPACE) + w,
+             top - r * (h + PANEL_SPACE) - h, top - r * (h + PANEL_SPACE))
+            for r, c in (divmod(n_, cols) for n_ in range(n))]
+
+
+def fit_panels(g: QueryGeometry, keys: list[int], left: float, right: float, bottom: float,
+               top: float, q_name: str, k_names: dict[int, str]) -> list[Plane]:
+    """One plane per key of `keys` (in that order), each in its own box of a grid filling
+    (left, right, bottom, top): the grid whose common scale is the largest. Every plane has
+    that scale, and its origin at the same place in its box, so the panels' arrows and
+    shadows compare across the grid as within one picture."""
+    word = max(make_text(text, ARROW_LABEL_FONT, "#ffffff").height
+               for text in [ROW_REFERENCE, *(k_names[j] for j in keys)])
+    below = SHADOW_STROKE / 200 + BUFF_TIGHT + word - SHADOW_ROW / 2 + BUFF_SMALL  # the word
+    #   under the bar, and air between it and the caption
+    best: list[Plane] = []
+    for cols in range(1, len(keys) + 1):
+        planes = [fit_plane([g], keys, *box, 1, q_name, below=below, above=ARROW_TIP)
+                  for box in panel_boxes(len(keys), cols, left, right, bottom, top)]
+        if not best or planes[0].unit > best[0].unit + 1e-9:
+            best = planes
+    return best
+
+
+@dataclass
+class ArrowPanels:
+    """Small multiples: the query and one key per panel, every panel at one scale, in score
+    order. Each key keeps its true angle to the query, its true length and its shadow, and
+    no arrow is drawn over another however close two keys' angles are (real models' keys
+    often lie within a degree of each other). Each panel is an ArrowPicture of one key."""
+
+    geometry: QueryGeometry
+    panels: dict[int, ArrowPicture]  # key → its panel, in reading order
+
+    @property
+    def keys(self) -> list[int]:
+        return list(self.panels)
+
+    @property
+    def arrows(self) -> dict[int, Mobject]:
+        return {j: p.arrows[j] for j, p in self.panels.items()}
+
+    @property
+    def labels(self) -> dict[int, Mobject]:
+        return {j: p.labels[j] for j, p in self.panels.items() if j in p.labels}
+
+    @property
+    def arcs(self) -> dict[int, VGroup]:
+        return {j: p.arcs[j] for j, p in self.panels.items() if j in p.arcs}
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(*(p.group for p in self.panels.values()))
+
+    def key_group(self, j: int) -> VGroup:
+        """Key j's panel without its shadow: the query, the key, their angle."""
+        p = self.panels[j]
+        return VGroup(p.axis, p.q_arrow, p.q_label, p.key_group(j), *p.arcs.values())
+
+    def shadow_group(self, j: int) -> VGroup:
+        return self.panels[j].shadow_group(j)
+
+
+def make_arrow_panels(g: QueryGeometry, keys: list[int], planes: list[Plane], q_name: str,
+                      k_names: dict[int, str], k_colors: dict[int, str], theme: Theme,
+                      arc_marks: dict[int, str]) -> ArrowPanels:
+    """One panel per key of `keys`, on `planes` (fit_panels): the query named `q_name`, the
+    key at its true angle and length with its word, the arc of its angle labelled by its
+    text in `arc_marks` (each angle its own label), and its shadow bar."""
+    panels = {j: make_arrow_picture(g, [j], plane, q_name, k_names, k_colors, theme,
+                                    shadows=[j], arcs=[j], arc_marks=arc_marks, foot_words=True)
+              for j, plane in zip(keys, planes)}
+    return ArrowPanels(g, panels)
 
 
 # ---- the numbers -----------------------------------------------------------------------------
@@ -519,12 +607,24 @@ def make_key_table(heads: list[str], cells: list[tuple[int, list[str]]],
 
 def make_not_to_scale_note(ctx: ChapterContext, font: float = 18,
                            max_w: float | None = None) -> VGroup:
-    """Said wherever keys are drawn together: only their angles to the query are true.
-    Two lines; when one is wider than `max_w`, the two are rewrapped as one paragraph at
-    its spaces (a language's longer words are never shrunk under the font); only a single
-    word still too wide is shrunk."""
-    lines = (ctx.tr("each key at its true angle to q and its true length;"),
-             ctx.tr("the angles between two keys are not to scale"))
+    """Said wherever keys are drawn together: only their angles to the query are true."""
+    return make_note(ctx, (ctx.tr("each key at its true angle to q and its true length;"),
+                           ctx.tr("the angles between two keys are not to scale")), font, max_w)
+
+
+def make_one_scale_note(ctx: ChapterContext, font: float = 18,
+                        max_w: float | None = None) -> VGroup:
+    """Said beside keys drawn one per panel (ArrowPanels): what is true in each, and that
+    the panels share their scale."""
+    return make_note(ctx, (ctx.tr("one key per panel, every panel at one scale:"),
+                           ctx.tr("its true angle to q, its true length")), font, max_w)
+
+
+def make_note(ctx: ChapterContext, lines: tuple[str, ...], font: float = 18,
+              max_w: float | None = None) -> VGroup:
+    """A muted note of `lines`; when one is wider than `max_w`, they are rewrapped as one
+    paragraph at its spaces (a language's longer words are never shrunk under the font);
+    only a single word still too wide is shrunk."""
     if max_w is not None and any(text_width(line, font) > max_w for line in lines):
         lines = tuple(break_to_width(" ".join(lines), font, max_w))  # one paragraph, rewrapped
     note = VGroup(*[make_text(line, font, ctx.theme.muted) for line in lines]).arrange(

@@ -11,7 +11,10 @@ Then the same two vectors as arrows in the plane they span (scenes.arrows), wher
     q·k = |q| · |k| · cos θ
 
 and every key at its true angle to the query and its true length: its shadow on the
-query's line, times |q|, is its score. The numbers are the trace's (HeadTrace.geometry).
+query's line, times |q|, is its score. Each key has its own panel (scenes.arrows.ArrowPanels),
+every panel at one scale: real models' keys often lie within a degree of each other, and
+in one picture their arrows would lie on each other. The numbers are the trace's
+(HeadTrace.geometry).
 """
 
 from __future__ import annotations
@@ -23,16 +26,16 @@ from attention_video.attncore.geometry import QueryGeometry
 from attention_video.attncore.trace import HeadTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.arrows import (
+    ArrowPanels,
     ArrowPicture,
     GeometryKeys,
     angle_text,
     cos_text,
-    fit_plane,
+    fit_panels,
     keys_to_draw,
-    labelled_picture,
-    make_arrow_picture,
+    make_arrow_panels,
     make_key_table,
-    make_not_to_scale_note,
+    make_one_scale_note,
     norm_text,
     shadow_text,
 )
@@ -82,7 +85,8 @@ from attention_video.scenes.widgets import (
 PAIR_FONT = (18, 30)  # the pair table's font, from the largest down while it is too wide
 PAIR_PAD = BUFF_BLOCK  # air beside a pair's numbers in its column, and beside the row names
 THUMB_W, THUMB_H = 2.6, 1.9  # the box the factor-matrix thumbnail fits in
-MAX_ARROWS = 6  # keys drawn as arrows; the others are named (12 keys would be a blur)
+MAX_ARROWS = 6  # keys drawn as arrows, one panel each; the others are named in the table
+Q_NAME = "q"  # the query's arrow in every panel: the readout and the identity call it q
 NO_ARROW = "*"  # after a key's word in the shadow table: it has no arrow (the note says so)
 NOTE_LIFT = BUFF_NOTE  # the note's bottom above the safe bottom, clear of the caption
 PAIR_TINT = 0.1  # a pair's frame fill: its product's colour, faint
@@ -309,15 +313,21 @@ def table_rows(ranked: list[int], drawn: list[int], room: int) -> list[int | Gap
         if len(rows) <= room:
             break
         keep = set(ranked[:top]) | set(drawn)
-        rows, run = [], 0
+        rows, left_out = [], []
         for k in ranked:
             if k in keep:
-                rows += [Gap(run)] * bool(run) + [k]
-                run = 0
+                rows += _fold(left_out) + [k]
+                left_out = []
             else:
-                run += 1
-        rows += [Gap(run)] * bool(run)
+                left_out.append(k)
+        rows += _fold(left_out)
     return rows
+
+
+def _fold(left_out: list[int]) -> list[int | Gap]:
+    """The row(s) standing for a run of keys left out: one "⋮ n more" row, or the key itself
+    when the run is one key (its own row takes no more room than the gap's)."""
+    return list(left_out) if len(left_out) == 1 else [Gap(len(left_out))] * bool(left_out)
 
 
 @dataclass
@@ -500,7 +510,16 @@ class DotProductScene(ChapterScene):
                          q_name=f"{self.names.q}[{self.q_labels[self.focus]}]"))
         self.wait(1.0)
 
-    def show_two_arrows(self, g: QueryGeometry) -> tuple[ArrowPicture, list[int], list[int]]:
+    def make_panels(self, g: QueryGeometry, drawn: list[int], left: float, right: float,
+                    top: float) -> ArrowPanels:
+        """The drawn keys one per panel, in score order, every angle labelled by its value."""
+        words = {k: self.k_labels[k] for k in drawn}
+        planes = fit_panels(g, drawn, left, right, SAFE_BOTTOM, top, Q_NAME, words)
+        marks = {k: angle_text(g, k, self.geometry_keys, self.ctx.record) for k in drawn}
+        return make_arrow_panels(g, drawn, planes, Q_NAME, words,
+                                 {k: self.k_colors[k] for k in drawn}, self.theme, marks)
+
+    def show_two_arrows(self, g: QueryGeometry) -> tuple[ArrowPanels, list[int], list[int]]:
         """Q_i and K_j as arrows in their plane; then |q|·|k|·cos θ is the cell's value."""
         t, i, j = self.trace, self.focus, self.partner
         self.clear_stage()
@@ -519,19 +538,9 @@ class DotProductScene(ChapterScene):
         right = self.picture_right = picture_right(
             max(readout.group.width,
                 VGroup(widest_table.heading, *(widest_table.rows[k] for k in drawn)).width))
-        least, best = g.least_aligned(), g.by_score()[0]
-
-        def build(keys: list[int]) -> ArrowPicture:
-            plane = fit_plane([g], keys, left, right, SAFE_BOTTOM, top, len(keys), q_name)
-            return make_arrow_picture(g, keys, plane, q_name, {k: self.k_labels[k] for k in keys},
-                                      {k: self.k_colors[k] for k in keys}, self.theme,
-                                      shadows=keys, arcs=[j] + ([least] if least != j else []))
-
-        # the keys the captions name stay drawn: the partner, the highest score (it reaches
-        # furthest) and the least aligned
-        picture, drawn, named = labelled_picture(build, drawn, named, keep={j, least, best},
-                                                 colors=dict(enumerate(self.k_colors)))
-        self.pictures.append((self.geometry_keys, picture))
+        picture = self.make_panels(g, drawn, left, right, top)
+        for panel in picture.panels.values():
+            self.pictures.append((self.geometry_keys, panel))  # each measured by the tests
         fit_width(readout.group, panel_width(right))
         readout.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=BUFF_NONE)
         self.readout = readout
@@ -542,11 +551,12 @@ class DotProductScene(ChapterScene):
                          "{k_name} keep their true lengths, {q_len} and {k_len}, and the true angle "
                          "between them, {theta}.",
                          q_name=q_name, k_name=k_name, q_len=q_len, k_len=k_len, theta=theta))
-        self.play(FadeIn(VGroup(picture.axis, picture.q_label)), GrowArrow(picture.q_arrow)
-                  if isinstance(picture.q_arrow, Arrow) else FadeIn(picture.q_arrow), run_time=0.6)
-        self.play(FadeIn(picture.key_group(j)), *[Create(a) for a in picture.arcs.get(j, [])[:1]],
+        first = picture.panels[j]
+        self.play(FadeIn(VGroup(first.axis, first.q_label)), GrowArrow(first.q_arrow)
+                  if isinstance(first.q_arrow, Arrow) else FadeIn(first.q_arrow), run_time=0.6)
+        self.play(FadeIn(first.key_group(j)), *[Create(a) for a in first.arcs.get(j, [])[:1]],
                   run_time=0.7)
-        self.play(FadeIn(picture.arcs[j][1]) if j in picture.arcs else Wait(0.01),
+        self.play(FadeIn(first.arcs[j][1]) if j in first.arcs else Wait(0.01),
                   FadeIn(readout.lengths), run_time=0.5)
         self.wait(1.2)
         cos = cos_text(g, j, keys, self.drawn)
@@ -560,14 +570,14 @@ class DotProductScene(ChapterScene):
         self.wait(1.5)
         return picture, drawn, named
 
-    def show_every_key(self, picture: ArrowPicture, drawn: list[int], named: list[int]) -> None:
+    def show_every_key(self, picture: ArrowPanels, drawn: list[int], named: list[int]) -> None:
         others = [k for k in drawn if k != self.partner]
         if not others:
             return
         rest = (self.tr.plural(" ({n} more is not drawn)", " ({n} more are not drawn)", len(named))
                 if named else "")
         right = self.picture_right
-        note = self.scale_note = make_not_to_scale_note(self.ctx, max_w=panel_width(right))
+        note = self.scale_note = make_one_scale_note(self.ctx, max_w=panel_width(right))
         note.next_to(RIGHT * (right + PANEL_GAP) + UP * (SAFE_BOTTOM + NOTE_LIFT), UR, buff=BUFF_NONE)
         self.say(self.tr("Every other key joins, each at its own true angle to the query and its true "
                          "length{rest}. Only the angles between two keys are not to scale.",
@@ -577,7 +587,7 @@ class DotProductScene(ChapterScene):
                   FadeIn(note), run_time=min(2.0, 0.6 + 0.25 * len(others)))
         self.wait(1.2)
 
-    def show_shadows(self, picture: ArrowPicture, drawn: list[int]) -> None:
+    def show_shadows(self, picture: ArrowPanels, drawn: list[int]) -> None:
         """The keys' shadows light up, longest first, beside their scores."""
         t, g, i = self.trace, picture.geometry, self.focus
         top = self.readout.group.get_top()[1]
@@ -610,7 +620,7 @@ class DotProductScene(ChapterScene):
             self.play(FadeIn(VGroup(*rest)), run_time=0.4)
         self.wait(1.2)
 
-    def show_least_aligned(self, picture: ArrowPicture) -> None:
+    def show_least_aligned(self, picture: ArrowPanels) -> None:
         g, i = picture.geometry, self.focus
         j = g.least_aligned()
         if j == self.partner or len(picture.keys) < 2:
@@ -629,8 +639,8 @@ class DotProductScene(ChapterScene):
                          key=self.key_name(j), theta=theta, text=text))
         self.claim(Claim(LEAST_ALIGNED, (j,), {j: picture.arrows[j]}))
         box = SurroundingRectangle(self.shadow_table.rows[j], buff=BUFF_TIGHT, color=self.theme.accent)
-        anims = [Create(box)]
-        if j in picture.arcs:
-            anims += [Create(picture.arcs[j][0]), FadeIn(picture.arcs[j][1])]
-        self.play(*anims, Indicate(picture.arrows[j], color=self.theme.accent), run_time=0.8)
+        anims = [Create(box), Indicate(picture.arrows[j], color=self.theme.accent)]
+        if j in picture.arcs:  # its angle, already drawn, pointed at
+            anims.append(Indicate(picture.arcs[j][1], color=self.theme.accent))
+        self.play(*anims, run_time=0.8)
         self.wait(1.5)

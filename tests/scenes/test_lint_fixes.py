@@ -195,13 +195,3 @@ def test_word_marks_without_words_keep_colours_only_while_they_stay_apart():
     assert mark_colors(list("abc"), apart, list("abc"), apart, DARK) == (apart, apart)
     q, k = mark_colors(list("abcd"), LOOK_ALIKE[:4], list("abcd"), LOOK_ALIKE[:4], DARK)
     assert set(q) == set(k) == {DARK.muted}
-
-
-def test_an_arrow_with_no_room_for_its_word_is_named_instead_of_drawn():
-    def build(keys):  # key 4 never finds a place for its word; key 0 (kept) neither
-        return SimpleNamespace(labels={k: k for k in keys if k not in (0, 4)},
-                               geometry=SimpleNamespace(by_score=lambda: [0, 1, 2, 3, 4, 5]))
-
-    picture, drawn, named = arrows.labelled_picture(build, [0, 1, 4], [2, 3, 5], keep={0})
-    assert drawn == [0, 1] and named == [2, 3, 4, 5]  # named in score order
-    assert set(picture.labels) == {1}
