@@ -51,3 +51,15 @@ def test_only_the_chapters_that_ask_get_another_cache_key():
 @pytest.mark.parametrize("slug", ["factor", "softmax"])
 def test_the_cards_pass_the_picture_lint(slug):
     assert chapter_lint(ASKING, slug).problems == []
+
+
+def test_a_deck_stops_on_each_question_before_its_answer():
+    """A deck step holds where its caption's picture is complete (ChapterResult.holds,
+    pipeline.outputs.slides): for a question, after its countdown and before the answer is
+    marked, so the lecturer's deck waits on the question until moved on."""
+    r = dry_run(ASKING, "factor")
+    asked = [q for q in worded(trace_of(ASKING), Translate("en")) if q.before == "factor"]
+    for n, q in enumerate(asked):
+        (a0, _, ask), (r0, _, reason) = r.subtitles[2 * n], r.subtitles[2 * n + 1]
+        hold = r.holds[2 * n]
+        assert a0 + reading_seconds(ask, "en", 1.0) + 4.0 - 0.05 <= hold <= r0 + 1e-6
