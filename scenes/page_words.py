@@ -48,6 +48,17 @@ def page_words(tr: Translate) -> dict[str, str]:
         "dark": tr("Dark"),
         "light": tr("Light"),
         "show_me": tr("Show me in the video"),
+        "predict": tr("Predict first"),
+        "predict_h": tr("Predict, then look"),
+        "predict_hint": tr("The numbers that answer a question stay hidden until you answer "
+                           "it; your answers stay on this page in this browser."),
+        "check": tr("Check"),
+        "right": tr("✓ Right."),
+        "wrong": tr("✗ Not quite: the answer is {answer}.", **_later("answer")),
+        "withheld": tr("hidden until you answer the question about it"),
+        "answer_first": tr("Answer the question above the grids first: this number gives "
+                           "its answer away."),
+        "pick_one": tr("Pick an answer first."),
         "not_shown": tr("This video has no chapter that makes this number."),
         "detail": tr("How this number was made"),
         "nothing_open": tr("No cell is open yet."),

@@ -35,8 +35,10 @@ from typing import Any
 from urllib.parse import unquote
 
 import numpy as np
+from attention_video.attncore import questions as qs
 from attention_video.attncore.chapters import CHAPTERS
 from attention_video.attncore.export import ROTARY_NAMES
+from attention_video.attncore.questions import Question
 from attention_video.attncore.settings import Settings, default_head, flag
 from attention_video.attncore.trace import AttentionTrace, HeadTrace
 from attention_video.pipeline.outputs.files import (
@@ -52,6 +54,7 @@ from attention_video.pipeline.outputs.video import frame_at
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
+from attention_video.scenes.questions import worded
 from attention_video.scenes.themes import THEMES, family_colors, word_color
 from PIL import Image
 
@@ -321,7 +324,28 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
         "max_shown": MAX_SHOWN,
         "max_terms": MAX_TERMS,
         "remake": remake(settings, video_src),
+        "questions": page_questions(trace, Translate(settings.language)),
     }
+
+
+def withheld_cells(q: Question, trace: AttentionTrace) -> list[list[Any]]:
+    """The cells of the followed head whose numbers give question `q`'s answer away: the page's
+    predict mode hides them until it is answered."""
+    row = range(trace.n_k)
+    if q.kind in (qs.TOP_KEY, qs.CLOSEST_ANGLE):  # the followed word's whole row of scores
+        return [[key, q.query, j] for key in ("scores", "scaled", "weights") for j in row]
+    if q.kind == qs.SIGN:
+        return [[key, q.query, q.key] for key in ("scores", "scaled", "weights")]
+    if q.kind == qs.TOP_WEIGHT:
+        return [["weights", q.query, j] for j in row]
+    return []  # never drawn on the page (a shifted word, the training): nothing to hide
+
+
+def page_questions(trace: AttentionTrace, tr: Translate) -> list[dict[str, Any]]:
+    """The questions of attncore.questions, worded, each with the cells it withholds."""
+    return [{"ask": w.ask, "options": list(w.options), "answer": w.answer,
+             "reason": w.reason, "cells": withheld_cells(q, trace)}
+            for q, w in zip(qs.questions(trace), worded(trace, tr), strict=True)]
 
 
 # Settings a remake's command line leaves out: the sentence is its argument, the followed

@@ -61,5 +61,6 @@ def test_a_deck_stops_on_each_question_before_its_answer():
     asked = [q for q in worded(trace_of(ASKING), Translate("en")) if q.before == "factor"]
     for n, q in enumerate(asked):
         (a0, _, ask), (r0, _, reason) = r.subtitles[2 * n], r.subtitles[2 * n + 1]
+        assert (ask, reason) == (q.ask, q.reason)
         hold = r.holds[2 * n]
         assert a0 + reading_seconds(ask, "en", 1.0) + 4.0 - 0.05 <= hold <= r0 + 1e-6

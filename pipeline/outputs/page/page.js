@@ -38,6 +38,7 @@ const state = {
   open: null, // the open cell: {key, i, j}
   opener: null, // the grid cell that opened it (Escape returns there)
   presenter: false,
+  predict: false, // predict first: the cells that answer a question are withheld (setPredict)
 };
 
 // ---- words and numbers ------------------------------------------------------------------
@@ -238,8 +239,11 @@ function renderGrid(m, prefix = "h-") {
       if (j === null) { tr.append(el("td", {role: "gridcell", class: "ellipsis", text: "…", "data-skip": "1"})); continue; }
       const v = m.values[i][j];
       const hidden = masked(m.key, i, j);
+      const held = withheld(m.key, i, j);
       const td = el("td", {role: "gridcell", tabindex: "-1", "data-key": m.key, "data-i": i,
-                           "data-j": j, "data-v": String(v), text: hidden ? W.masked_short : fmt(v)});
+                           "data-j": j, "data-v": held ? null : String(v),
+                           class: held ? "withheld" : null, "aria-label": held ? W.withheld : null,
+                           text: held ? "?" : hidden ? W.masked_short : fmt(v)});
       const tint = m.key === "weights" && T.normalized ? p.w : v >= 0 ? p.positive : p.negative;
       const alpha = hidden || max === 0 ? 0 : 0.5 * Math.abs(v) / max;
       const fill = blend(tint, p.background, alpha);
@@ -592,6 +596,12 @@ function endPreview() {
 
 function showCell(key, i, j, preview) {
   const body = document.getElementById("detail-body");
+  if (withheld(key, i, j)) { // its number would answer a question not yet answered
+    body.replaceChildren(el("div", {class: "cell" + (preview ? " preview" : ""), "data-key": key,
+                                    "data-i": i, "data-j": j},
+                            el("p", {class: "hint", text: W.answer_first})));
+    return null;
+  }
   const box = el("div", {class: "cell" + (preview ? " preview" : ""), "data-key": key, "data-i": i,
                          "data-j": j, "data-head": state.head});
   box.append(...explain(key, i, j));
@@ -773,6 +783,65 @@ function captionTrack() {
   const track = video.addTextTrack("captions", W.captions, D.language);
   for (const c of D.cues) track.addCue(new VTTCue(c.start, c.end, c.text));
   track.mode = how === "soft" ? "showing" : "hidden"; // --captions none: offered, not shown
+}
+
+// ---- predict first: questions whose answers the grids hold, asked before they show -------
+// What was answered stays in this browser (localStorage, per page): no server.
+const PREDICT_KEY = "attention-page:" + D.video + "|" + D.sentence;
+function kept() {
+  try { return JSON.parse(localStorage.getItem(PREDICT_KEY)) || {}; } catch (e) { return {}; }
+}
+function keep(value) {
+  try { localStorage.setItem(PREDICT_KEY, JSON.stringify(value)); } catch (e) { /* private mode */ }
+}
+function answered(n) { return (kept().answers || {})[n]; }
+function withheld(key, i, j) {
+  if (!state.predict || state.head !== T.head_index) return false;
+  return D.questions.some((q, n) => answered(n) === undefined &&
+                                    q.cells.some(c => c[0] === key && c[1] === i && c[2] === j));
+}
+function setPredict(on) {
+  state.predict = on && D.questions.length > 0;
+  keep(Object.assign(kept(), {on: state.predict}));
+  document.getElementById("predict-toggle").setAttribute("aria-pressed", String(state.predict));
+  document.getElementById("predict").hidden = !state.predict;
+  renderQuestions();
+  renderGrids();
+  const c = state.open;
+  if (c) showCell(c.key, c.i, c.j, false);
+}
+function renderQuestions() {
+  const box = document.getElementById("questions");
+  box.replaceChildren(...D.questions.map((q, n) => {
+    const chosen = answered(n);
+    const set = el("fieldset", {"data-question": n}, el("legend", {text: q.ask}));
+    q.options.forEach((text, k) => {
+      const input = el("input", {type: "radio", name: "q" + n, value: k, id: `q${n}-${k}`});
+      if (chosen !== undefined) { input.disabled = true; input.checked = chosen === k; }
+      set.append(el("label", {for: `q${n}-${k}`}, input, " " + text));
+    });
+    const verdict = el("p", {class: "verdict", role: "status"});
+    if (chosen === undefined) {
+      const check = el("button", {type: "button", text: W.check});
+      check.addEventListener("click", () => {
+        const picked = set.querySelector("input:checked");
+        if (!picked) { verdict.textContent = W.pick_one; return; }
+        keep(Object.assign(kept(), {answers: Object.assign(kept().answers || {},
+                                                           {[n]: Number(picked.value)})}));
+        renderQuestions();
+        renderGrids();
+        document.querySelector(`#questions fieldset[data-question="${n}"] .verdict`)?.focus();
+      });
+      set.append(check);
+    } else {
+      const right = chosen === q.answer;
+      verdict.classList.add(right ? "right" : "wrong");
+      verdict.tabIndex = -1;
+      verdict.textContent = (right ? W.right : say("wrong", {answer: q.options[q.answer]})) + " " + q.reason;
+    }
+    set.append(verdict);
+    return set;
+  }));
 }
 
 // ---- the presenter view and full screen -------------------------------------------------
@@ -957,6 +1026,12 @@ function start() {
                            ["numbers-h", "numbers"], ["numbers-hint", "numbers_hint"]])
     document.getElementById(id).textContent = W[key];
   document.getElementById("detail-h").textContent = W.detail;
+  const toggle = document.getElementById("predict-toggle");
+  toggle.textContent = W.predict;
+  toggle.hidden = D.questions.length === 0;
+  toggle.addEventListener("click", () => setPredict(!state.predict));
+  document.getElementById("predict-h").textContent = W.predict_h;
+  document.getElementById("predict-hint").textContent = W.predict_hint;
   const deck = document.getElementById("deck-link");  // the --slides deck, when made too
   if (D.deck) Object.assign(deck, {href: D.deck, textContent: W.deck, hidden: false});
   document.getElementById("detail-body").replaceChildren(el("p", {class: "hint", text: W.nothing_open}));
@@ -1015,7 +1090,8 @@ function start() {
   renderWords();
   renderCues();
   renderHeads();
-  renderGrids();
+  if (kept().on === true && D.questions.length > 0) setPredict(true); // as left last time
+  else renderGrids();
   fitSide();
   document.body.dataset.readyMs = performance.now().toFixed(0); // since navigation began
   document.body.dataset.ready = "1";
