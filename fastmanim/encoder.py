@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import av
 import numpy as np
-from attention_video.fastmanim.camera import PathCamera
+from attention_video.fastmanim.camera import SPARE_FRAMES, PathCamera
 from manim.animation.composition import AnimationGroup
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.scene_file_writer import SceneFileWriter
@@ -46,23 +46,30 @@ class StageClock:
     not counted); segments: opening and flushing one encoder per animation;
     join: joining the segments into the chapter clip. convert, encode and segments run
     on the encoder threads, beside the drawing.
+
+    `cpu` holds the CPU seconds of the thread that ran each stage (time.thread_time): on
+    a shared machine wall time says little. Threads the stage starts itself (x264's,
+    swscale's) are not in it: the chapter's process CPU, less these, is theirs.
     """
 
     seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
+    cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
     frames_shown: int = 0  # frames a constant-rate clip would hold
     frames_stored: int = 0  # frames converted and encoded
 
     def reset(self) -> None:
         self.seconds = dict.fromkeys(STAGES, 0.0)
+        self.cpu = dict.fromkeys(STAGES, 0.0)
         self.frames_shown = self.frames_stored = 0
 
     @contextmanager
     def timing(self, stage: str) -> Iterator[None]:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         try:
             yield
         finally:
             self.seconds[stage] += time.perf_counter() - t0
+            self.cpu[stage] += time.thread_time() - c0
 
 
 CLOCK = StageClock()  # this process's; render_chapter resets it for each chapter
@@ -108,6 +115,7 @@ class HeldFrameEncoder(VideoSegmentEncoder):
             raise self._operation_error("encode", error) from error
         CLOCK.frames_shown += repeat
         CLOCK.frames_stored += stored
+        SPARE_FRAMES.give(pixels)  # converted: the camera may draw its next frame into it
 
     def _sharpen(self) -> None:
         """Cap the quantiser of a hold's only frame (before the codec opens).
@@ -195,6 +203,7 @@ class TimedRenderer(CairoRenderer):
         if not self.draws:
             self.static_image = None
             return None
+        self.camera.remember_paths()  # a new animation: the paths of its objects alone
         self._plan = (_DrawPlan.of(scene, self.MARGIN)
                       if self.park and not self.skip_animations else None)
         if self._plan is None:
@@ -230,8 +239,10 @@ class TimedRenderer(CairoRenderer):
                                          include_submobjects=False)
 
     def get_frame(self) -> Any:
+        """The frame drawn, handed over without a copy (PathCamera.take_frame): it goes to
+        the encoder, which gives it back once converted, or becomes the static picture."""
         with CLOCK.timing("draw"):
-            return super().get_frame()
+            return self.camera.take_frame()
 
 
 @dataclass

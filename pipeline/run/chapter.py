@@ -63,7 +63,7 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
     from manim import tempconfig
 
     use_text_cache(cache_dir() / TEXTS)
-    start, cpu = time.perf_counter(), time.process_time()
+    start, cpu, main_cpu = time.perf_counter(), time.process_time(), time.thread_time()
     CLOCK.reset()  # this chapter's stages alone
     cls = scene_class(job.chapter)
     text_dir = Path(tempfile.mkdtemp(prefix="manim-texts-", dir=job.work_dir and _made(job.work_dir)))
@@ -84,6 +84,8 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
             shutil.rmtree(job.work_dir, ignore_errors=True)
     seconds = time.perf_counter() - start
     stages = dict(CLOCK.seconds, wall=seconds, cpu=time.process_time() - cpu,
+                  main_cpu=time.thread_time() - main_cpu,
+                  **{f"{k}_cpu": v for k, v in CLOCK.cpu.items()},
                   frames_shown=CLOCK.frames_shown, frames_stored=CLOCK.frames_stored)
     return ChapterResult(job.chapter, duration, scene.subtitles, scene.drawn.entries,
                          scene.off_frame, seconds, clip=job.clip, stages=stages,

@@ -424,3 +424,52 @@ def test_the_path_camera_draws_exactly_what_manims_camera_draws():
             frames.append(np.array(camera.pixel_array))
     assert frames[0].std() > 10  # something was drawn
     assert np.array_equal(frames[0], frames[1])
+
+
+def test_remembered_paths_are_drawn_again_only_while_the_points_are_the_same():
+    """PathCamera.remember_paths: over three frames an object fades (its points unchanged:
+    its path is the one remembered), another moves in place (`points +=`, same array) and a
+    third gets new points: each frame is what Manim's camera draws from scratch."""
+    from attention_video.fastmanim.camera import PathCamera
+    from attention_video.scenes.text import make_text
+    from manim import RIGHT, UP, Circle, Square, tempconfig
+    from manim.camera.camera import Camera
+
+    fading = make_text("Q·Kᵀ 0.53", 40, "#ffffff").shift(2 * UP)
+    moving = Square().set_fill("#aa3344", 0.6)
+    reshaped = Circle().set_stroke("#ffcc00", 6).shift(3 * RIGHT)
+    with tempconfig({"pixel_width": 320, "pixel_height": 180}):
+        remembering = PathCamera()
+        remembering.remember_paths()
+        for step in range(3):
+            fading.set_opacity(1 - 0.3 * step)
+            moving.points += 0.4 * RIGHT  # in place: the same array, other numbers
+            reshaped.become(Circle(radius=1 + 0.3 * step).set_stroke("#ffcc00", 6).shift(3 * RIGHT))
+            remembering.reset()
+            remembering.capture_mobjects([fading, moving, reshaped])
+            fresh = Camera()
+            fresh.capture_mobjects([fading, moving, reshaped])
+            assert fresh.pixel_array.std() > 10
+            assert np.array_equal(remembering.pixel_array, fresh.pixel_array), f"frame {step}"
+        assert len(remembering._paths) > 3  # the paths were kept (and used on frames 1, 2)
+
+
+def test_a_frame_handed_over_is_never_drawn_into_again_until_it_is_given_back():
+    """PathCamera.take_frame hands the drawn array over: the next frame is drawn into
+    another array, and a frame given back (SPARE_FRAMES) is drawn into again."""
+    from attention_video.fastmanim.camera import SPARE_FRAMES, PathCamera
+    from manim import Circle, Square, tempconfig
+
+    with tempconfig({"pixel_width": 64, "pixel_height": 36}):
+        camera = PathCamera()
+        camera.capture_mobjects([Square().set_fill("#aa3344", 1)])
+        first = camera.take_frame()
+        kept = first.copy()
+        camera.reset()
+        camera.capture_mobjects([Circle().set_fill("#33aa44", 1)])
+        second = camera.take_frame()
+        assert second is not first and np.array_equal(first, kept)
+        assert not np.array_equal(first, second)
+        SPARE_FRAMES.give(first)
+        camera.take_frame()
+        assert camera.pixel_array is first  # the next frame is drawn into the one given back
