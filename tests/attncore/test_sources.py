@@ -30,7 +30,13 @@ def test_every_row_names_functions_that_exist(row):
     assert row.description and row.description == row.description.strip()
 
 
-@pytest.mark.parametrize("row", list(sources.SOURCES.values()), ids=lambda r: r.name)
+# The decoder's build reads its model (~4 CPU-seconds): with --dist loadgroup it runs on the
+# worker that tests/attncore/test_decoder.py loads the model on, which keeps it per process.
+BUILDS = [pytest.param(r, id=r.name, marks=[pytest.mark.xdist_group("decoder")] if r.name == "decoder" else [])
+          for r in sources.SOURCES.values()]
+
+
+@pytest.mark.parametrize("row", BUILDS)
 def test_every_source_builds_a_trace_that_records_its_row(row):
     values = SENTENCES.get(row.name, dict(sentence="The black cat drank the milk",
                                           weights=row.name))

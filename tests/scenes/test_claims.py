@@ -18,9 +18,10 @@ from tests.support.claims import Facts, check_case, check_claim
 from tests.support.lint_corpus import load_cases
 
 CASES = {c.name: c for c in load_cases()}
-# chapter 4: 6 keys, all drawn; 10 keys, 3 without arrows, in Chinese; 19 keys, the table
-# cut with gaps. Chapter 9: a real model's overview, its ticks on the followed word's row.
-FAST = (("tiny-default", "dot", 3), ("chinese-pretrained", "dot", 4),
+# chapter 4: 6 keys, all drawn; 19 keys, the table cut with gaps, keys without arrows.
+# Chapter 9: a real model's overview, its ticks on the followed word's row. (10 keys, 3
+# without arrows, in Chinese, is the slow tier's, with every chapter of every case.)
+FAST = (("tiny-default", "dot", 3), pytest.param("chinese-pretrained", "dot", 4, marks=pytest.mark.slow),
         ("pretrained-19-tokens", "dot", 4), ("pretrained-layer-3", "heads", 1))
 
 
@@ -29,7 +30,8 @@ def problems(name: str, chapters: tuple[str, ...] | None = None) -> tuple[int, l
     return sum(len(c.claims) for c in got), [p for c in got for p in c.problems]
 
 
-@pytest.mark.parametrize(("name", "chapter", "least"), FAST, ids=[f"{n}-{c}" for n, c, _ in FAST])
+@pytest.mark.parametrize(("name", "chapter", "least"), FAST,
+                         ids=[f"{n}-{c}" for n, c, _ in (getattr(f, "values", f) for f in FAST)])
 def test_a_chapter_s_claims_hold_on_screen(name, chapter, least):
     claims, wrong = problems(name, (chapter,))
     assert claims >= least, "the claims the chapter makes were not all filed"

@@ -64,8 +64,14 @@ def words_seen(scene) -> list[str]:
     return [getattr(t, "original_text", None) or t.text for t in scene.seen_texts.values()]
 
 
-@functools.cache
 def built(chapter: str, sink: bool = False, theme: str = "dark", source: str | None = None):
+    """Chapter `chapter` of a decoder trace, built once per process however it is asked for
+    (functools.cache keys `built("linear")` and `built("linear", theme="dark")` apart)."""
+    return _built(chapter, sink, theme, source)
+
+
+@functools.cache
+def _built(chapter: str, sink: bool, theme: str, source: str | None):
     s = settings(theme=theme)
     t = decoder_trace(s, sink=sink)
     if source is not None:

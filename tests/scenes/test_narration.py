@@ -157,12 +157,14 @@ def test_the_voice_and_its_file_are_part_of_the_chapter_key(tmp_path):
 
 
 # ---- timing -----------------------------------------------------------------------------
-def test_a_narrated_step_holds_until_its_speech_ends_and_a_gap():
+def test_a_narrated_step_holds_until_its_speech_ends_and_a_gap(tmp_path):
     """Dry run of chapter 1: each cue is its speech, and the next caption starts no sooner
-    than the speech's end plus the gap, nor before the caption's reading time."""
+    than the speech's end plus the gap, nor before the caption's reading time. (The speech
+    is kept in tmp_path, as a render keeps it, so that the check reads each caption's back
+    instead of synthesizing it a second time.)"""
     s = Settings(**NARRATED)
     t = build_trace(s)
-    narrator = voice.Narrator.from_settings(s, None)
+    narrator = voice.Narrator.from_settings(s, tmp_path)
     r = render_chapter(ChapterJob("input", t, s, clip=None, narrator=narrator))
     cues = r.subtitles
     assert len(cues) >= 4

@@ -107,7 +107,7 @@ def test_an_unknown_source_is_still_one_line(toy):
 
 def test_the_toy_draws_chapters_one_to_three(toy, tmp_path):
     status, _, err = toy("The black cat drank the milk", "--weights", "toy", "--chapters", "1-3",
-                         "--storyboard", "-o", str(tmp_path / "board.png"))
+                         "--storyboard", "-j", "1", "-o", str(tmp_path / "board.png"))
     assert status == 0, err
     assert (tmp_path / "board.png").stat().st_size > 10_000
     assert "toy-model" in err  # the weights line names the model
