@@ -16,7 +16,7 @@ from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.claims import Claim
 from attention_video.scenes.context import ChapterContext
-from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y
+from attention_video.scenes.layout import BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y, TITLE_SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.reasons import head_reason, head_why
 from attention_video.scenes.text import fit_width, fmt, make_text, short_label
@@ -337,12 +337,12 @@ class ChapterScene(Scene):
         self.title_text = chapter_title(self.slug, self.tr, heads)
         badge = self.make_badge()
         self.badge = badge
-        room = 2 * SAFE_X - badge.width - TITLE_BADGE_GAP
+        room = TITLE_SAFE_X + SAFE_X - badge.width - TITLE_BADGE_GAP  # title-safe on its left
         # every chapter's title at one size: the one the widest title of any chapter fits
         size = title_font([chapter_title(s, self.tr, heads) for s in SLUGS], room)
         title = make_title(self.title_text, self.theme, size)
         fit_width(title, room)
-        title.to_edge(LEFT, buff=BUFF_LARGE).align_to(title, UP)
+        title.move_to([-TITLE_SAFE_X, title.get_y(), 0], aligned_edge=LEFT)
         self.add(badge)
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=0.6)
         self.title_mob = title

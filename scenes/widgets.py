@@ -19,14 +19,15 @@ from attention_video.scenes.layout import (
     BUFF_HAIR,
     BUFF_LABEL,
     BUFF_NOTE,
-    BUFF_SAFE_EDGE,
     BUFF_SMALL,
     BUFF_SNUG,
     BUFF_TIGHT,
+    BUFF_TITLE_EDGE,
     CELL_FILL,
     DIGIT_HEIGHT,
     MIN_FONT,
     SAFE_X,
+    TITLE_SAFE_X,
     WIDTH_FILL,
     font_for_row,
     font_for_width,
@@ -356,7 +357,7 @@ def title_font(titles: Sequence[str], max_width: float) -> float:
 
 
 def make_title(text: str, theme: Theme, font_size: float = TITLE_FONT) -> VGroup:
-    return make_text(text, font_size, theme.text, weight="BOLD").to_edge(UP, buff=BUFF_BLOCK)
+    return make_text(text, font_size, theme.text, weight="BOLD").to_edge(UP, buff=BUFF_TITLE_EDGE)
 
 
 LRM = "\u200e"  # LEFT-TO-RIGHT MARK: sets a line's base direction, draws nothing
@@ -382,8 +383,8 @@ def make_caption(text: str, theme: Theme, font_size: float = 24) -> VGroup:
     group = VGroup(*[make_text(LRM + line, font_size, theme.text)
                      for line in caption_lines(text)])
     group.arrange(DOWN, buff=BUFF_SMALL)
-    fit_width(group, 2 * SAFE_X)
-    return group.to_edge(DOWN, buff=BUFF_SAFE_EDGE)
+    fit_width(group, 2 * TITLE_SAFE_X)
+    return group.to_edge(DOWN, buff=BUFF_TITLE_EDGE)
 
 
 def make_row_vector(row: np.ndarray, key: str, i: int, theme: Theme, max_w: float, *,
