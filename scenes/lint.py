@@ -53,7 +53,6 @@ MIN_TEXT_PX = 22.0
 # MIN_CONTRAST (scenes.widgets, WCAG AA's 4.5:1 for text) is the contrast floor.
 HOLD_SHARE = 0.5  # the picture stands complete for at least half of its caption's reading time
 MIN_HOLD = MIN_CAPTION_SECONDS  # ... and never under 1.5 s
-STATE_SECONDS = 3.0  # a state the picture rests on: up for its texts' reading time, this at most
 # Word colours: CIEDE2000 distance under simulated colour blindness. About 2 is just
 # noticeable side by side; a viewer who must match a colour across the frame to its word
 # needs several times that, so 10.
@@ -686,6 +685,15 @@ CHART_PIECES = 12  # an open stroke of this many pieces, running left to right, 
 CHART_REACH = 0.9  # its scale's numbers are written this close beside it
 
 
+def _frame_of(plot: Mark, marks: Sequence[Mark]) -> tuple:
+    """The box a plot is drawn in: the smallest outline around it (its axes' box), else
+    its own box."""
+    around = [m.box for m in marks if m.kind == "line" and m.role == "closed"
+              and m.box[0] <= plot.box[0] + 1e-3 and m.box[1] <= plot.box[1] + 1e-3
+              and m.box[2] >= plot.box[2] - 1e-3 and m.box[3] >= plot.box[3] - 1e-3]
+    return min(around, key=lambda b: (b[2] - b[0]) * (b[3] - b[1]), default=plot.box)
+
+
 def unscaled_charts(marks: Sequence[Mark], reach: float = CHART_REACH) -> list[Finding]:
     """A plotted curve (a polyline running left to right, see _line_role) states its scale:
     at least two numbers at different heights beside it (ticks on its y-axis, or its
@@ -695,7 +703,7 @@ def unscaled_charts(marks: Sequence[Mark], reach: float = CHART_REACH) -> list[F
     for m in marks:
         if m.kind != "line" or m.role != "plot":
             continue
-        left, bottom, right, top = m.box
+        left, bottom, right, top = _frame_of(m, marks)
         beside = {round((t.box[1] + t.box[3]) / 2, 2) for t in numbers
                   if bottom - 0.3 <= (t.box[1] + t.box[3]) / 2 <= top + 0.3
                   and (left - reach <= t.box[2] <= left + 0.05
@@ -821,22 +829,16 @@ class Shown:
     came: float  # when they were first seen whole
     went: float  # when they started to change or leave (or were covered)
     rested: float  # the longest the picture stood still while they were up
-    reading: float  # the time it takes to read them (scenes.pacing.reading_seconds)
-
-
-def state_seconds(reading: float) -> float:
-    """How long a state the picture rests on stays up: its texts' reading time (at least
-    1.5 s), up to STATE_SECONDS: a table's numbers are looked up, not read one by one."""
-    return min(reading, STATE_SECONDS)
+    reading: float  # how long they must be up (scenes.pacing.state_seconds)
 
 
 def brief_states(states: Iterable[Shown], frame: float) -> list[Finding]:
     """Every state the picture rests in for more than a frame is up for its reading time
-    (state_seconds), not only a caption's last one: a morph may pass through states without
-    resting, but texts the picture stops on stay up long enough to be read."""
+    (scenes.pacing.state_seconds), not only a caption's last one: a morph may pass through
+    states without resting, but texts the picture stops on stay up long enough to be read."""
     out = []
     for s in states:
-        up, need = s.went - s.came, state_seconds(s.reading)
+        up, need = s.went - s.came, s.reading
         if s.rested > frame + 1e-6 and up < need - 1e-3:
             shown = ", ".join(f'"{t}"' for t in s.texts[:3])
             more = f" and {len(s.texts) - 3} more" if len(s.texts) > 3 else ""

@@ -432,3 +432,10 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 def subscript(n: int | str) -> str:
     """A number as subscript digits: 12 → "₁₂" (for Z₁ and q₁k₁)."""
     return str(n).translate(_SUBSCRIPTS)
+
+
+def texts_in(mob: VMobject) -> list[str]:
+    """The strings of every text drawn in `mob` (to time how long a picture is read)."""
+    if isinstance(mob, (Text, MarkupText)):
+        return [getattr(mob, "original_text", None) or mob.text]
+    return [t for sub in mob.submobjects for t in texts_in(sub)]

@@ -120,8 +120,6 @@ class _Linting:
     def play(self, *args: Any, **kwargs: Any) -> None:
         from attention_video.scenes.lint import describe  # (lazy: Manim, see LAZY)
 
-        if not self._in_say:
-            self._look_at_texts(rest=self.renderer.time - self._play_ended)
         leaves = play_at_once(self, *args, **kwargs)
         if not self._in_say:
             self._look_at_texts(rest=0.0)
@@ -132,19 +130,30 @@ class _Linting:
             else:
                 self._settled = self.renderer.time
 
+    def prepare_play(self, *args: Any, **kwargs: Any) -> list[Any]:
+        """The gathered holds played (scenes.base): then the picture has rested, and its
+        texts are looked at before the play changes them."""
+        animations = super().prepare_play(*args, **kwargs)
+        if not self._in_say:
+            self._look_at_texts(rest=self.renderer.time - self._play_ended)
+        return animations
+
     def _look_at_texts(self, rest: float) -> None:
         """Which texts are up now (the caption aside): those gone or changed since the last
         look end their state, then (by what came and went together) each state is checked
         for its reading time; `rest`: how long the picture stood still before this look."""
         from attention_video.scenes.lint import Shown, brief_states, text_look  # (lazy: LAZY)
-        from attention_video.scenes.pacing import reading_seconds
+        from attention_video.scenes.pacing import state_seconds
 
         now, before = self.renderer.time, self._looked_at
-        seen = text_look(self.mobjects, skip=[*self.framing, self._caption])
+        title = getattr(self, "title_mob", None)
+        seen = text_look(self.mobjects, skip=[*self.framing, self._caption, title])
         states: dict[tuple[float, float], list[str]] = {}
         for key, (text, look, came, rested) in list(self._up.items()):
             if seen.get(key, (None, None))[1] != look:
                 del self._up[key]
+                if text == getattr(self, "title_text", None):
+                    continue  # the title, looked at as it came in: it is the framing
                 group = states.setdefault((came, rested), [])
                 group.append(text)
         for key, (text, look) in seen.items():
@@ -154,7 +163,7 @@ class _Linting:
             self._up[key] = (t, lk, came, max(rested, rest))
         language, pace = self.settings.language, self.settings.pace
         shown = [Shown(tuple(texts), came, before, rested,
-                       reading_seconds(" ".join(texts), language, pace))
+                       state_seconds(texts, language, pace))
                  for (came, rested), texts in states.items()]
         self._played += brief_states(shown, 1 / self.camera.frame_rate)
         self._looked_at = now
