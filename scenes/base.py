@@ -19,7 +19,7 @@ from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y, TITLE_SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.reasons import head_reason, head_why
-from attention_video.scenes.text import fit_width, fmt, make_text, short_label
+from attention_video.scenes.text import fit_width, fmt, make_text, word_labels
 from attention_video.scenes.themes import THEMES, family_colors, word_color
 from attention_video.scenes.titles import chapter_title
 from attention_video.scenes.voice import Narrator, Speech
@@ -108,8 +108,9 @@ class ChapterScene(Scene):
         else:
             self.k_colors = [word_color(i, self.theme) for i in range(trace.n_k)]
             self.q_colors = self.k_colors
-        self.k_labels = [short_label(t.text) for t in trace.key_tokens]
-        self.q_labels = [short_label(t.text) for t in trace.query_tokens]
+        # one place names the tokens: a repeated word carries its occurrence (the₁, the₂)
+        self.k_labels = word_labels([t.text for t in trace.key_tokens])
+        self.q_labels = word_labels([t.text for t in trace.query_tokens])
         self.partner = trace.partner  # the key the chapters feature beside the followed word
         super().__init__(**kwargs)
 

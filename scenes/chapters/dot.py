@@ -49,6 +49,7 @@ from attention_video.scenes.layout import (
     BUFF_SECTION,
     BUFF_SMALL,
     BUFF_TIGHT,
+    CELL_FILL,
     MAX_PAIRS,
     MIN_FONT,
     PAIR_FILL,
@@ -59,6 +60,7 @@ from attention_video.scenes.layout import (
     SAFE_X,
     STAGE_TOP,
     TABLE_ROW_STEP,
+    font_for_row,
     row_for_font,
     shown_pairs,
     widest,
@@ -189,15 +191,18 @@ def make_pair_table(h: HeadTrace, i: int, j: int, q_label: str, k_label: str,
 # ---- the thumbnail ---------------------------------------------------------------------------
 @dataclass
 class CellThumbnail:
-    """The factor matrix as coloured cells (no numbers), the opened cell outlined."""
+    """The factor matrix as coloured cells (no numbers), the opened cell outlined; each
+    cell's sign written on it as well (+ or −), as its colour alone is lost to a
+    red–green colour-blind viewer."""
 
     grid: MatrixView
     box: Rectangle  # around the opened cell
     tag: Mobject  # "Q·Kᵀ", left of the grid
+    signs: VGroup  # + or − on each cell (empty where the cells are too small to write on)
 
     @property
     def group(self) -> VGroup:
-        return VGroup(self.grid, self.box, self.tag)
+        return VGroup(self.grid, self.signs, self.box, self.tag)
 
 
 def make_cell_thumbnail(scores: np.ndarray, mask: np.ndarray, i: int, j: int, theme: Theme,
@@ -209,7 +214,27 @@ def make_cell_thumbnail(scores: np.ndarray, mask: np.ndarray, i: int, j: int, th
                       layout=CellLayout(side, side, MIN_FONT, False))
     tag = make_text(name, 24, theme.accent, weight="BOLD")
     tag.next_to(grid, LEFT, buff=BUFF_ROW).align_to(grid, UP)
-    return CellThumbnail(grid, grid.cell_box(i, j, theme.accent, width=5), tag)
+    return CellThumbnail(grid, grid.cell_box(i, j, theme.accent, width=5), tag,
+                         make_cell_signs(grid, scores, mask, side, theme))
+
+
+def make_cell_signs(grid: MatrixView, scores: np.ndarray, mask: np.ndarray, side: float,
+                    theme: Theme) -> VGroup:
+    """+ or − on every cell that is not masked (mask True: allowed), as large as the cell lets (none if that is
+    under the size floor)."""
+    font = font_for_row(side, CELL_FILL, lo=0, hi=24)
+    signs = VGroup()
+    if font < MIN_FONT:
+        return signs
+    for (r, c), cell in grid.cell_at.items():
+        if r is None or c is None or not mask[r, c]:  # False: masked, greyed
+            continue
+        fill = cell.get_fill_color().to_hex()
+        glyph = "+" if scores[r, c] >= 0 else "−"
+        under = blend(fill, theme.background, cell.get_fill_opacity())
+        signs.add(make_text(glyph, font, ink_on(theme.text, under, theme),
+                            weight="BOLD").move_to(cell))
+    return signs
 
 
 # ---- the sum -------------------------------------------------------------------------------
@@ -422,7 +447,7 @@ class DotProductScene(ChapterScene):
                 text = self.tr("Open one cell: query \"{word}\" against key \"{key}\", its "
                                "highest-scoring other word.", word=self.focus_word, key=self.k_word(j))
         self.say(text)
-        self.play(FadeIn(VGroup(thumb.grid, thumb.tag)), Create(thumb.box), run_time=0.8)
+        self.play(FadeIn(VGroup(thumb.grid, thumb.signs, thumb.tag)), Create(thumb.box), run_time=0.8)
         self.play(FadeIn(formula), run_time=0.6)
         self.wait(0.8)
         return thumb, formula
