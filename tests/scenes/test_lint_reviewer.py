@@ -204,3 +204,13 @@ def test_the_caption_and_the_safe_areas_are_smpte_st_2046_1(long):
     assert (TITLE_SAFE_X, TITLE_SAFE_Y) == (pytest.approx(0.90 * 14.2222 / 2, abs=0.01), 3.6)
     caption = make_caption("word " * (60 if long else 5), DARK)
     assert lint.outside_safe_area(lint.marks_of([caption]), titles=[id(caption)]) == []
+
+
+def test_a_repeated_word_is_labelled_by_its_occurrence_everywhere():
+    from attention_video.scenes.text import word_labels
+
+    assert word_labels(["Time", "flies", "like", "an", "arrow", "fruit", "flies", "like",
+                        "a", "banana"]) == ["Time", "flies₁", "like₁", "an", "arrow", "fruit",
+                                            "flies₂", "like₂", "a", "banana"]
+    assert word_labels(["The", "black", "cat", "drank", "the", "milk"])[::4] == ["The₁", "the₂"]
+    assert word_labels(["extraordinarily", "extraordinarily"]) == ["extraord…₁", "extraord…₂"]
