@@ -421,8 +421,15 @@ def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Th
     mark = make_text("θ", ARROW_LABEL_FONT, theme.text)
     first = theta / 2 if g.angles[j] >= 30 else theta + np.radians(14)
     turns = [first, theta + np.radians(14), theta + np.radians(28), -np.radians(14),
-             theta / 2, theta / 4, 3 * theta / 4, theta + np.radians(42), -np.radians(28)]
-    for out in (0.2, 0.35, 0.55, 0.8, 1.1, 1.4):
+             theta / 2, theta / 4, 3 * theta / 4, theta + np.radians(42), -np.radians(28),
+             theta + np.radians(56), -np.radians(42), theta + np.radians(70)]
+    # its ink within LABEL_REACH of the arc (the centre is half the mark further out), or
+    # inside the wedge when the angle is wide: further out, the θ names nothing
+    half = max(mark.width, mark.height) / 2
+    outs = [out for out in (0.2, 0.3, 0.4, 0.5, 0.6) if out - half <= LABEL_REACH - 0.05]
+    if radius > 2 * half + 0.2:
+        outs.append(-(half + 0.08))
+    for out in outs:
         for at in turns:
             mark.move_to(plane.origin + (radius + out) * np.array([np.cos(at), np.sin(at), 0.0]))
             if _free(mark, list(placed), list(strokes)):

@@ -112,6 +112,8 @@ ARROW_LABEL_FONT = 18  # a word at an arrow's tip
 ARROW_LABEL_ROOM = 0.45  # kept round the arrows for the labels at their tips
 AXIS_OVERHANG = 0.25  # the query's line runs this far past the outermost tips
 ARC_STEP = 0.3  # a second angle's arc is this much wider than the first
+LABEL_REACH = 0.5  # a label's ink is this close to its mark's ink at most (~70 px at 1080p;
+#                    scenes.lint's far_labels): further, the eye no longer pairs them
 LABELLED_ARROW = 0.6  # shorter arrows are drawn over the longer ones (and labelled where there is room)
 TABLE_COL_GAP = 0.35  # between the columns of the numbers beside the arrows
 TABLE_ROW_STEP = 0.42  # from one row of them to the next

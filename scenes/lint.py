@@ -23,10 +23,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from attention_video.scenes.layout import DIGIT_HEIGHT, SAFE_X, SAFE_Y, TITLE_SAFE_X, TITLE_SAFE_Y
+from attention_video.scenes.layout import (
+    DIGIT_HEIGHT,
+    LABEL_REACH,
+    SAFE_X,
+    SAFE_Y,
+    TITLE_SAFE_X,
+    TITLE_SAFE_Y,
+)
 from attention_video.scenes.pacing import MIN_CAPTION_SECONDS
 from attention_video.scenes.text import subscript
-from attention_video.scenes.themes import MIN_CONTRAST, contrast
+from attention_video.scenes.themes import MIN_CONTRAST, blend, contrast
 from manim import (
     Arrow,
     DashedLine,
@@ -494,7 +501,6 @@ PARALLEL_DEGREES = 8.0  # two strokes this near parallel ...
 MIN_ALONG = 0.3  # ... whose edges are closer than a stroke width over this length (~40 px
 #                  at 1080p) lie on each other: the eye sees one line
 TIP_COVERED = 0.4  # an arrowhead with this share of its box under another one is hidden
-LABEL_REACH = 0.5  # a label's ink is this close to its mark's ink at most (~70 px at 1080p)
 _SYMBOL = re.compile(r"[^\W\d_][′']?")  # a one-letter name: θ, q, k′
 
 
@@ -637,12 +643,31 @@ def repeated_names(marks: Sequence[Mark]) -> list[Finding]:
 
 # ---- told by colour alone ------------------------------------------------------------
 SIGN_GLYPHS = "+−-✓✗"  # a sign told in writing
+# Sign colours are judged as every viewer sees them: normal vision and the three
+# dichromacies (tritanopia too: a blue–orange pair that red–green blindness keeps apart
+# could still merge for a tritanope).
+SIGN_CVD_TYPES = ("deuteranomaly", "protanomaly", "tritanomaly")
 
 
-def sign_by_colour_alone(marks: Sequence[Mark], positive: str, negative: str) -> list[Finding]:
-    """A fill in the sign colours (a product's box, a heat map's cell) tells its sign in
-    writing too: a number written on it (its "−", or none), or +, −, ✓ or ✗. Under
-    deuteranopia the two colours are one khaki; the writing is what is left."""
+def signs_apart(positive: str, negative: str, background: str, opacity: float = 1.0) -> float:
+    """The smallest CIEDE2000 distance between the two sign colours laid at `opacity` over
+    `background`, seen with normal vision or simulated deuteranopia, protanopia or
+    tritanopia: what is left to tell a positive cell from a negative one by colour."""
+    pos, neg = blend(positive, background, opacity), blend(negative, background, opacity)
+    seen = [ciede2000(np.array(_lab(pos)), np.array(_lab(neg)))]
+    seen += [ciede2000(np.array(seen_as(pos, k)), np.array(seen_as(neg, k)))
+             for k in SIGN_CVD_TYPES]
+    return min(seen)
+
+
+def sign_by_colour_alone(marks: Sequence[Mark], positive: str, negative: str,
+                         background: str) -> list[Finding]:
+    """A fill in the sign colours (a product's box, a heat map's cell) tells its sign to
+    every viewer: either the two colours, at that fill's opacity over the background, stay
+    MIN_WORD_DELTA_E apart under every simulated colour blindness (signs_apart: a
+    diverging palette such as blue–vermilion), or the sign is written on it too (a number,
+    with its "−" or none, or +, −, ✓, ✗). A green–red pair fails: under deuteranopia the
+    two are one khaki and only the writing is left."""
     signs = {positive.lower(), negative.lower()}
     texts = [m for m in marks if m.kind == "text"
              and (_is_number(m.text) or any(g in m.text for g in SIGN_GLYPHS))]
@@ -650,6 +675,8 @@ def sign_by_colour_alone(marks: Sequence[Mark], positive: str, negative: str) ->
     bare = []
     for m in marks:
         if m.kind != "shape" or not signs & set(m.colors):
+            continue
+        if signs_apart(positive, negative, background, round(m.opacity, 2)) >= MIN_WORD_DELTA_E:
             continue
         on = _meeting(m.box, boxes, 0.0)
         if not any(_overlap(texts[j].box, m.box, 0.0)
@@ -660,7 +687,8 @@ def sign_by_colour_alone(marks: Sequence[Mark], positive: str, negative: str) ->
         return []
     return [Finding("colour", f"{len(bare)} mark{'s' if len(bare) > 1 else ''} in the sign "
                               f"colours tell the sign by colour alone (no +/− or number on "
-                              f"them): {', '.join(sorted({m.top for m in bare}))}")]
+                              f"them, and the two colours look alike to a colour-blind "
+                              f"viewer): {', '.join(sorted({m.top for m in bare}))}")]
 
 
 def same_words_by_colour(marks: Sequence[Mark],
@@ -785,7 +813,7 @@ def picture_findings(marks: Sequence[Mark], background: str, signs: tuple[str, s
              + far_labels(marks) + repeated_names(marks)
              + same_words_by_colour(marks, word_colors) + unscaled_charts(marks))
     if signs:
-        found += sign_by_colour_alone(marks, *signs)
+        found += sign_by_colour_alone(marks, *signs, background)
     return found
 
 
@@ -924,6 +952,15 @@ def ciede2000(lab1: np.ndarray, lab2: np.ndarray) -> float:
     r_t = -np.sin(np.radians(2 * d_theta)) * r_c
     return float(np.sqrt((dl / s_l) ** 2 + (dc / s_c) ** 2 + (dH / s_h) ** 2
                          + r_t * (dc / s_c) * (dH / s_h)))
+
+
+@lru_cache(maxsize=4096)
+def _lab(color: str) -> tuple[float, float, float]:
+    """CIELAB of a #rrggbb colour as seen with normal vision."""
+    from colorspacious import cspace_convert  # lazy: only the colour rules need it
+
+    rgb = np.array([int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+    return tuple(float(v) for v in cspace_convert(rgb, "sRGB1", "CIELab"))
 
 
 @lru_cache(maxsize=4096)

@@ -370,13 +370,13 @@ def show_rope(scene) -> None:
                  "one radian per position: {q_name} at position {i} turns by {q_turn}°.",
                  q_name=q_name, i=i, q_turn=q_turn))
     query = panels[0]
-    scene.play(FadeIn(VGroup(query.axes, query.title, query.before)), run_time=0.5)
+    show_panel(scene, query)
     play_turn(scene, query)
     scene.wait(1.0)
     key = panels[1]
     scene.say(tr("{k_name} at position {j} turns by {k_turn}°. A turn keeps each pair's length.",
                  k_name=k_name, j=j, k_turn=k_turn))
-    scene.play(FadeIn(VGroup(key.axes, key.title, key.before)), run_time=0.5)
+    show_panel(scene, key)
     play_turn(scene, key)
     scene.wait(1.0)
     show_angles(scene, panels)
@@ -447,6 +447,13 @@ TURNED_COLS = 6  # Q_rot and K_rot side by side: wider rows are folded ("…")
 TURNED_TAG_ROOM = 0.9  # above Q_rot and K_rot: their names
 TURNED_LABEL_ROOM = 1.2  # beside each: its row labels and the gap
 TURNED_QUOTED = 4  # numbers of the followed row quoted in the caption
+
+
+def show_panel(scene, panel: TurnPanel) -> None:
+    """The panel's title and its pair before the turn. The title heads the whole panel (its
+    axes, both arrows, their numbers), so it comes in on its own, not as one group with
+    the arrow as a label is (the lint pairs a group's one text with its strokes)."""
+    scene.play(FadeIn(panel.title), FadeIn(VGroup(panel.axes, panel.before)), run_time=0.5)
 
 
 def play_turn(scene, panel: TurnPanel) -> None:

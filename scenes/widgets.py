@@ -106,14 +106,22 @@ def fit_cells(rows: int, cols: int, max_w: float, max_h: float, decimals: int = 
 
 def sign_color(sign: int, theme: Theme) -> str:
     """The colour of a pair of a dot product by its agreement (attncore.attention.agreement):
-    green where the signs agree (+1), red where they differ (−1), muted for a 0 in it."""
+    the positive colour (blue) where the signs agree (+1), the negative (vermilion) where
+    they differ (−1), muted for a 0 in it."""
     return theme.positive if sign > 0 else theme.negative if sign < 0 else theme.muted
 
 
+HEAT_FAINTEST = 0.12  # a heat map's cell for a 0: its sign's colour, faint
+HEAT_SPAN = 0.7  # ... up to 0.82 for the scale's value and beyond
+
+
 def value_fill(value: float, scale: float, theme: Theme) -> tuple[str, float]:
-    """Heat-map colour of a cell: hue by sign, opacity by size."""
+    """Heat-map colour of a cell: hue by sign, opacity by size. The sign colours are a
+    diverging pair that stays apart for colour-blind viewers at every opacity from
+    HEAT_FAINTEST up (scenes.lint.signs_apart), so a heat map too small for numbers still
+    tells its signs."""
     a = 0.0 if scale == 0 else min(1.0, abs(value) / scale)
-    return (theme.positive if value >= 0 else theme.negative), 0.12 + 0.7 * a
+    return (theme.positive if value >= 0 else theme.negative), HEAT_FAINTEST + HEAT_SPAN * a
 
 
 CellStyle = Callable[[int, int], "tuple[str, float] | None"]  # (i, j) → (colour, fill opacity)

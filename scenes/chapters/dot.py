@@ -3,8 +3,8 @@
     Q·Kᵀ[i, j] = Σₘ Q[i, m] · K[j, m]
 
 The followed word's query row and its partner's key row (its highest-scoring other
-word) are written as two aligned rows; each pair is multiplied (green where the signs
-agree, red where they differ) and the products add up to the cell's value.
+word) are written as two aligned rows; each pair is multiplied (blue where the signs
+agree, orange where they differ) and the products add up to the cell's value.
 
 Then the same two vectors as arrows in the plane they span (scenes.arrows), where
 
@@ -192,8 +192,8 @@ def make_pair_table(h: HeadTrace, i: int, j: int, q_label: str, k_label: str,
 @dataclass
 class CellThumbnail:
     """The factor matrix as coloured cells (no numbers), the opened cell outlined; each
-    cell's sign written on it as well (+ or −), as its colour alone is lost to a
-    red–green colour-blind viewer."""
+    cell's sign written on it as well (+ or −): the pairs below read by their numbers'
+    signs, and so does the cell they add up to."""
 
     grid: MatrixView
     box: Rectangle  # around the opened cell
@@ -477,10 +477,10 @@ class DotProductScene(ChapterScene):
         zero = (self.tr(", {zero} a zero (grey, adds nothing)", zero=table.zero)
                 if table.zero else "")
         self.say(self.tr.plural(
-            "Multiply each pair: {agree} of {d_k} pairs have the same sign (green, positive), "
-            "{n} opposite sign (red, negative){zero}.",
-            "Multiply each pair: {agree} of {d_k} pairs have the same sign (green, positive), "
-            "{n} opposite signs (red, negative){zero}.",
+            "Multiply each pair: {agree} of {d_k} pairs have the same sign (blue, positive), "
+            "{n} opposite sign (orange, negative){zero}.",
+            "Multiply each pair: {agree} of {d_k} pairs have the same sign (blue, positive), "
+            "{n} opposite signs (orange, negative){zero}.",
             table.differ, agree=table.agree, d_k=t.d_k, zero=zero))
         pairs = [VGroup(f, p) for f, p in zip(table.frames, table.p_row)]
         self.play(FadeIn(table.labels[2]),

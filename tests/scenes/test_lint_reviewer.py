@@ -9,7 +9,7 @@ from attention_video.scenes import lint
 from attention_video.scenes.layout import SAFE_X, SAFE_Y, TITLE_SAFE_X, TITLE_SAFE_Y
 from attention_video.scenes.text import make_text
 from attention_video.scenes.themes import THEMES
-from attention_video.scenes.widgets import make_caption
+from attention_video.scenes.widgets import HEAT_FAINTEST, HEAT_SPAN, make_caption
 from manim import (
     DL,
     DOWN,
@@ -109,27 +109,56 @@ def test_two_angles_each_labelled_theta_fire_and_theta_one_theta_two_do_not():
 
 
 # ---- 3. told by colour alone -------------------------------------------------------------
-def signed_cells(with_glyphs: bool) -> list:
+GREEN_RED = ("#5ad28c", "#ff6b6b")  # the old sign colours: one khaki under deuteranopia
+
+
+def signed_cells(with_glyphs: bool, colors: tuple[str, str] = GREEN_RED,
+                 opacity: float = 0.6) -> list:
     """Four cells tinted by sign, with a + or − on each or nothing."""
     out = []
     for c, sign in enumerate((1, -1, 1, -1)):
-        color = DARK.positive if sign > 0 else DARK.negative
-        cell = Square(0.5, stroke_width=0).set_fill(color, 0.6).shift(RIGHT * 0.5 * c)
-        out.append(cell)
+        cell = Square(0.5, stroke_width=0).set_fill(colors[sign < 0], opacity)
+        out.append(cell.shift(RIGHT * 0.5 * c))
         if with_glyphs:
             out.append(text("+" if sign > 0 else "−", 20).move_to(cell))
     return out
 
 
 def test_a_sign_told_by_colour_alone_fires_and_a_written_sign_does_not():
-    signs = (DARK.positive, DARK.negative)
-    found = lint.sign_by_colour_alone(lint.marks_of(signed_cells(False)), *signs)
+    back = DARK.background
+    found = lint.sign_by_colour_alone(lint.marks_of(signed_cells(False)), *GREEN_RED, back)
     assert rules(found) == ["colour"] and "4 marks" in found[0].message
-    assert lint.sign_by_colour_alone(lint.marks_of(signed_cells(True)), *signs) == []
+    assert lint.sign_by_colour_alone(lint.marks_of(signed_cells(True)), *GREEN_RED, back) == []
     # a product's box with its number on it tells the sign by the number
-    box = Rectangle(width=1, height=0.5, stroke_width=2).set_fill(DARK.negative, 0.2)
+    box = Rectangle(width=1, height=0.5, stroke_width=2).set_fill(GREEN_RED[1], 0.2)
     assert lint.sign_by_colour_alone(lint.marks_of([box, text("−0.12").move_to(box)]),
-                                     *signs) == []
+                                     *GREEN_RED, back) == []
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_sign_colours_that_stay_apart_for_colour_blind_viewers_need_no_written_sign(theme):
+    """The themes' blue–vermilion pair tells the sign by colour to every viewer at every
+    heat-map opacity; a blue–red pair that a protanope loses when faint still fires, on the
+    faint cells only."""
+    t = THEMES[theme]
+    signs = (t.positive, t.negative)
+    for opacity in (HEAT_FAINTEST, 0.3, HEAT_FAINTEST + HEAT_SPAN):
+        cells = lint.marks_of(signed_cells(False, signs, opacity))
+        assert lint.sign_by_colour_alone(cells, *signs, t.background) == [], opacity
+    blue_red = ("#5aa9ff", "#ff6b6b")  # 46 apart at full opacity, 7 at 0.12 as protanopes see
+    assert lint.sign_by_colour_alone(lint.marks_of(signed_cells(False, blue_red, 0.8)),
+                                     *blue_red, DARK.background) == []
+    faint = lint.sign_by_colour_alone(lint.marks_of(signed_cells(False, blue_red, HEAT_FAINTEST)),
+                                      *blue_red, DARK.background)
+    assert rules(faint) == ["colour"] and "4 marks" in faint[0].message
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_the_sign_colours_stay_apart_at_every_heat_map_opacity(theme):
+    t = THEMES[theme]
+    for opacity in np.linspace(HEAT_FAINTEST, 1.0, 23):
+        apart = lint.signs_apart(t.positive, t.negative, t.background, float(opacity))
+        assert apart >= lint.MIN_WORD_DELTA_E, (theme, round(float(opacity), 2), round(apart, 1))
 
 
 def test_one_word_in_two_colours_fires_and_indexed_it_does_not():

@@ -1,16 +1,18 @@
-"""The sign of a product survives red–green colour blindness on the rendered pixels (issue
-40): the Q·Kᵀ thumbnail is drawn to pixels, seen as a deuteranope and a protanope sees it
-(colorspacious' Machado 2009 model, full severity), and each cell's sign is read back from
-the simulated pixels by the shape written on it (+ has a vertical bar, − has not)."""
+"""The sign of a value survives colour blindness on the rendered pixels (issue 40): the Q·Kᵀ
+thumbnail and a heat map are drawn to pixels and seen as a deuteranope, a protanope (and a
+tritanope) sees them (colorspacious' Machado 2009 model, full severity). The thumbnail's
+signs are read back by the shape written on each cell (+ has a vertical bar, − has not);
+the heat map's, which has no room for writing, by its colours staying apart."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from attention_video.scenes.chapters.dot import make_cell_thumbnail
-from attention_video.scenes.lint import ciede2000
+from attention_video.scenes.lint import MIN_WORD_DELTA_E, ciede2000
 from attention_video.scenes.themes import THEMES
-from manim import Camera, config, tempconfig
+from attention_video.scenes.widgets import CellLayout, MatrixView
+from manim import ORIGIN, Camera, config, tempconfig
 
 colorspacious = pytest.importorskip("colorspacious")
 
@@ -62,14 +64,27 @@ def test_each_cells_sign_is_read_back_from_simulated_colour_blind_pixels(cvd, th
     assert read == {k: (1 if SCORES[k] >= 0 else -1) for k in read}
 
 
-def test_without_the_written_signs_the_two_colours_are_hard_to_tell_apart():
-    """Why the signs are written: simulated, the two sign colours' cells are close (the
-    number says how close; under 10 CIEDE2000 a viewer cannot match them across a frame)."""
-    theme = THEMES["dark"]
+HEAT = np.array([[0.05, -0.05, 0.4, -0.4], [1.0, -1.0, 2.5, -2.5]])  # ± pairs, faint to full
+
+
+@pytest.mark.parametrize("cvd", ["deuteranomaly", "protanomaly", "tritanomaly"])
+@pytest.mark.parametrize("theme_name", list(THEMES))
+def test_a_heat_maps_signs_are_told_apart_in_simulated_colour_blind_pixels(cvd, theme_name):
+    """A heat map too small for numbers (chapters 2, 3, 9) tells each cell's sign by colour
+    alone: rendered and seen through each dichromacy, a positive cell and the negative cell
+    of the same size stay 10 CIEDE2000 apart (a viewer can match each to its side of the
+    scale), the faintest pair too. Under the old green–red pair, deuteranopes saw 1.4."""
+    theme = THEMES[theme_name]
+    grid = MatrixView(HEAT, key="heat", theme=theme, heat=True,
+                      layout=CellLayout(1.0, 1.0, 0, False))
+    image = render(grid.move_to(ORIGIN), theme)
+    seen = np.clip(colorspacious.cspace_convert(
+        image, {"name": "sRGB1+CVD", "cvd_type": cvd, "severity": 100}, "sRGB1"), 0, 1)
     lab = {}
-    for name, color in (("pos", theme.positive), ("neg", theme.negative)):
-        rgb = np.array([int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)])
-        seen = colorspacious.cspace_convert(
-            rgb, {"name": "sRGB1+CVD", "cvd_type": "deuteranomaly", "severity": 100}, "sRGB1")
-        lab[name] = colorspacious.cspace_convert(np.clip(seen, 0, 1), "sRGB1", "CIELab")
-    assert ciede2000(lab["pos"], lab["neg"]) < 10
+    for key, cell in grid.cell_at.items():
+        rows, cols = pixel_box(cell, seen.shape)
+        colour = np.median(seen[rows, cols].reshape(-1, 3), axis=0)
+        lab[key] = colorspacious.cspace_convert(colour, "sRGB1", "CIELab")
+    gaps = {(r, c): round(ciede2000(lab[(r, c)], lab[(r, c + 1)]), 1)
+            for r in range(HEAT.shape[0]) for c in range(0, HEAT.shape[1], 2)}
+    assert min(gaps.values()) >= MIN_WORD_DELTA_E, gaps
