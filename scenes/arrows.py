@@ -383,6 +383,15 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
     return picture
 
 
+def _box_gap(mob: Mobject, points: np.ndarray) -> float:
+    """The shortest distance from mob's box to any of `points` (k, 3) (0 inside it)."""
+    x0, x1 = mob.get_left()[0], mob.get_right()[0]
+    y0, y1 = mob.get_bottom()[1], mob.get_top()[1]
+    dx = np.maximum(np.maximum(x0 - points[:, 0], points[:, 0] - x1), 0)
+    dy = np.maximum(np.maximum(y0 - points[:, 1], points[:, 1] - y1), 0)
+    return float(np.min(np.hypot(dx, dy)))
+
+
 def _arc_radius(plane: Plane, g: QueryGeometry, j: int, wider: float) -> float:
     """Key j's angle arc: half the shorter arrow, within [0.2, ARC_RADIUS], plus `wider`."""
     shortest = min(g.q_norm, float(g.k_norms[j])) * plane.unit
@@ -412,30 +421,56 @@ def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Th
                    placed: list[Mobject] = ()) -> VGroup:
     """The arc from the query's line to key j's arrow (in a neutral `color`: the arrow it
     ends on names the key), and a "θ" beside it (outside the wedge when the angle is too
-    narrow for it), moved round and out from the arc where an arrow or a label would
-    cross it."""
+    narrow for it), moved round the arc where an arrow or a label would cross it, and the
+    arc drawn wider (still inside the key's arrow) where the fan of arrows near the origin
+    leaves the θ no room within reach of its arc."""
     theta = float(np.radians(g.angles[j]))
-    radius = _arc_radius(plane, g, j, wider)
-    arc = Arc(radius=radius, start_angle=0, angle=theta, arc_center=plane.origin,
-              color=color, stroke_width=3)
-    mark = make_text("θ", ARROW_LABEL_FONT, theme.text)
+    base = _arc_radius(plane, g, j, wider)
+    longest = max(base, 0.9 * float(g.k_norms[j]) * plane.unit)  # an arc within the key's arrow
+    radii = [r for r in (base, base + 0.25, base + 0.5, base + 0.75) if r <= longest]
+    for radius in radii:
+        arc = Arc(radius=radius, start_angle=0, angle=theta, arc_center=plane.origin,
+                  color=color, stroke_width=3)
+        mark = _theta_near(arc, plane, theta, radius, theme, strokes, placed)
+        if mark is not None:
+            return VGroup(arc, mark)
+    # no room near any of them: further out from the first (a far θ, which the lint
+    # reports, rather than one on an arrow), or, failing that, just outside it
+    arc = Arc(radius=base, start_angle=0, angle=theta, arc_center=plane.origin, color=color,
+              stroke_width=3)
     first = theta / 2 if g.angles[j] >= 30 else theta + np.radians(14)
+    mark = make_text("θ", ARROW_LABEL_FONT, theme.text)
+    for out in (0.55, 0.8, 1.1, 1.4):
+        for at in (first, theta + np.radians(14), theta + np.radians(28), -np.radians(14)):
+            mark.move_to(plane.origin + (base + out) * np.array([np.cos(at), np.sin(at), 0.0]))
+            if _free(mark, list(placed), list(strokes)):
+                return VGroup(arc, mark)
+    mark.move_to(plane.origin + (base + 0.2) * np.array([np.cos(first), np.sin(first), 0.0]))
+    return VGroup(arc, mark)
+
+
+def _theta_near(arc: Arc, plane: Plane, theta: float, radius: float, theme: Theme,
+                strokes: list[Segment], placed: list[Mobject]) -> Mobject | None:
+    """A "θ" for an arc of `radius`: outside it (inside the wedge when the angle is wide),
+    mid-angle first, then round it; only where its ink is within LABEL_REACH of the arc's
+    (further, the θ names nothing) and clear of every stroke and label. None: no room."""
+    mark = make_text("θ", ARROW_LABEL_FONT, theme.text)
+    first = theta / 2 if np.degrees(theta) >= 30 else theta + np.radians(14)
     turns = [first, theta + np.radians(14), theta + np.radians(28), -np.radians(14),
              theta / 2, theta / 4, 3 * theta / 4, theta + np.radians(42), -np.radians(28),
-             theta + np.radians(56), -np.radians(42), theta + np.radians(70)]
-    # its ink within LABEL_REACH of the arc (the centre is half the mark further out), or
-    # inside the wedge when the angle is wide: further out, the θ names nothing
+             *np.radians(np.arange(0, 360, 15))]  # then all round, where it is still near
     half = max(mark.width, mark.height) / 2
-    outs = [out for out in (0.2, 0.3, 0.4, 0.5, 0.6) if out - half <= LABEL_REACH - 0.05]
-    if radius > 2 * half + 0.2:
-        outs.append(-(half + 0.08))
+    outs = [0.2, 0.3, 0.4, 0.5] + ([-(half + 0.08)] if radius > 2 * half + 0.2 else [])
+    ink = np.array([plane.origin + radius * np.array([np.cos(a), np.sin(a), 0.0])
+                    for a in np.linspace(0.0, theta, 24)])  # (24, 3) along the arc
+    own = list(zip(ink[:-1], ink[1:]))  # the arc itself: the θ stays off it
     for out in outs:
         for at in turns:
             mark.move_to(plane.origin + (radius + out) * np.array([np.cos(at), np.sin(at), 0.0]))
-            if _free(mark, list(placed), list(strokes)):
-                return VGroup(arc, mark)
-    mark.move_to(plane.origin + (radius + 0.2) * np.array([np.cos(first), np.sin(first), 0.0]))
-    return VGroup(arc, mark)
+            if (_box_gap(mark, ink) <= LABEL_REACH
+                    and _free(mark, list(placed), list(strokes) + own)):
+                return mark
+    return None
 
 
 # ---- the numbers -----------------------------------------------------------------------------

@@ -630,11 +630,15 @@ def far_labels(marks: Sequence[Mark], reach: float = LABEL_REACH) -> list[Findin
     return out
 
 
-def repeated_names(marks: Sequence[Mark]) -> list[Finding]:
-    """No one-letter name (θ, q) labels two different marks in one picture: θ₁ and θ₂."""
+def repeated_names(marks: Sequence[Mark],
+                   word_colors: Iterable[str] | None = None) -> list[Finding]:
+    """No one-letter name (θ, q) labels two different marks in one picture: θ₁ and θ₂. A
+    label in a word's colour (`word_colors`) is that word, not a symbol: a one-character
+    word ("了", "a") may name its arrow and its shadow, which are the one word's."""
+    words = {c.lower() for c in word_colors or ()}
     seen: dict[str, list[Mark]] = {}
     for label, _ in _labels(marks):
-        if _SYMBOL.fullmatch(label.text.strip()):
+        if _SYMBOL.fullmatch(label.text.strip()) and not words & set(label.colors):
             seen.setdefault(label.text.strip(), []).append(label)
     return [Finding("label", f'{len(same)} marks are each labelled "{name}": '
                              f"{', '.join(m.shows for m in same[:3])}")
@@ -810,7 +814,7 @@ def picture_findings(marks: Sequence[Mark], background: str, signs: tuple[str, s
     the words' colours (see same_words_by_colour)."""
     found = (overlaps(marks) + crossings(marks) + outside_safe_area(marks, titles=titles)
              + too_small(marks) + low_contrast(marks, background) + lines_on_lines(marks)
-             + far_labels(marks) + repeated_names(marks)
+             + far_labels(marks) + repeated_names(marks, word_colors)
              + same_words_by_colour(marks, word_colors) + unscaled_charts(marks))
     if signs:
         found += sign_by_colour_alone(marks, *signs, background)

@@ -104,6 +104,12 @@ def test_two_angles_each_labelled_theta_fire_and_theta_one_theta_two_do_not():
 
     found = lint.repeated_names(lint.marks_of([angle(30, "θ"), angle(120, "θ").shift(RIGHT * 3)]))
     assert rules(found) == ["label"] and '"θ"' in found[0].message
+    # a one-character word names its arrow and its shadow bar: one word's marks, in its colour
+    word = [angle(30, "了"), angle(120, "了").shift(RIGHT * 3)]
+    for group in word:
+        group[1].set_color(DARK.k)
+    assert rules(lint.repeated_names(lint.marks_of(word))) == ["label"]
+    assert lint.repeated_names(lint.marks_of(word), word_colors=[DARK.k]) == []
     assert lint.repeated_names(lint.marks_of([angle(30, "θ₁"),
                                               angle(120, "θ₂").shift(RIGHT * 3)])) == []
 
