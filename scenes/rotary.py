@@ -3,7 +3,7 @@
 Chapter `linear` ends with the turn (`show_rope`): Q = X·W_Q and K = X·W_K are turned into
 Q_rot = RoPE(Q) and K_rot = RoPE(K) before any score is made. The followed query's first pair and
 its partner key's are drawn before and after their turn at their true angles and lengths,
-then every pair's angle θ = p · base^(−2m/d_k) as a table, then the turned rows Q_rot and K_rot.
+then every pair's angle θ = p · base to the power −2m/dₖ as a table, then the turned rows Q_rot and K_rot.
 Chapter `dot` ends with why (`show_distance`): q_rot·k_rot of the same two rows placed elsewhere,
 the same distance apart, gives the same score, one step further apart another.
 
@@ -269,10 +269,10 @@ def shown_angle_pairs(n: int) -> list[int | None]:
 
 @dataclass
 class AngleTable:
-    """θ = p · base^(−2m/d_k) of every pair m at the followed query's and its key's
+    """θ = p · base to the power −2m/dₖ of every pair m at the followed query's and its key's
     positions, in degrees of turn (0-360), one row per position."""
 
-    formula: Mobject  # "θ = p · base^(−2m/d_k), base 100000, d_k = 64"
+    formula: Mobject  # "θ = p · base to the power −2m/dₖ, base 100000, dₖ = 64"
     heading: VGroup  # "pair m", 0, 1, …
     rows: list[VGroup]  # one per position: its row's name, then the angles
 
@@ -316,7 +316,7 @@ def make_angle_table(trace: AttentionTrace, rows: list[tuple[str, int, str]],
     lines = [place([make_text(text, font, color if c == 0 else theme.text)
                     for c, text in enumerate(line)], DOWN * (r + 1) * TABLE_ROW_STEP * font / PANEL_FONT)
              for r, (line, (_, _, color)) in enumerate(zip(cells, rows))]
-    formula = make_text(ctx.tr("θ = p · base^(−2m/d_k), base {base}, d_k = {d_k}; in degrees of turn",
+    formula = make_text(ctx.tr("θ = p · base to the power −2m/dₖ, base {base}, dₖ = {d_k}; in degrees of turn",
                                base=fmt(rope.base, 0), d_k=trace.d_k), font, theme.accent)
     formula.next_to(heading, UP, buff=BUFF_MEDIUM).align_to(heading, LEFT)
     return AngleTable(formula, heading, lines)
@@ -398,7 +398,7 @@ def show_angles(scene, panels: list[TurnPanel]) -> None:
     last = n - 1
     first = fmt(turn_degrees(t.rope.angles[i, 1 if n > 1 else 0]), 0)
     least = fmt(turn_degrees(t.rope.angles[i, last]), 0)
-    scene.say(scene.tr("Each of the {n} pairs turns by its own angle, θ = p · base^(−2m/d_k): at "
+    scene.say(scene.tr("Each of the {n} pairs turns by its own angle, θ = p · base to the power −2m/dₖ: at "
                        "position {i}, pair 1 by {first}°, pair {last} by {least}°. The later pairs "
                        "turn ever more slowly.",
                        n=n, i=i, first=first, last=last, least=least))

@@ -493,7 +493,7 @@ class DotProductScene(ChapterScene):
         s = fmt(t.head.scores[i, j], DECIMALS)
         self.drawn("scores", (i, j), s)
         folded = t.d_k > MAX_PAIRS  # the note says how many pairs the sum has
-        note = self.tr("(d_k = {d_k} pairs)", d_k=t.d_k) if folded else None
+        note = self.tr("(dₖ = {d_k} pairs)", d_k=t.d_k) if folded else None
         products = [fmt(p, DECIMALS) for p in t.head.products(i, j)]
         sign = "=" if folded else equals_sign(adds_up(products, s))
         line = make_sum_line(s, f"= {self.names.scores}[{self.q_labels[i]}, {self.k_labels[j]}]",
