@@ -669,7 +669,7 @@ def sign_by_colour_alone(marks: Sequence[Mark], positive: str, negative: str,
     """A fill in the sign colours (a product's box, a heat map's cell) tells its sign to
     every viewer: either the two colours, at that fill's opacity over the background, stay
     MIN_WORD_DELTA_E apart under every simulated colour blindness (signs_apart: a
-    diverging palette such as blue–vermilion), or the sign is written on it too (a number,
+    diverging palette such as blue–red), or the sign is written on it too (a number,
     with its "−" or none, or +, −, ✓, ✗). A green–red pair fails: under deuteranopia the
     two are one khaki and only the writing is left."""
     signs = {positive.lower(), negative.lower()}

@@ -49,7 +49,7 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, fmt_row, make_text
-from attention_video.scenes.widgets import make_matrix
+from attention_video.scenes.widgets import Recorder, make_matrix
 from manim import (
     DOWN,
     LEFT,
@@ -409,26 +409,20 @@ def show_angles(scene, panels: list[TurnPanel]) -> None:
 def show_turned_rows(scene) -> None:
     """Q_rot = RoPE(Q) and K_rot = RoPE(K) side by side, the followed rows boxed: the rows
     chapters `factor` and `dot` multiply."""
-    t, i, j, theme = scene.trace, scene.focus, scene.partner, scene.theme
+    t, i, theme = scene.trace, scene.focus, scene.theme
     names = score_names(t)
     h = t.head
     scene.clear_stage()
-    max_w = SAFE_X - TURNED_LABEL_ROOM
-    views = VGroup()
-    shown = []
-    for name, rows, key, labels, colors, color, row in (
-            (names.q, h.Q, "Q", scene.q_labels, scene.q_colors, theme.q, i),
-            (names.k, h.K, "K", scene.k_labels, scene.k_colors, theme.k, j)):
-        view = make_matrix(rows, key, theme, max_w, STAGE_TOP - SAFE_BOTTOM - TURNED_TAG_ROOM,
-                           row_labels=labels, row_colors=colors, max_cols=TURNED_COLS,
-                           record=scene.drawn)
-        plain = name[0]
-        tag = make_text(f"{name} = RoPE({plain})", 28, color, weight="BOLD")
-        tag.next_to(view.grid_only(), UP, buff=BUFF_SMALL)
-        views.add(VGroup(view, tag))
-        shown.append((view, row))
-    views.arrange(RIGHT, buff=PANEL_GAP, aligned_edge=UP)
-    fit_width(views, 2 * SAFE_X - 0.1)
+    # built narrower until both fit side by side: scaled down instead, their smallest texts
+    # ("…", numbers at the size floor) would fall under it
+    limit, max_w = 2 * SAFE_X - 0.1, SAFE_X - TURNED_LABEL_ROOM
+    for _ in range(3):
+        width = make_turned_views(scene, names, max_w)[0].width  # measured, not recorded
+        if width <= limit:
+            break
+        max_w -= (width - limit) / 2 + 0.05
+    views, shown = make_turned_views(scene, names, max_w, scene.drawn)
+    fit_width(views, limit)
     views.set_x(0).align_to(UP * STAGE_TOP, UP)
     boxes = [view.row_box(row, theme.accent) for view, row in shown]
     before = t.rope.Q_before[t.head_index, i]
@@ -441,6 +435,27 @@ def show_turned_rows(scene) -> None:
     scene.play(FadeIn(views), run_time=0.8)
     scene.play(*[Create(b) for b in boxes], run_time=0.5)
     scene.wait(1.5)
+
+
+def make_turned_views(scene, names: ScoreNames, max_w: float,
+                      record: Recorder | None = None) -> tuple[VGroup, list]:
+    """Q_rot and K_rot, each at most `max_w` wide (its grid), named above, side by side;
+    with each view's followed row (the query's, the partner key's); their numbers recorded
+    in `record` (None: built only to be measured)."""
+    theme, h = scene.theme, scene.trace.head
+    views, shown = VGroup(), []
+    for name, rows, key, labels, colors, color, row in (
+            (names.q, h.Q, "Q", scene.q_labels, scene.q_colors, theme.q, scene.focus),
+            (names.k, h.K, "K", scene.k_labels, scene.k_colors, theme.k, scene.partner)):
+        view = make_matrix(rows, key, theme, max_w, STAGE_TOP - SAFE_BOTTOM - TURNED_TAG_ROOM,
+                           row_labels=labels, row_colors=colors, max_cols=TURNED_COLS,
+                           record=record)
+        tag = make_text(f"{name} = RoPE({name[0]})", 28, color, weight="BOLD")
+        tag.next_to(view.grid_only(), UP, buff=BUFF_SMALL)
+        views.add(VGroup(view, tag))
+        shown.append((view, row))
+    views.arrange(RIGHT, buff=PANEL_GAP, aligned_edge=UP)
+    return views, shown
 
 
 TURNED_COLS = 6  # Q_rot and K_rot side by side: wider rows are folded ("…")

@@ -42,7 +42,7 @@ class Theme:
     grid: str  # cell borders, rules, a masked cell's fill
     accent: str  # highlights: the followed row, the chosen cell
     positive: str  # agreeing signs, positive values: a blue ...
-    negative: str  # opposing signs, negative values: ... and a vermilion, a diverging pair
+    negative: str  # opposing signs, negative values: ... and a red (vermilion), a diverging pair
     #                that stays 10+ CIEDE2000 apart at every heat-map opacity (0.12 up) for
     #                normal, deuteranopic, protanopic and tritanopic vision
     #                (scenes.lint.signs_apart; tests/scenes/test_themes.py): green and red
@@ -64,7 +64,7 @@ class Theme:
 THEMES = {
     "dark": Theme(
         name="dark", background="#14161c", text="#eceff4", muted="#9aa3b2", grid="#3b4252",
-        accent="#ffd166", positive="#3481f4", negative="#ec5413",
+        accent="#ffd166", positive="#3481f4", negative="#ec4713",
         q="#f4a261", k="#2ec4b6", v="#c77dff", w="#ffd166", z="#ff8fab",
         word_lightness=0.68, word_saturation=0.75),
     "light": Theme(

@@ -106,7 +106,7 @@ def fit_cells(rows: int, cols: int, max_w: float, max_h: float, decimals: int = 
 
 def sign_color(sign: int, theme: Theme) -> str:
     """The colour of a pair of a dot product by its agreement (attncore.attention.agreement):
-    the positive colour (blue) where the signs agree (+1), the negative (vermilion) where
+    the positive colour (blue) where the signs agree (+1), the negative (red) where
     they differ (−1), muted for a 0 in it."""
     return theme.positive if sign > 0 else theme.negative if sign < 0 else theme.muted
 

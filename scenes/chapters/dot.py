@@ -4,7 +4,7 @@
 
 The followed word's query row and its partner's key row (its highest-scoring other
 word) are written as two aligned rows; each pair is multiplied (blue where the signs
-agree, orange where they differ) and the products add up to the cell's value.
+agree, red where they differ) and the products add up to the cell's value.
 
 Then the same two vectors as arrows in the plane they span (scenes.arrows), where
 
@@ -478,9 +478,9 @@ class DotProductScene(ChapterScene):
                 if table.zero else "")
         self.say(self.tr.plural(
             "Multiply each pair: {agree} of {d_k} pairs have the same sign (blue, positive), "
-            "{n} opposite sign (orange, negative){zero}.",
+            "{n} opposite sign (red, negative){zero}.",
             "Multiply each pair: {agree} of {d_k} pairs have the same sign (blue, positive), "
-            "{n} opposite signs (orange, negative){zero}.",
+            "{n} opposite signs (red, negative){zero}.",
             table.differ, agree=table.agree, d_k=t.d_k, zero=zero))
         pairs = [VGroup(f, p) for f, p in zip(table.frames, table.p_row)]
         self.play(FadeIn(table.labels[2]),

@@ -143,7 +143,7 @@ def test_a_sign_told_by_colour_alone_fires_and_a_written_sign_does_not():
 
 @pytest.mark.parametrize("theme", sorted(THEMES))
 def test_sign_colours_that_stay_apart_for_colour_blind_viewers_need_no_written_sign(theme):
-    """The themes' blue–vermilion pair tells the sign by colour to every viewer at every
+    """The themes' blue–red pair tells the sign by colour to every viewer at every
     heat-map opacity; a blue–red pair that a protanope loses when faint still fires, on the
     faint cells only."""
     t = THEMES[theme]
