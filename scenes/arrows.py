@@ -362,6 +362,15 @@ def drop_top(tip: np.ndarray, origin: np.ndarray) -> np.ndarray:
     return tip + DOWN * min(below, rise)
 
 
+def _box_gap(mob: Mobject, points: np.ndarray) -> float:
+    """The shortest distance from mob's box to any of `points` (k, 3) (0 inside it)."""
+    x0, x1 = mob.get_left()[0], mob.get_right()[0]
+    y0, y1 = mob.get_bottom()[1], mob.get_top()[1]
+    dx = np.maximum(np.maximum(x0 - points[:, 0], points[:, 0] - x1), 0)
+    dy = np.maximum(np.maximum(y0 - points[:, 1], points[:, 1] - y1), 0)
+    return float(np.min(np.hypot(dx, dy)))
+
+
 def _arc_radius(plane: Plane, g: QueryGeometry, j: int, wider: float) -> float:
     """Key j's angle arc: half the shorter arrow, within [0.2, ARC_RADIUS], plus `wider`."""
     shortest = min(g.q_norm, float(g.k_norms[j])) * plane.unit
@@ -384,16 +393,16 @@ def foot_label(name: str, color: str, plane: Plane, shadow: float, row: int) -> 
     arrow: it names all three. A word longer than its bar runs on past the bar's other end,
     at most ARROW_LABEL_ROOM beyond the arrows' tail."""
     label = make_text(name, ARROW_LABEL_FONT, color)
-    tall = max(label.height, make_text(ROW_REFERENCE, ARROW_LABEL_FONT, color).height)  # centred
-    #   on one line, whether or not their letters rise above x or fall below the line
-    y = (plane.origin[1] - (row + 1) * SHADOW_ROW - SHADOW_STROKE / 200  # (a stroke's width
-         - BUFF_TIGHT - tall / 2)  # is 1/100 of a scene unit per point of stroke_width)
+    # its top a hair under the bar (a stroke's width is 1/100 of a scene unit per point of
+    # stroke_width): the words of the panels hang from one line, as close to their arrows
+    # as the bar allows
+    top = plane.origin[1] - (row + 1) * SHADOW_ROW - SHADOW_STROKE / 200 - BUFF_HAIR
     foot = plane.point(shadow, 0.0)[0]
     if shadow >= 0:
         left = max(foot - label.width, plane.origin[0] - ARROW_LABEL_ROOM)
     else:
         left = foot
-    return label.move_to([left, y, 0.0], aligned_edge=LEFT)
+    return label.move_to([left, top, 0.0], aligned_edge=LEFT + UP)
 
 
 def bar_label(name: str, color: str, start: np.ndarray, end: np.ndarray) -> Mobject:
@@ -410,10 +419,22 @@ def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Th
                    placed: list[Mobject] = (), text: str = "θ") -> VGroup:
     """The arc from the query's line to key j's arrow (in a neutral `color`: the arrow it
     ends on names the key), and its `text` ("θ", or the angle itself) beside it (outside
-    the wedge when the angle is too narrow for it), moved round and out from the arc
-    where an arrow or a label would cross it."""
+    the wedge when the angle is too narrow for it), moved round the arc where an arrow or
+    a label would cross it, and the arc drawn wider (still inside the key's arrow) where
+    the fan of arrows near the origin leaves the text no room within reach of its arc."""
     theta = float(np.radians(g.angles[j]))
-    radius = _arc_radius(plane, g, j, wider)
+    base = _arc_radius(plane, g, j, wider)
+    longest = max(base, 0.9 * float(g.k_norms[j]) * plane.unit)  # an arc within the key's arrow
+    radii = [r for r in (base, base + 0.25, base + 0.5, base + 0.75) if r <= longest]
+    for radius in radii:
+        arc = Arc(radius=radius, start_angle=0, angle=theta, arc_center=plane.origin,
+                  color=color, stroke_width=3)
+        mark = _text_near(arc, plane, theta, radius, theme, strokes, placed, text)
+        if mark is not None:
+            return VGroup(arc, mark)
+    # no room near any of them: further out from the first (a far label, which the lint
+    # reports, rather than one on an arrow), or, failing that, just outside it
+    radius = base
     arc = Arc(radius=radius, start_angle=0, angle=theta, arc_center=plane.origin,
               color=color, stroke_width=3)
     mark = make_text(text, ARROW_LABEL_FONT, theme.text)
@@ -430,6 +451,33 @@ def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Th
     reach = radius + max(0.2, half + STROKE_CLEAR)
     mark.move_to(plane.origin + reach * np.array([np.cos(first), np.sin(first), 0.0]))
     return VGroup(arc, mark)
+
+
+def _text_near(arc: Arc, plane: Plane, theta: float, radius: float, theme: Theme,
+               strokes: list[Segment], placed: list[Mobject], text: str) -> Mobject | None:
+    """The arc's `text` ("θ" or the angle) for an arc of `radius`: outside it (inside the
+    wedge when the angle is wide), mid-angle first, then round it; only where its ink is
+    within LABEL_REACH of the arc's (further, it names nothing) and clear of every stroke
+    and label. None: no room."""
+    mark = make_text(text, ARROW_LABEL_FONT, theme.text)
+    first = theta / 2 if np.degrees(theta) >= 30 else theta + np.radians(14)
+    turns = [first, theta + np.radians(14), theta + np.radians(28), -np.radians(14),
+             theta / 2, theta / 4, 3 * theta / 4, theta + np.radians(42), -np.radians(28),
+             *np.radians(np.arange(0, 360, 15))]  # then all round, where it is still near
+    half = max(mark.width, mark.height) / 2
+    clear = np.hypot(mark.width, mark.height) / 2 + STROKE_CLEAR  # a wider text sits further out
+    outs = sorted({max(o, clear) for o in (0.2, 0.3, 0.4, 0.5)}) + (
+        [-(half + 0.08)] if radius > 2 * half + 0.2 else [])
+    ink = np.array([plane.origin + radius * np.array([np.cos(a), np.sin(a), 0.0])
+                    for a in np.linspace(0.0, theta, 24)])  # (24, 3) along the arc
+    own = list(zip(ink[:-1], ink[1:]))  # the arc itself: the θ stays off it
+    for out in outs:
+        for at in turns:
+            mark.move_to(plane.origin + (radius + out) * np.array([np.cos(at), np.sin(at), 0.0]))
+            if (_box_gap(mark, ink) <= LABEL_REACH
+                    and _free(mark, list(placed), list(strokes) + own)):
+                return mark
+    return None
 
 
 # ---- one key per panel -------------------------------------------------------------------------

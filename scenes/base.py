@@ -22,12 +22,12 @@ from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.claims import Claim
 from attention_video.scenes.context import ChapterContext
-from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y
+from attention_video.scenes.layout import BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y, TITLE_SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.predict import ask
 from attention_video.scenes.questions import worded
 from attention_video.scenes.reasons import head_reason, head_why
-from attention_video.scenes.text import fit_width, fmt, make_text, short_label
+from attention_video.scenes.text import fit_width, fmt, make_text, word_labels
 from attention_video.scenes.themes import THEMES, family_colors, word_color
 from attention_video.scenes.titles import chapter_title
 from attention_video.scenes.voice import Narrator, Speech
@@ -116,8 +116,9 @@ class ChapterScene(Scene):
         else:
             self.k_colors = [word_color(i, self.theme) for i in range(trace.n_k)]
             self.q_colors = self.k_colors
-        self.k_labels = [short_label(t.text) for t in trace.key_tokens]
-        self.q_labels = [short_label(t.text) for t in trace.query_tokens]
+        # one place names the tokens: a repeated word carries its occurrence (the₁, the₂)
+        self.k_labels = word_labels([t.text for t in trace.key_tokens])
+        self.q_labels = word_labels([t.text for t in trace.query_tokens])
         self.partner = trace.partner  # the key the chapters feature beside the followed word
         super().__init__(**kwargs)
 
@@ -359,12 +360,12 @@ class ChapterScene(Scene):
         self.title_text = chapter_title(self.slug, self.tr, heads)
         badge = self.make_badge()
         self.badge = badge
-        room = 2 * SAFE_X - badge.width - TITLE_BADGE_GAP
+        room = TITLE_SAFE_X + SAFE_X - badge.width - TITLE_BADGE_GAP  # title-safe on its left
         # every chapter's title at one size: the one the widest title of any chapter fits
         size = title_font([chapter_title(s, self.tr, heads) for s in SLUGS], room)
         title = make_title(self.title_text, self.theme, size)
         fit_width(title, room)
-        title.to_edge(LEFT, buff=BUFF_LARGE).align_to(title, UP)
+        title.move_to([-TITLE_SAFE_X, title.get_y(), 0], aligned_edge=LEFT)
         self.add(badge)
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=0.6)
         self.title_mob = title

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from attention_video.scenes.text import built_text
 
-SAFE_X = 6.75  # content stays within ±SAFE_X
-SAFE_Y = 3.72  # everything stays within ±SAFE_Y: 93 % of the height, SMPTE ST 2046-1's
-#                 action-safe area (the title's top is at 3.7, the caption's bottom at −3.72)
+# SMPTE ST 2046-1's safe areas of the 14.22 × 8 frame: the picture within the action-safe
+# 93 %, captions and titles within the title-safe 90 % (a television may crop the rest).
+SAFE_X = 6.61  # content stays within ±SAFE_X: 93 % of the width
+SAFE_Y = 3.72  # everything stays within ±SAFE_Y: 93 % of the height
+TITLE_SAFE_X = 6.4  # captions and titles within ±TITLE_SAFE_X: 90 % of the width
+TITLE_SAFE_Y = 3.6  # ... and ±TITLE_SAFE_Y: 90 % of the height (the title's top, the
+#                     caption's bottom)
 STAGE_TOP = 2.95  # the top of the stage: every chapter's content starts below it (the
 #                   titles' bottoms measure 3.18 to 3.31, in both languages)
 SAFE_BOTTOM = -2.8  # above a two-line caption
@@ -49,8 +53,9 @@ BUFF_LARGE = 0.5  # Manim's MED_LARGE_BUFF
 BUFF_BOX = 0.03  # a frame round a grid's row, column or cell (MatrixView.row_box): tighter
 #                  than BUFF_HAIR, as a grid's rows touch and a frame round one lies on its
 #                  neighbours' cells, the less of them the tighter it is
-BUFF_SAFE_EDGE = 0.28  # from the frame's edge (±4) to the action-safe line (±SAFE_Y): the
-#                        caption's bottom sits on it
+BUFF_SAFE_EDGE = 0.28  # from the frame's edge (±4) to the action-safe line (±SAFE_Y)
+BUFF_TITLE_EDGE = 0.4  # from the frame's edge (±4) to the title-safe line (±TITLE_SAFE_Y):
+#                        the caption's bottom sits on it
 
 _REFERENCE_SIZE = 48.0  # widths are measured once at this size and scaled (Text is linear)
 
@@ -107,6 +112,8 @@ ARROW_LABEL_FONT = 18  # a word at an arrow's tip
 ARROW_LABEL_ROOM = 0.45  # kept round the arrows for the labels at their tips
 AXIS_OVERHANG = 0.25  # the query's line runs this far past the outermost tips
 ARC_STEP = 0.3  # a second angle's arc is this much wider than the first
+LABEL_REACH = 0.5  # a label's ink is this close to its mark's ink at most (~70 px at 1080p;
+#                    scenes.lint's far_labels): further, the eye no longer pairs them
 LABELLED_ARROW = 0.6  # shorter arrows are drawn over the longer ones (and labelled where there is room)
 TABLE_COL_GAP = 0.35  # between the columns of the numbers beside the arrows
 TABLE_ROW_STEP = 0.42  # from one row of them to the next

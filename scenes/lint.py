@@ -4,23 +4,36 @@ read once into plain `Mark`s (`marks_of`), then each rule is a function of marks
 caption's timing) that returns `Finding`s, so a rule is tested on a handful of synthetic
 mobjects and the same rules serve the --lint command, a test, or a notebook.
 
-Rules: texts overlap; a line crosses a text; outside the safe area; text under the size
-floor; contrast with what lies under a text; the picture stands still long enough before
-its caption leaves and nothing changes while the caption is up; word colours stay apart
-under simulated colour blindness, or each coloured mark carries its word; one number at
-every frame (no number fades in over one fading out).
+Rules: texts overlap; a line crosses a text; outside the safe area (captions and titles:
+the title-safe area); text under the size floor; contrast with what lies under a text; the
+picture stands still long enough before its caption leaves and nothing changes while the
+caption is up; word colours stay apart under simulated colour blindness, or each coloured
+mark carries its word; one number at every frame (no number fades in over one fading out);
+no stroke runs along another and no arrowhead lies hidden (lines); a label stays near its
+mark and one name labels one thing (label); a sign is written, not only coloured, and one
+word in two colours is indexed (colour); a plot states its scale (chart); every state the
+picture rests in is up for its reading time (state).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from attention_video.scenes.layout import DIGIT_HEIGHT, SAFE_X, SAFE_Y
+from attention_video.scenes.layout import (
+    DIGIT_HEIGHT,
+    LABEL_REACH,
+    SAFE_X,
+    SAFE_Y,
+    TITLE_SAFE_X,
+    TITLE_SAFE_Y,
+)
 from attention_video.scenes.pacing import MIN_CAPTION_SECONDS
-from attention_video.scenes.themes import MIN_CONTRAST, contrast
+from attention_video.scenes.text import subscript
+from attention_video.scenes.themes import MIN_CONTRAST, blend, contrast
 from manim import (
     Arrow,
     DashedLine,
@@ -66,7 +79,7 @@ class Finding:
     """One problem in one picture: the rule it breaks and what a reader needs to find it."""
 
     rule: str  # "overlap", "crossing", "safe-area", "size", "contrast", "hold", "moves",
-    #            "colour", "numbers"
+    #            "colour", "numbers", "lines", "label", "chart", "state"
     message: str  # names the objects by what they show: 'text "0.61" overlaps text "cat"'
 
 
@@ -107,6 +120,9 @@ class Mark:
     owner: int = 0  # id() of the nearest group it was built in (an arrow and its label)
     top_id: int = 0  # id() of the scene's top-level object it belongs to
     top: str = ""  # what that object shows and where (a matrix, not one of its cells)
+    stroke: float = 0.0  # line: the stroke's width in scene units
+    role: str = ""  # "tip" (an arrowhead); a line: "closed" (an outline: a box, a cell),
+    #                 "plot" (a polyline running left to right) or ""
 
 
 # ---- reading mobjects ------------------------------------------------------------------
@@ -176,6 +192,59 @@ def _signature(mob: Mobject) -> tuple:
     return tuple(parts)
 
 
+def _stroke_units(vm: VMobject) -> float:
+    """A stroke's width in scene units (Manim's Cairo camera draws width × 0.01 units)."""
+    return float(vm.stroke_width) * 0.01
+
+
+def _line_role(vm: VMobject) -> str:
+    """"tip" for an arrowhead, "closed" for an outline that ends where it starts, "plot"
+    for a polyline of CHART_PIECES straight pieces or more running left to right."""
+    if isinstance(vm, ArrowTip):
+        return "tip"
+    pts = vm.points
+    if len(pts) >= 4 and np.allclose(pts[0, :2], pts[-1, :2], atol=1e-6):
+        return "closed"
+    n = len(pts) // 4
+    if n >= CHART_PIECES:
+        curves = pts[: 4 * n, :2].reshape(n, 4, 2)
+        chord = curves[:, 3] - curves[:, 0]  # (n, 2)
+        handle = curves[:, 1:3] - curves[:, :1]  # (n, 2, 2) from each curve's start
+        bend = np.abs(chord[:, None, 0] * handle[..., 1] - chord[:, None, 1] * handle[..., 0])
+        dx = chord[:, 0]
+        if np.all(bend <= 1e-6 * (1 + np.abs(chord).sum(axis=1))[:, None]) and (
+                np.all(dx >= -1e-9) or np.all(dx <= 1e-9)):
+            return "plot"
+    return ""
+
+
+def text_look(mobjects: Sequence[Mobject], skip: Iterable[Mobject] = ()) -> dict[int, tuple[str, tuple]]:
+    """id() → (string, look) of every text in `mobjects` but those in `skip` (captions):
+    a cheap fingerprint (its glyphs' shape wherever it stands, and its first glyph's
+    opacity) that changes when a text morphs or fades, not when it moves, to time how long
+    each state of a picture is up."""
+    out: dict[int, tuple[str, tuple]] = {}
+    skipped = {id(m) for m in skip}
+
+    def walk(m: Mobject) -> None:
+        if id(m) in skipped:
+            return
+        if isinstance(m, (Text, MarkupText)):
+            glyphs = [g for g in m.submobjects if isinstance(g, VMobject) and len(g.points)]
+            if glyphs and _alpha(glyphs[0].fill_rgbas) > 0.01:
+                pts = np.concatenate([g.points for g in glyphs])
+                pts = pts - pts.mean(axis=0)
+                out[id(m)] = (_text_of(m), (len(pts), round(float(np.abs(pts).sum()), 3),
+                                            round(_alpha(glyphs[0].fill_rgbas), 2)))
+            return
+        for sub in m.submobjects:
+            walk(sub)
+
+    for m in mobjects:
+        walk(m)
+    return out
+
+
 def _visible_stroke(vm: VMobject) -> bool:
     return vm.stroke_width > 0 and _alpha(vm.stroke_rgbas) > 0.01
 
@@ -241,14 +310,16 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
                               colors=(_hex(leaf.stroke_rgbas),),
                               opacity=_alpha(leaf.stroke_rgbas),
                               segments=_polyline(leaf), owner=owner[id(leaf)],
-                              top_id=top_of[id(leaf)]))
+                              top_id=top_of[id(leaf)], stroke=_stroke_units(leaf),
+                              role=_line_role(leaf)))
         if _alpha(leaf.fill_rgbas) > 0.01:
             marks.append(Mark("shape", shows, box, order, id(leaf), sig,
                               colors=(_hex(leaf.fill_rgbas),),
                               opacity=_alpha(leaf.fill_rgbas),
                               outline=leaf.points[::4, :2].copy() if len(leaf.points) >= 4
                               else leaf.points[:, :2].copy(), owner=owner[id(leaf)],
-                              top_id=top_of[id(leaf)]))
+                              top_id=top_of[id(leaf)],
+                              role="tip" if isinstance(leaf, ArrowTip) else ""))
     _name_tops(marks, tops)
     return [m for m in marks if not (m.kind == "text" and _hidden(m, marks))]
 
@@ -398,24 +469,326 @@ def crossings(marks: Sequence[Mark]) -> list[Finding]:
 
 
 def outside_safe_area(marks: Sequence[Mark], half_width: float = SAFE_X,
-                      half_height: float = SAFE_Y) -> list[Finding]:
-    """Everything inside the frame's safe area (scenes.layout.SAFE_X, SAFE_Y); one finding
+                      half_height: float = SAFE_Y, titles: Iterable[int] = (),
+                      title_width: float = TITLE_SAFE_X,
+                      title_height: float = TITLE_SAFE_Y) -> list[Finding]:
+    """Everything inside the frame's action-safe area (scenes.layout.SAFE_X, SAFE_Y: 93 %),
+    and the captions and titles (the top-level objects whose id() is in `titles`) inside
+    its title-safe area (TITLE_SAFE_X, TITLE_SAFE_Y: 90 %, SMPTE ST 2046-1); one finding
     per object of the scene (a matrix, not each of its cells), by how far it reaches out."""
-    worst: dict[str, float] = {}
+    titles = set(titles)
+    worst: dict[str, tuple[float, str]] = {}
     for m in marks:
         left, bottom, right, top = m.box
-        over = max(-half_width - left, right - half_width, -half_height - bottom, top - half_height)
+        w, h, area = ((title_width, title_height, "title-safe") if m.top_id in titles
+                      else (half_width, half_height, "safe"))
+        over = max(-w - left, right - w, -h - bottom, top - h)
         if over > FRAME_SLACK:
             name = m.top or m.shows
-            worst[name] = max(worst.get(name, 0.0), over)
-    return [Finding("safe-area", f"{name} is {over:.2f} outside the safe area")
-            for name, over in worst.items()]
+            worst[name] = max(worst.get(name, (0.0, area)), (over, area))
+    return [Finding("safe-area", f"{name} is {over:.2f} outside the {area} area")
+            for name, (over, area) in worst.items()]
 
 
 def too_small(marks: Sequence[Mark], floor_px: float = MIN_TEXT_PX) -> list[Finding]:
     """No text whose digits are under `floor_px` tall at 1080p."""
     return [Finding("size", f"{m.shows} is {m.font_px:.0f} px at 1080p (floor {floor_px:.0f})")
             for m in marks if m.kind == "text" and 0 < m.font_px < floor_px - 0.05]
+
+
+# ---- lines on lines, labels and their marks ------------------------------------------
+PARALLEL_DEGREES = 8.0  # two strokes this near parallel ...
+MIN_ALONG = 0.3  # ... whose edges are closer than a stroke width over this length (~40 px
+#                  at 1080p) lie on each other: the eye sees one line
+TIP_COVERED = 0.4  # an arrowhead with this share of its box under another one is hidden
+_SYMBOL = re.compile(r"[^\W\d_][′']?")  # a one-letter name: θ, q, k′
+
+
+def _pieces(segments: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Starts, unit directions and lengths of a stroke's non-empty straight pieces."""
+    start, d = segments[:, 0], segments[:, 1] - segments[:, 0]
+    length = np.linalg.norm(d, axis=1)
+    keep = length > 1e-9
+    return start[keep], d[keep] / length[keep, None], length[keep]
+
+
+def running_along(a: np.ndarray, b: np.ndarray, gap: float,
+                  degrees: float = PARALLEL_DEGREES) -> float:
+    """The length of stroke `a` (its straight pieces, (n, 2, 2)) that runs along stroke `b`:
+    pieces within `degrees` of parallel whose centre lines are within `gap` where they
+    overlap, summed over a's pieces (each counted once, by its longest overlap)."""
+    pa, ua, la = _pieces(a)
+    pb, ub, lb = _pieces(b)
+    if not len(la) or not len(lb):
+        return 0.0
+    parallel = np.abs(ua @ ub.T) >= np.cos(np.radians(degrees))  # (n, m)
+    normal = np.stack([-ua[:, 1], ua[:, 0]], axis=1)  # (n, 2)
+    rel0 = pb[None] - pa[:, None]  # (n, m, 2) b's start from a's start
+    rel1 = rel0 + (ub * lb[:, None])[None]  # (n, m, 2) b's end
+    t0, t1 = (np.einsum("nmd,nd->nm", r, ua) for r in (rel0, rel1))  # along a
+    d0, d1 = (np.einsum("nmd,nd->nm", r, normal) for r in (rel0, rel1))  # across a
+    lo = np.maximum(np.minimum(t0, t1), 0)
+    hi = np.minimum(np.maximum(t0, t1), la[:, None])
+    overlap = np.clip(hi - lo, 0, None)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at = np.where(np.abs(t1 - t0) > 1e-9, ((lo + hi) / 2 - t0) / (t1 - t0), 0.5)
+    across = np.abs(d0 + (d1 - d0) * at)  # b's offset from a where they overlap
+    run = np.where(parallel & (across <= gap), overlap, 0.0)
+    return float(run.max(axis=1).sum())
+
+
+def lines_on_lines(marks: Sequence[Mark], min_along: float = MIN_ALONG) -> list[Finding]:
+    """No two strokes run along each other (near-parallel, edges closer than a stroke width,
+    over `min_along` or more), and no arrowhead lies hidden under another one or under a
+    fill drawn over it. Outlines (boxes, cells) may share edges: a table's grid does."""
+    lines = [m for m in marks if m.kind == "line" and m.segments is not None
+             and m.role == "" and len(m.segments)]
+    boxes = _boxes(lines)
+    out = []
+    for i, a in enumerate(lines):
+        for j in np.flatnonzero(_meeting(_grown(a.box, a.stroke * 2), boxes[i + 1:], -1e-9)):
+            b = lines[i + 1 + j]
+            if b.owner == a.owner:
+                continue
+            gap = (a.stroke + b.stroke) / 2 + max(a.stroke, b.stroke)
+            along = min(running_along(a.segments, b.segments, gap),
+                        running_along(b.segments, a.segments, gap))
+            if along >= min_along:
+                out.append(Finding("lines", f"{a.shows} runs along {b.shows} for {along:.2f} "
+                                            f"(one line to the eye)"))
+    return out + hidden_tips(marks)
+
+
+def hidden_tips(marks: Sequence[Mark], share: float = TIP_COVERED) -> list[Finding]:
+    """No arrowhead with `share` of its box under another arrow's head, or its centre under
+    an opaque fill drawn after it."""
+    tips = list({m.ident: m for m in marks if m.role == "tip"}.values())  # stroked or filled
+    out = []
+    for i, a in enumerate(tips):
+        area = max((a.box[2] - a.box[0]) * (a.box[3] - a.box[1]), 1e-12)
+        for b in tips[i + 1:]:
+            if b.owner == a.owner:
+                continue
+            w = min(a.box[2], b.box[2]) - max(a.box[0], b.box[0])
+            h = min(a.box[3], b.box[3]) - max(a.box[1], b.box[1])
+            small = min(area, (b.box[2] - b.box[0]) * (b.box[3] - b.box[1]))
+            if w > 0 and h > 0 and w * h >= share * max(small, 1e-12):
+                out.append(Finding("lines", f"the head of {a.shows} lies under the head of "
+                                            f"{b.shows}"))
+        centre = np.array([[(a.box[0] + a.box[2]) / 2, (a.box[1] + a.box[3]) / 2]])
+        for m in marks:
+            if (m.kind == "shape" and m.role != "tip" and m.order > a.order and m.owner != a.owner
+                    and m.opacity >= 0.5 and m.outline is not None and len(m.outline) >= 3
+                    and _overlap(m.box, a.box, 0.0) and _inside(centre, m.outline)[0]):
+                out.append(Finding("lines", f"the head of {a.shows} is hidden under {m.shows}"))
+                break
+    return out
+
+
+def _labels(marks: Sequence[Mark]) -> list[tuple[Mark, list[Mark]]]:
+    """Each label with the marks it names: a text built in one group with strokes or fills
+    and at most one other text (an arrow and its word, an arc and its θ)."""
+    groups: dict[int, list[Mark]] = {}
+    for m in marks:
+        groups.setdefault(m.owner, []).append(m)
+    out = []
+    for members in groups.values():
+        texts = [m for m in members if m.kind == "text"]
+        named = [m for m in members if m.kind != "text"]
+        if named and 1 <= len(texts) <= 2:
+            out += [(t, named) for t in texts]
+    return out
+
+
+def _box_points(points: np.ndarray, box: tuple) -> float:
+    """The shortest distance from any of `points` (k, 2) to a box (0 inside it)."""
+    dx = np.maximum(np.maximum(box[0] - points[:, 0], points[:, 0] - box[2]), 0)
+    dy = np.maximum(np.maximum(box[1] - points[:, 1], points[:, 1] - box[3]), 0)
+    return float(np.min(np.hypot(dx, dy))) if len(points) else np.inf
+
+
+def _ink_points(m: Mark) -> np.ndarray:
+    """Points along a mark's ink: a stroke's pieces at thirds, a fill's box corners and
+    centre."""
+    if m.kind == "line" and m.segments is not None and len(m.segments):
+        t = np.array([0, 1 / 3, 2 / 3, 1])[None, :, None]
+        return (m.segments[:, :1] + t * (m.segments[:, 1:] - m.segments[:, :1])).reshape(-1, 2)
+    left, bottom, right, top = m.box
+    return np.array([[left, bottom], [right, top], [left, top], [right, bottom],
+                     [(left + right) / 2, (bottom + top) / 2]])
+
+
+def _gap(m: Mark, box: tuple) -> float:
+    """The shortest distance from a mark's ink to a box (0 where they touch): exact for a
+    stroke (every piece measured, not sampled: a long shaft passes close to a word between
+    its ends), the box of a fill otherwise."""
+    if m.kind == "line" and m.segments is not None and len(m.segments):
+        return _box_segments(box, np.asarray(m.segments, dtype=float))
+    return _box_points(_ink_points(m), box)
+
+
+def _box_segments(box: tuple, segments: np.ndarray) -> float:
+    """The shortest distance from a box (left, bottom, right, top) to any of `segments`
+    (k, 2, 2): 0 if one crosses it; else the least of each end's distance to the box and
+    each corner's distance to each segment (the closest pair of a segment and a box has
+    one of the two at an end or a corner)."""
+    a, b = segments[:, 0, :2], segments[:, 1, :2]  # (k, 2)
+    ends = _box_points(np.concatenate([a, b]), box)
+    left, bottom, right, top = box
+    corners = np.array([[left, bottom], [left, top], [right, bottom], [right, top]])
+    d = b - a  # (k, 2)
+    length = np.maximum((d ** 2).sum(axis=1), 1e-12)  # (k,)
+    t = np.clip(((corners[:, None, :] - a[None]) * d[None]).sum(axis=2) / length, 0, 1)  # (4, k)
+    nearest = a[None] + t[..., None] * d[None]  # (4, k, 2)
+    to_corner = float(np.min(np.hypot(*(nearest - corners[:, None, :]).transpose(2, 0, 1))))
+    return 0.0 if _segments_cross_box(segments, box) else min(ends, to_corner)
+
+
+def far_labels(marks: Sequence[Mark], reach: float = LABEL_REACH) -> list[Finding]:
+    """Every label within `reach` of the mark it names (its group's strokes and fills)."""
+    out = []
+    for label, named in _labels(marks):
+        gap = min(_gap(m, label.box) for m in named)
+        if gap > reach:
+            nearest = min(named, key=lambda m: _gap(m, label.box))
+            out.append(Finding("label", f"{label.shows} is {gap:.2f} from {nearest.shows}, "
+                                        f"the mark it names (at most {reach})"))
+    return out
+
+
+def repeated_names(marks: Sequence[Mark],
+                   word_colors: Iterable[str] | None = None) -> list[Finding]:
+    """No one-letter name (θ, q) labels two different marks in one picture: θ₁ and θ₂. A
+    label in a word's colour (`word_colors`) is that word, not a symbol: a one-character
+    word ("了", "a") may name its arrow and its shadow, which are the one word's."""
+    words = {c.lower() for c in word_colors or ()}
+    seen: dict[str, list[Mark]] = {}
+    for label, _ in _labels(marks):
+        if _SYMBOL.fullmatch(label.text.strip()) and not words & set(label.colors):
+            seen.setdefault(label.text.strip(), []).append(label)
+    return [Finding("label", f'{len(same)} marks are each labelled "{name}": '
+                             f"{', '.join(m.shows for m in same[:3])}")
+            for name, same in seen.items() if len({m.owner for m in same}) > 1
+            and not _copies(same, marks)]
+
+
+def _copies(labels: list[Mark], marks: Sequence[Mark]) -> bool:
+    """Whether the marks labelled alike are one thing drawn again (small multiples: each
+    panel's "q" names the one query, drawn at one scale in every panel): the stroke in
+    each label's colour nearest to it is, for every label, the same stroke moved."""
+    shapes = []
+    for label in labels:
+        ink = {c.lower() for c in label.colors}
+        strokes = [m for m in marks if m.kind == "line" and m.segments is not None
+                   and len(m.segments) and ink & {c.lower() for c in m.colors}]
+        if not strokes:
+            return False
+        nearest = min(strokes, key=lambda m: _gap(m, label.box))
+        pts = nearest.segments.reshape(-1, nearest.segments.shape[-1])[:, :2]
+        shapes.append(pts - pts.min(axis=0))
+    return all(len(p) == len(shapes[0]) and np.allclose(p, shapes[0], atol=1e-3)
+               for p in shapes[1:])
+
+
+# ---- told by colour alone ------------------------------------------------------------
+SIGN_GLYPHS = "+−-✓✗"  # a sign told in writing
+# Sign colours are judged as every viewer sees them: normal vision and the three
+# dichromacies (tritanopia too: a blue–orange pair that red–green blindness keeps apart
+# could still merge for a tritanope).
+SIGN_CVD_TYPES = ("deuteranomaly", "protanomaly", "tritanomaly")
+
+
+def signs_apart(positive: str, negative: str, background: str, opacity: float = 1.0) -> float:
+    """The smallest CIEDE2000 distance between the two sign colours laid at `opacity` over
+    `background`, seen with normal vision or simulated deuteranopia, protanopia or
+    tritanopia: what is left to tell a positive cell from a negative one by colour."""
+    pos, neg = blend(positive, background, opacity), blend(negative, background, opacity)
+    seen = [ciede2000(np.array(_lab(pos)), np.array(_lab(neg)))]
+    seen += [ciede2000(np.array(seen_as(pos, k)), np.array(seen_as(neg, k)))
+             for k in SIGN_CVD_TYPES]
+    return min(seen)
+
+
+def sign_by_colour_alone(marks: Sequence[Mark], positive: str, negative: str,
+                         background: str) -> list[Finding]:
+    """A fill in the sign colours (a product's box, a heat map's cell) tells its sign to
+    every viewer: either the two colours, at that fill's opacity over the background, stay
+    MIN_WORD_DELTA_E apart under every simulated colour blindness (signs_apart: a
+    diverging palette such as blue–red), or the sign is written on it too (a number,
+    with its "−" or none, or +, −, ✓, ✗). A green–red pair fails: under deuteranopia the
+    two are one khaki and only the writing is left."""
+    signs = {positive.lower(), negative.lower()}
+    texts = [m for m in marks if m.kind == "text"
+             and (_is_number(m.text) or any(g in m.text for g in SIGN_GLYPHS))]
+    boxes = _boxes(texts)
+    bare = []
+    for m in marks:
+        if m.kind != "shape" or not signs & set(m.colors):
+            continue
+        if signs_apart(positive, negative, background, round(m.opacity, 2)) >= MIN_WORD_DELTA_E:
+            continue
+        on = _meeting(m.box, boxes, 0.0)
+        if not any(_overlap(texts[j].box, m.box, 0.0)
+                   and m.box[0] <= (texts[j].box[0] + texts[j].box[2]) / 2 <= m.box[2]
+                   for j in np.flatnonzero(on)):
+            bare.append(m)
+    if not bare:
+        return []
+    return [Finding("colour", f"{len(bare)} mark{'s' if len(bare) > 1 else ''} in the sign "
+                              f"colours tell the sign by colour alone (no +/− or number on "
+                              f"them, and the two colours look alike to a colour-blind "
+                              f"viewer): {', '.join(sorted({m.top for m in bare}))}")]
+
+
+def same_words_by_colour(marks: Sequence[Mark],
+                         word_colors: Iterable[str] | None = None) -> list[Finding]:
+    """Two texts that say the same word (case aside: "The", "the") in different word
+    colours (any colours, if `word_colors` is None) name different things told apart by
+    colour alone: each needs its index (flies₁, flies₂)."""
+    palette = None if word_colors is None else {c.lower() for c in word_colors}
+    by_word: dict[str, set[str]] = {}
+    for m in marks:
+        if (m.kind == "text" and m.text.strip() and not _is_number(m.text)
+                and len(m.colors) == 1 and (palette is None or m.colors[0] in palette)):
+            by_word.setdefault(m.text.strip().casefold(), set()).add(m.colors[0])
+    return [Finding("colour", f'"{word}" is written in {len(colors)} colours for different '
+                              f"things, told apart by colour alone (index them: "
+                              f"{word}{subscript(1)}, {word}{subscript(2)})")
+            for word, colors in by_word.items() if len(colors) > 1]
+
+
+# ---- charts state their scale --------------------------------------------------------
+CHART_PIECES = 12  # an open stroke of this many pieces, running left to right, is a plot
+CHART_REACH = 0.9  # its scale's numbers are written this close beside it
+
+
+def _frame_of(plot: Mark, marks: Sequence[Mark]) -> tuple:
+    """The box a plot is drawn in: the smallest outline around it (its axes' box), else
+    its own box."""
+    around = [m.box for m in marks if m.kind == "line" and m.role == "closed"
+              and m.box[0] <= plot.box[0] + 1e-3 and m.box[1] <= plot.box[1] + 1e-3
+              and m.box[2] >= plot.box[2] - 1e-3 and m.box[3] >= plot.box[3] - 1e-3]
+    return min(around, key=lambda b: (b[2] - b[0]) * (b[3] - b[1]), default=plot.box)
+
+
+def unscaled_charts(marks: Sequence[Mark], reach: float = CHART_REACH) -> list[Finding]:
+    """A plotted curve (a polyline running left to right, see _line_role) states its scale:
+    at least two numbers at different heights beside it (ticks on its y-axis, or its
+    extremes labelled)."""
+    numbers = [m for m in marks if m.kind == "text" and _is_number(m.text)]
+    out = []
+    for m in marks:
+        if m.kind != "line" or m.role != "plot":
+            continue
+        left, bottom, right, top = _frame_of(m, marks)
+        beside = {round((t.box[1] + t.box[3]) / 2, 2) for t in numbers
+                  if bottom - 0.3 <= (t.box[1] + t.box[3]) / 2 <= top + 0.3
+                  and (left - reach <= t.box[2] <= left + 0.05
+                       or right - 0.05 <= t.box[0] <= right + reach)}
+        if len(beside) < 2:
+            out.append(Finding("chart", f"the plot {m.shows} states no scale: no numbers "
+                                        f"beside its axis"))
+    return out
 
 
 def _blend(top: str, under: str, alpha: float) -> str:
@@ -478,10 +851,19 @@ def low_contrast(marks: Sequence[Mark], background: str,
     return out
 
 
-def picture_findings(marks: Sequence[Mark], background: str) -> list[Finding]:
-    """Every rule that looks at one picture."""
-    return (overlaps(marks) + crossings(marks) + outside_safe_area(marks) + too_small(marks)
-            + low_contrast(marks, background))
+def picture_findings(marks: Sequence[Mark], background: str, signs: tuple[str, str] = (),
+                     titles: Iterable[int] = (),
+                     word_colors: Iterable[str] | None = None) -> list[Finding]:
+    """Every rule that looks at one picture; `signs` are the (positive, negative) colours,
+    `titles` the ids of its caption and title (see outside_safe_area) and `word_colors`
+    the words' colours (see same_words_by_colour)."""
+    found = (overlaps(marks) + crossings(marks) + outside_safe_area(marks, titles=titles)
+             + too_small(marks) + low_contrast(marks, background) + lines_on_lines(marks)
+             + far_labels(marks) + repeated_names(marks, word_colors)
+             + same_words_by_colour(marks, word_colors) + unscaled_charts(marks))
+    if signs:
+        found += sign_by_colour_alone(marks, *signs, background)
+    return found
 
 
 # ---- the rules over a caption's time ------------------------------------------------
@@ -512,6 +894,34 @@ def hold_findings(t: CaptionTiming) -> list[Finding]:
                                             if len(t.changes) > 3 else "")
         out.append(Finding("moves", f"the picture changes while the caption is up, "
                                     f"{t.leaves - t.still:.1f} s before it leaves: {shown}"))
+    return out
+
+
+@dataclass(frozen=True)
+class Shown:
+    """Texts that came onto the picture together and changed or left together: one state
+    of the picture (a snapshot's table, a step's numbers)."""
+
+    texts: tuple[str, ...]
+    came: float  # when they were first seen whole
+    went: float  # when they started to change or leave (or were covered)
+    rested: float  # the longest the picture stood still while they were up
+    reading: float  # how long they must be up (scenes.pacing.state_seconds)
+
+
+def brief_states(states: Iterable[Shown], frame: float) -> list[Finding]:
+    """Every state the picture rests in for more than a frame is up for its reading time
+    (scenes.pacing.state_seconds), not only a caption's last one: a morph may pass through
+    states without resting, but texts the picture stops on stay up long enough to be read."""
+    out = []
+    for s in states:
+        up, need = s.went - s.came, s.reading
+        if s.rested > frame + 1e-6 and up < need - 1e-3:
+            shown = ", ".join(f'"{t}"' for t in s.texts[:3])
+            more = f" and {len(s.texts) - 3} more" if len(s.texts) > 3 else ""
+            out.append(Finding("state", f"the picture rests {s.rested:.1f} s on {shown}{more}, "
+                                        f"up {up:.1f} s in all: too brief to read (needs "
+                                        f"{need:.1f} s)"))
     return out
 
 
@@ -591,6 +1001,15 @@ def ciede2000(lab1: np.ndarray, lab2: np.ndarray) -> float:
     r_t = -np.sin(np.radians(2 * d_theta)) * r_c
     return float(np.sqrt((dl / s_l) ** 2 + (dc / s_c) ** 2 + (dH / s_h) ** 2
                          + r_t * (dc / s_c) * (dH / s_h)))
+
+
+@lru_cache(maxsize=4096)
+def _lab(color: str) -> tuple[float, float, float]:
+    """CIELAB of a #rrggbb colour as seen with normal vision."""
+    from colorspacious import cspace_convert  # lazy: only the colour rules need it
+
+    rgb = np.array([int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+    return tuple(float(v) for v in cspace_convert(rgb, "sRGB1", "CIELab"))
 
 
 @lru_cache(maxsize=4096)
@@ -702,9 +1121,14 @@ class CaptionPicture:
 
 
 def caption_findings(p: CaptionPicture, background: str,
-                     confusions: Sequence[Confusion] = ()) -> list[Finding]:
+                     confusions: Sequence[Confusion] = (), signs: tuple[str, str] = (),
+                     titles: Iterable[int] = (),
+                     word_colors: Iterable[str] | None = None) -> list[Finding]:
     """Every rule on one caption: both pictures, its timing, the colours; each finding once."""
-    found = picture_findings(p.still, background) + picture_findings(p.leaving, background)
+    titles = tuple(titles)
+    words = None if word_colors is None else tuple(word_colors)
+    found = (picture_findings(p.still, background, signs, titles, words)
+             + picture_findings(p.leaving, background, signs, titles, words))
     changes = tuple(dict.fromkeys(list(p.timing.changes) + changed(p.still, p.leaving)))
     timing = CaptionTiming(p.timing.shown, p.timing.reading, p.timing.settled, p.timing.still,
                            p.timing.leaves, changes)

@@ -29,6 +29,16 @@ def reading_seconds(text: str, language: str, pace: float = 1.0) -> float:
     return max(MIN_CAPTION_SECONDS, caption_chars(text) / reading_rate(language)) / pace
 
 
+STATE_SECONDS = 3.0  # a state the picture rests on between captions: up this long at most
+
+
+def state_seconds(texts: list[str], language: str, pace: float = 1.0) -> float:
+    """How long a state the picture rests on (a training snapshot's table) stays up: its
+    texts' reading time (never under 1.5 s), up to STATE_SECONDS ÷ pace, since a table's
+    numbers are looked up, not read one by one."""
+    return min(reading_seconds(" ".join(texts), language, pace), STATE_SECONDS / pace)
+
+
 def whole_frames(seconds: float, fps: float) -> int:
     """The frames that last at least `seconds` (a hold is a whole number of frames)."""
     return max(0, math.ceil(seconds * fps - 1e-6))

@@ -80,9 +80,9 @@ def page_words(tr: Translate) -> dict[str, str]:
         "Q_rot": tr("Q_rot = RoPE(Q), the queries turned: what the scores use"),
         "K_rot": tr("K_rot = RoPE(K), the keys turned: what the scores use"),
         "scores": tr("Q·Kᵀ, every query against every key"),
-        "scaled": tr("Q·Kᵀ/√d_k, the scaled scores"),
+        "scaled": tr("Q·Kᵀ/√dₖ, the scaled scores"),
         "scores_rot": tr("Q_rot·K_rotᵀ, every turned query against every turned key"),
-        "scaled_rot": tr("Q_rot·K_rotᵀ/√d_k, the scaled scores"),
+        "scaled_rot": tr("Q_rot·K_rotᵀ/√dₖ, the scaled scores"),
         "weights": tr("The weights: softmax of each row"),
         "weights_raw": tr("The weights: the raw scores, without softmax"),
         "Z": tr("Z = weights·V, each word's new value"),
@@ -105,7 +105,7 @@ def page_words(tr: Translate) -> dict[str, str]:
         "random": tr("An untrained random weight: no sum makes it."),
         "bias": tr("plus the bias"),
         "rotation": tr("RoPE turns pair {m} of this row (its entries {a} and {b}) by the angle "
-                       "θ = p · base^(−2m/d_k), where p = {p} is the word's position and base "
+                       "θ = p · base to the power −2m/dₖ, where p = {p} is the word's position and base "
                        "{base}:", **_later("m", "a", "b", "p", "base")),
         "products": tr("Pair by pair: a product is positive where the signs agree and "
                        "negative where they differ."),
@@ -117,7 +117,7 @@ def page_words(tr: Translate) -> dict[str, str]:
                      "{shadow}, and {shadow} × |q| {qnorm} {rel} {score}.",
                      **_later("angle", "shadow", "qnorm", "rel", "score")),
         "no_angle": tr("A zero vector has no direction: no angle to draw."),
-        "scale": tr("divided by √d_k, the square root of the width {dk}", **_later("dk")),
+        "scale": tr("divided by √dₖ, the square root of the width {dk}", **_later("dk")),
         "exp": tr("The exponential of each scaled score minus the row's largest, {max}:",
                   **_later("max")),
         "exp_sum": tr("Their sum, Σ:"),

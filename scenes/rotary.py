@@ -3,7 +3,7 @@
 Chapter `linear` ends with the turn (`show_rope`): Q = X·W_Q and K = X·W_K are turned into
 Q_rot = RoPE(Q) and K_rot = RoPE(K) before any score is made. The followed query's first pair and
 its partner key's are drawn before and after their turn at their true angles and lengths,
-then every pair's angle θ = p · base^(−2m/d_k) as a table, then the turned rows Q_rot and K_rot.
+then every pair's angle θ = p · base to the power −2m/dₖ as a table, then the turned rows Q_rot and K_rot.
 Chapter `dot` ends with why (`show_distance`): q_rot·k_rot of the same two rows placed elsewhere,
 the same distance apart, gives the same score, one step further apart another.
 
@@ -49,7 +49,7 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.text import fit_width, fmt, fmt_row, make_text
-from attention_video.scenes.widgets import make_matrix
+from attention_video.scenes.widgets import Recorder, make_matrix
 from manim import (
     DOWN,
     LEFT,
@@ -269,10 +269,10 @@ def shown_angle_pairs(n: int) -> list[int | None]:
 
 @dataclass
 class AngleTable:
-    """θ = p · base^(−2m/d_k) of every pair m at the followed query's and its key's
+    """θ = p · base to the power −2m/dₖ of every pair m at the followed query's and its key's
     positions, in degrees of turn (0-360), one row per position."""
 
-    formula: Mobject  # "θ = p · base^(−2m/d_k), base 100000, d_k = 64"
+    formula: Mobject  # "θ = p · base to the power −2m/dₖ, base 100000, dₖ = 64"
     heading: VGroup  # "pair m", 0, 1, …
     rows: list[VGroup]  # one per position: its row's name, then the angles
 
@@ -316,7 +316,7 @@ def make_angle_table(trace: AttentionTrace, rows: list[tuple[str, int, str]],
     lines = [place([make_text(text, font, color if c == 0 else theme.text)
                     for c, text in enumerate(line)], DOWN * (r + 1) * TABLE_ROW_STEP * font / PANEL_FONT)
              for r, (line, (_, _, color)) in enumerate(zip(cells, rows))]
-    formula = make_text(ctx.tr("θ = p · base^(−2m/d_k), base {base}, d_k = {d_k}; in degrees of turn",
+    formula = make_text(ctx.tr("θ = p · base to the power −2m/dₖ, base {base}, dₖ = {d_k}; in degrees of turn",
                                base=fmt(rope.base, 0), d_k=trace.d_k), font, theme.accent)
     formula.next_to(heading, UP, buff=BUFF_MEDIUM).align_to(heading, LEFT)
     return AngleTable(formula, heading, lines)
@@ -370,13 +370,13 @@ def show_rope(scene) -> None:
                  "one radian per position: {q_name} at position {i} turns by {q_turn}°.",
                  q_name=q_name, i=i, q_turn=q_turn))
     query = panels[0]
-    scene.play(FadeIn(VGroup(query.axes, query.title, query.before)), run_time=0.5)
+    show_panel(scene, query)
     play_turn(scene, query)
     scene.wait(1.0)
     key = panels[1]
     scene.say(tr("{k_name} at position {j} turns by {k_turn}°. A turn keeps each pair's length.",
                  k_name=k_name, j=j, k_turn=k_turn))
-    scene.play(FadeIn(VGroup(key.axes, key.title, key.before)), run_time=0.5)
+    show_panel(scene, key)
     play_turn(scene, key)
     scene.wait(1.0)
     show_angles(scene, panels)
@@ -398,7 +398,7 @@ def show_angles(scene, panels: list[TurnPanel]) -> None:
     last = n - 1
     first = fmt(turn_degrees(t.rope.angles[i, 1 if n > 1 else 0]), 0)
     least = fmt(turn_degrees(t.rope.angles[i, last]), 0)
-    scene.say(scene.tr("Each of the {n} pairs turns by its own angle, θ = p · base^(−2m/d_k): at "
+    scene.say(scene.tr("Each of the {n} pairs turns by its own angle, θ = p · base to the power −2m/dₖ: at "
                        "position {i}, pair 1 by {first}°, pair {last} by {least}°. The later pairs "
                        "turn ever more slowly.",
                        n=n, i=i, first=first, last=last, least=least))
@@ -409,26 +409,20 @@ def show_angles(scene, panels: list[TurnPanel]) -> None:
 def show_turned_rows(scene) -> None:
     """Q_rot = RoPE(Q) and K_rot = RoPE(K) side by side, the followed rows boxed: the rows
     chapters `factor` and `dot` multiply."""
-    t, i, j, theme = scene.trace, scene.focus, scene.partner, scene.theme
+    t, i, theme = scene.trace, scene.focus, scene.theme
     names = score_names(t)
     h = t.head
     scene.clear_stage()
-    max_w = SAFE_X - TURNED_LABEL_ROOM
-    views = VGroup()
-    shown = []
-    for name, rows, key, labels, colors, color, row in (
-            (names.q, h.Q, "Q", scene.q_labels, scene.q_colors, theme.q, i),
-            (names.k, h.K, "K", scene.k_labels, scene.k_colors, theme.k, j)):
-        view = make_matrix(rows, key, theme, max_w, STAGE_TOP - SAFE_BOTTOM - TURNED_TAG_ROOM,
-                           row_labels=labels, row_colors=colors, max_cols=TURNED_COLS,
-                           record=scene.drawn)
-        plain = name[0]
-        tag = make_text(f"{name} = RoPE({plain})", 28, color, weight="BOLD")
-        tag.next_to(view.grid_only(), UP, buff=BUFF_SMALL)
-        views.add(VGroup(view, tag))
-        shown.append((view, row))
-    views.arrange(RIGHT, buff=PANEL_GAP, aligned_edge=UP)
-    fit_width(views, 2 * SAFE_X - 0.1)
+    # built narrower until both fit side by side: scaled down instead, their smallest texts
+    # ("…", numbers at the size floor) would fall under it
+    limit, max_w = 2 * SAFE_X - 0.1, SAFE_X - TURNED_LABEL_ROOM
+    for _ in range(3):
+        width = make_turned_views(scene, names, max_w)[0].width  # measured, not recorded
+        if width <= limit:
+            break
+        max_w -= (width - limit) / 2 + 0.05
+    views, shown = make_turned_views(scene, names, max_w, scene.drawn)
+    fit_width(views, limit)
     views.set_x(0).align_to(UP * STAGE_TOP, UP)
     boxes = [view.row_box(row, theme.accent) for view, row in shown]
     before = t.rope.Q_before[t.head_index, i]
@@ -444,10 +438,38 @@ def show_turned_rows(scene) -> None:
     scene.wait(1.5)
 
 
+def make_turned_views(scene, names: ScoreNames, max_w: float,
+                      record: Recorder | None = None) -> tuple[VGroup, list]:
+    """Q_rot and K_rot, each at most `max_w` wide (its grid), named above, side by side;
+    with each view's followed row (the query's, the partner key's); their numbers recorded
+    in `record` (None: built only to be measured)."""
+    theme, h = scene.theme, scene.trace.head
+    views, shown = VGroup(), []
+    for name, rows, key, labels, colors, color, row in (
+            (names.q, h.Q, "Q", scene.q_labels, scene.q_colors, theme.q, scene.focus),
+            (names.k, h.K, "K", scene.k_labels, scene.k_colors, theme.k, scene.partner)):
+        view = make_matrix(rows, key, theme, max_w, STAGE_TOP - SAFE_BOTTOM - TURNED_TAG_ROOM,
+                           row_labels=labels, row_colors=colors, max_cols=TURNED_COLS,
+                           record=record)
+        tag = make_text(f"{name} = RoPE({name[0]})", 28, color, weight="BOLD")
+        tag.next_to(view.grid_only(), UP, buff=BUFF_SMALL)
+        views.add(VGroup(view, tag))
+        shown.append((view, row))
+    views.arrange(RIGHT, buff=PANEL_GAP, aligned_edge=UP)
+    return views, shown
+
+
 TURNED_COLS = 6  # Q_rot and K_rot side by side: wider rows are folded ("…")
 TURNED_TAG_ROOM = 0.9  # above Q_rot and K_rot: their names
 TURNED_LABEL_ROOM = 1.2  # beside each: its row labels and the gap
 TURNED_QUOTED = 4  # numbers of the followed row quoted in the caption
+
+
+def show_panel(scene, panel: TurnPanel) -> None:
+    """The panel's title and its pair before the turn. The title heads the whole panel (its
+    axes, both arrows, their numbers), so it comes in on its own, not as one group with
+    the arrow as a label is (the lint pairs a group's one text with its strokes)."""
+    scene.play(FadeIn(panel.title), FadeIn(VGroup(panel.axes, panel.before)), run_time=0.5)
 
 
 def play_turn(scene, panel: TurnPanel) -> None:

@@ -15,11 +15,12 @@ from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
 from attention_video import fastmanim
 from attention_video.attncore.tokenize import CLOSING, OPENING
 from attention_video.fastmanim.glyphs import GlyphText, copy_built
 from attention_video.fastmanim.texts import code_digest, kept, use_text_cache  # noqa: F401 (use_text_cache: the renderer)
-from manim import MarkupText, Text, VMobject
+from manim import MarkupText, Text, VGroup, VMobject
 
 # The font fallback chain, in order (scripts/setup.sh installs every face of it). Pango takes
 # the comma-separated list as one family list: each character comes from the first face of
@@ -33,6 +34,8 @@ FONT_CHAIN = (
     "Noto Sans Hebrew",      # Hebrew (right to left)
     "Noto Sans Devanagari",  # Hindi, Marathi, Nepali
     "Noto Sans Thai",        # Thai
+    "Noto Sans",             # sub- and superscript letters (dₖ, Kᵀ) CJK SC lacks: sans, as
+    #                          the rest (Symbola's are serif)
     "Symbola",               # emoji (Unicode 9, monochrome outlines) and symbols
 )
 EMOJI_FONT = "Symbola"
@@ -114,6 +117,26 @@ def short_label(text: str, max_chars: int = 10) -> str:
     return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
+def word_labels(words: Sequence[str], max_chars: int = 10) -> list[str]:
+    """Each token's label as the picture names it: shortened (short_label), and a word that
+    occurs more than once (case aside: "The", "the") numbered by occurrence, flies₁ and
+    flies₂, so two rows are told apart by more than their colours."""
+    counts: dict[str, int] = {}
+    for w in words:
+        counts[w.casefold()] = counts.get(w.casefold(), 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for w in words:
+        key = w.casefold()
+        if counts[key] == 1:
+            out.append(short_label(w, max_chars))
+            continue
+        seen[key] = seen.get(key, 0) + 1
+        index = subscript(seen[key])
+        out.append(short_label(w, max_chars - len(index)) + index)
+    return out
+
+
 def _is_wide(ch: str) -> bool:
     return ord(ch) >= 0x2E80
 
@@ -175,11 +198,67 @@ def _build_text(text: str, font_size: float, weight: str) -> Text:
             t = _draw(full, font_size, weight)  # (not when only emoji code points would)
     if t is None or not _has_glyphs(t):
         t = _pango_text(code_points(text) if text.strip() else "␣", font_size * 0.7, weight)
+    elif "√" in text and len(t.submobjects) == len(text):  # one glyph per character
+        join_radicals(t, text)
     for m in t.family_members_with_points():
         if hasattr(m, "path_obj"):
             del m.path_obj  # copies are ~40× cheaper without the parsed SVG path
     t.id_to_vgroup_dict = {}  # the parser's groups (only Tex reads them): half the pickle
     return t
+
+
+# ---- the radical ------------------------------------------------------------------------
+RADICAL_STROKE = 0.085  # the drawn √'s stroke, as a share of its glyph's height (the font's
+#                         own strokes: ~0.08 of the glyph at regular weight)
+
+
+def _radicand_end(text: str, start: int) -> int:
+    """The index past the radicand of the √ at `start`: the letters, digits and sub- and
+    superscripts that follow it ("√dₖ", "√64")."""
+    end = start + 1
+    while end < len(text) and (text[end].isalnum() or unicodedata.category(text[end]) == "No"
+                               or "ₐ" <= text[end] <= "ₜ"):
+        end += 1
+    return end
+
+
+def _outline(points: np.ndarray, width: float) -> np.ndarray:
+    """The closed outline (k, 2) of a polyline (n, 2) drawn `width` thick, its corners
+    mitred (a miter at most twice the half-width, so the sharp bottom of a √ stays short)."""
+    d = np.diff(points, axis=0)
+    d /= np.linalg.norm(d, axis=1, keepdims=True)  # (n-1, 2) unit directions
+    normal = np.stack([-d[:, 1], d[:, 0]], axis=1)  # (n-1, 2), left of each piece
+    offsets = [normal[0]]
+    for a, b in zip(normal[:-1], normal[1:]):
+        m = a + b
+        m /= np.linalg.norm(m)
+        offsets.append(m / max(float(m @ a), 0.5))  # miter, clamped
+    offsets.append(normal[-1])
+    offsets = np.array(offsets) * width / 2  # (n, 2)
+    return np.concatenate([points + offsets, (points - offsets)[::-1], points[:1] + offsets[:1]])
+
+
+def join_radicals(t: Text, text: str) -> None:
+    """Each √ of `t` (a Text of `text`, one glyph per character) redrawn as one piece with
+    its bar over the radicand, as a formula writes it: a font's √ is a tick with a stub
+    of a bar, which leaves "√dₖ" reading as a tick, a gap, then dₖ. The glyph keeps its
+    place in the Text (one glyph per character), its outline replaced."""
+    for start in [i for i, ch in enumerate(text) if ch == "√"]:
+        end = _radicand_end(text, start)
+        root = t[start]
+        if end == start + 1 or not root.has_points():
+            continue
+        under = VGroup(*t[start + 1:end])
+        left, right = root.get_left()[0], root.get_right()[0]
+        bottom = root.get_bottom()[1]
+        top = max(root.get_top()[1], under.get_top()[1] + 0.15 * root.height)
+        h, w = top - bottom, right - left
+        stroke = RADICAL_STROKE * h
+        path = np.array([[left, bottom + 0.42 * h], [left + 0.18 * w, bottom + 0.5 * h],
+                         [left + 0.45 * w, bottom + stroke / 2], [right - 0.05 * w, top - stroke / 2],
+                         [under.get_right()[0] + 0.04 * h, top - stroke / 2]])  # (5, 2)
+        outline = _outline(path, stroke)
+        root.set_points_as_corners(np.column_stack([outline, np.zeros(len(outline))]))
 
 
 LRM = "\u200e"  # LEFT-TO-RIGHT MARK
@@ -432,3 +511,10 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 def subscript(n: int | str) -> str:
     """A number as subscript digits: 12 → "₁₂" (for Z₁ and q₁k₁)."""
     return str(n).translate(_SUBSCRIPTS)
+
+
+def texts_in(mob: VMobject) -> list[str]:
+    """The strings of every text drawn in `mob` (to time how long a picture is read)."""
+    if isinstance(mob, (Text, MarkupText)):
+        return [getattr(mob, "original_text", None) or mob.text]
+    return [t for sub in mob.submobjects for t in texts_in(sub)]

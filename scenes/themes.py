@@ -41,8 +41,12 @@ class Theme:
     muted: str  # secondary text: a shape, a "…", a masked cell's mark
     grid: str  # cell borders, rules, a masked cell's fill
     accent: str  # highlights: the followed row, the chosen cell
-    positive: str  # agreeing signs, positive values
-    negative: str  # opposing signs, negative values
+    positive: str  # agreeing signs, positive values: a blue ...
+    negative: str  # opposing signs, negative values: ... and a red (vermilion), a diverging pair
+    #                that stays 10+ CIEDE2000 apart at every heat-map opacity (0.12 up) for
+    #                normal, deuteranopic, protanopic and tritanopic vision
+    #                (scenes.lint.signs_apart; tests/scenes/test_themes.py): green and red
+    #                were one khaki under deuteranopia, so a heat map's sign was lost
     q: str  # the colours of Q, K, V, the weights and Z: one each, in every chapter
     k: str
     v: str
@@ -60,12 +64,12 @@ class Theme:
 THEMES = {
     "dark": Theme(
         name="dark", background="#14161c", text="#eceff4", muted="#9aa3b2", grid="#3b4252",
-        accent="#ffd166", positive="#5ad28c", negative="#ff6b6b",
+        accent="#ffd166", positive="#3481f4", negative="#ec4713",
         q="#f4a261", k="#2ec4b6", v="#c77dff", w="#ffd166", z="#ff8fab",
         word_lightness=0.68, word_saturation=0.75),
     "light": Theme(
         name="light", background="#fbfaf7", text="#1d232c", muted="#5f6b7a", grid="#c8ccd4",
-        accent="#b45309", positive="#16803c", negative="#c81e1e",
+        accent="#b45309", positive="#205bf3", negative="#a0160d",
         q="#c2410c", k="#0f766e", v="#7e22ce", w="#b45309", z="#be185d",
         word_lightness=0.40, word_saturation=0.80),
 }

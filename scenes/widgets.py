@@ -19,14 +19,15 @@ from attention_video.scenes.layout import (
     BUFF_HAIR,
     BUFF_LABEL,
     BUFF_NOTE,
-    BUFF_SAFE_EDGE,
     BUFF_SMALL,
     BUFF_SNUG,
     BUFF_TIGHT,
+    BUFF_TITLE_EDGE,
     CELL_FILL,
     DIGIT_HEIGHT,
     MIN_FONT,
     SAFE_X,
+    TITLE_SAFE_X,
     WIDTH_FILL,
     font_for_row,
     font_for_width,
@@ -109,14 +110,22 @@ def fit_cells(rows: int, cols: int, max_w: float, max_h: float, decimals: int = 
 
 def sign_color(sign: int, theme: Theme) -> str:
     """The colour of a pair of a dot product by its agreement (attncore.attention.agreement):
-    green where the signs agree (+1), red where they differ (−1), muted for a 0 in it."""
+    the positive colour (blue) where the signs agree (+1), the negative (red) where
+    they differ (−1), muted for a 0 in it."""
     return theme.positive if sign > 0 else theme.negative if sign < 0 else theme.muted
 
 
+HEAT_FAINTEST = 0.12  # a heat map's cell for a 0: its sign's colour, faint
+HEAT_SPAN = 0.7  # ... up to 0.82 for the scale's value and beyond
+
+
 def value_fill(value: float, scale: float, theme: Theme) -> tuple[str, float]:
-    """Heat-map colour of a cell: hue by sign, opacity by size."""
+    """Heat-map colour of a cell: hue by sign, opacity by size. The sign colours are a
+    diverging pair that stays apart for colour-blind viewers at every opacity from
+    HEAT_FAINTEST up (scenes.lint.signs_apart), so a heat map too small for numbers still
+    tells its signs."""
     a = 0.0 if scale == 0 else min(1.0, abs(value) / scale)
-    return (theme.positive if value >= 0 else theme.negative), 0.12 + 0.7 * a
+    return (theme.positive if value >= 0 else theme.negative), HEAT_FAINTEST + HEAT_SPAN * a
 
 
 CellStyle = Callable[[int, int], "tuple[str, float] | None"]  # (i, j) → (colour, fill opacity)
@@ -360,7 +369,7 @@ def title_font(titles: Sequence[str], max_width: float) -> float:
 
 
 def make_title(text: str, theme: Theme, font_size: float = TITLE_FONT) -> VGroup:
-    return make_text(text, font_size, theme.text, weight="BOLD").to_edge(UP, buff=BUFF_BLOCK)
+    return make_text(text, font_size, theme.text, weight="BOLD").to_edge(UP, buff=BUFF_TITLE_EDGE)
 
 
 LRM = "\u200e"  # LEFT-TO-RIGHT MARK: sets a line's base direction, draws nothing
@@ -386,8 +395,8 @@ def make_caption(text: str, theme: Theme, font_size: float = 24) -> VGroup:
     group = VGroup(*[make_text(LRM + line, font_size, theme.text)
                      for line in caption_lines(text)])
     group.arrange(DOWN, buff=BUFF_SMALL)
-    fit_width(group, 2 * SAFE_X)
-    return group.to_edge(DOWN, buff=BUFF_SAFE_EDGE)
+    fit_width(group, 2 * TITLE_SAFE_X)
+    return group.to_edge(DOWN, buff=BUFF_TITLE_EDGE)
 
 
 def make_row_vector(row: np.ndarray, key: str, i: int, theme: Theme, max_w: float, *,

@@ -41,7 +41,7 @@ Progress = Callable[[str], None]
 # chapter: pipeline.commands.app imports this module, and a run that makes only cached
 # clips never loads Manim (~2 s).
 RULES = ("overlap", "crossing", "safe-area", "size", "contrast", "hold", "moves", "colour",
-         "numbers")
+         "numbers", "lines", "label", "chart", "state")
 
 
 class LintFailed(Exception):
@@ -100,6 +100,12 @@ class _Linting:
         self._settled = 0.0  # when the picture (not a caption) last changed
         self._after_still: list[str] = []  # what was played on the picture after the still
         self._played: list = []  # this caption's findings while plays ran (crossfades)
+        self.framing: list = []  # the captions and title: kept in the title-safe area
+        # The texts up now, to time each state of the picture (scenes.lint.brief_states):
+        # id → (text, look, when first seen, longest rest while up)
+        self._up: dict[int, tuple[str, tuple, float, float]] = {}
+        self._looked_at = 0.0  # when the texts were last looked at
+        self._play_ended = 0.0  # when the last play on the picture ended
         super().__init__(*args, **kwargs)
 
     def say(self, *args: Any, **kwargs: Any) -> None:
@@ -108,6 +114,7 @@ class _Linting:
             super().say(*args, **kwargs)
         finally:
             self._in_say = False
+        self._frame_it(self._caption)
         self._still_marks, self._after_still = None, []
 
     def play(self, *args: Any, **kwargs: Any) -> None:
@@ -115,11 +122,51 @@ class _Linting:
 
         leaves = play_at_once(self, *args, **kwargs)
         if not self._in_say:
+            self._look_at_texts(rest=0.0)
+            self._play_ended = self.renderer.time
             self._played += self._crossfades(leaves)
             if self._still_marks is not None:
                 self._after_still += [self._name(a, describe) for a in leaves]
             else:
                 self._settled = self.renderer.time
+
+    def prepare_play(self, *args: Any, **kwargs: Any) -> list[Any]:
+        """The gathered holds played (scenes.base): then the picture has rested, and its
+        texts are looked at before the play changes them."""
+        animations = super().prepare_play(*args, **kwargs)
+        if not self._in_say:
+            self._look_at_texts(rest=self.renderer.time - self._play_ended)
+        return animations
+
+    def _look_at_texts(self, rest: float) -> None:
+        """Which texts are up now (the caption aside): those gone or changed since the last
+        look end their state, then (by what came and went together) each state is checked
+        for its reading time; `rest`: how long the picture stood still before this look."""
+        from attention_video.scenes.lint import Shown, brief_states, text_look  # (lazy: LAZY)
+        from attention_video.scenes.pacing import state_seconds
+
+        now, before = self.renderer.time, self._looked_at
+        title = getattr(self, "title_mob", None)
+        seen = text_look(self.mobjects, skip=[*self.framing, self._caption, title])
+        states: dict[tuple[float, float], list[str]] = {}
+        for key, (text, look, came, rested) in list(self._up.items()):
+            if seen.get(key, (None, None))[1] != look:
+                del self._up[key]
+                if text == getattr(self, "title_text", None):
+                    continue  # the title, looked at as it came in: it is the framing
+                group = states.setdefault((came, rested), [])
+                group.append(text)
+        for key, (text, look) in seen.items():
+            if key not in self._up:  # came by a cut since the last look, or by the last play
+                self._up[key] = (text, look, before if rest else now, 0.0)
+            t, lk, came, rested = self._up[key]
+            self._up[key] = (t, lk, came, max(rested, rest))
+        language, pace = self.settings.language, self.settings.pace
+        shown = [Shown(tuple(texts), came, before, rested,
+                       state_seconds(texts, language, pace))
+                 for (came, rested), texts in states.items()]
+        self._played += brief_states(shown, 1 / self.camera.frame_rate)
+        self._looked_at = now
 
     def _crossfades(self, leaves: list) -> list:
         """A number fading in over one fading out in the same play (scenes.lint.crossfades):
@@ -172,7 +219,14 @@ class _Linting:
     def _marks(self) -> list:
         from attention_video.scenes.lint import marks_of  # (lazy: LAZY)
 
+        self._frame_it(self._caption)
+        self._frame_it(getattr(self, "title_mob", None))
         return marks_of(self.mobjects)
+
+    def _frame_it(self, m: Any) -> None:
+        """Keep a caption or the title among those held to the title-safe area."""
+        if m is not None and all(m is not f for f in self.framing):
+            self.framing.append(m)
 
 
 def word_colors(scene: Any) -> list[tuple[str, str]]:
@@ -205,7 +259,11 @@ def lint_chapter(slug: str, trace: AttentionTrace, settings: Settings,
         shutil.rmtree(text_dir, ignore_errors=True)
     confusions = confusable(word_colors(scene))
     background = scene.theme.background.lower()
-    findings = [(p.caption, caption_findings(p, background, confusions)) for p in scene.lint_pictures]
+    signs = (scene.theme.positive.lower(), scene.theme.negative.lower())
+    titles = [id(m) for m in scene.framing]
+    words = {c.lower() for c in (*scene.k_colors, *scene.q_colors)}
+    findings = [(p.caption, caption_findings(p, background, confusions, signs, titles, words))
+                for p in scene.lint_pictures]
     return ChapterLint(slug, len(scene.lint_pictures), gather(number(slug), findings),
                        time.perf_counter() - start)
 

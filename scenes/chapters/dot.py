@@ -3,7 +3,7 @@
     Q·Kᵀ[i, j] = Σₘ Q[i, m] · K[j, m]
 
 The followed word's query row and its partner's key row (its highest-scoring other
-word) are written as two aligned rows; each pair is multiplied (green where the signs
+word) are written as two aligned rows; each pair is multiplied (blue where the signs
 agree, red where they differ) and the products add up to the cell's value.
 
 Then the same two vectors as arrows in the plane they span (scenes.arrows), where
@@ -52,6 +52,7 @@ from attention_video.scenes.layout import (
     BUFF_SECTION,
     BUFF_SMALL,
     BUFF_TIGHT,
+    CELL_FILL,
     MAX_PAIRS,
     MIN_FONT,
     PAIR_FILL,
@@ -62,6 +63,7 @@ from attention_video.scenes.layout import (
     SAFE_X,
     STAGE_TOP,
     TABLE_ROW_STEP,
+    font_for_row,
     row_for_font,
     shown_pairs,
     widest,
@@ -193,15 +195,18 @@ def make_pair_table(h: HeadTrace, i: int, j: int, q_label: str, k_label: str,
 # ---- the thumbnail ---------------------------------------------------------------------------
 @dataclass
 class CellThumbnail:
-    """The factor matrix as coloured cells (no numbers), the opened cell outlined."""
+    """The factor matrix as coloured cells (no numbers), the opened cell outlined; each
+    cell's sign written on it as well (+ or −): the pairs below read by their numbers'
+    signs, and so does the cell they add up to."""
 
     grid: MatrixView
     box: Rectangle  # around the opened cell
     tag: Mobject  # "Q·Kᵀ", left of the grid
+    signs: VGroup  # + or − on each cell (empty where the cells are too small to write on)
 
     @property
     def group(self) -> VGroup:
-        return VGroup(self.grid, self.box, self.tag)
+        return VGroup(self.grid, self.signs, self.box, self.tag)
 
 
 def make_cell_thumbnail(scores: np.ndarray, mask: np.ndarray, i: int, j: int, theme: Theme,
@@ -213,7 +218,27 @@ def make_cell_thumbnail(scores: np.ndarray, mask: np.ndarray, i: int, j: int, th
                       layout=CellLayout(side, side, MIN_FONT, False))
     tag = make_text(name, 24, theme.accent, weight="BOLD")
     tag.next_to(grid, LEFT, buff=BUFF_ROW).align_to(grid, UP)
-    return CellThumbnail(grid, grid.cell_box(i, j, theme.accent, width=5), tag)
+    return CellThumbnail(grid, grid.cell_box(i, j, theme.accent, width=5), tag,
+                         make_cell_signs(grid, scores, mask, side, theme))
+
+
+def make_cell_signs(grid: MatrixView, scores: np.ndarray, mask: np.ndarray, side: float,
+                    theme: Theme) -> VGroup:
+    """+ or − on every cell that is not masked (mask True: allowed), as large as the cell lets (none if that is
+    under the size floor)."""
+    font = font_for_row(side, CELL_FILL, lo=0, hi=24)
+    signs = VGroup()
+    if font < MIN_FONT:
+        return signs
+    for (r, c), cell in grid.cell_at.items():
+        if r is None or c is None or not mask[r, c]:  # False: masked, greyed
+            continue
+        fill = cell.get_fill_color().to_hex()
+        glyph = "+" if scores[r, c] >= 0 else "−"
+        under = blend(fill, theme.background, cell.get_fill_opacity())
+        signs.add(make_text(glyph, font, ink_on(theme.text, under, theme),
+                            weight="BOLD").move_to(cell))
+    return signs
 
 
 # ---- the sum -------------------------------------------------------------------------------
@@ -432,7 +457,7 @@ class DotProductScene(ChapterScene):
                 text = self.tr("Open one cell: query \"{word}\" against key \"{key}\", its "
                                "highest-scoring other word.", word=self.focus_word, key=self.k_word(j))
         self.say(text)
-        self.play(FadeIn(VGroup(thumb.grid, thumb.tag)), Create(thumb.box), run_time=0.8)
+        self.play(FadeIn(VGroup(thumb.grid, thumb.signs, thumb.tag)), Create(thumb.box), run_time=0.8)
         self.play(FadeIn(formula), run_time=0.6)
         self.wait(0.8)
         return thumb, formula
@@ -462,9 +487,9 @@ class DotProductScene(ChapterScene):
         zero = (self.tr(", {zero} a zero (grey, adds nothing)", zero=table.zero)
                 if table.zero else "")
         self.say(self.tr.plural(
-            "Multiply each pair: {agree} of {d_k} pairs have the same sign (green, positive), "
+            "Multiply each pair: {agree} of {d_k} pairs have the same sign (blue, positive), "
             "{n} opposite sign (red, negative){zero}.",
-            "Multiply each pair: {agree} of {d_k} pairs have the same sign (green, positive), "
+            "Multiply each pair: {agree} of {d_k} pairs have the same sign (blue, positive), "
             "{n} opposite signs (red, negative){zero}.",
             table.differ, agree=table.agree, d_k=t.d_k, zero=zero))
         pairs = [VGroup(f, p) for f, p in zip(table.frames, table.p_row)]
@@ -478,7 +503,7 @@ class DotProductScene(ChapterScene):
         s = fmt(t.head.scores[i, j], DECIMALS)
         self.drawn("scores", (i, j), s)
         folded = t.d_k > MAX_PAIRS  # the note says how many pairs the sum has
-        note = self.tr("(d_k = {d_k} pairs)", d_k=t.d_k) if folded else None
+        note = self.tr("(dₖ = {d_k} pairs)", d_k=t.d_k) if folded else None
         products = [fmt(p, DECIMALS) for p in t.head.products(i, j)]
         sign = "=" if folded else equals_sign(adds_up(products, s))
         line = make_sum_line(s, f"= {self.names.scores}[{self.q_labels[i]}, {self.k_labels[j]}]",

@@ -726,7 +726,7 @@ class HeadsScene(ChapterScene):
             text = self.tr("Each head hands {w} its Z row. Here there is only one: {d_k} numbers.",
                            w=w, d_k=t.d_k)
         else:
-            text = self.tr("Each head hands {w} its own Z row of d_k = {d_k} numbers: {n_heads} rows, the "
+            text = self.tr("Each head hands {w} its own Z row of dₖ = {d_k} numbers: {n_heads} rows, the "
                            "one we followed marked.",
                            w=w, d_k=t.d_k, n_heads=self.n_heads)
         self.say(text)

@@ -50,7 +50,8 @@ from attention_video.scenes.layout import (
     shown_pairs,
     widest,
 )
-from attention_video.scenes.text import fit_width, fmt, make_text, subscript
+from attention_video.scenes.pacing import state_seconds
+from attention_video.scenes.text import fit_width, fmt, make_text, subscript, texts_in
 from attention_video.scenes.widgets import (
     CHIP_FONT,
     CHIP_MAX_W,
@@ -72,6 +73,7 @@ PLOTS_GAP = 1.0  # between the loss box and the accuracy box: far wider than a l
 #                  the two read as two plots, not one
 MAX_ARROWS = 4  # keys drawn as arrows through training (the partner, the best, the least aligned)
 STEP_TIME = 0.7  # one snapshot to the next
+TICK = 0.12  # a tick on a chart's y axis
 MIN_VISIBLE_ARROW = 0.5  # scene units: a snapshot whose longest arrow is shorter is drawn larger
 
 
@@ -266,7 +268,23 @@ def make_curve(x: np.ndarray, y: np.ndarray, marks_at: np.ndarray, name: str, ke
     s1 = make_text(ctx.tr("step {last_step}", last_step=last_step), 18, ctx.theme.muted)
     s0.next_to(box, DOWN, buff=BUFF_SMALL).align_to(box, LEFT)
     s1.next_to(box, DOWN, buff=BUFF_SMALL).align_to(box, RIGHT)
-    return Curve(box, line, marks, VGroup(title, s0, s1))
+    return Curve(box, line, marks, VGroup(title, s0, s1, make_y_scale(box, y, key, ctx, decimals)))
+
+
+def make_y_scale(box: Rectangle, y: np.ndarray, key: str, ctx: ChapterContext,
+                 decimals: int) -> VGroup:
+    """The y axis's scale: 0 at the box's foot and the curve's highest value at its top
+    (the box runs from 0 to that value), each left of the box with a tick."""
+    peak = int(np.argmax(y))
+    top = fmt(y[peak], decimals)
+    ctx.record(key, (peak,), top)
+    out = VGroup()
+    for text, corner in ((top, UL), ("0", DL)):
+        at = box.get_corner(corner)
+        tick = Line(at, at + LEFT * TICK, stroke_color=ctx.theme.grid, stroke_width=2)
+        label = make_text(text, 18, ctx.theme.muted).next_to(tick, LEFT, buff=BUFF_TIGHT)
+        out.add(VGroup(tick, label))
+    return out
 
 
 @dataclass
@@ -550,7 +568,9 @@ class LearningScene(ChapterScene):
             self.remove(boards[s - 1])
             self.add(boards[s])
             shown = nxt
-            self.wait(0.3)
+            # each snapshot rests long enough to read its numbers (scenes.pacing)
+            self.wait(state_seconds(texts_in(VGroup(boards[s], nxt)), self.settings.language,
+                                    self.settings.pace))
         self.say(self.tr("After {step_text} steps {k} is {t1} from the query (from {t0}) and q·k = {s1} "
                          "(from {s0}).",
                          step_text=self.step_text(last), k=k, t1=t1, t0=t0, s1=s1, s0=s0))

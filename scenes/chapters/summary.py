@@ -65,21 +65,11 @@ class FormulaTerm:
 
 @dataclass
 class Formula:
-    line: VGroup  # the whole formula: one Text on one baseline, and the bar of its √
+    line: VGroup  # the whole formula: one Text on one baseline (its √ drawn with its bar)
     terms: list[FormulaTerm]  # in reading order
 
 
-RADICAL_BAR_WIDTH = 2.5  # the √'s bar, about as thick as the glyph's strokes
-SQRT_D_K = "√dₖ"  # the root's bar is drawn over dₖ (radical_bar); ₖ: a real subscript
-
-
-def radical_bar(text: Text, start: int, end: int, color: str) -> Line:
-    """The vinculum of the √ at glyph `start`, over the glyphs up to `end` (a Text's √ is
-    a bare tick: without its bar the root's reach is not written)."""
-    root, under = text[start], text[start + 1:end]
-    top = root.get_top()[1] - 0.01
-    return Line([root.get_right()[0] - 0.01, top, 0], [under.get_right()[0] + 0.03, top, 0],
-                stroke_color=color, stroke_width=RADICAL_BAR_WIDTH)
+SQRT_D_K = "√dₖ"  # drawn as one piece with its bar over dₖ (scenes.text.join_radicals)
 
 
 def spans(text: str, parts: list[str]) -> list[tuple[int, int]]:
@@ -125,9 +115,6 @@ def make_formula(ctx: ChapterContext, normalized: bool, has_bias: bool, refs: Re
         if term:
             glyphs[term] = part
     line = VGroup(written)
-    if normalized:
-        (start, end), = spans(text, [SQRT_D_K])
-        line.add(radical_bar(written, start, end, w))
     q_def = "Q = X·W_Q" + (" + b_Q" if has_bias else "")
     if rotary:
         q_def = f"{n.q} = RoPE({q_def.removeprefix('Q = ')})"
