@@ -19,6 +19,7 @@ from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.reasons import head_reason, head_why
+from attention_video.scenes.rotary import TURNED, score_names
 from attention_video.scenes.text import fit_width, fmt, make_text, short_label
 from attention_video.scenes.themes import THEMES, family_colors, word_color
 from attention_video.scenes.titles import chapter_title
@@ -333,13 +334,14 @@ class ChapterScene(Scene):
         return badge.move_to([SAFE_X, SAFE_Y, 0], aligned_edge=UR)
 
     def show_title(self) -> None:
-        heads = len(self.trace.heads)
-        self.title_text = chapter_title(self.slug, self.tr, heads)
+        # a title naming Q and K names the rows the scores use (Q_rot, K_rot once turned)
+        heads, rotary = len(self.trace.heads), score_names(self.trace) == TURNED
+        self.title_text = chapter_title(self.slug, self.tr, heads, rotary)
         badge = self.make_badge()
         self.badge = badge
         room = 2 * SAFE_X - badge.width - TITLE_BADGE_GAP
         # every chapter's title at one size: the one the widest title of any chapter fits
-        size = title_font([chapter_title(s, self.tr, heads) for s in SLUGS], room)
+        size = title_font([chapter_title(s, self.tr, heads, rotary) for s in SLUGS], room)
         title = make_title(self.title_text, self.theme, size)
         fit_width(title, room)
         title.to_edge(LEFT, buff=BUFF_LARGE).align_to(title, UP)
