@@ -14,7 +14,7 @@ import pytest
 from attention_video.scenes.claims import NOT_DRAWN, RANKING, ROW_MARKS, Claim
 from manim import Dot, Line, Rectangle, VGroup
 
-from tests.support.claims import Facts, check_case, check_claim
+from tests.support.claims import Facts, check_arithmetic, check_case, check_claim
 from tests.support.lint_corpus import load_cases
 
 CASES = {c.name: c for c in load_cases()}
@@ -91,3 +91,14 @@ def test_a_tick_beside_another_row_is_caught():
     for tick, holds in ((right_tick, True), (wrong_tick, False)):
         claim = Claim(ROW_MARKS, (0,), {0: tick}, frames={0: frame})
         assert (check_claim(claim, {id(tick), id(frame)}, facts, WORDS) == []) is holds
+
+
+def test_a_product_written_with_the_wrong_sign_is_caught():
+    """5.49 × 4.49 × 0.980 = 24.156…: it gives 24.16, and 24.13 is only ≈ (the cell, made from
+    the unrounded numbers)."""
+    assert check_arithmetic("5.49 × 4.49 × 0.980 gives 24.16, the same value as the cell.") == []
+    assert check_arithmetic("5.49 × 4.49 × 0.980 ≈ 24.13, the value in the cell") == []
+    assert check_arithmetic("5.49 × 4.49 × 0.980 gives 24.13, the same value as the cell.")
+    assert check_arithmetic("the highest score, 24.13 = 5.49 × 4.40.")
+    assert check_arithmetic("the highest score, 24.13 ≈ 5.49 × 4.40.") == []
+    assert check_arithmetic("所以得分最高，73.00 ≈ 5.79 × 12.60。") == []

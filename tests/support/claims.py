@@ -10,8 +10,10 @@ plain numpy, not read from attncore.geometry, which the scenes draw from.
 
 from __future__ import annotations
 
+import re
 import tempfile
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +195,39 @@ def _check_ranking(c: Claim, seen: set[int], facts: Facts, words: list[str],
     return wrong
 
 
+# Arithmetic a caption writes out with the numbers as drawn: "5.49 × 4.49 × 0.980 gives 24.13"
+# (es "da", zh "得到") or "24.13 = 5.49 × 4.40"; "≈" where the drawn factors do not make the
+# drawn result on paper, as the picture beside it marks it.
+NUM = r"−?\d+(?:\.\d+)?"
+GIVES = re.compile(rf"({NUM}(?: × {NUM})+) (gives|da|得到|≈) ({NUM})")
+EQUALS = re.compile(rf"({NUM}) (=|≈) ({NUM}(?: × {NUM})+)(?! ×)")
+
+
+def _decimal(text: str) -> Decimal:
+    return Decimal(text.replace("−", "-"))
+
+
+def _on_paper(factors: str, result: str) -> bool:
+    """Whether the factors as written multiply to the result at its decimals."""
+    product = Decimal(1)
+    for f in factors.split(" × "):
+        product *= _decimal(f)
+    places = len(result.split(".")[1]) if "." in result else 0
+    return abs(product - _decimal(result)) <= Decimal(5) / Decimal(10) ** (places + 1)
+
+
+def check_arithmetic(text: str) -> list[str]:
+    """A product a caption writes out: "=" (or "gives") only where the drawn factors make the
+    drawn result on paper, "≈" only where they do not."""
+    wrong = []
+    found = [(m[1], m[2], m[3]) for m in GIVES.finditer(text)]
+    found += [(m[3], m[2], m[1]) for m in EQUALS.finditer(text)]
+    for factors, sign, result in found:
+        if (sign != "≈") != _on_paper(factors, result):
+            wrong.append(f"{text!r}: {factors} {sign} {result}")
+    return wrong
+
+
 def _names(keys, words: list[str]) -> str:
     return ", ".join(words[k] for k in keys) or "none"
 
@@ -212,6 +247,8 @@ def check_scene(scene: Any, trace: AttentionTrace) -> list[str]:
     for c in scene.claims:
         seen = scene.on_screen.get(c.caption, set())
         wrong += [f"ch {scene.slug}: {w}" for w in check_claim(c, seen, facts, words)]
+    for _, _, text in scene.subtitles:
+        wrong += [f"ch {scene.slug}: {w}" for w in check_arithmetic(text)]
     return wrong
 
 
