@@ -18,6 +18,7 @@ from attention_video.scenes.claims import Claim
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
+from attention_video.scenes.precision import weight_decimals
 from attention_video.scenes.reasons import head_reason, head_why
 from attention_video.scenes.rotary import TURNED, score_names
 from attention_video.scenes.text import fit_width, fmt, make_text, short_label
@@ -192,10 +193,10 @@ class ChapterScene(Scene):
         """How the decoder rows the queries come from were made, worded (None: no decoder)."""
         return self.tr("E + P + causal self-attention") if self.trace.decoder else None
 
-    def weight_text(self, j: int, decimals: int = 2) -> str:
-        """The followed word's weight (or raw factor) for key j as a caption shows it,
-        recorded like every drawn number."""
-        text = fmt(self.trace.head.weights[self.focus, j], decimals)
+    def weight_text(self, j: int) -> str:
+        """The followed word's weight (or raw factor) for key j as a caption shows it, at the
+        weights' one precision (scenes.precision), recorded like every drawn number."""
+        text = fmt(self.trace.head.weights[self.focus, j], weight_decimals(self.trace.normalized))
         self.drawn("weights", (self.focus, j), text)
         return text
 

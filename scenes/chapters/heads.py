@@ -41,6 +41,7 @@ from attention_video.scenes.layout import (
     text_width,
     widest,
 )
+from attention_video.scenes.precision import weight_decimals
 from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import (
@@ -197,7 +198,7 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
     name.arrange(DOWN, buff=BUFF_TIGHT)
     fit_width(name, width)
     name.next_to(grid, UP, buff=BUFF_SMALL).set_x(cells.get_x())
-    weight = fmt(head.weights[i, link.key], DECIMALS)
+    weight = fmt(head.weights[i, link.key], weight_decimals(t.normalized))
     ctx.record("head_weights", (link.head, i, link.key), weight)
     text = link_text(words.q_labels[i], words.k_labels[link.key], weight, link_lines)
     link_mob = make_text(text, link_font, ctx.theme.text)
@@ -574,7 +575,8 @@ class HeadsScene(ChapterScene):
         return len(self.trace.heads)
 
     def link_text(self, link: HeadLink) -> str:
-        text = fmt(self.trace.heads[link.head].weights[self.focus, link.key], DECIMALS)
+        text = fmt(self.trace.heads[link.head].weights[self.focus, link.key],
+                   weight_decimals(self.trace.normalized))
         self.drawn("head_weights", (link.head, self.focus, link.key), text)
         return text
 

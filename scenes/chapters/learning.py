@@ -50,6 +50,7 @@ from attention_video.scenes.layout import (
     shown_pairs,
     widest,
 )
+from attention_video.scenes.precision import WEIGHTS
 from attention_video.scenes.text import fit_width, fmt, make_text, subscript
 from attention_video.scenes.widgets import (
     CHIP_FONT,
@@ -169,11 +170,11 @@ def make_weights_table(history, keys: list[int], labels: list[str], colors: list
     """The followed word's attention row at every snapshot, one column per shown key."""
     n_s = len(history.steps)
     step_w = widest([ctx.tr("step {x}", x=int(x)) for x in history.steps], 22) + 0.3
-    layout = fit_cells(n_s, len(keys), max_w - step_w, max_h, 2, max_font=26)
+    layout = fit_cells(n_s, len(keys), max_w - step_w, max_h, WEIGHTS, max_font=26)
     layout = CellLayout(min(layout.cell_w, 1.2), layout.cell_h, max(layout.font_size, MIN_FONT),
                         True)
     view = MatrixView(history.weights[:, keys], key="history_weights", theme=ctx.theme,
-                      layout=layout, heat=True, numbers_in_rows=set(range(n_s)),
+                      layout=layout, heat=True, decimals=WEIGHTS, numbers_in_rows=set(range(n_s)),
                       col_labels=[labels[j] for j in keys], col_colors=[colors[j] for j in keys],
                       record=ctx.record, index_map=lambda s, c: (s, keys[c]), max_cols=64)
     steps = make_step_labels(view, history.steps, min(22, layout.font_size), ctx)
@@ -327,7 +328,7 @@ class LearningScene(ChapterScene):
         return self.quoted(self.k_word(j))  # "itself" is not said here: it is a row of weights
 
     def w_text(self, s: int, j: int) -> str:
-        text = fmt(self.history.weights[s, j], 2)
+        text = fmt(self.history.weights[s, j], WEIGHTS)  # softmax weights: it trained with softmax
         self.drawn("history_weights", (s, j), text)
         return text
 
@@ -434,7 +435,7 @@ class LearningScene(ChapterScene):
         """Without softmax (--no-softmax) the chapters before weighed V with the raw factors;
         the model was trained with softmax, so the weights replayed here are softmax weights:
         said, with the sum of a row."""
-        total = fmt(float(self.history.weights[0].sum()), 2)
+        total = fmt(float(self.history.weights[0].sum()), WEIGHTS)
         return self.tr("Unlike the chapters before, which skip softmax and weigh V with the raw "
                        "factors, the model was trained with softmax: these are its weights, and "
                        "each row sums to {total}.", total=total)

@@ -26,13 +26,13 @@ from attention_video.scenes.layout import (
     font_for_row,
     widest,
 )
+from attention_video.scenes.precision import weight_decimals
 from attention_video.scenes.text import fit_width, fmt, make_text, wrap
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import make_label
 
 MAX_BARS = 11  # up to this many allowed keys: one bar each (12 rows do not fit at a legible size)
 TOP_BARS = 10  # more keys: the 10 largest as bars, the rest summed in one line
-DECIMALS = 2
 NOTES_GAP = 0.14  # between the lines of the notes under the bars (plan_chart gives a note
 #                  0.42 of height): one block, a shade tighter than BUFF_NOTE
 ROLES_INDENT = 0.6  # the query's chip and role, in from the frame's left edge: 0.24 inside
@@ -47,6 +47,7 @@ class BarPlan:
     ranked: list[int]  # key indices with a bar, largest value first (ties: sentence order)
     rest: list[int]  # allowed keys without a bar
     masked: list[int]  # keys the causal mask excludes (weight exactly 0)
+    decimals: int  # how its values are written (scenes.precision: weights, or raw factors)
 
     def rest_sum(self, row: np.ndarray) -> float:
         """weights_rest[i] = Σ weights[i, j] over every key j without a bar
@@ -55,14 +56,14 @@ class BarPlan:
         return float(sum(row[j] for j in range(len(row)) if j not in shown))
 
 
-def plan_bars(row: np.ndarray, mask_row: np.ndarray) -> BarPlan:
+def plan_bars(row: np.ndarray, mask_row: np.ndarray, decimals: int) -> BarPlan:
     """Rank the allowed keys by their value (largest first; raw factors too, by value).
     More than MAX_BARS: the first TOP_BARS get bars, the others are summed."""
     masked = [j for j in range(len(row)) if not mask_row[j]]
     ranked = list(ranking(row, mask_row))
     if len(ranked) > MAX_BARS:
-        return BarPlan(ranked[:TOP_BARS], ranked[TOP_BARS:], masked)
-    return BarPlan(ranked, [], masked)
+        return BarPlan(ranked[:TOP_BARS], ranked[TOP_BARS:], masked, decimals)
+    return BarPlan(ranked, [], masked, decimals)
 
 
 @dataclass
@@ -99,7 +100,7 @@ def plan_chart(row: np.ndarray, plan: BarPlan, labels: list[str], top: float,
     row_h = min(0.55, max(0.27, (top - bottom - 0.5 - notes * 0.42) / max(n, 1)))
     font = font_for_row(row_h, LABEL_FILL)
     label_w = min(2.2, widest([labels[j] for j in plan.ranked], font, "BOLD") + 0.2)
-    value_w = widest([fmt(row[j], DECIMALS) for j in plan.ranked], font) + 0.2
+    value_w = widest([fmt(row[j], plan.decimals) for j in plan.ranked], font) + 0.2
     bar_w = min(7.5, 2 * SAFE_X - label_w - value_w - 0.6)
     vals = row[plan.ranked]
     pos, neg = max(float(vals.max()), 0.0), max(float(-vals.min()), 0.0)
@@ -132,7 +133,7 @@ def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[s
         grow_from.append(LEFT if v >= 0 else RIGHT)
         lab = make_text(labels[j], geo.font, colors[j], weight="BOLD" if j == itself else "NORMAL")
         label_col.add(fit_width(lab, geo.label_w).move_to([-0.2, y, 0], aligned_edge=RIGHT))
-        text = fmt(v, DECIMALS)
+        text = fmt(v, plan.decimals)
         ctx.record("weights", (focus, j), text)
         anchor = bar.get_right() if v >= 0 else np.array([geo.x0, y, 0])
         values.add(make_text(text, geo.font, ctx.theme.text).next_to(anchor, RIGHT, buff=BUFF_LABEL))
@@ -142,14 +143,14 @@ def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[s
 def make_notes(row: np.ndarray, plan: BarPlan, size: float, ctx: ChapterContext,
                focus: int, normalized: bool) -> VGroup:
     """Under the bars: the total of all keys (with the rest summed), and the masked keys."""
-    total = fmt(float(row.sum()), DECIMALS)
+    total = fmt(float(row.sum()), plan.decimals)
     ctx.record("weight_sum", (focus,), total)
     if normalized:
         text = ctx.tr("all keys: ") + total
     else:
         text = ctx.tr("all raw factors: {total} (not 1)", total=total)
     if plan.rest:
-        rest = fmt(plan.rest_sum(row), DECIMALS)
+        rest = fmt(plan.rest_sum(row), plan.decimals)
         ctx.record("weights_rest", (focus,), rest)
         m = len(plan.rest)
         text = ctx.tr("+ {m} more, together {rest}", m=m, rest=rest) + "   ·   " + text
@@ -222,10 +223,11 @@ class QKVScene(ChapterScene):
 
     @property
     def plan(self) -> BarPlan:
-        return plan_bars(self.row, self.trace.head.mask[self.focus])
+        return plan_bars(self.row, self.trace.head.mask[self.focus],
+                         weight_decimals(self.trace.normalized))
 
     def w_text(self, j: int) -> str:
-        return self.weight_text(j, DECIMALS)
+        return self.weight_text(j)
 
     # ---- steps ---------------------------------------------------------------------------
     def show_roles(self) -> VGroup:

@@ -28,6 +28,7 @@ from attention_video.scenes.layout import (
     font_for_row,
     widest,
 )
+from attention_video.scenes.precision import WEIGHTS, weight_decimals
 from attention_video.scenes.rotary import score_names
 from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.themes import Theme, number_ink
@@ -162,10 +163,10 @@ def make_cells(trace, i: int, geo: TableGeometry, labels: list[str], colors: lis
             cols.scores.cells.append(make_text(MASKED_TEXT, f, ctx.theme.muted))
             cols.scaled.cells.append(make_text("−∞", f, ctx.theme.muted))
         color = ctx.theme.text if h.mask[i, j] else ctx.theme.muted
-        s = fmt(h.exp_shifted[i, j], 3)
+        s = fmt(h.exp_shifted[i, j], WEIGHTS)
         ctx.record("exp_shifted", (i, j), s)
         cols.exp.cells.append(make_text(s, f, color))
-        s = fmt(h.weights[i, j], 2)
+        s = fmt(h.weights[i, j], weight_decimals(trace.normalized))
         ctx.record("weights", (i, j), s)
         cols.weights.cells.append(make_text(s, f, color, weight="BOLD"))
     if geo.hidden:
@@ -292,7 +293,8 @@ def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], ctx:
     foot_y = -(geo.n_rows * geo.row_h + 0.15)
     rule = Line(ORIGIN, RIGHT * (right_of["weights"] + 0.2), stroke_color=ctx.theme.grid,
                 stroke_width=2).shift(DOWN * ((geo.n_rows - 0.5) * geo.row_h + 0.05))
-    s_max, s_sum, s_w = fmt(h.row_max[i], 2), fmt(h.exp_sum[i], 3), fmt(h.weights[i].sum(), 2)
+    s_max, s_sum = fmt(h.row_max[i], 2), fmt(h.exp_sum[i], WEIGHTS)
+    s_w = fmt(h.weights[i].sum(), weight_decimals(trace.normalized))
     ctx.record("row_max", (i,), s_max)
     ctx.record("exp_sum", (i,), s_sum)
     ctx.record("weight_sum", (i,), s_w)
@@ -385,8 +387,9 @@ class SoftmaxScene(ChapterScene):
         itself = self.tr(" (itself)") if (not t.cross and j == i) else ""
         n = int(t.head.mask[i].sum())
         text = self.tr("\"{word}\" gives the most weight to \"{key}\"{itself}: {w}.",
-                       word=self.focus_word, key=self.k_word(j), itself=itself, w=fmt(w[j], 2))
-        total = fmt(w.sum(), 2)
+                       word=self.focus_word, key=self.k_word(j), itself=itself, w=self.weight_text(j))
+        total = fmt(w.sum(), weight_decimals(t.normalized))
+        self.drawn("weight_sum", (i,), total)
         if n == 1:
             text += self.tr(" Its single weight fills the whole bar: Σ = {total}.", total=total)
         else:
@@ -449,7 +452,7 @@ class SoftmaxScene(ChapterScene):
         sink = attention_sink(t)
         if sink is None or not t.trained:  # untrained weights: no habit to explain
             return
-        share = fmt(sink.share, 2)
+        share = fmt(sink.share, WEIGHTS)
         self.drawn("weights", (i, 0), share)
         self.say(self.tr("\"{word}\" gives {share} of its weight to the first token, \"{first}\".",
                          word=self.focus_word, share=share, first=self.k_word(0)))

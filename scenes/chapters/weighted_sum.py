@@ -19,6 +19,7 @@ from attention_video.scenes.layout import (
     SAFE_X,
     STAGE_TOP,
 )
+from attention_video.scenes.precision import SCORES, weight_decimals
 from attention_video.scenes.text import adds_up, fit_width, fmt, make_text
 from attention_video.scenes.themes import MIN_CONTRAST, blend, ink_on
 from attention_video.scenes.widgets import (
@@ -32,8 +33,7 @@ from attention_video.scenes.widgets import (
 MAX_ROWS = 8  # more allowed keys than this: show the TOP_ROWS largest, fold the rest
 TOP_ROWS = 6
 MAX_COLS = 6  # columns of V shown (d_k up to 64: first ones, "…", last one)
-DECIMALS = 2
-W_DECIMALS = 3  # weights one digit finer, so weight × V reproduces the scaled row on paper
+DECIMALS = SCORES  # V, the scaled rows and Z (the weights: scenes.precision)
 
 
 
@@ -98,7 +98,7 @@ def make_grids(trace, plan: RowPlan, layout: CellLayout, ctx: ChapterContext, k_
           "heat": False, "numbers_in_rows": set(range(len(rows)))}
     w_vals = h.weights[i, rows][:, None]  # (r, 1)
     V_vals = h.V[rows]  # (r, d_k)
-    weights = MatrixView(w_vals, key="weights", max_cols=1, **{**kw, "decimals": W_DECIMALS},
+    weights = MatrixView(w_vals, key="weights", max_cols=1, **{**kw, "decimals": weight_decimals(trace.normalized)},
                          row_labels=[k_labels[j] for j in rows],
                          row_colors=[k_colors[j] for j in rows],
                          index_map=lambda a, b: (i, rows[a]),
@@ -241,7 +241,7 @@ class WeightedSumScene(ChapterScene):
         return plan_rows(h.weights[self.focus], h.mask[self.focus], self.trace.normalized)
 
     def w_text(self, j: int) -> str:
-        return self.weight_text(j, W_DECIMALS)
+        return self.weight_text(j)
 
     def show_weights_and_values(self) -> WeightedTable:
         t, i, plan = self.trace, self.focus, self.plan
@@ -336,7 +336,7 @@ class WeightedSumScene(ChapterScene):
                            "weight ({wt}), so Z of {zw} leans most towards V({v}).",
                            kw=kw, wt=wt, zw=zw, v=v)
         else:
-            st = fmt(float(np.sum(h.weights[i])), DECIMALS)
+            st = fmt(float(np.sum(h.weights[i])), weight_decimals(t.normalized))
             self.drawn("weight_sum", (i,), st)
             text = self.tr("Without softmax the factors sum to {st}, not 1, so Z is not an average: {kw} "
                            "(factor {wt}) weighs most.",
