@@ -4,24 +4,44 @@ and the picture were made from, and checked here against the trace and against w
 screen when its picture is complete (tests/support/claims.py).
 
 Fast tier: chapter `dot` of a few lint-corpus cases (keys left out of the arrows, of the
-table, a query that ranks itself) and a real model's overview (chapter `heads`). Slow tier:
-every chapter of every lint-corpus case."""
+table, a query that ranks itself), a real model's overview (chapter `heads`) and the tiny
+model's training replay (chapter `learning`). Slow tier: every chapter of every lint-corpus
+case (the tiny model's cases play chapter `learning`)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from attention_video.scenes.claims import NOT_DRAWN, RANKING, ROW_MARKS, Claim
-from manim import Dot, Line, Rectangle, VGroup
+from attention_video.scenes.claims import (
+    NOT_DRAWN,
+    OTHERS,
+    PARTNER,
+    RANKING,
+    ROW_MARKS,
+    SNAPSHOTS,
+    TREND,
+    Claim,
+)
+from manim import LEFT, Dot, Line, Rectangle, VGroup
 
-from tests.support.claims import Facts, check_arithmetic, check_case, check_claim
+from tests.support.claims import (
+    Facts,
+    Training,
+    check_arithmetic,
+    check_case,
+    check_claim,
+    check_training_claim,
+)
 from tests.support.lint_corpus import load_cases
 
 CASES = {c.name: c for c in load_cases()}
 # chapter 4: 6 keys, all drawn; 10 keys, 3 without arrows, in Chinese; 19 keys, the table
 # cut with gaps. Chapter 9: a real model's overview, its ticks on the followed word's row.
+# Chapter 8: the training replay (the partner, its weight rising, the pairs agreeing, what the
+# other keys did, the curves' trend and their snapshot dots).
 FAST = (("tiny-default", "dot", 3), ("chinese-pretrained", "dot", 4),
-        ("pretrained-19-tokens", "dot", 4), ("pretrained-layer-3", "heads", 1))
+        ("pretrained-19-tokens", "dot", 4), ("pretrained-layer-3", "heads", 1),
+        ("tiny-default", "learning", 9))
 
 
 def problems(name: str, chapters: tuple[str, ...] | None = None) -> tuple[int, list[str]]:
@@ -102,3 +122,46 @@ def test_a_product_written_with_the_wrong_sign_is_caught():
     assert check_arithmetic("the highest score, 24.13 = 5.49 × 4.40.")
     assert check_arithmetic("the highest score, 24.13 ≈ 5.49 × 4.40.") == []
     assert check_arithmetic("所以得分最高，73.00 ≈ 5.79 × 12.60。") == []
+
+
+# ---- the training replay's claims (chapter learning) -----------------------------------------
+def _training() -> Training:
+    """Two snapshots, three keys; the query (1, 0) and key 0, the partner, is its own word."""
+    q = np.array([[1.0, 0.0], [1.0, 0.0]])
+    keys = np.array([[[-1.0, 1.0], [1.0, 1.0], [0.0, 1.0]],  # step 0
+                     [[3.0, 0.5], [0.5, 2.0], [0.0, 2.0]]])  # step 10: key 1 turned away, grew
+    weights = np.array([[0.3, 0.4, 0.3], [0.8, 0.1, 0.1]])
+    return Training(weights, q, keys, 0, np.array([0, 10]), np.array([0, 5, 10]),
+                    np.array([1.0, 0.5, 0.2]), np.array([0.4, 0.6, 0.9]), None)
+
+
+def test_a_false_claim_about_training_is_caught():
+    t, words = _training(), ["a", "b", "c"]
+    arrows = {1: Dot(), 2: Dot()}
+    seen = {id(a) for a in arrows.values()}
+    text = "Of the other 2 keys drawn, 1 turned away and none got shorter"
+    said = {"away": 1, "shorter": 0, "furthest": True}
+    assert check_training_claim(Claim(OTHERS, (1, 2), arrows, values=said, text=text),
+                                seen, t, words) == []
+    for wrong in ({**said, "away": 2}, {**said, "shorter": 1}, {**said, "furthest": False}):
+        assert check_training_claim(Claim(OTHERS, (1, 2), arrows, values=wrong, text=text),
+                                    seen, t, words)
+    assert check_training_claim(Claim(OTHERS, (1, 2), arrows, values=said, text=text),
+                                {id(arrows[1])}, t, words)  # an arrow it counts is not drawn
+    assert check_training_claim(Claim(PARTNER, (0,)), set(), t, words) == []
+    assert check_training_claim(Claim(PARTNER, (1,)), set(), t, words)
+    for name, up in (("weight", 1), ("score", 1), ("loss", -1), ("accuracy", 1)):
+        assert check_training_claim(Claim(TREND, (0,), values={name: up}), set(), t, words) == []
+        assert check_training_claim(Claim(TREND, (0,), values={name: -up}), set(), t, words)
+
+
+def test_a_snapshot_dot_at_another_step_is_caught():
+    t = _training()
+    box = Rectangle(width=4.0, height=1.0)  # steps 0 to 10 across its width
+    left = box.get_left()[0]
+    dots = {0: Dot([left, 0, 0]), 1: Dot([left + 4.0, 0, 0])}
+    seen = {id(d) for d in dots.values()}
+    claim = Claim(SNAPSHOTS, (0, 1), dots, frames={0: box, 1: box})
+    assert check_training_claim(claim, seen, t, []) == []
+    dots[1].shift(0.4 * LEFT)  # drawn at step 9
+    assert check_training_claim(claim, seen, t, [])

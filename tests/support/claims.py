@@ -26,11 +26,18 @@ from attention_video.pipeline.run.chapter import manim_config
 from attention_video.pipeline.run.render import plan_chapters
 from attention_video.scenes import scene_class
 from attention_video.scenes.claims import (
+    AGREEING,
     FURTHEST,
+    HIGHEST,
     LEAST_ALIGNED,
     NOT_DRAWN,
+    OTHERS,
+    PARTNER,
     RANKING,
     ROW_MARKS,
+    SNAPSHOTS,
+    SPREAD,
+    TREND,
     Claim,
 )
 from manim import Mobject, tempconfig
@@ -40,6 +47,8 @@ from tests.support.lint_corpus import Case
 VISIBLE = 0.01  # an opacity above this is seen
 TIE = 1e-9  # scores this close rank either way
 TICK_REACH = 0.15  # a tick marks the pattern whose left edge is at most this far right of it
+DOT_REACH = 0.02  # a snapshot's dot on a curve stands this close to its step's x
+LEARNING = (PARTNER, HIGHEST, SPREAD, TREND, AGREEING, OTHERS, SNAPSHOTS)
 
 
 class _Watching:
@@ -114,6 +123,122 @@ class Facts:
 
     def ranked(self) -> list[int]:
         return sorted(self.allowed, key=lambda j: -self.scores[j])
+
+
+@dataclass(frozen=True)
+class Training:
+    """The training replay's facts (trace.history), computed here from its Q and K rows and
+    its curves: the followed word's weights, its query and every key at each snapshot."""
+
+    weights: np.ndarray  # (s, n_k)
+    q: np.ndarray  # (s, d_k)
+    keys: np.ndarray  # (s, n_k, d_k)
+    partner: int  # the key the caption's scores are about (the history's)
+    steps: np.ndarray  # (s,)
+    curve_step: np.ndarray  # (c,)
+    loss: np.ndarray  # (c,)
+    accuracy: np.ndarray  # (c,)
+    itself: int | None  # the followed word's own key (None across two sentences)
+
+    @classmethod
+    def of(cls, trace: AttentionTrace) -> Training | None:
+        h = trace.history
+        if h is None:
+            return None
+        return cls(h.weights, h.q, h.keys, h.partner, h.steps, h.curve_step, h.curve_loss,
+                   h.curve_accuracy, None if trace.cross else trace.focus)
+
+    def score(self, s: int, j: int) -> float:
+        return sum(float(a) * float(b) for a, b in zip(self.q[s], self.keys[s, j]))
+
+    def angle(self, s: int, j: int) -> float:
+        q, k = self.q[s], self.keys[s, j]
+        cos = self.score(s, j) / (np.sqrt((q ** 2).sum()) * np.sqrt((k ** 2).sum()))
+        return float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
+
+    def length(self, s: int, j: int) -> float:
+        return float(np.sqrt((self.keys[s, j] ** 2).sum()))
+
+    def agreeing(self, s: int) -> int:
+        """Pairs q_m, k_m of the partner with the same sign (a positive product)."""
+        return int(sum(float(a) * float(b) > 0 for a, b in zip(self.q[s], self.keys[s, self.partner])))
+
+    def change(self, name: str, key: int | None) -> float:
+        """The last snapshot's value less the first's."""
+        if name == "weight":
+            return float(self.weights[-1, key] - self.weights[0, key])
+        if name == "score":
+            return self.score(-1, key) - self.score(0, key)
+        curve = {"loss": self.loss, "accuracy": self.accuracy}[name]
+        return float(curve[-1] - curve[0])
+
+
+def check_training_claim(c: Claim, seen: set[int], t: Training, words: list[str]) -> list[str]:
+    """What is wrong with a claim chapter `learning` files (empty: it holds)."""
+    where = f"caption {c.caption + 1} ({c.text!r})"
+    hidden = [k for k, m in c.marks.items() if not _on(m, seen)]
+    wrong = [f"{where}: what shows it ({c.kind}, {hidden}) is not on screen"] if hidden else []
+    s = c.values.get("snapshot")
+    if c.kind == PARTNER:
+        (k,) = c.keys
+        others = [j for j in range(t.weights.shape[1]) if j != t.itself] or [k]
+        best = max(t.weights[-1, j] for j in others)
+        if t.weights[-1, k] < best - TIE:
+            wrong.append(f"{where} asks about {words[k]!r} ({t.weights[-1, k]:.4f}), not the "
+                         f"key weighed most at the end ({best:.4f})")
+    elif c.kind == HIGHEST:
+        (k,) = c.keys
+        if t.weights[s, k] < t.weights[s].max() - TIE:
+            wrong.append(f"{where}: {words[k]!r} is not the largest weight of snapshot {s}")
+    elif c.kind == SPREAD:
+        if t.weights[s].max() >= 0.5:
+            wrong.append(f"{where}: snapshot {s} gives {t.weights[s].max():.4f} to one key")
+    elif c.kind == TREND:
+        key = c.keys[0] if c.keys else None
+        for name, sign in c.values.items():
+            if np.sign(t.change(name, key)) != sign:
+                wrong.append(f"{where} says the {name} went {'up' if sign > 0 else 'down'}; it "
+                             f"changed by {t.change(name, key):+.4f}")
+    elif c.kind == AGREEING:
+        said, found = (c.values["first"], c.values["last"]), (t.agreeing(0), t.agreeing(-1))
+        if said != found:
+            wrong.append(f"{where} counts {said} pairs agreeing; the rows give {found}")
+    elif c.kind == OTHERS:
+        wrong += _check_others(c, t, words, where)
+    elif c.kind == SNAPSHOTS:
+        wrong += _check_snapshot_dots(c, t, where)
+    return wrong
+
+
+def _check_others(c: Claim, t: Training, words: list[str], where: str) -> list[str]:
+    """"Of the other n keys drawn, a turned away and b got shorter (…none reaches as far)":
+    the counts, from the angles and lengths at the first and last snapshot."""
+    keys, wrong = list(c.keys), []
+    if str(len(keys)) not in c.text:
+        wrong.append(f"{where} does not state the count {len(keys)} of the other keys drawn")
+    away = sum(t.angle(-1, j) > t.angle(0, j) for j in keys)
+    shorter = sum(t.length(-1, j) < t.length(0, j) for j in keys)
+    furthest = all(t.score(-1, t.partner) > t.score(-1, j) for j in keys)  # |q| is common
+    found = {"away": away, "shorter": shorter, "furthest": furthest}
+    if any(c.values[name] != value for name, value in found.items()):
+        wrong.append(f"{where} says {c.values}; the snapshots give {found} "
+                     f"(keys {_names(keys, words)})")
+    return wrong
+
+
+def _check_snapshot_dots(c: Claim, t: Training, where: str) -> list[str]:
+    """"● the snapshots": one dot per snapshot, each at its step along the curve's box."""
+    if sorted(c.marks) != list(range(len(t.steps))):
+        return [f"{where}: {len(c.marks)} dots for {len(t.steps)} snapshots"]
+    wrong = []
+    for s, dot in c.marks.items():
+        box = c.frames[s]
+        x0, x1 = float(t.steps[0]), float(max(t.curve_step.max(), t.steps[0]))
+        want = box.get_left()[0] + box.width * (float(t.steps[s]) - x0) / max(x1 - x0, 1e-9)
+        if abs(dot.get_x() - want) > DOT_REACH:
+            wrong.append(f"{where}: the dot of snapshot {s} (step {t.steps[s]}) is at "
+                         f"x {dot.get_x():.3f}, its step at {want:.3f}")
+    return wrong
 
 
 def check_claim(c: Claim, seen: set[int], facts: Facts, words: list[str]) -> list[str]:
@@ -241,12 +366,14 @@ class ChapterClaims:
 
 def check_scene(scene: Any, trace: AttentionTrace) -> list[str]:
     """Every claim a built, watched chapter filed, checked."""
-    facts = Facts.of(trace)
+    facts, training = Facts.of(trace), Training.of(trace)
     words = [t.text for t in trace.key_tokens]
     wrong = []
     for c in scene.claims:
         seen = scene.on_screen.get(c.caption, set())
-        wrong += [f"ch {scene.slug}: {w}" for w in check_claim(c, seen, facts, words)]
+        found = (check_training_claim(c, seen, training, words) if c.kind in LEARNING
+                 else check_claim(c, seen, facts, words))
+        wrong += [f"ch {scene.slug}: {w}" for w in found]
     for _, _, text in scene.subtitles:
         wrong += [f"ch {scene.slug}: {w}" for w in check_arithmetic(text)]
     return wrong
