@@ -562,9 +562,9 @@ class DotProductScene(ChapterScene):
                              "value as the cell. |k| · cos θ = {shadow} is the shadow of the key on the "
                              "query's line: the score is |q| times it.", **values))
         else:  # the rounded numbers drawn multiply to another last digit: "≈", as drawn
-            self.say(self.tr("q·k = |q| · |k| · cos θ: {q_len} × {k_len} × {cos} ≈ {value}, the value "
-                             "in the cell, which the unrounded numbers give. |k| · cos θ = {shadow} is "
-                             "the shadow of the key on the query's line: the score is |q| times it.",
+            self.say(self.tr("q·k = |q| · |k| · cos θ: {q_len} × {k_len} × {cos} ≈ {value}, the cell's "
+                             "value (from the unrounded numbers). |k| · cos θ = {shadow} is the "
+                             "shadow of the key on the query's line: the score is |q| times it.",
                              **values))
         self.play(FadeIn(readout.identity), Create(readout.cell), run_time=0.8)
         self.play(FadeIn(picture.shadow_group(j)), run_time=0.6)
