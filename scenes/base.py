@@ -387,8 +387,10 @@ class ChapterScene(Scene):
 
     def claim(self, claim: Claim) -> None:
         """File what the caption on screen claims about its picture (scenes.claims): made
-        from the record the caption's words and the picture were made from."""
-        self.claims.append(replace(claim, caption=len(self.subtitles), text=self._caption_text))
+        from the record the caption's words and the picture were made from. A claim a label
+        of the picture makes ("+ 3 more") keeps that label's words."""
+        self.claims.append(replace(claim, caption=len(self.subtitles),
+                                   text=claim.text or self._caption_text))
 
     def caption_ends(self) -> None:
         """Called when the caption on screen is about to be replaced, or what it explains

@@ -15,8 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # What a claim says (its `kind`):
-NOT_DRAWN = "not_drawn"  # "N more are not drawn": `keys` are the allowed keys without an arrow;
-#                          `marks` hold the arrow of every key of the picture
+NOT_DRAWN = "not_drawn"  # "N more are not drawn": `keys` are the allowed keys without an arrow
+#                          (or a row, a bar; every key without one if `values["among"]` is
+#                          "every"); `marks` hold the arrow of every key of the picture
+MASKED = "masked"  # "N later words are masked": `keys` are the keys the mask hides from the
+#                    followed word, each after it
+LABELLED = "labelled"  # "and N more heads, each labelled": `marks` hold every head's label (by
+#                        head), `keys` the heads the count stands for
 FURTHEST = "furthest"  # "`keys[0]` reaches furthest / has the highest score": its arrow in `marks`
 LEAST_ALIGNED = "least_aligned"  # "the least aligned key, `keys[0]`": its arrow in `marks`
 RANKING = "ranking"  # a table "longest first": `marks` hold each listed key's row, `gaps`
@@ -40,7 +45,7 @@ OTHERS = "others"  # "of the other n keys drawn, a turned away and b got shorter
 #                    "away", "shorter" and "furthest" (the partner still reaches furthest)
 SNAPSHOTS = "snapshots"  # "● the snapshots": `marks` one dot per snapshot on a curve, `frames`
 #                          the curve's box (the same for each dot of one curve)
-KINDS = (NOT_DRAWN, FURTHEST, LEAST_ALIGNED, RANKING, ROW_MARKS, PARTNER, HIGHEST, SPREAD, TREND,
+KINDS = (NOT_DRAWN, MASKED, LABELLED, FURTHEST, LEAST_ALIGNED, RANKING, ROW_MARKS, PARTNER, HIGHEST, SPREAD, TREND,
          AGREEING, OTHERS, SNAPSHOTS)
 
 
@@ -56,7 +61,7 @@ class Claim:
     frames: dict[int, Any] = field(default_factory=dict)  # ROW_MARKS: what each mark points into
     values: dict[str, Any] = field(default_factory=dict)  # what else it states (see its kind)
     caption: int = -1  # which caption of the chapter (0-based); ChapterScene.claim files it
-    text: str = ""  # that caption's words
+    text: str = ""  # that caption's words, or the words of the label that makes the claim
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

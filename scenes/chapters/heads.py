@@ -21,7 +21,7 @@ from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate, isolated
-from attention_video.scenes.claims import ROW_MARKS, Claim
+from attention_video.scenes.claims import LABELLED, ROW_MARKS, Claim
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
@@ -688,6 +688,9 @@ class HeadsScene(ChapterScene):
                       head=t.head_index, key=self.key_name(mine.key), link=self.link_text(mine),
                       others=links_o, end=end)
         self.say(text)
+        if self.n_heads > 1:  # "…, and N more, each labelled": every head's label is drawn
+            self.claim(Claim(LABELLED, tuple(k.head for k in others[len(shown):]),
+                             {link.head: th.link for link, th in zip(links, grid.thumbs)}))
         self.play(*[Create(th.row_mark) for th in grid.thumbs], run_time=0.6)
         self.play(*[Create(th.top_cell) for th in grid.thumbs],
                   *[FadeIn(th.link) for th in grid.thumbs], Create(grid.outline), run_time=0.8)

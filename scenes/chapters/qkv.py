@@ -9,6 +9,7 @@ import numpy as np
 from attention_video.attncore.attention import ranking
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.claims import MASKED, NOT_DRAWN, Claim
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
@@ -27,6 +28,7 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.precision import weight_decimals
+from attention_video.scenes.rotary import score_names
 from attention_video.scenes.text import fit_width, fmt, make_text, wrap
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import make_label
@@ -165,10 +167,11 @@ def make_notes(row: np.ndarray, plan: BarPlan, size: float, ctx: ChapterContext,
 def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: list[str],
                    ctx: ChapterContext, top: float, bottom: float, focus: int,
                    itself: int | None,
-                   normalized: bool) -> BarChart:
+                   normalized: bool, scores: str) -> BarChart:
     """Horizontal bars, one per ranked key: label, bar in the key's colour, value.
     Fitted between `top` and `bottom`, centred. `focus` is the query row of `row`;
-    `itself` the key that is the query word (in bold), None in cross-attention."""
+    `itself` the key that is the query word (in bold), None in cross-attention; `scores`
+    names the factor matrix (Q_rot·K_rotᵀ once RoPE turned Q and K: scenes.rotary)."""
     geo = plan_chart(row, plan, labels, top, bottom)
     parts = make_bars(row, plan, geo, labels, colors, ctx, focus, itself)
     label_col, bars = parts.labels, parts.bars
@@ -179,7 +182,7 @@ def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: li
     head_k = make_text(ctx.tr("keys"), note_size, ctx.theme.k)
     head_k.next_to(label_col, UP, buff=BUFF_ROW).align_to(label_col, RIGHT)
     head_w = make_text(ctx.tr("attention weight") if normalized
-                       else ctx.tr("raw factor Q·Kᵀ"), note_size, ctx.theme.w)
+                       else ctx.tr("raw factor {scores}", scores=scores), note_size, ctx.theme.w)
     head_w.next_to(axis, UP, buff=BUFF_ROW).align_to(bars, LEFT)
     head_w.set_y(head_k.get_y())
     notes = make_notes(row, plan, note_size, ctx, focus, normalized)
@@ -244,6 +247,10 @@ class QKVScene(ChapterScene):
             text = self.tr("{w} is the query: it comes from the target sentence. The keys, and the values "
                            "they hand over, come from the source sentence.",
                            w=w)
+        elif not self.trace.head.mask[i].all():  # a causal mask hides the words after it
+            text = self.tr("{w} is the query: it asks. Every word up to it, itself included, is a key "
+                           "that answers and a value that gets mixed in; the later words are masked.",
+                           w=w)
         else:
             text = self.tr("{w} is the query: it asks. Every word, itself included, is a key that answers "
                            "and a value that gets mixed in.", w=w)
@@ -257,13 +264,20 @@ class QKVScene(ChapterScene):
         chart = make_bar_chart(self.row, plan, self.k_labels, self.k_colors, self.ctx,
                                top=roles.get_bottom()[1] - 0.3, bottom=SAFE_BOTTOM + 0.15,
                                focus=self.focus, itself=None if self.trace.cross else self.focus,
-                               normalized=self.trace.normalized)
+                               normalized=self.trace.normalized,
+                               scores=score_names(self.trace).scores)
         if self.trace.normalized:
             text = self.tr("Its attention weights over the keys, ranked from largest to smallest.")
         else:
-            text = self.tr("No softmax: its raw factors (Q·Kᵀ) over the keys, ranked from largest "
-                           "to smallest. They don't sum to 1.")
+            text = self.tr("No softmax: its raw factors ({scores}) over the keys, ranked from largest "
+                           "to smallest. They don't sum to 1.", scores=score_names(self.trace).scores)
         self.say(text)
+        bars = {j: chart.bars[r] for r, j in enumerate(plan.ranked)}
+        if plan.rest:  # "+ N more, together …": the keys without a bar
+            self.claim(Claim(NOT_DRAWN, tuple(plan.rest), bars,
+                             text=chart.notes[0].original_text))
+        if plan.masked:  # "masked (weight 0): N later words"
+            self.claim(Claim(MASKED, tuple(plan.masked), text=chart.notes[-1].original_text))
         self.play(FadeIn(chart.labels), FadeIn(chart.headings), Create(chart.axis),
                   run_time=0.6)
         grow = [GrowFromEdge(b, edge) for b, edge in zip(chart.bars, chart.grow_from)]

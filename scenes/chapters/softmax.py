@@ -16,6 +16,7 @@ from attention_video.attncore.attention import ranking
 from attention_video.attncore.sinks import attention_sink
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.claims import MASKED, NOT_DRAWN, Claim
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_SMALL,
@@ -350,6 +351,12 @@ class SoftmaxScene(ChapterScene):
         n = int(self.trace.head.mask[self.focus].sum())
         self.say(self.tr("The row of \"{word}\" in {scores}: one score per key word ({n} allowed).",
                          word=self.focus_word, scores=score_names(self.trace).scores, n=n))
+        tb = self.table
+        if len(tb.word) > len(tb.shown):  # "… N more words (in Σ)": the keys without a row
+            self.claim(Claim(NOT_DRAWN, tuple(j for j in range(self.trace.n_k) if j not in tb.shown),
+                             {j: tb.word[r] for r, j in enumerate(tb.shown)},
+                             values={"among": "every"},
+                             text=tb.word[len(tb.shown)].original_text))
         self.play(FadeIn(VGroup(self.table.word, self.table.scores)), run_time=0.8)
         self.wait(0.8)
 
@@ -444,6 +451,8 @@ class SoftmaxScene(ChapterScene):
                 "\"{word}\" sees {allowed} words, itself included; {n} later words are masked.",
                 later, word=self.focus_word, allowed=allowed)
         self.say(text)
+        if later:
+            self.claim(Claim(MASKED, tuple(j for j in range(t.n_k) if not h.mask[i, j])))
         self.play(FadeIn(view), run_time=0.8)
         row = view.row_box(i, self.theme.accent, width=3) if i in view.rows else None
         if row is not None:

@@ -9,6 +9,7 @@ import numpy as np
 from attention_video.attncore.attention import ranking
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.claims import MASKED, NOT_DRAWN, Claim
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_LABEL,
@@ -20,6 +21,7 @@ from attention_video.scenes.layout import (
     STAGE_TOP,
 )
 from attention_video.scenes.precision import SCORES, weight_decimals
+from attention_video.scenes.rotary import score_names
 from attention_video.scenes.text import adds_up, fit_width, fmt, make_text
 from attention_video.scenes.themes import MIN_CONTRAST, blend, ink_on
 from attention_video.scenes.widgets import (
@@ -252,13 +254,15 @@ class WeightedSumScene(ChapterScene):
             text = self.tr("The weights of {w} (its softmax row) say how much of each value row V it takes.",
                            w=w)
         else:
-            text = self.tr("No softmax: the raw factors of {w} (its row of Q·Kᵀ, not summing to 1) weigh "
-                           "the value rows V directly.", w=w)
+            text = self.tr("No softmax: the raw factors of {w} (its row of {scores}, not summing to 1) "
+                           "weigh the value rows V directly.", w=w, scores=score_names(t).scores)
         if plan.masked:
             m = len(plan.masked)
             text += self.tr.plural(" The {n} later word is masked: weight 0, excluded.",
                                    " The {n} later words are masked: weight 0, excluded.", m)
         self.say(text)
+        if plan.masked:
+            self.claim(Claim(MASKED, tuple(plan.masked)))
         self.play(FadeIn(VGroup(table.weights, table.headers[0])), run_time=0.7)
         self.play(FadeIn(VGroup(table.times, table.V, table.headers[1])), run_time=0.7)
         self.wait(1.2)
@@ -291,6 +295,11 @@ class WeightedSumScene(ChapterScene):
                   run_time=min(2.0, 0.6 + 0.2 * len(anims)))
         self.wait(0.8)
 
+    def folded_keys(self) -> list[int]:
+        """The allowed keys whose rows are folded away ("+ N smaller rows")."""
+        h, i = self.trace.head, self.focus
+        return [j for j in range(self.trace.n_k) if h.mask[i, j] and j not in self.plan.rows]
+
     @staticmethod
     def weighted_row(table: WeightedTable, a: int) -> VGroup:
         """Row a of the weighted rows: its tint, its cells (with the "…" cell) and numbers."""
@@ -312,6 +321,9 @@ class WeightedSumScene(ChapterScene):
             text = self.tr("Adding the scaled rows column by column gives Z of {zw}: its encoded value.",
                            zw=zw)
         self.say(text)
+        if plan.folded:  # the rows shown, by their weights; the caption counts the others
+            self.claim(Claim(NOT_DRAWN, tuple(self.folded_keys()),
+                             {j: table.weights.numbers[(a, 0)] for a, j in enumerate(plan.rows)}))
         copies = [self.weighted_row(table, a).copy() for a in range(len(plan.rows))]
         self.play(Create(table.rule), run_time=0.4)
         self.play(*[FadeOut(cp, target_position=Z.grid_only().get_center()) for cp in copies],

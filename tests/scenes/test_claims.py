@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from attention_video.scenes.claims import (
+    LABELLED,
+    MASKED,
     NOT_DRAWN,
     OTHERS,
     PARTNER,
@@ -74,6 +76,7 @@ class _Trace:
 
     focus = 0
     n_q = 1
+    heads = (head,)
 
 
 FACTS = Facts.of(_Trace)
@@ -87,6 +90,33 @@ def test_a_count_that_the_picture_does_not_show_is_caught():
     wrong = Claim(NOT_DRAWN, (1, 2), arrows, text="(2 more are not drawn)")
     assert check_claim(right, seen, FACTS, WORDS) == []
     assert check_claim(wrong, seen, FACTS, WORDS)
+
+
+def test_a_count_of_masked_words_or_of_rows_left_out_that_is_false_is_caught():
+    facts = Facts([0, 1], np.zeros(3), np.ones(3), n_q=3, focus=1)  # c, after b, is masked
+    words_masked = "; 1 later word is masked."
+    assert check_claim(Claim(MASKED, (2,), text=words_masked), set(), facts, WORDS) == []
+    assert check_claim(Claim(MASKED, (1, 2), text="2 later words"), set(), facts, WORDS)
+    early = Facts([1, 2], np.zeros(3), np.ones(3), n_q=3, focus=1)  # a is masked, not later
+    assert check_claim(Claim(MASKED, (0,), text=words_masked), set(), early, WORDS)
+    rows = {0: Dot()}  # a table of one row: "… 2 more words", masked c among them
+    every = {"among": "every"}
+    assert check_claim(Claim(NOT_DRAWN, (1, 2), rows, values=every, text="… 2 more words"),
+                       {id(rows[0])}, facts, WORDS) == []
+    assert check_claim(Claim(NOT_DRAWN, (1, 2), rows, text="… 2 more words"),
+                       {id(rows[0])}, facts, WORDS)  # among the allowed keys, 1 is left out
+
+
+def test_heads_said_to_be_labelled_that_are_not_are_caught():
+    facts = Facts([0], np.zeros(1), np.ones(1), n_q=1, n_heads=3)
+    labels = {0: Dot(), 1: Dot(), 2: Dot()}
+    seen = {id(m) for m in labels.values()}
+    text = "head 1 → a (0.5), and 1 more, each labelled."
+    assert check_claim(Claim(LABELLED, (2,), labels, text=text), seen, facts, WORDS) == []
+    assert check_claim(Claim(LABELLED, (2,), labels, text=text), seen - {id(labels[2])},
+                       facts, WORDS)
+    assert check_claim(Claim(LABELLED, (2,), {0: labels[0], 2: labels[2]}, text=text), seen,
+                       facts, WORDS)  # one head has no label at all
 
 
 def test_a_ranking_that_drops_a_key_silently_is_caught():

@@ -29,7 +29,9 @@ from attention_video.scenes.claims import (
     AGREEING,
     FURTHEST,
     HIGHEST,
+    LABELLED,
     LEAST_ALIGNED,
+    MASKED,
     NOT_DRAWN,
     OTHERS,
     PARTNER,
@@ -110,6 +112,8 @@ class Facts:
     scores: np.ndarray  # (n_k,)
     cosines: np.ndarray  # (n_k,)
     n_q: int  # query rows of a pattern
+    focus: int = 0  # the followed query (its position, within one sentence)
+    n_heads: int = 1  # heads of the followed layer
 
     @classmethod
     def of(cls, trace: AttentionTrace) -> Facts:
@@ -119,7 +123,8 @@ class Facts:
         lengths = np.sqrt((K ** 2).sum(axis=1)) * np.sqrt((q ** 2).sum())  # (n_k,)
         with np.errstate(invalid="ignore", divide="ignore"):
             cosines = np.where(lengths > 0, scores / lengths, np.nan)
-        return cls([int(j) for j in np.flatnonzero(h.mask[i])], scores, cosines, trace.n_q)
+        return cls([int(j) for j in np.flatnonzero(h.mask[i])], scores, cosines, trace.n_q, i,
+                   len(trace.heads))
 
     def ranked(self) -> list[int]:
         return sorted(self.allowed, key=lambda j: -self.scores[j])
@@ -248,12 +253,27 @@ def check_claim(c: Claim, seen: set[int], facts: Facts, words: list[str]) -> lis
     where = f"caption {c.caption + 1} ({c.text!r})"
     wrong = []
     if c.kind == NOT_DRAWN:
-        missing = set(facts.allowed) - set(shown)
+        pool = range(len(facts.scores)) if c.values.get("among") == "every" else facts.allowed
+        missing = set(pool) - set(shown)
         if set(c.keys) != missing:
             wrong.append(f"{where} says {len(c.keys)} keys are not drawn "
                          f"({_names(c.keys, words)}); the keys without an arrow on screen are "
                          f"{len(missing)} ({_names(sorted(missing), words)})")
         if c.keys and str(len(c.keys)) not in c.text:  # none: "every other key joins"
+            wrong.append(f"{where} does not state the count {len(c.keys)}")
+    elif c.kind == MASKED:
+        hidden = set(range(len(facts.scores))) - set(facts.allowed)
+        if set(c.keys) != hidden or any(k <= facts.focus for k in c.keys):
+            wrong.append(f"{where} says {_names(c.keys, words)} are masked, later words; the "
+                         f"mask hides {_names(sorted(hidden), words)} from {words[facts.focus]!r}")
+        if str(len(c.keys)) not in c.text:
+            wrong.append(f"{where} does not state the count {len(c.keys)}")
+    elif c.kind == LABELLED:
+        unlabelled = [h for h, m in c.marks.items() if not _on(m, seen)]
+        if len(c.marks) != facts.n_heads or unlabelled:
+            wrong.append(f"{where}: {len(c.marks)} of {facts.n_heads} heads labelled, "
+                         f"heads {unlabelled} not on screen")
+        if c.keys and str(len(c.keys)) not in c.text:
             wrong.append(f"{where} does not state the count {len(c.keys)}")
     elif c.kind in (FURTHEST, LEAST_ALIGNED):
         (k,) = c.keys
