@@ -427,8 +427,10 @@ class SoftmaxScene(ChapterScene):
         n = t.n_q
         shown = min(n, MASK_MAX)
         top, bottom = STAGE_TOP, SAFE_BOTTOM + 0.1
-        layout = fit_cells(shown + 1, shown + 2, 2 * SAFE_X - 2.0, top - bottom - 0.3)
+        decimals = weight_decimals(t.normalized)
+        layout = fit_cells(shown + 1, shown + 2, 2 * SAFE_X - 2.0, top - bottom - 0.3, decimals)
         view = MatrixView(h.weights, key="weights", theme=self.theme, layout=layout,
+                          decimals=decimals,
                           record=self.drawn, heat=True, mask=h.mask, masked_numbers=True,
                           numbers_in_rows=frozenset(range(n)), max_cols=MASK_MAX,
                           max_rows=MASK_MAX, row_labels=self.q_labels, row_colors=self.q_colors,
