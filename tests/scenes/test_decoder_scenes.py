@@ -228,7 +228,7 @@ def test_the_mask_is_shown_and_a_sink_is_named_only_when_the_weights_say_so():
     assert share > 0.5
     text = captions(scene)
     assert "every cell above the diagonal is masked" in text
-    assert f"gives {fmt(share, 2)} of its weight to the first token, \"The\"" in text
+    assert f"gives {fmt(share, 3)} of its weight to the first token, \"The\"" in text
     assert "attention sinks" in text and "Xiao et al. 2023" in text
     # every weight of the matrix is drawn, masked ones 0
     drawn = {idx for key, idx, _ in scene.drawn.entries if key == "weights"}
