@@ -64,11 +64,12 @@ class Explanation:
     chapters: list[ChapterResult] = field(default_factory=list, repr=False)  # each chapter's
     # clip, length and cues: what the companion page (.page()) ties its numbers to
 
-    def page(self, output: str | Path | None = None) -> Path:
+    def page(self, output: str | Path | None = None, embed: bool = False) -> Path:
         """The companion page (pipeline.outputs.page): one offline HTML file where the video
         plays beside its caption list and every number of the trace opens to show how it
         was made and where the video makes it. Default: beside the video,
-        `<video stem>.page.html`; it plays the video by its path relative to the page."""
+        `<video stem>.page.html`; it plays the video by its path relative to the page, with
+        its poster frame beside it; `embed`: both inside the page (one file to upload)."""
         if not self.chapters:
             raise ValueError("explain(): this result holds no chapters to tie the page to; "
                              "make it with explain(...)")
@@ -76,7 +77,8 @@ class Explanation:
         check_writable_folder(dest)  # the command line's one-line errors, before any work
         check_outputs({"the companion page": dest,
                        **{f"the {role}": p for role, p in companions(self.video).items()}})
-        return write_page(self.trace, self.chapters, self.video, self.settings, dest).resolve()
+        return write_page(self.trace, self.chapters, self.video, self.settings, dest,
+                          embed=embed).resolve()
 
     def storyboard(self, output: str | Path | None = None, **kwargs: Any) -> Storyboard:
         """One still per caption of the same settings, as a PNG contact sheet and a PDF

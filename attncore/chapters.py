@@ -95,6 +95,9 @@ CHAPTERS: tuple[Chapter, ...] = (  # the story, in playing order
 
 # The settings every scene reads (the rest reach it through the trace).
 SCENE_SETTINGS: tuple[str, ...] = ("theme", "language", "pace", "voice", "captions")
+# The settings only a chapter that asks a question reads (attncore.questions: a question is
+# asked as the chapter that reveals its answer opens); only those chapters' keys hold them.
+QUESTION_SETTINGS: tuple[str, ...] = ("questions", "think_time")
 
 SLUGS: tuple[str, ...] = tuple(c.slug for c in CHAPTERS)
 BY_SLUG: dict[str, Chapter] = {c.slug: c for c in CHAPTERS}

@@ -69,6 +69,7 @@ MAX_TOKENS_LIMIT = 64
 MAX_DIM = 64
 MAX_HEADS = 16
 PACE_RANGE = (0.5, 2.0)  # --pace: a player's speed control; 1 meets the reading-time floors
+THINK_RANGE = (1.0, 30.0)  # --think-time: seconds on a question card after it has been read
 VOICES = ("joe",)  # voices known by name (scenes.voice); any other is a Piper .onnx file
 VOICE_LANGUAGES = {"joe": "en"}  # what each named voice speaks
 LANGUAGE_NAMES = {"en": "English"}  # the languages the named voices speak, for errors
@@ -247,6 +248,14 @@ class Settings:
         "player's speed control: 1 keeps each caption up for its reading time (15 "
         "characters a second, Chinese 7, at least 1.5 s), 1.25 a quarter brisker, 0.8 "
         "slower.", type="a number such as 1.25"))
+    questions: bool = field(default=False, metadata=about(
+        "Ask the viewer to predict before each reveal: a question card with its options "
+        "and a countdown, then the answer and why, from the numbers (which word scores "
+        "highest, a cell's sign, the closest key, the top weight, ...). Only the chapters "
+        "that ask are rendered again; the others come from the cache."))
+    think_time: float = field(default=5.0, metadata=about(
+        f"Seconds to think on each question card once it has been read ({THINK_RANGE[0]:g} "
+        f"to {THINK_RANGE[1]:g}), shown as a shrinking bar.", type="a number such as 5"))
     voice: str | None = field(default=None, metadata=about(
         "Narration, offline: joe (Piper's en_US-joe-medium, English) or a Piper voice file "
         "(.onnx, its .onnx.json beside it); unset: a silent video.",
@@ -260,8 +269,9 @@ class Settings:
         if self.head is None:  # the one place the default head is chosen
             object.__setattr__(self, "head", default_head(self.weights))
         object.__setattr__(self, "chapters", chapter_slugs(self.chapters))
-        if type(self.pace) is int:  # pace = 1 in a TOML file: the same video as 1.0
-            object.__setattr__(self, "pace", float(self.pace))
+        for name in ("pace", "think_time"):  # pace = 1 in a TOML file: the same video as 1.0
+            if type(getattr(self, name)) is int:
+                object.__setattr__(self, name, float(getattr(self, name)))
         validate(self)
 
     @property
@@ -398,6 +408,10 @@ def validate(s: Settings) -> None:
         raise SettingsError("pace", f"{s.pace} is out of range; allowed: {lo:g} to {hi:g} "
                             "(1: each caption stays up for its reading time, 1.25 a quarter "
                             "brisker, 0.8 slower)")
+    lo, hi = THINK_RANGE
+    if not lo <= s.think_time <= hi:
+        raise SettingsError("think_time", f"{s.think_time} is out of range; allowed: {lo:g} "
+                            f"to {hi:g} seconds on each question card")
     if s.voice is not None:
         _check_voice(s.voice, s.language)
 

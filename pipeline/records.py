@@ -32,9 +32,10 @@ class ChapterResult:
     clip: Path | None = None
     stages: dict[str, float] = field(default_factory=dict)  # seconds per stage (fastmanim.encoder)
     holds: list[float] = field(default_factory=list)  # per subtitle: its picture complete (s)
-    # Each trace key drawn (scenes.widgets.Recorder) → the start of the caption on screen
-    # when it was first drawn, chapter-relative seconds: where the video makes it.
+    # Each trace key the chapter makes (ChapterScene.makes) → the start of the caption on
+    # screen while it is drawn being made, chapter-relative seconds.
     made: dict[str, float] = field(default_factory=dict)
+    title: str = ""  # the chapter's title as its scene showed it (the video's chapter marks)
 
 
 @dataclass(frozen=True)

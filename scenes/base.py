@@ -7,7 +7,13 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
-from attention_video.attncore.chapters import SCENE_SETTINGS, SLUGS, Chapter, number
+from attention_video.attncore.chapters import (
+    QUESTION_SETTINGS,
+    SCENE_SETTINGS,
+    SLUGS,
+    Chapter,
+    number,
+)
 from attention_video.attncore.chapters import chapter as chapter_entry
 from attention_video.attncore.settings import Settings
 from attention_video.attncore.tokenize import spelled
@@ -19,6 +25,8 @@ from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import BUFF_LARGE, BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.precision import weight_decimals
+from attention_video.scenes.predict import ask
+from attention_video.scenes.questions import worded
 from attention_video.scenes.reasons import head_reason, head_why
 from attention_video.scenes.rotary import TURNED, score_names
 from attention_video.scenes.text import fit_width, fmt, make_text, short_label
@@ -59,7 +67,7 @@ class SceneSettings:
         self._settings = settings
 
     def __getattr__(self, name: str) -> Any:
-        if name not in SCENE_SETTINGS:
+        if name not in SCENE_SETTINGS + QUESTION_SETTINGS:  # (the latter keyed where read)
             raise AttributeError(f"a scene may not read the setting {name!r}: the chapter "
                                  f"cache does not key on it (attncore.chapters.SCENE_SETTINGS)")
         return getattr(self._settings, name)
@@ -285,6 +293,20 @@ class ChapterScene(Scene):
         still = picture_hold(self._caption_need) + 0.005 - (now - max(self._picture_settled, self._caption_start))
         self._flush_hold(at_least=max(up, still))
 
+    def hold_caption(self) -> None:
+        """Hold until the caption on screen has been read (and said): the step after it
+        starts then (a question's think time, scenes.predict)."""
+        self._hold_caption()
+
+    def ask_questions(self) -> None:
+        """--questions: each question whose answer this chapter reveals, asked as it opens,
+        before its picture (attncore.questions; scenes.predict draws the card)."""
+        if not self.settings.questions:
+            return
+        for question in worded(self.trace, self.tr):
+            if question.before == self.slug:
+                ask(self, question)
+
     def tear_down(self) -> None:
         self._flush_hold()
         super().tear_down()
@@ -349,6 +371,13 @@ class ChapterScene(Scene):
         self.add(badge)
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=0.6)
         self.title_mob = title
+        self.ask_questions()  # before the chapter's picture: it holds the answers
+
+    def makes(self, *keys: str) -> None:
+        """The caption on screen is where the video makes `keys` (trace keys): the companion
+        page's "show me in the video" seeks there (scenes.widgets.Recorder.made)."""
+        for key in keys:
+            self.drawn.makes(key)
 
     def say(self, text: str, run_time: float = 0.4) -> None:
         """Show a caption (replacing the previous one) and record it as a subtitle; with a

@@ -23,8 +23,19 @@ def page_words(tr: Translate) -> dict[str, str]:
         "captions": tr("Captions"),
         "captions_hint": tr("Click a caption to jump there; the one playing is marked."),
         "numbers": tr("The numbers"),
-        "numbers_hint": tr("Hover or focus a cell to see how it was made. Arrow keys move "
-                           "between cells; Home and End go to a row's ends."),
+        "numbers_hint": tr("Click a cell or press Enter on it to open how it was made; "
+                           "hovering only previews. Arrow keys move between cells; Home and "
+                           "End go to a row's ends; Escape goes back to the open cell."),
+        "skip": tr("Skip to the numbers"),
+        "presenter": tr("Presenter view (P)"),
+        "full_screen": tr("Full screen (F)"),
+        "preview": tr("A preview: click the cell or press Enter on it to open it."),
+        "alone": tr("The video is not beside this page: it plays {file}. Put that file in the "
+                    "page's folder, or make it there with:", **_later("file")),
+        "other_word": tr("The video follows “{video}”; the numbers here now follow “{word}”. "
+                         "To render a video that follows “{word}”:", **_later("video", "word")),
+        "more_columns": tr("… {n} more columns", **_later("n")),
+        "handout_cells": tr("How each number of “{word}” was made", **_later("word")),
         "follow": tr("Follow the word"),
         "head_n": tr("head {n}", **_later("n")),
         "heads": tr("Every head of layer {layer}", **_later("layer")),
@@ -91,8 +102,8 @@ def page_words(tr: Translate) -> dict[str, str]:
         "zero": tr("one is zero"),
         "arrows": tr("The query and the key as arrows in the plane they span: the angle "
                      "between them is {angle}°; the key's shadow on the query's line is "
-                     "{shadow}, and {shadow} × |q| {qnorm} = {score}.",
-                     **_later("angle", "shadow", "qnorm", "score")),
+                     "{shadow}, and {shadow} × |q| {qnorm} {rel} {score}.",
+                     **_later("angle", "shadow", "qnorm", "rel", "score")),
         "no_angle": tr("A zero vector has no direction: no angle to draw."),
         "scale": tr("divided by √d_k, the square root of the width {dk}", **_later("dk")),
         "exp": tr("The exponential of each scaled score minus the row's largest, {max}:",
@@ -101,6 +112,8 @@ def page_words(tr: Translate) -> dict[str, str]:
         "divide": tr("The weight is this word's exponential divided by Σ:"),
         "masked_short": tr("masked"),
         "masked": tr("Masked: this query may not look at this key, so its weight is 0."),
+        # A long sum's middle terms, written as one number (the page says "=" or "≈" after it)
+        "more_terms": tr("the other {n} terms, added up:", **_later("n")),
         "weighted": tr("Each value row's entry times the weight this query gives its word, "
                        "added up:"),
     }

@@ -438,6 +438,7 @@ def show_turned_rows(scene) -> None:
                        q=names.q, k=names.k, word=q_word,
                        before=fmt_row(before, TURNED_QUOTED),
                        after=fmt_row(h.Q[i], TURNED_QUOTED)))
+    scene.makes("Q", "K")  # the trace's Q and K: the turned rows
     scene.play(FadeIn(views), run_time=0.8)
     scene.play(*[Create(b) for b in boxes], run_time=0.5)
     scene.wait(1.5)

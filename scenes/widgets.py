@@ -58,16 +58,20 @@ class Recorder:
     """Everything a scene drew that states a number: (trace key, index, text)."""
 
     entries: list[tuple[str, tuple, str]] = field(default_factory=list)
-    # When each key was first drawn: the start (chapter seconds) of the caption then on
-    # screen, which the scene sets as each caption comes (the companion page's "show me in
-    # the video" seeks there).
+    # The start (chapter seconds) of the caption on screen, which the scene sets as each
+    # caption comes.
     caption_at: float | None = None
-    first_at: dict[str, float] = field(default_factory=dict)
+    # Where the video makes each key (ChapterScene.makes): the start of the caption on screen
+    # while the scene draws it being made. The companion page seeks there, not to where the
+    # key is first drawn (a grid may be built, and its numbers recorded, a caption early).
+    made: dict[str, float] = field(default_factory=dict)
+
+    def makes(self, key: str) -> None:
+        if self.caption_at is not None:
+            self.made.setdefault(key, self.caption_at)
 
     def __call__(self, key: str, index: tuple, text: str) -> None:
         self.entries.append((key, tuple(int(i) for i in index), text))
-        if self.caption_at is not None:
-            self.first_at.setdefault(key, self.caption_at)
 
 
 def shown_columns(n: int, max_cols: int) -> list[int | None]:

@@ -19,8 +19,9 @@ from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
-from attention_video.attncore.chapters import SCENE_SETTINGS
+from attention_video.attncore.chapters import QUESTION_SETTINGS, SCENE_SETTINGS
 from attention_video.attncore.chapters import chapter as chapter_entry
+from attention_video.attncore.questions import questions
 from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace, HeadTrace, RotaryTrace, TrainingHistory
 from attention_video.pipeline.cache import sources
@@ -83,6 +84,11 @@ def code_digest(chapter: str, root: Path | None = None) -> str:
     return h.hexdigest()
 
 
+def asks_in(chapter: str, trace: AttentionTrace) -> bool:
+    """Whether chapter `chapter` opens with a question (attncore.questions)."""
+    return any(q.before == chapter for q in questions(trace))
+
+
 def chapter_key(chapter: str, trace: AttentionTrace, settings: Settings,
                 plan: tuple[str, ...], narrator: Narrator | None = None) -> str:
     """The key of chapter `chapter`'s clip in a video that plays `plan`, said by
@@ -98,4 +104,6 @@ def chapter_key(chapter: str, trace: AttentionTrace, settings: Settings,
     }
     if narrator is not None:  # what says it: the file, not its name
         parts["voice"] = narrator.identity
+    if settings.questions and asks_in(chapter, trace):  # a variant of the chapters that ask
+        parts["questions"] = {f: getattr(settings, f) for f in QUESTION_SETTINGS}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]

@@ -104,8 +104,9 @@ def _cached_result(r: Any, clip: Path) -> ChapterResult:
     cues = [(float(a), float(b), str(text)) for a, b, text in r["subtitles"]]
     holds = [float(h) for h in r.get("holds", [])]  # a record made before holds: the old cuts
     made = {str(k): float(t) for k, t in r.get("made", {}).items()}  # likewise: none
+    title = str(r.get("title", ""))  # likewise: the chapter table's title stands in
     return ChapterResult(chapter, duration, cues, [], [], 0.0, cached=True, clip=clip,
-                         holds=holds, made=made)
+                         holds=holds, made=made, title=title)
 
 
 def _why(e: BaseException) -> str:

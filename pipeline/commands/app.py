@@ -270,8 +270,10 @@ def check_scenes(settings: Settings, request: Request, say: Say, show: Say) -> N
 
 def would_write(settings: Settings, request: Request) -> dict[str, Path]:
     """What the same command without --dry-run would write, by role: the video's files and
-    every output asked for with it."""
-    asked = {name: value for name, value in request.asked if name != "dry_run"}
+    every output asked for with it, but the exports (written from the trace, in a dry run
+    too: a dry run is the quick way to them)."""
+    asked = {name: value for name, value in request.asked
+             if name != "dry_run" and getattr(registry.by_name(name), "kind", None) != "export"}
     files, folders = planned_outputs(settings, Request(**asked))
     if not writes_sidecars(settings.captions):  # no .srt/.vtt beside it
         files = {role: p for role, p in files.items() if role not in ("the subtitles",

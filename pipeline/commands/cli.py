@@ -98,10 +98,11 @@ SETTING_GROUPS = {  # the settings' options by --help section, in their order th
                     "max_tokens"),
     "Which model": ("weights", "model", "layer", "head", "seed", "d_model", "d_k", "heads",
                     "causal", "positional"),
-    "How it looks": ("quality", "theme", "captions", "language", "pace", "voice"),
+    "How it looks": ("quality", "theme", "captions", "language", "pace", "voice",
+                     "questions", "think_time"),
 }  # and -o, the first of "Outputs"
 SHORT = {"quality": "-q", "output": "-o"}
-METAVARS = {"pace": "SPEED", "voice": "joe|PATH.onnx"}
+METAVARS = {"pace": "SPEED", "voice": "joe|PATH.onnx", "think_time": "SECONDS"}
 SWITCHES = ("translate",)  # given or not: no --no-translate (other true/false settings have both)
 
 

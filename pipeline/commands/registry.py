@@ -19,11 +19,14 @@ from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.pipeline.cache.limits import human_size
 from attention_video.pipeline.outputs.exports import write_csv, write_json
-from attention_video.pipeline.outputs.files import page_path
+from attention_video.pipeline.outputs.files import page_path, poster_path
 from attention_video.pipeline.outputs.formats import derive_formats, parse_formats
 from attention_video.pipeline.outputs.page import write_page
+from attention_video.pipeline.outputs.quiz import quiz_path, write_quiz
 from attention_video.pipeline.outputs.slides import write_slides
+from attention_video.pipeline.outputs.split import split_folder, write_split
 from attention_video.pipeline.outputs.storyboard import storyboard_path
+from attention_video.pipeline.outputs.transcript import transcript_path, write_transcript
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.themes import THEMES
 
@@ -136,6 +139,24 @@ def _write_slides(job: Job) -> None:
 def _write_page(job: Job) -> None:
     page = write_page(job.trace, list(job.chapters), job.video, job.settings)
     job.wrote("page", page, human_size(page.stat().st_size))
+    job.wrote("poster", poster_path(page), "")
+
+
+def _write_page_embed(job: Job) -> None:
+    page = write_page(job.trace, list(job.chapters), job.video, job.settings, embed=True)
+    job.wrote("page", page, human_size(page.stat().st_size) + ", the video inside it")
+
+
+def _write_split(job: Job) -> None:
+    made = write_split(job.video, list(job.chapters), job.settings)
+    longest = max(r.duration for r in job.chapters)
+    job.say(f"split:     {len(made) - 2} files, the longest {longest / 60:.1f} min")
+    job.wrote("the chapters", made[-1].parent, "")
+
+
+def _write_transcript(job: Job) -> None:
+    path = write_transcript(job.value, job.trace, list(job.chapters), job.settings)
+    job.wrote("the transcript", path, "")
 
 
 def _storyboard_files(plan: Planned) -> dict[str, Path]:
@@ -158,6 +179,12 @@ def _write_csv(job: Job) -> None:
     job.say(f"tables:    {job.value}/")
 
 
+def _write_quiz(job: Job) -> None:
+    kind, count = write_quiz(job.value, job.trace, job.settings)
+    job.say(f"quiz:      {count} questions, {kind}")
+    job.wrote("the quiz bank", Path(job.value), "")
+
+
 def _needs(given: list[str]) -> str:
     return "needs" if len(given) == 1 else "need"
 
@@ -173,7 +200,30 @@ OUTPUTS: tuple[Output, ...] = (  # in the order of --help, of the paths planned 
         ("--page",), "Also write the companion page beside the video: <stem>.page.html, one "
         "offline file where the video plays beside its caption list and every number of the "
         "trace can be opened to see how it was made and where the video makes it."),
-        files=lambda p: {"the companion page": page_path(p.video)}, write=_write_page),
+        files=lambda p: {"the companion page": page_path(p.video),
+                         "its poster frame": poster_path(page_path(p.video))},
+        write=_write_page),
+    Output("page_embed", "extra", Option(
+        ("--page-embed",), "Also write the companion page as one self-contained file with "
+        "the video and its poster frame inside it (<stem>.page.html), to upload alone, "
+        "e.g. to an LMS; its size is printed, and a video that would make it over 100 MB "
+        "is refused."),
+        files=lambda p: {"the companion page": page_path(p.video)}, write=_write_page_embed,
+        refuses=("page",),
+        refusal=lambda given: "--page-embed writes the companion page with the video inside "
+                              "it, where --page writes it beside the video: give one",
+        notebook="call .page(embed=True) on its result"),
+    Output("split", "extra", Option(
+        ("--split",), "Also write one short video per chapter into <stem>-chapters/ beside "
+        "it (01-input.mp4, ...), with playlist.m3u and index.html."),
+        folders=lambda p: {"the chapters": split_folder(p.video)}, write=_write_split,
+        python=_flag),
+    Output("transcript", "extra", Option(
+        ("--transcript",), "Also write the video as text: every caption at its time under "
+        "its chapter's title, then the followed word's numbers as tables; FILE.html (a page "
+        "a screen reader reads) or FILE.md.", "path", "FILE"),
+        files=lambda p: {"the transcript": Path(p.value)}, write=_write_transcript,
+        parse=transcript_path),
     Output("formats", "extra", Option(
         ("--format",), "Also derive these from the finished MP4, beside it with the same "
         "stem: gif (480p, palette-optimised), webm (VP9).", "text", "mp4,gif,webm"),
@@ -194,6 +244,11 @@ OUTPUTS: tuple[Output, ...] = (  # in the order of --help, of the paths planned 
     Output("export_csv", "export", Option(
         ("--export-csv",), "Write every matrix as CSV into this folder.", "path"),
         folders=lambda p: {"--export-csv": Path(p.value)}, write=_write_csv),
+    Output("quiz", "export", Option(
+        ("--quiz",), "Write the questions a viewer can answer before each reveal, with "
+        "their answers and reasons, as a quiz bank: FILE.xml (Moodle XML) or FILE.zip "
+        "(a QTI 1.2 package for Canvas).", "path", "FILE"),
+        files=lambda p: {"--quiz": Path(p.value)}, write=_write_quiz, parse=quiz_path),
     Output("lint", "mode", Option(
         ("--lint",), "Instead of the video: check every caption's picture in a dry run "
         "(overlaps, lines across text, safe area, text size, contrast, holds, colour-blind "

@@ -59,6 +59,13 @@ def page_path(video: Path) -> Path:
     return video.with_name(video.stem + ".page.html")
 
 
+def poster_path(page: Path) -> Path:
+    """Where a companion page's poster frame goes: beside it, `<stem>.poster.png` for
+    `<stem>.page.html`."""
+    page = Path(page)
+    return page.with_name(page.name.removesuffix(".html").removesuffix(".page") + ".poster.png")
+
+
 def check_outputs(files: dict[str, Path], folders: dict[str, Path] | None = None) -> None:
     """Before anything is made: no two outputs share a path (however it is spelt, links
     followed), no file output is a folder, no folder output (--export-csv) a file. One

@@ -163,6 +163,7 @@ def write_webm(video: Path, out: Path, crf: str = WEBM_CRF) -> int:
                                       "cpu-used": "8", "row-mt": "1", "threads": "4"})
         vp9.width, vp9.height, vp9.pix_fmt = stream.width, stream.height, "yuv420p"
         pending = audio.encode(audio.add_stream(dst, "libopus"), sound) if sound is not None else []
+        dst.set_chapters(src.chapters())  # the MP4's chapter marks, for the player's menu
         track = video_io.subtitle_track(video)  # --captions soft/both: the MP4's, as WebVTT
         cues = video_io.add_subtitle_track(dst, "webvtt", *track) if track else []
         pending.reverse()  # popped from the end: the earliest first

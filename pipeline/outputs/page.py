@@ -3,10 +3,13 @@ its caption list and every matrix of the trace is a grid whose cells open to sho
 they were made, and where in the video.
 
 The page is the template folder page/ (plain HTML, CSS and JavaScript written here, no
-framework, nothing fetched) with three things put in: the trace as its JSON export (every
-number the page shows is read from it), the page's own data (the cues with the chapter
+framework, nothing fetched) with three things put in: the part of the trace the page draws
+(page_trace: every number the page shows is read from it, at the precision it shows), the
+page's own data (the cues with the chapter
 each belongs to, the words from the caption catalogue, both themes' colours, the geometry
-of each query against its keys from attncore.geometry) and the video's relative path.
+of each query against its keys from attncore.geometry) and the video's relative path. Its
+poster frame, the video's first captioned picture, is a PNG beside it; with `embed`
+(--page-embed) the video and the poster are inside the page as data URIs, one file.
 
 Which caption makes which quantity: the scenes record, as they draw each matrix, the
 caption on screen (ChapterResult.made), and "show me in the video" seeks to that caption.
@@ -18,25 +21,39 @@ caption's text is ever matched.
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import io
 import json
 import math
+import mimetypes
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
+import numpy as np
 from attention_video.attncore.chapters import CHAPTERS
-from attention_video.attncore.export import trace_to_dict
-from attention_video.attncore.settings import Settings
-from attention_video.attncore.trace import AttentionTrace
-from attention_video.pipeline.outputs.files import page_path, write_text_atomic
+from attention_video.attncore.export import ROTARY_NAMES
+from attention_video.attncore.settings import Settings, default_head, flag
+from attention_video.attncore.trace import AttentionTrace, HeadTrace
+from attention_video.pipeline.outputs.files import (
+    OutputError,
+    atomic_output,
+    page_path,
+    poster_path,
+    write_text_atomic,
+)
 from attention_video.pipeline.outputs.subtitles import kept_cues
+from attention_video.pipeline.outputs.video import frame_at
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
 from attention_video.scenes.themes import THEMES, family_colors, word_color
+from PIL import Image
 
 PAGE_DIR = Path(__file__).parent / "page"  # the template: page.html, page.css, page.js
 
@@ -103,16 +120,16 @@ def page_cues(chapters: list[ChapterResult]) -> list[PageCue]:
 
 def made_at(chapters: list[ChapterResult], cues: list[PageCue],
             rotary: bool = False) -> dict[str, int]:
-    """Each quantity → the index in `cues` of the caption that was on screen when the video
-    first drew it (ChapterResult.made, recorded by the scenes as they draw; `rotary`: in
-    the page's names, ROTARY_DRAWN); a quantity not recorded (a cached chapter from before,
-    or one never drawn) is left out, and the page seeks to its chapter's first caption
-    instead (made_in)."""
+    """Each quantity → the index in `cues` of the caption on screen while the video draws
+    it being made (ChapterResult.made, recorded by the scenes: ChapterScene.makes; the
+    first chapter of the video that makes it; `rotary`: in the page's names, ROTARY_DRAWN);
+    a quantity not recorded (made by no chapter played) is left out, and the page seeks to
+    the first caption of the first chapter showing it instead (made_in)."""
     out: dict[str, int] = {}
     offset = 0.0
     for r in chapters:
         for drawn, t in sorted(r.made.items(), key=lambda kv: kv[1]):
-            key = ROTARY_DRAWN.get(drawn) if rotary else drawn
+            key = ROTARY_DRAWN.get(drawn, drawn) if rotary else drawn
             if key not in (*QUANTITIES, *TURNED, "X_q") or key in out:
                 continue
             at = offset + t
@@ -141,17 +158,125 @@ def _finite(values: Any) -> Any:
     return None if isinstance(values, float) and not math.isfinite(values) else values
 
 
+# ---- the part of the trace the page draws (issue 41: light for every model) --------------
+# The page embeds what it shows and what its explanations list, no more: a decoder's every
+# head's full W_Q, W_K, W_V at full precision made its page 22.7 MB. page.js reads these.
+MAX_SHOWN = 16  # a wider matrix shows its first MAX_SHOWN − 2 columns, "…" and its last
+MAX_TERMS = 12  # a longer sum shows its first MAX_TERMS − 1 terms, the rest summed, its last
+DECIMALS = 2  # every number the page writes, as the video's grids write them
+
+
+def drawn(n: int) -> list[int]:
+    """The indices of n that a grid (or the list of a row's exps) shows: every one, or the
+    first MAX_SHOWN − 2 and the last (page.js: shown())."""
+    return list(range(n)) if n <= MAX_SHOWN else [*range(MAX_SHOWN - 2), n - 1]
+
+
+def summed_apart(n: int) -> list[int]:
+    """The terms of an n-term sum that the page does not write one by one (it writes their
+    sum as one number): none, or every one between the first MAX_TERMS − 1 and the last."""
+    return [] if n <= MAX_TERMS else list(range(MAX_TERMS - 1, n - 1))
+
+
+def shown(a: Any) -> Any:
+    """Numbers at the precision the page writes them (nested lists, as JSON holds them)."""
+    return np.round(np.asarray(a, dtype=np.float64), DECIMALS).tolist()
+
+
+def part(a: Any, *keep: Sequence[int] | None) -> dict[str, Any]:
+    """A matrix the page keeps (in part): its whole shape, the indices kept along each axis
+    (None, or fewer axes given: all) and those entries at display precision, as whole
+    hundredths (57 for 0.57: two fewer characters a number than "0.57"). page.js (unpack)
+    makes it an array indexed as the whole, sparse where entries were left out, so a cell
+    is read by its own row and column."""
+    a = np.asarray(a, dtype=np.float64)
+    keep = (*keep, *[None] * (a.ndim - len(keep)))
+    sub = a
+    for axis, idx in enumerate(keep):
+        if idx is not None:
+            sub = np.take(sub, list(idx), axis=axis)
+    whole = [k is None or list(k) == list(range(n)) for k, n in zip(keep, a.shape)]
+    return {"part": list(a.shape), "keep": [None if w else list(k) for k, w in zip(keep, whole)],
+            "hundredths": np.rint(sub * 100).astype(np.int64).tolist()}
+
+
+def rest_of_products(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Σ over the terms a sum writes as one number (summed_apart) of x[i, m]·w[m, c]: what
+    a cell of x·w is besides the terms written out. (n, c)"""
+    m = summed_apart(x.shape[1])
+    return x[:, m] @ w[m, :]  # (n, c)
+
+
+def head_part(trace: AttentionTrace, h: HeadTrace, cols: list[int]) -> dict[str, Any]:
+    """One head's matrices as the page draws them: the weights' shown rows and columns, the
+    rows of Q, K, V, Z at their shown columns, the n × n matrices whole; and `rest`, the
+    sum of each long sum's terms not written out (summed_apart), per cell."""
+    rows_d = drawn(trace.d_model)
+    out: dict[str, Any] = {
+        **{w: part(getattr(h, w), rows_d, cols) for w in ("W_Q", "W_K", "W_V")},
+        **{b: part(getattr(h, b), cols) for b in ("b_Q", "b_K", "b_V")},
+        **{m: part(getattr(h, m), None, cols) for m in ("Q", "K", "V", "Z")},
+        **{m: part(getattr(h, m)) for m in ("scores", "scaled", "weights", "exp_shifted",
+                                             "row_max", "exp_sum")},
+        "mask": h.mask.tolist(),
+    }
+    rest = {"Q": rest_of_products(trace.X_q, h.W_Q), "K": rest_of_products(trace.X, h.W_K),
+            "V": rest_of_products(trace.X, h.W_V)}
+    out["rest"] = {k: part(v, None, cols) for k, v in rest.items()}
+    out["rest"]["scores"] = part(rest_of_products(h.Q, h.K.T))  # the turned rows with RoPE
+    out["rest"]["Z"] = part(rest_of_products(h.weights, h.V), None, cols)
+    apart = [k for k in range(trace.n_k) if k not in drawn(trace.n_k)]  # the exps not listed
+    out["rest"]["exp_sum"] = part(h.exp_shifted[:, apart].sum(axis=1))
+    return out
+
+
+def page_trace(trace: AttentionTrace) -> dict[str, Any]:
+    """What page.js reads of the trace: its tokens and facts, and the numbers it draws and
+    its explanations list (the followed layer's heads, each grid's shown rows and columns,
+    the terms a sum writes out), at display precision."""
+    cols_d, cols_k = drawn(trace.d_model), drawn(trace.d_k)
+    return {
+        "query_tokens": [{"text": t.text} for t in trace.query_tokens],
+        "key_tokens": [{"text": t.text} for t in trace.key_tokens],
+        **{k: getattr(trace, k) for k in ("focus", "head_index", "source", "layer", "cross",
+                                          "normalized", "x_label", "x_from", "x_label_q",
+                                          "positional")},
+        "query_inputs": None if trace.query_inputs is None else
+        [{"text": t.text} for t in trace.query_inputs],
+        **{k: part(getattr(trace, k), None, cols_d) for k in ("E", "P", "X", "E_q", "P_q", "X_q")},
+        "heads": [head_part(trace, h, cols_k) for h in trace.heads],
+        "model_weights": None if trace.model_weights is None else part(trace.model_weights),
+        "kv_heads": None if trace.kv_heads is None else list(trace.kv_heads),
+        "rope": None if trace.rope is None else rope_part(trace, cols_k),
+    }
+
+
+def rope_part(trace: AttentionTrace, cols: list[int]) -> dict[str, Any]:
+    """The turn as the page explains it: Q and K before it at the shown columns and each
+    one's partner in its pair, and per position and pair the angle with its cos and sin
+    (each at display precision, as the explanation writes them)."""
+    rope = trace.rope
+    paired = sorted({c ^ 1 for c in cols} | set(cols))  # pair m: columns 2m and 2m + 1
+    pairs = sorted({c // 2 for c in cols})
+    return {"base": rope.base, "names": ROTARY_NAMES,
+            "Q_before": part(rope.Q_before, None, None, paired),
+            "K_before": part(rope.K_before, None, None, paired),
+            **{name: part(f(rope.angles), None, pairs)
+               for name, f in (("angles", np.asarray), ("cos", np.cos), ("sin", np.sin))}}
+
+
 def geometry(trace: AttentionTrace) -> list[dict[str, Any]]:
     """Per head, each query against every key as arrows in their plane
-    (attncore.geometry, as chapter `dot` draws them): |q|, |k|, θ in degrees, the shadow."""
+    (attncore.geometry, as chapter `dot` draws them): |q|, |k|, θ in degrees, the shadow,
+    at the precision the page writes them (θ in whole degrees, drawn to a tenth)."""
     out = []
     for h in trace.heads:
         rows = [h.geometry(i) for i in range(trace.n_q)]
-        out.append({"q_norm": [g.q_norm for g in rows],
-                    "k_norms": _finite(rows[0].k_norms.tolist()) if rows else [],
-                    "angles": _finite([g.angles.tolist() for g in rows]),
-                    "shadows": [g.shadows.tolist() for g in rows],
-                    "heights": [g.heights.tolist() for g in rows]})
+        out.append({"q_norm": shown([g.q_norm for g in rows]),
+                    "k_norms": shown(rows[0].k_norms) if rows else [],
+                    "angles": np.round([g.angles for g in rows], 1).tolist(),
+                    "shadows": shown([g.shadows for g in rows]),
+                    "heights": shown([g.heights for g in rows])})
     return out
 
 
@@ -172,14 +297,17 @@ def colours(trace: AttentionTrace) -> dict[str, Any]:
 
 
 def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
-              chapters: list[str], made: dict[str, int] | None = None) -> dict[str, Any]:
+              chapters: list[str], made: dict[str, int] | None = None,
+              poster: str = "") -> dict[str, Any]:
     """What the page's script reads besides the trace."""
     shows = page_shows(trace)
     return {
         "video": video_src,
+        "poster": poster,  # the video's first captioned picture: a path, a data URI, or ""
         "sentence": settings.sentence,
         "language": settings.language,
         "theme": settings.theme,
+        "captions": settings.captions,  # burned into the picture or not: the page's track
         "cues": [asdict(c) for c in cues],
         "chapters": chapters,
         "shows": {c: list(shows.get(c, ())) for c in chapters},
@@ -188,7 +316,34 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
         "words": page_words(Translate(settings.language)),
         "colours": colours(trace),
         "geometry": geometry(trace),
+        "max_shown": MAX_SHOWN,
+        "max_terms": MAX_TERMS,
+        "remake": remake(settings, video_src),
     }
+
+
+# Settings a remake's command line leaves out: the sentence is its argument, the followed
+# word is the one the page adds (its word picker), the output is the video beside the page.
+_NOT_FLAGS = ("sentence", "query", "query_index", "output")
+
+
+def remake(settings: Settings, video_src: str) -> list[str]:
+    """The command line, as arguments, that makes this video and its page again in the
+    page's folder: every setting that differs from its default, without the followed word
+    (the page's word picker adds --query for another word; the page opened alone names it)."""
+    args = ["python", "render.py", settings.sentence]
+    for f in dataclasses.fields(settings):
+        value = getattr(settings, f.name)
+        unset = default_head(settings.weights) if f.name == "head" else f.default
+        if f.name in _NOT_FLAGS or value == unset:
+            continue
+        if isinstance(value, bool):
+            args.append(flag(f.name) if value else "--no-" + flag(f.name)[2:])
+        elif isinstance(value, tuple):
+            args += [flag(f.name), ",".join(value)]
+        else:
+            args += ["-q" if f.name == "quality" else flag(f.name), str(value)]
+    return [*args, "-o", unquote(video_src), "--page"]
 
 
 # Characters that embedded JSON writes as \u escapes: < > & would let a sentence close the
@@ -205,13 +360,16 @@ def _script_json(value: Any) -> str:
 
 
 def page_html(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
-              chapters: list[str], made: dict[str, int] | None = None) -> str:
-    """The page as one HTML text: the template with its style, script and data put in."""
-    data = page_data(trace, cues, video_src, settings, chapters, made)
-    exported = trace_to_dict(trace, settings.to_dict())
+              chapters: list[str], made: dict[str, int] | None = None, poster: str = "",
+              embedded: str | None = None) -> str:
+    """The page as one HTML text: the template with its style, script and data put in.
+    `embedded`: the video itself as a data URI, which the player plays instead of
+    `video_src` (then only named in the data)."""
+    data = page_data(trace, cues, video_src, settings, chapters, made, poster)
+    exported = page_trace(trace)
     title = data["words"]["title"].replace("{sentence}", settings.sentence)
     parts = {"LANG": settings.language, "THEME": settings.theme, "TITLE": _escape(title),
-             "VIDEO": _escape(video_src).replace('"', "&quot;"),
+             "VIDEO": _attribute(embedded or video_src), "POSTER": _attribute(poster),
              "STYLE": (PAGE_DIR / "page.css").read_text(encoding="utf-8"),
              "SCRIPT": (PAGE_DIR / "page.js").read_text(encoding="utf-8"),
              "TRACE": _script_json(exported), "DATA": _script_json(data)}
@@ -224,16 +382,72 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _attribute(text: str) -> str:
+    return _escape(text).replace('"', "&quot;")
+
+
+# ---- the poster frame and the page with its video inside ---------------------------------
+# A page with its video inside is one file for an LMS; over this size most refuse an upload
+# (and a browser holds the whole of a data URI in memory), so --page-embed refuses it.
+EMBED_LIMIT = 100_000_000  # bytes of the page
+
+
+def poster_seconds(chapters: list[ChapterResult]) -> float:
+    """When the video's first captioned picture is complete: the first caption's hold
+    (ChapterResult.holds), else its start; 0 for a video without captions."""
+    offset = 0.0
+    for r in chapters:
+        if r.subtitles:
+            start, end, _ = r.subtitles[0]
+            held = r.holds[0] if r.holds else start
+            return offset + min(max(held, start), end)
+        offset += r.duration
+    return 0.0
+
+
+def poster_png(video: Path, seconds: float) -> bytes:
+    """The picture the video shows at `seconds`, as PNG bytes."""
+    out = io.BytesIO()
+    Image.fromarray(frame_at(video, seconds)).save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def data_uri(content: bytes, mime: str) -> str:
+    return f"data:{mime};base64," + base64.b64encode(content).decode("ascii")
+
+
+def embedded_size(video: Path) -> int:
+    """About how large the page with `video` inside is: its base64 and the page around it."""
+    return math.ceil(Path(video).stat().st_size / 3) * 4 + 1_000_000
+
+
 def write_page(trace: AttentionTrace, chapters: list[ChapterResult], video: Path,
-               settings: Settings, dest: Path | None = None) -> Path:
+               settings: Settings, dest: Path | None = None, embed: bool = False) -> Path:
     """The page of `video` (made from `chapters` with `trace`), written atomically beside it
-    (or to `dest`); it plays the video by its path relative to the page."""
+    (or to `dest`), and its poster frame (the first captioned picture) beside it; it plays
+    the video by its path relative to the page. `embed`: one self-contained file, the
+    video and the poster inside it as data URIs (OutputError, one line, when too large)."""
     dest = Path(dest) if dest is not None else page_path(video)
+    if embed and embedded_size(video) > EMBED_LIMIT:
+        raise OutputError(f"--page-embed: {video} would make a page of about "
+                          f"{embedded_size(video) / 1e6:.0f} MB, over the "
+                          f"{EMBED_LIMIT / 1e6:.0f} MB an LMS takes; use --page and upload the "
+                          "page with the video beside it")
     relative = Path(os.path.relpath(Path(video).resolve(), dest.resolve().parent)).as_posix()
     slugs = [r.chapter for r in chapters]
     cues = page_cues(chapters)
+    png = poster_png(video, poster_seconds(chapters))
+    if embed:
+        mime = mimetypes.guess_type(Path(video).name)[0] or "video/mp4"
+        poster, inside = data_uri(png, "image/png"), data_uri(Path(video).read_bytes(), mime)
+    else:
+        still = poster_path(dest)
+        with atomic_output(still) as tmp:
+            tmp.write_bytes(png)
+        poster = quote(Path(os.path.relpath(still.resolve(), dest.resolve().parent)).as_posix())
+        inside = None
     text = page_html(trace, cues, quote(relative), settings, slugs,
-                     made_at(chapters, cues, trace.rope is not None))
+                     made_at(chapters, cues, trace.rope is not None), poster, inside)
     write_text_atomic(dest, text)
     return dest
 

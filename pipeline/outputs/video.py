@@ -85,7 +85,8 @@ def _frame_at(path: str | Path, seconds: float, seek: bool) -> np.ndarray:
 def join(clips: list[Path], out: Path, container: str = "mp4",
          faststart: bool = True, keep_track: bool = True,
          warn: Callable[[str], None] = lambda s: None, cues: Cues | None = None,
-         cues_on: bool = True, language: str = "en") -> float:
+         cues_on: bool = True, language: str = "en",
+         marks: Cues | None = None) -> float:
     """Concatenate clips of identical format into `out` by copying packets; returns seconds.
 
     Narrated clips (an audio track each, pipeline.outputs.audio) give `out` one AAC track: their
@@ -100,6 +101,8 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
     slides. `container` is "mp4" or "mov" (the output's extension; `out` may be a
     temporary name). `cues` (video seconds) become a mov_text subtitle track, switched on
     by default only when `cues_on` (off when the picture shows the captions already).
+    `marks` (start, end, title in video seconds) become the file's chapters, which players
+    list and jump between (ffprobe -show_chapters).
     """
     if not clips:
         raise ValueError("no clips to join")
@@ -111,6 +114,8 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
             rate = template.base_rate or template.average_rate or 30
         subtitles = (add_subtitle_track(dst, "mov_text", cues, cues_on, language)
                      if cues is not None else [])
+        if marks:
+            dst.set_chapters(chapter_list(marks))
         packets: list[av.Packet] = []
         offset = 0  # in ostream's time base, once muxing has fixed it
         sounds: list[tuple[int, int, Path]] = []  # (start, end, clip) of each clip with sound
@@ -153,6 +158,16 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
         for pkt in subtitles:  # the muxer interleaves them (a few hundred small packets)
             dst.mux(pkt)
     return seconds
+
+
+MARK_TIME_BASE = Fraction(1, 1000)  # chapters in milliseconds
+
+
+def chapter_list(marks: Cues) -> list[dict]:
+    """Chapters as PyAV writes them: (start, end, title) in seconds → its Chapter records."""
+    return [{"id": n, "start": round(a / MARK_TIME_BASE), "end": round(b / MARK_TIME_BASE),
+             "time_base": MARK_TIME_BASE, "metadata": {"title": title}}
+            for n, (a, b, title) in enumerate(marks, 1)]
 
 
 def add_subtitle_track(dst: av.container.OutputContainer, codec: str, cues: Cues,

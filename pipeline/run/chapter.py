@@ -87,7 +87,8 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
                   frames_shown=CLOCK.frames_shown, frames_stored=CLOCK.frames_stored)
     return ChapterResult(job.chapter, duration, scene.subtitles, scene.drawn.entries,
                          scene.off_frame, seconds, clip=job.clip, stages=stages,
-                         holds=scene.holds, made=dict(scene.drawn.first_at))
+                         holds=scene.holds, made=dict(scene.drawn.made),
+                         title=getattr(scene, "title_text", ""))
 
 
 def _made(folder: Path) -> Path:

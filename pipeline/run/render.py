@@ -218,7 +218,7 @@ def write_video(settings: Settings, chapters: list[ChapterResult], t0: float,
         duration = join([r.clip for r in chapters], tmp_video, container=video.suffix[1:].lower(),
                         keep_track=use_cache, warn=progress,
                         cues=cues if track else None, cues_on=settings.captions == "soft",
-                        language=settings.language)
+                        language=settings.language, marks=chapter_marks(chapters, settings))
         if sidecars:
             with atomic_output(srt_path) as tmp_srt, atomic_output(vtt_path) as tmp_vtt:
                 tmp_srt.write_text(to_srt(cues), encoding="utf-8")
@@ -230,6 +230,18 @@ def write_video(settings: Settings, chapters: list[ChapterResult], t0: float,
                            stale_sidecars=stale)
     return VideoResult(video, srt_path, chapters, duration, time.perf_counter() - t0,
                        captions=vtt_path)
+
+
+def chapter_marks(chapters: list[ChapterResult], settings: Settings) -> list[Cue]:
+    """Each chapter as (start, end, its title on screen) in video seconds: the MP4's chapter
+    marks. The title is the one its scene showed (ChapterResult.title), else, for a clip
+    kept before titles were recorded, the chapter's number and name."""
+    marks, offset = [], 0.0
+    for r in chapters:
+        title = r.title or f"{number(r.chapter)} · {chapter(r.chapter).name}"
+        marks.append((offset, offset + r.duration, title))
+        offset += r.duration
+    return marks
 
 
 def _subtitle_cues(chapters: list[ChapterResult]) -> list[Cue]:

@@ -486,6 +486,7 @@ class DotProductScene(ChapterScene):
             self.say(self.tr("Same signs add, opposite signs subtract: the {d_k} products sum to {s}, the "
                              "value in the cell ({agree} adding, {differ} subtracting); rounded as "
                              "drawn, they add up to it only nearly (≈).", **values))
+        self.makes("scores")  # one cell; chapter `factor`, when played, made them all first
         self.play(FadeIn(VGroup(line.lhs, line.rest)),
                   TransformFromCopy(thumb.box, line.cell), FadeIn(line.value), run_time=1.0)
         self.wait(1.5)

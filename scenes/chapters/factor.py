@@ -375,6 +375,7 @@ class FactorScene(ChapterScene):
                  if masked else "")
         self.say(self.tr("Each cell is one query row · one key column: {n_q} × {n_k} dot "
                          "products.{extra}", n_q=t.n_q, n_k=t.n_k, extra=extra))
+        self.makes("scores")
         rows = []
         for i in range(t.n_q):
             cells = [S.cell_at[(i, j)] for j in S.cols if j is not None]

@@ -180,6 +180,7 @@ class InputScene(ChapterScene):
             self.play(FadeIn(*s.P.parts()), run_time=0.8)
             self.wait(1.0)
         self.say(self.x_caption(n, d))
+        self.makes("X", "X_q")
         self.play(FadeIn(*s.X.parts()), run_time=0.8)
         self.wait(1.0)
 

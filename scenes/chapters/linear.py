@@ -281,6 +281,7 @@ class LinearScene(ChapterScene):
         self.say(self.tr("{name} = X · W_{name}{bias}: every row of X goes through the same learned {d} × "
                          "{dk} matrix W_{name}.{same}",
                          name=name, bias=bias, d=d, dk=dk, same=same))
+        self.makes("W_" + name, made(self.trace, name)[1])
         self.play(FadeIn(stage.dot, stage.W, stage.w_tag, stage.learned, stage.shape, stage.eq,
                          stage.r_tag, stage.R.cells), run_time=0.8)
         return ShownLayer(stage, self.follow_row(stage, name))

@@ -337,6 +337,7 @@ class SoftmaxScene(ChapterScene):
     # ---- steps ---------------------------------------------------------------------
     def show_switched_off(self) -> None:
         self.say(self.tr("Softmax is switched off: the raw factors weigh V directly."))
+        self.makes("weights")  # the raw factors, as they are
 
     def build_table(self) -> None:
         top = STAGE_TOP
@@ -365,6 +366,7 @@ class SoftmaxScene(ChapterScene):
         sq = fmt(float(np.sqrt(t.d_k)), 2)
         self.say(self.tr("Divide by √dₖ = √{d_k} = {sq}, so the spread of the scores does not grow with "
                          "the vector width.", d_k=t.d_k, sq=sq))
+        self.makes("scaled")
         self.play(FadeIn(self.table.scaled, shift=0.2 * RIGHT), run_time=0.8)
         self.wait(0.8)
 
@@ -381,6 +383,7 @@ class SoftmaxScene(ChapterScene):
     def show_weights(self) -> None:
         tb, e_sum = self.table, fmt(self.trace.head.exp_sum[self.focus], 3)
         self.say(self.tr("Step 2: divide each by their sum ({e_sum}): the weights.", e_sum=e_sum))
+        self.makes("weights")
         self.play(FadeIn(VGroup(tb.weights, tb.exp_sum, tb.rule), shift=0.2 * RIGHT),
                   run_time=0.8)
         self.play(FadeIn(tb.bar_scale), *[GrowFromEdge(b, LEFT) for b in tb.bars], run_time=0.8)

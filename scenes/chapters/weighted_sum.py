@@ -324,6 +324,7 @@ class WeightedSumScene(ChapterScene):
         if plan.folded:  # the rows shown, by their weights; the caption counts the others
             self.claim(Claim(NOT_DRAWN, tuple(self.folded_keys()),
                              {j: table.weights.numbers[(a, 0)] for a, j in enumerate(plan.rows)}))
+        self.makes("Z")
         copies = [self.weighted_row(table, a).copy() for a in range(len(plan.rows))]
         self.play(Create(table.rule), run_time=0.4)
         self.play(*[FadeOut(cp, target_position=Z.grid_only().get_center()) for cp in copies],

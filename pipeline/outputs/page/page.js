@@ -1,14 +1,33 @@
 // The companion page: the video, its captions, and every matrix of the trace as a grid
 // whose cells open to show how they were made. Every number shown is read from the trace
-// (the JSON export in #trace); the page only multiplies pairs for display (a test checks
-// them against the trace). Plain script, no framework, nothing fetched.
+// (the part of it the page draws, at the precision it writes: #trace, made by
+// pipeline.outputs.page.page_trace); the page only multiplies and adds the numbers it
+// writes, to say "=" where they make the result as written and "≈" where the result was
+// made from the unrounded numbers. Plain script, no framework, nothing fetched.
 "use strict";
 
-const T = JSON.parse(document.getElementById("trace").textContent);
+// A matrix as the page keeps it ({part: shape, keep: kept indices per axis (null: all),
+// hundredths: the kept entries in whole hundredths}) as an array indexed as the whole one,
+// sparse where entries were left out; anything else as it is.
+function unpack(x) {
+  if (Array.isArray(x)) return x.map(unpack);
+  if (x === null || typeof x !== "object") return x;
+  if (!("part" in x)) { for (const k of Object.keys(x)) x[k] = unpack(x[k]); return x; }
+  const fill = (values, axis) => {
+    const out = new Array(x.part[axis]);
+    (x.keep[axis] || [...out.keys()]).forEach((n, k) => {
+      out[n] = axis + 1 < x.part.length ? fill(values[k], axis + 1) : values[k] / 100;
+    });
+    return out;
+  };
+  return fill(x.hundredths, 0);
+}
+
+const T = unpack(JSON.parse(document.getElementById("trace").textContent));
 const D = JSON.parse(document.getElementById("page-data").textContent);
 const W = D.words;
-const MAX_SHOWN = 16; // a wider matrix shows its first columns, "…" and its last
-const MAX_TERMS = 12; // a longer sum shows its first terms, "…" and its last
+const MAX_SHOWN = D.max_shown; // a wider matrix shows its first columns, "…" and its last
+const MAX_TERMS = D.max_terms; // a longer sum shows its first terms, the rest summed, its last
 const reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 const state = {
@@ -17,6 +36,8 @@ const state = {
   theme: D.theme,
   chapter: null, // the chapter of the caption playing
   open: null, // the open cell: {key, i, j}
+  opener: null, // the grid cell that opened it (Escape returns there)
+  presenter: false,
 };
 
 // ---- words and numbers ------------------------------------------------------------------
@@ -53,6 +74,18 @@ function num(v, name, index, cls) {
 const op = (v, name, index) => num(v, name, index, "op");
 const result = (v, name, index) => num(v, name, index, "result");
 
+// The numbers the page writes have two decimals, so sums of their products are exact in
+// whole units of 10⁻⁴: `units` of a written number, and whether a made value (in 10⁻⁴, or
+// a plain number) is within half a unit of the written result's last place (a tie rounds
+// either way): "=", else "≈" (the result was made from the unrounded numbers).
+const units = v => Math.round(v * 100);
+function relation(made, res, exact) {
+  const same = exact ? Math.abs(made - units(res) * 100) <= 50 : Math.abs(made - res) <= 0.005 + 1e-9;
+  return el("span", {class: "rel", text: same ? " = " : " ≈ "});
+}
+// The arithmetic of a formula, in one element (a test reads it back and redoes it).
+const expr = (...parts) => el("span", {class: "expr"}, ...parts);
+
 // ---- colours: the video's, as WCAG contrast rules pick ink ------------------------------
 function rgb(c) { return [1, 3, 5].map(i => parseInt(c.slice(i, i + 2), 16)); }
 function hex(a) { return "#" + a.map(x => Math.round(Math.min(255, Math.max(0, x))).toString(16).padStart(2, "0")).join(""); }
@@ -69,6 +102,11 @@ function blend(top, under, alpha) {
   return hex(a.map((x, k) => alpha * x + (1 - alpha) * b[k]));
 }
 function palette() { return D.colours[state.theme].palette; }
+function inTheme(theme, make) { // what `make` builds, drawn in `theme`'s colours
+  const was = state.theme;
+  state.theme = theme;
+  try { return make(); } finally { state.theme = was; }
+}
 function inkOn(fill) { // the theme's text, or its background, whichever reads on `fill`
   const p = palette();
   if (contrast(p.text, fill) >= 4.5) return p.text;
@@ -80,6 +118,15 @@ function readable(colour) { // a colour darkened or lightened until it reads on 
   let c = colour;
   for (let k = 0; k < 20 && contrast(c, p.background) < 4.5; k++) c = blend(p.text, c, 0.15);
   return c;
+}
+// The light theme's colours as --light-* too: the printed handout is drawn in them.
+function printColours() {
+  inTheme("light", () => {
+    const root = document.documentElement.style, p = palette();
+    for (const [k, v] of Object.entries(p)) root.setProperty("--light-" + k, v);
+    root.setProperty("--light-positive-ink", readable(p.positive));
+    root.setProperty("--light-negative-ink", readable(p.negative));
+  });
 }
 function applyTheme() {
   const p = palette();
@@ -151,11 +198,11 @@ function masked(key, i, j) {
   return ["scores", "scaled", "weights"].includes(key) && !head().mask[i][j];
 }
 
-function renderGrid(m) {
+function renderGrid(m, prefix = "h-") {
   const rows = m.values.length, cols = rows ? m.values[0].length : 0;
   const rowNames = labels(m.rows, rows), colNames = labels(m.cols, cols);
-  const h = el("h3", {id: "h-" + m.key, text: title(m.key)});
-  const table = el("table", {role: "grid", "aria-labelledby": "h-" + m.key, "data-key": m.key});
+  const h = el("h3", {id: prefix + m.key, text: title(m.key)});
+  const table = el("table", {role: "grid", class: "matrix", "aria-labelledby": prefix + m.key, "data-key": m.key});
   const top = el("tr", {role: "row"}, el("th", {role: "columnheader", scope: "col", class: "word",
                                                text: m.rows === "d" ? W.dimensions : W.word}));
   for (const j of shown(cols)) {
@@ -169,8 +216,8 @@ function renderGrid(m) {
   }
   table.append(el("thead", {}, top));
   const body = el("tbody");
-  let max = 0;
-  for (const row of m.values) for (const v of row) max = Math.max(max, Math.abs(v));
+  let max = 0; // over the numbers the page keeps (a sparse array skips the rest)
+  m.values.forEach(row => row.forEach(v => { max = Math.max(max, Math.abs(v)); }));
   const p = palette();
   for (const i of shown(rows)) {
     if (i === null) {
@@ -213,13 +260,14 @@ function renderGrid(m) {
 
 function renderGrids() {
   const grids = document.getElementById("grids");
-  grids.replaceChildren(...matrices().map(renderGrid));
+  grids.replaceChildren(...matrices().map(m => renderGrid(m)));
   markNow();
   if (state.open) {
     const c = state.open;
     const td = grids.querySelector(`td[data-key="${c.key}"][data-i="${c.i}"][data-j="${c.j}"]`);
     if (td) openCell(td, false);
   }
+  handoutLater();
 }
 
 // ---- keyboard: each grid is an ARIA grid, one tab stop, arrows move --------------------
@@ -265,23 +313,32 @@ function named(key, i, j) {
   return `${key}[${r}, ${c}]`;
 }
 
-// A sum of products Σ a_m·b_m = result, each term coloured by its sign and told in words.
-function sumOfProducts(pairs, res, signs) {
-  const p = el("p", {class: "formula"});
-  const shownTerms = pairs.length <= MAX_TERMS ? pairs.map((_, m) => m) :
-    [...Array(MAX_TERMS - 1).keys(), null, pairs.length - 1];
+// A sum of products Σ a_m·b_m (+ a bias) = result, each term coloured by its sign and told
+// in words. A long sum writes its first terms, the sum of the middle ones as one number
+// (`rest`: [value, name, index], given by the page's data) and its last.
+function sumOfProducts(pairs, res, signs, rest, bias) {
+  const n = pairs.length;
+  const p = el("p", {class: "formula"}), e = expr();
+  const shownTerms = n <= MAX_TERMS ? [...Array(n).keys()] : [...Array(MAX_TERMS - 1).keys(), null, n - 1];
+  let made = 0; // in 10⁻⁴
   shownTerms.forEach((m, k) => {
-    if (k > 0) p.append(" + ");
-    if (m === null) { p.append("…"); return; }
+    if (k > 0) e.append(" + ");
+    if (m === null) {
+      e.append(el("span", {class: "aside", text: say("more_terms", {n: n - MAX_TERMS}) + " "}), op(...rest));
+      made += units(rest[0]) * 100;
+      return;
+    }
     const [a, b] = pairs[m];
     const prod = a[0] * b[0];
+    made += units(a[0]) * units(b[0]);
     const kind = !signs ? "" : prod > 0 ? "agree" : prod < 0 ? "differ" : "zero";
     const term = el("span", {class: "term " + kind, "data-product": String(prod)}, op(...a), "·", op(...b));
     if (signs) term.append(el("span", {class: "sign", text: kind === "agree" ? " ✓" : kind === "differ" ? " ✗" : " ·",
                                        title: W[kind], "aria-label": W[kind]}));
-    p.append(term);
+    e.append(term);
   });
-  p.append(" = ", res);
+  if (bias) { e.append(" + ", op(...bias)); made += units(bias[0]) * 100; }
+  p.append(e, relation(made, Number(res.dataset.v), true), res);
   return p;
 }
 
@@ -293,10 +350,13 @@ function detailX(key, i, j) {
     out[0].append(result(T[X][i][j], X, [i, j]));
     out.push(el("p", {text: T.x_label_q || ""}));
   } else if (xIsTheSum() && T.positional) {
-    out[0].append(op(T[E][i][j], E, [i, j]), " + ", op(T[P][i][j], P, [i, j]), " = ", result(T[X][i][j], X, [i, j]));
+    const made = (units(T[E][i][j]) + units(T[P][i][j])) * 100;
+    out[0].append(expr(op(T[E][i][j], E, [i, j]), " + ", op(T[P][i][j], P, [i, j])),
+                  relation(made, T[X][i][j], true), result(T[X][i][j], X, [i, j]));
     out.push(el("p", {text: W.x_sum}));
   } else if (xIsTheSum()) {
-    out[0].append(op(T[E][i][j], E, [i, j]), " = ", result(T[X][i][j], X, [i, j]));
+    out[0].append(expr(op(T[E][i][j], E, [i, j])), relation(units(T[E][i][j]) * 100, T[X][i][j], true),
+                  result(T[X][i][j], X, [i, j]));
     out.push(el("p", {text: W.x_plain}));
   } else {  // a normalised sum, a hidden state or an encoder's output: what it is, in words
     out[0].append(result(T[X][i][j], X, [i, j]));
@@ -326,15 +386,11 @@ function detailProjection(key, i, c) { // Q, K or V: Σ_m X[i,m]·W[m,c] (+ b[c]
   const h = head(), X = key === "Q" ? "X_q" : "X", Wn = "W_" + key, b = "b_" + key;
   const pairs = T[X][i].map((x, m) => [[x, X, [i, m]], [h[Wn][m][c], Wn, [m, c]]]);
   const made = key === "Q" ? qRows() : key === "K" ? kRows() : h[key]; // before any turn
-  const p = sumOfProducts(pairs, result(made[i][c], key, [i, c]), false);
+  const biased = h[b].some(x => x !== 0);
+  const p = sumOfProducts(pairs, result(made[i][c], key, [i, c]), false,
+                          [h.rest[key][i][c], "rest_" + key, [i, c]], biased ? [h[b][c], b, [c]] : null);
   p.prepend(`${named(key, i, c)} = `);
-  const out = [p];
-  if (h[b].some(x => x !== 0)) {
-    p.insertBefore(document.createTextNode(" + "), p.querySelector(".result").previousSibling);
-    p.insertBefore(op(h[b][c], b, [c]), p.querySelector(".result").previousSibling);
-    out.push(el("p", {text: W.bias}));
-  }
-  return out;
+  return biased ? [p, el("p", {text: W.bias})] : [p];
 }
 
 // Q_rot or K_rot (RoPE): pair m of the row, entries 2m and 2m + 1, turned by θ(p, m), p the
@@ -343,14 +399,21 @@ function detailProjection(key, i, c) { // Q, K or V: Σ_m X[i,m]·W[m,c] (+ b[c]
 function detailRotation(key, i, c) {
   const plain = key === "Q_rot" ? "Q" : "K", rows = plain === "Q" ? qRows() : kRows();
   const m = Math.floor(c / 2), a = 2 * m, b = 2 * m + 1;
-  const theta = T.rope.angles[i][m];
-  const cos = num(Math.cos(theta), "cos", [i, m], "op"), sin = num(Math.sin(theta), "sin", [i, m], "op");
-  const x = op(rows[i][a], plain, [i, a]), y = op(rows[i][b], plain, [i, b]);
+  const theta = T.rope.angles[i][m], [cv, sv] = [T.rope.cos[i][m], T.rope.sin[i][m]];
+  const cos = op(cv, "cos", [i, m]), sin = op(sv, "sin", [i, m]);
+  const [xv, yv] = [rows[i][a], rows[i][b]];
+  const x = op(xv, plain, [i, a]), y = op(yv, plain, [i, b]);
   const names = [named(plain, i, a), named(plain, i, b)];
   const f = el("p", {class: "formula"}, `${named(key, i, c)} = `);
-  if (c === a) f.append(`${names[0]} · cos θ − ${names[1]} · sin θ = `, x, " · ", cos, " − ", y, " · ", sin);
-  else f.append(`${names[0]} · sin θ + ${names[1]} · cos θ = `, x, " · ", sin, " + ", y, " · ", cos);
-  f.append(" = ", result(head()[plain][i][c], key, [i, c]));
+  let made;
+  if (c === a) {
+    f.append(`${names[0]} · cos θ − ${names[1]} · sin θ = `, expr(x, " · ", cos, " − ", y, " · ", sin));
+    made = units(xv) * units(cv) - units(yv) * units(sv);
+  } else {
+    f.append(`${names[0]} · sin θ + ${names[1]} · cos θ = `, expr(x, " · ", sin, " + ", y, " · ", cos));
+    made = units(xv) * units(sv) + units(yv) * units(cv);
+  }
+  f.append(relation(made, head()[plain][i][c], true), result(head()[plain][i][c], key, [i, c]));
   return [el("p", {text: say("rotation", {m, a: a + 1, b: b + 1, p: i, base: T.rope.base})}),
           el("p", {class: "formula"}, "θ = ", op(theta, "angles", [i, m]), " rad"), f];
 }
@@ -371,9 +434,10 @@ function arrows(i, j) { // the query and the key in their plane, with the key's 
   svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
   svg.setAttribute("width", w); svg.setAttribute("height", hgt);
   svg.setAttribute("class", "arrows"); svg.setAttribute("role", "img");
+  const score = head().scores[i][j];
   const text = say("arrows", {angle: fmt(angle, 0),  // whole degrees, as chapter 4 draws them
-                              shadow: fmt(shadow), qnorm: fmt(qn),
-                              score: fmt(head().scores[i][j])});
+                              shadow: fmt(shadow), qnorm: fmt(qn), score: fmt(score),
+                              rel: relation(units(shadow) * units(qn), score, true).textContent.trim()});
   svg.setAttribute("aria-label", text);
   const line = (x1, y1, x2, y2, colour, width, dash) => {
     const l = document.createElementNS(ns, "line");
@@ -405,7 +469,8 @@ function arrows(i, j) { // the query and the key in their plane, with the key's 
 function detailScore(i, j) {
   const h = head(), [q, k] = rotary() ? ["Q_rot", "K_rot"] : ["Q", "K"]; // the rows the scores use
   const pairs = h.Q[i].map((x, m) => [[x, q, [i, m]], [h.K[j][m], k, [j, m]]]);
-  const p = sumOfProducts(pairs, result(h.scores[i][j], "scores", [i, j]), true);
+  const p = sumOfProducts(pairs, result(h.scores[i][j], "scores", [i, j]), true,
+                          [h.rest.scores[i][j], "rest_scores", [i, j]]);
   p.prepend(`${named("scores", i, j)} = `);
   const out = [el("p", {text: W.products}), p];
   if (!h.mask[i][j]) out.push(el("p", {text: W.masked}));
@@ -413,44 +478,66 @@ function detailScore(i, j) {
 }
 
 function detailScaled(i, j) {
-  const h = head(), dk = h.Q[0].length;
-  return [el("p", {class: "formula"}, `${named("scaled", i, j)} = `, op(h.scores[i][j], "scores", [i, j]),
-             " / √" + dk + " = " + fmt(h.scores[i][j]) + " / ",
-             el("span", {class: "num sqrt", "data-v": String(Math.sqrt(dk)), text: fmt(Math.sqrt(dk))}),
-             " = ", result(h.scaled[i][j], "scaled", [i, j])),
+  const h = head(), dk = h.Q[0].length, root = units(Math.sqrt(dk)) / 100; // √d_k as written
+  const s = h.scores[i][j];
+  return [el("p", {class: "formula"}, `${named("scaled", i, j)} = ${named("scores", i, j)} / √${dk} = `,
+             expr(op(s, "scores", [i, j]), " / ",
+                  el("span", {class: "num sqrt", "data-v": String(root), text: fmt(root)})),
+             relation(s / root, h.scaled[i][j]), result(h.scaled[i][j], "scaled", [i, j])),
           el("p", {text: say("scale", {dk})})];
 }
 
 function detailSoftmax(i, j) {
   const h = head();
   if (!T.normalized) {
-    return [el("p", {class: "formula"}, `${named("weights", i, j)} = `, op(h.scores[i][j], "scores", [i, j]),
-               " = ", result(h.weights[i][j], "weights", [i, j])), el("p", {text: W.weights_raw})];
+    return [el("p", {class: "formula"}, `${named("weights", i, j)} = `, expr(op(h.scores[i][j], "scores", [i, j])),
+               relation(units(h.scores[i][j]) * 100, h.weights[i][j], true),
+               result(h.weights[i][j], "weights", [i, j])), el("p", {text: W.weights_raw})];
   }
   if (!h.mask[i][j]) {
     return [el("p", {class: "formula"}, `${named("weights", i, j)} = `, result(h.weights[i][j], "weights", [i, j])),
             el("p", {text: W.masked})];
   }
   const list = el("ul", {class: "exps"});
-  for (const k of shown(h.exp_shifted[i].length)) {
+  const keys = shown(h.exp_shifted[i].length);
+  for (const k of keys) {
     if (k === null) { list.append(el("li", {text: "…"})); continue; }
     const li = el("li", {class: "formula" + (k === j ? " this" : "")}, `${kWords()[k]}: `);
-    if (h.mask[i][k]) li.append("exp(", op(h.scaled[i][k], "scaled", [i, k]), " − ", op(h.row_max[i], "row_max", [i]), ") = ");
+    const e = h.exp_shifted[i][k];
+    if (h.mask[i][k]) li.append(expr("exp(", op(h.scaled[i][k], "scaled", [i, k]), " − ", op(h.row_max[i], "row_max", [i]), ")"),
+                                relation(Math.exp(h.scaled[i][k] - h.row_max[i]), e));
     else li.append(W.masked_short + " → ");
-    li.append(op(h.exp_shifted[i][k], "exp_shifted", [i, k]));
+    li.append(op(e, "exp_shifted", [i, k]));
     list.append(li);
   }
+  // Σ: the exps listed, and those the list leaves out as one number
+  const sum = expr(), sumRest = h.rest.exp_sum[i];
+  let made = 0;
+  keys.forEach((k, n) => {
+    if (n > 0) sum.append(" + ");
+    if (k === null) {
+      sum.append(el("span", {class: "aside", text: say("more_terms", {n: h.exp_shifted[i].length - keys.length + 1}) + " "}),
+                 op(sumRest, "rest_exp_sum", [i]));
+      made += units(sumRest);
+    } else {
+      sum.append(op(h.exp_shifted[i][k], "exp_shifted", [i, k]));
+      made += units(h.exp_shifted[i][k]);
+    }
+  });
+  const w = h.exp_shifted[i][j] / h.exp_sum[i];
   return [el("p", {text: say("exp", {max: fmt(h.row_max[i])})}), list,
-          el("p", {class: "formula"}, W.exp_sum + " ", op(h.exp_sum[i], "exp_sum", [i])),
+          el("p", {class: "formula"}, W.exp_sum + " ", sum, relation(made * 100, h.exp_sum[i], true),
+             op(h.exp_sum[i], "exp_sum", [i])),
           el("p", {text: W.divide}),
-          el("p", {class: "formula"}, `${named("weights", i, j)} = `, op(h.exp_shifted[i][j], "exp_shifted", [i, j]),
-             " / ", op(h.exp_sum[i], "exp_sum", [i]), " = ", result(h.weights[i][j], "weights", [i, j]))];
+          el("p", {class: "formula"}, `${named("weights", i, j)} = `,
+             expr(op(h.exp_shifted[i][j], "exp_shifted", [i, j]), " / ", op(h.exp_sum[i], "exp_sum", [i])),
+             relation(w, h.weights[i][j]), result(h.weights[i][j], "weights", [i, j]))];
 }
 
 function detailZ(i, c) {
   const h = head();
   const pairs = h.weights[i].map((a, k) => [[a, "weights", [i, k]], [h.V[k][c], "V", [k, c]]]);
-  const p = sumOfProducts(pairs, result(h.Z[i][c], "Z", [i, c]), false);
+  const p = sumOfProducts(pairs, result(h.Z[i][c], "Z", [i, c]), false, [h.rest.Z[i][c], "rest_Z", [i, c]]);
   p.prepend(`${named("Z", i, c)} = `);
   return [el("p", {text: W.weighted}), p];
 }
@@ -478,22 +565,73 @@ function cueOf(key) {
   return chapter ? D.cues.findIndex(c => c.chapter === chapter) : -1;
 }
 
+// A click, Enter or focus opens a cell: it stays open (its explanation in the panel, its
+// "show me" there) until another cell is opened. The pointer resting on another cell only
+// previews it; leaving the grids brings the open cell back.
 function openCell(td, moveFocus) {
   const key = td.dataset.key, i = Number(td.dataset.i), j = Number(td.dataset.j);
-  document.querySelectorAll("td.open").forEach(x => x.classList.remove("open"));
+  document.querySelectorAll("#grids td.open").forEach(x => x.classList.remove("open"));
   td.classList.add("open");
   state.open = {key, i, j};
+  state.opener = td;
+  const go = showCell(key, i, j, false);
+  if (moveFocus) go.focus({preventScroll: true});
+}
+
+function previewCell(td) {
+  showCell(td.dataset.key, Number(td.dataset.i), Number(td.dataset.j), true);
+}
+
+function endPreview() {
+  const shown = document.querySelector("#detail-body .cell.preview");
+  if (!shown) return;
+  const c = state.open;
+  if (c) showCell(c.key, c.i, c.j, false);
+  else document.getElementById("detail-body").replaceChildren(el("p", {class: "hint", text: W.nothing_open}));
+}
+
+function showCell(key, i, j, preview) {
   const body = document.getElementById("detail-body");
-  const box = el("div", {class: "cell", "data-key": key, "data-i": i, "data-j": j, "data-head": state.head});
+  const box = el("div", {class: "cell" + (preview ? " preview" : ""), "data-key": key, "data-i": i,
+                         "data-j": j, "data-head": state.head});
   box.append(...explain(key, i, j));
   const k = cueOf(key);
+  if (preview) {
+    box.append(el("p", {class: "hint preview-note", text: W.preview}));
+    body.replaceChildren(box);
+    return null;
+  }
   const go = el("button", {type: "button", id: "show-me", text: W.show_me, disabled: k < 0,
                            "data-cue": k});
   go.addEventListener("click", () => seekTo(k));
   box.append(el("p", {}, go));
   if (k < 0) box.append(el("p", {class: "hint", text: W.not_shown}));
   body.replaceChildren(box);
-  if (moveFocus) go.focus();
+  document.getElementById("detail").scrollTop = 0; // a new explanation reads from its top
+  return go;
+}
+
+// Escape: from the explanation back to the cell that opened it; on an open cell, closes it.
+function onEscape(ev) {
+  if (ev.key !== "Escape") return;
+  const inDetail = document.getElementById("detail").contains(document.activeElement);
+  const opener = state.opener && state.opener.isConnected ? state.opener : openTd();
+  if (inDetail && opener) {
+    opener.focus({preventScroll: true});
+    opener.scrollIntoView({block: "nearest", inline: "nearest"});
+    ev.preventDefault();
+  } else if (state.open && document.activeElement === opener) {
+    opener.classList.remove("open");
+    state.open = null;
+    state.opener = null;
+    document.getElementById("detail-body").replaceChildren(el("p", {class: "hint", text: W.nothing_open}));
+    ev.preventDefault();
+  }
+}
+
+function openTd() {
+  const c = state.open;
+  return c && document.querySelector(`#grids td[data-key="${c.key}"][data-i="${c.i}"][data-j="${c.j}"]`);
 }
 
 // ---- the video and its captions ---------------------------------------------------------
@@ -516,6 +654,7 @@ function renderCues() {
 
 function seekTo(k) {
   if (k < 0) return;
+  state.posterAt = null;
   const c = D.cues[k];
   video.currentTime = c.start + Math.min(0.05, (c.end - c.start) / 2);
   follow(k);
@@ -537,16 +676,27 @@ function follow(k) {
   });
   if (k >= 0) {
     state.chapter = D.cues[k].chapter;
-    items[k].scrollIntoView({block: "nearest", behavior: reduceMotion ? "auto" : "smooth"});
+    scrollListTo(items[k]);
   }
   markNow();
+}
+
+// The caption list scrolls in its own box, and nothing else moves: scrollIntoView would
+// scroll every box around it too, the page and the video with it.
+function scrollListTo(li) {
+  const list = li.parentNode;
+  const top = li.offsetTop, bottom = top + li.offsetHeight;
+  let to = null;
+  if (top < list.scrollTop) to = top;
+  else if (bottom > list.scrollTop + list.clientHeight) to = bottom - list.clientHeight;
+  if (to !== null) list.scrollTo({top: to, behavior: reduceMotion ? "auto" : "smooth"});
 }
 
 function markNow() {
   const shows = new Set((D.shows[state.chapter] || []).concat(
     (D.shows[state.chapter] || []).includes("X") && T.cross ? ["X_q"] : []));
   document.getElementById("now").textContent = shows.size ? W.now_playing : "";
-  for (const box of document.querySelectorAll(".grid-box")) {
+  for (const box of document.querySelectorAll("#grids .grid-box")) {
     const on = shows.has(box.dataset.key);
     box.classList.toggle("talked", on);
     const mark = box.querySelector("h3 .now-mark");
@@ -561,11 +711,162 @@ function markNow() {
 }
 
 video.addEventListener("timeupdate", () => {
+  if (posterShown()) return; // the poster frame, not the lecture: nothing is playing yet
   const k = cueAt(video.currentTime);
   const current = document.querySelector("#cues li[aria-current='true']");
   const was = current ? [...current.parentNode.children].indexOf(current) : -1;
   if (k >= 0 && k !== was) follow(k);
 });
+
+// ---- a page that travels: its poster, and a line when its video is not beside it ---------
+// The poster is the page data's image (a data URI or a path beside the page) when it has
+// one; else the frame in the middle of the first caption, shown by seeking there until the
+// video is first played (its first frame is its bare background).
+function poster() {
+  state.posterAt = null;
+  if (D.poster) { video.poster = D.poster; return; }
+  if (!D.cues.length) return;
+  const c = D.cues[0];
+  const at = c.start + 0.6 * (c.end - c.start);
+  let ours = false; // the seek to the poster frame, not the reader's
+  video.addEventListener("loadedmetadata", () => {
+    if (video.played.length || video.currentTime !== 0) return;
+    state.posterAt = at;
+    ours = true;
+    video.currentTime = at;
+  }, {once: true});
+  video.addEventListener("seeking", () => {
+    if (ours) ours = false;
+    else state.posterAt = null; // the reader moved: that frame is theirs
+  });
+  video.addEventListener("play", () => { // the first play starts the video at its start
+    if (state.posterAt !== null) video.currentTime = 0;
+    state.posterAt = null;
+  });
+}
+function posterShown() { // (the player keeps its time to the microsecond, and plays on)
+  return state.posterAt !== null && state.posterAt !== undefined && Math.abs(video.currentTime - state.posterAt) < 0.05;
+}
+
+// Opened without its video (mailed or uploaded alone): say which file it plays and the
+// command that makes it, instead of an empty player.
+function alone() {
+  const note = document.getElementById("alone");
+  note.replaceChildren(say("alone", {file: decodeURIComponent(D.video)}), " ",
+                       el("code", {text: shellJoin(D.remake)}));
+  note.hidden = false;
+  // a poster beside the page travels with the video, so it is missing too: no player at all
+  if (!video.getAttribute("poster")?.startsWith("data:")) video.removeAttribute("poster");
+  document.getElementById("player").classList.add("missing");
+}
+
+// A command line as it would be typed in a POSIX shell.
+function shellJoin(args) {
+  return args.map(a => /^[\w@%+=:,./-]+$/.test(a) ? a : "'" + a.replace(/'/g, "'\\''") + "'").join(" ");
+}
+
+// The captions as a track of the page's own (from its data: no file fetched, which
+// file:// would refuse), shown once: not over captions burned into the picture.
+function captionTrack() {
+  const how = D.captions || (T.settings && T.settings.captions) || "burned";
+  if (how === "burned" || how === "both" || !window.VTTCue) return;
+  const track = video.addTextTrack("captions", W.captions, D.language);
+  for (const c of D.cues) track.addCue(new VTTCue(c.start, c.end, c.text));
+  track.mode = how === "soft" ? "showing" : "hidden"; // --captions none: offered, not shown
+}
+
+// ---- the presenter view and full screen -------------------------------------------------
+function setPresenter(on) {
+  state.presenter = on;
+  document.body.classList.toggle("presenter", on);
+  document.getElementById("presenter").setAttribute("aria-pressed", String(on));
+  if (on) window.scrollTo(0, 0);
+  fitSide();
+}
+
+// Full screen is the page's (its presenter view), not the <video>'s, which would leave it.
+function toggleFullScreen() {
+  if (document.fullscreenElement) { document.exitFullscreen(); return; }
+  setPresenter(true);
+  document.documentElement.requestFullscreen().catch(() => {});
+}
+
+function onKey(ev) {
+  if (ev.key === "Escape") { onEscape(ev); return; }
+  if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.target.closest("select, input, textarea")) return;
+  if (ev.key === "p" || ev.key === "P") setPresenter(!state.presenter);
+  else if ((ev.key === "f" || ev.key === "F") && document.fullscreenEnabled) toggleFullScreen();
+}
+
+// The left column is as tall as the screen below the header (and the word's note), so that
+// the end of the caption list is on screen before the page scrolls too.
+function fitSide() {
+  const above = state.presenter ? 0 : document.getElementById("stage").offsetTop;
+  document.documentElement.style.setProperty("--above", above + "px");
+}
+
+// ---- the followed word ------------------------------------------------------------------
+// Another word picked than the video's: the grids follow it, and a line says the video
+// still follows its own, with the command that renders one following the picked word.
+function wordNote() {
+  const note = document.getElementById("word-note");
+  if (state.focus === T.focus) { note.hidden = true; note.replaceChildren(); fitSide(); return; }
+  const words = qWords(), word = words[state.focus];
+  const plain = words.filter(w => w === word).length === 1 && /^[\p{L}\p{N}'’-]+$/u.test(word);
+  const args = D.remake.slice();
+  args.splice(3, 0, ...(plain ? ["--query", word] : ["--query-index", String(state.focus)]));
+  note.replaceChildren(say("other_word", {video: words[T.focus], word}), " ",
+                       el("code", {text: shellJoin(args)}));
+  note.hidden = false;
+  fitSide();
+}
+
+// ---- the handout: what printing gives ---------------------------------------------------
+// Every caption with its time (and its still when the data has one), the matrices in the
+// light theme, and every cell of the followed word's rows with its explanation. Drawn
+// after the page is ready (and again when the word or head changes), so that printing
+// finds it whole; hidden on screen.
+let handoutTimer = null;
+function handoutLater() {
+  document.body.dataset.handout = "0";
+  clearTimeout(handoutTimer);
+  handoutTimer = setTimeout(renderHandout, 30);
+}
+
+function renderHandout() {
+  clearTimeout(handoutTimer);
+  const stills = D.stills || [];
+  const cues = el("ol", {class: "handout-cues"}, ...D.cues.map((c, k) => el("li", {},
+    el("span", {class: "time", text: clock(c.start)}), " ", c.text,
+    stills[k] ? el("img", {src: stills[k], alt: ""}) : null)));
+  const [grids, cells] = inTheme("light", () => [matrices().map(m => renderGrid(m, "print-")), followedCells()]);
+  for (const g of grids) {
+    g.classList.replace("grid-box", "print-box");
+    for (const e of g.querySelectorAll("[role], [tabindex], [data-key]")) {
+      for (const a of ["role", "tabindex", "data-key"]) e.removeAttribute(a);
+    }
+    g.removeAttribute("data-key");
+  }
+  const word = qWords()[state.focus];
+  document.getElementById("handout").replaceChildren(
+    el("h2", {text: W.captions}), cues,
+    el("h2", {text: W.numbers}), ...grids,
+    el("h2", {text: say("handout_cells", {word})}), ...cells);
+  document.body.dataset.handout = "1";
+}
+
+function followedCells() {
+  const out = [];
+  for (const m of matrices()) {
+    if (!(m.rows === "q" || (m.key === "X" && !T.cross))) continue;
+    const i = state.focus, cols = m.values[0].length;
+    for (const j of shown(cols)) {
+      if (j === null) { out.push(el("p", {class: "hint", text: say("more_columns", {n: cols - MAX_SHOWN + 1})})); continue; }
+      out.push(el("div", {class: "print-cell"}, el("h3", {text: named(m.key, i, j)}), ...explain(m.key, i, j)));
+    }
+  }
+  return out;
+}
 
 // ---- heads ------------------------------------------------------------------------------
 function thumbnail(weights, size) {
@@ -661,21 +962,59 @@ function start() {
   document.getElementById("word").addEventListener("change", ev => {
     state.focus = Number(ev.target.value);
     renderGrids();
+    wordNote();
   });
   const grids = document.getElementById("grids");
   grids.addEventListener("keydown", onGridKey);
   grids.addEventListener("focusin", ev => { const td = ev.target.closest("td[data-key]"); if (td) openCell(td, false); });
-  // Opened when the pointer moves onto a cell (not when the grids are drawn anew under a
-  // pointer at rest, which would replace what was just opened).
+  grids.addEventListener("click", ev => { const td = ev.target.closest("td[data-key]"); if (td) openCell(td, false); });
+  // The pointer on a cell previews it (moved there, not when the grids are drawn anew
+  // under a pointer at rest); on the open cell, off the cells or out of the grids, the
+  // open cell is back.
   grids.addEventListener("mousemove", ev => {
     const td = ev.target.closest("td[data-key]");
-    if (td && !td.classList.contains("open")) openCell(td, false);
+    const shown = document.querySelector("#detail-body .cell.preview");
+    if (td && !td.classList.contains("open")) {
+      if (!shown || shown.dataset.key !== td.dataset.key || shown.dataset.i !== td.dataset.i ||
+          shown.dataset.j !== td.dataset.j) previewCell(td);
+    } else endPreview();
   });
+  grids.addEventListener("mouseleave", endPreview);
+  document.addEventListener("keydown", onKey);
+  const skip = document.getElementById("skip");
+  skip.textContent = W.skip;
+  skip.addEventListener("click", ev => { // to the first grid's cell, not just its box
+    const cell = document.querySelector("#grids td[tabindex='0']");
+    if (!cell) return;
+    ev.preventDefault();
+    cell.focus();
+  });
+  const presenter = document.getElementById("presenter");
+  presenter.textContent = W.presenter;
+  presenter.addEventListener("click", () => setPresenter(!state.presenter));
+  const full = document.getElementById("fullscreen");
+  full.textContent = W.full_screen;
+  full.hidden = !document.fullscreenEnabled; // in an iframe without allowfullscreen
+  full.addEventListener("click", toggleFullScreen);
+  document.addEventListener("fullscreenchange", () => {
+    // the player's own full screen (a double click) would leave the page: take the page's
+    if (document.fullscreenElement === video) { document.exitFullscreen().then(toggleFullScreen, () => {}); return; }
+    full.setAttribute("aria-pressed", String(Boolean(document.fullscreenElement)));
+  });
+  full.setAttribute("aria-pressed", "false");
+  video.addEventListener("error", alone);
+  if (video.error) alone();
+  poster();
+  captionTrack();
+  window.addEventListener("beforeprint", () => { if (document.body.dataset.handout !== "1") renderHandout(); });
+  window.addEventListener("resize", fitSide);
   applyTheme();
+  printColours();
   renderWords();
   renderCues();
   renderHeads();
   renderGrids();
+  fitSide();
   document.body.dataset.readyMs = performance.now().toFixed(0); // since navigation began
   document.body.dataset.ready = "1";
 }

@@ -39,3 +39,36 @@ def test_joined_video_is_as_long_as_its_clips_and_keeps_their_format(tmp_path):
 def test_joining_nothing_is_an_error(tmp_path):
     with pytest.raises(ValueError, match="no clips"):
         join([], tmp_path / "none.mp4")
+
+
+def ffprobe_chapters(path: Path) -> list[tuple[float, float, str]]:
+    """The chapters a player lists, as ffprobe reads them (not PyAV, which wrote them)."""
+    import json
+    import subprocess
+
+    done = subprocess.run(["ffprobe", "-v", "error", "-show_chapters", "-of", "json", str(path)],
+                          capture_output=True, text=True, check=True)
+    return [(float(c["start_time"]), float(c["end_time"]), c["tags"]["title"])
+            for c in json.loads(done.stdout)["chapters"]]
+
+
+def test_chapter_marks_are_written_where_each_clip_starts_with_its_title(tmp_path):
+    from attention_video.attncore.settings import Settings
+    from attention_video.pipeline.outputs.formats import write_webm
+    from attention_video.pipeline.records import ChapterResult
+    from attention_video.pipeline.run.render import chapter_marks
+
+    a = make_clip(tmp_path / "a.mp4", 10, 30)
+    b = make_clip(tmp_path / "b.mp4", 5, 220)
+    results = [ChapterResult("input", 10 / 15, [], title="1 · Input: words → rows"),
+               ChapterResult("factor", 5 / 15, [])]  # kept before titles were recorded
+    marks = chapter_marks(results, Settings(sentence="x"))
+    assert marks == [(0.0, 10 / 15, "1 · Input: words → rows"),
+                     (10 / 15, 1.0, "3 · factor matrix")]
+    join([a, b], tmp_path / "ab.mp4", marks=marks)
+    found = ffprobe_chapters(tmp_path / "ab.mp4")
+    assert [t for *_, t in found] == [t for *_, t in marks]
+    times = [t for s, e, _ in found for t in (s, e)]
+    assert times == pytest.approx([t for s, e, _ in marks for t in (s, e)], abs=1e-3)
+    write_webm(tmp_path / "ab.mp4", tmp_path / "ab.webm")
+    assert ffprobe_chapters(tmp_path / "ab.webm") == found  # the WebM keeps them

@@ -1,0 +1,144 @@
+"""Every number a page cell shows is true, and every model's page is light (issues 39, 41).
+
+The page is opened in headless Chromium and every cell of every matrix is opened in turn
+by the page's own script; each formula's arithmetic, as written (its numbers at the
+precision shown, the middle terms of a long sum as the one number written for them), is
+redone here: where the page says "=", it makes the result as written; where it says "≈",
+it does not, and misses it by no more than the rounding of the numbers written can.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+from attention_video.pipeline.commands.app import make_settings, make_trace
+from attention_video.pipeline.outputs.page import write_page
+
+from tests.pipeline.outputs.test_page import blank_video, made_up_chapters, open_page
+
+pytestmark = pytest.mark.xdist_group("page")  # one browser per module, on one worker
+
+BUDGET = 2_000_000  # bytes, for any model and any sentence of the lint corpus (issue 41)
+LONGEST = " ".join(["the"] * 30)  # 32 pieces with [CLS] and [SEP]: the encoders' most
+
+# Each model's representative page: the default sentence; the encoders' also at their
+# longest, where a row's sums and its list of exps are long enough to write in part.
+MODELS = {
+    "tiny": ("The black cat drank the milk", {}),
+    "random": ("The black cat drank the milk", {"weights": "random", "heads": 4, "causal": True}),
+    "pretrained": ("The black cat drank the milk", {"weights": "pretrained"}),
+    "pretrained-long": (LONGEST, {"weights": "pretrained"}),
+    "multilingual": ("The black cat drank the milk", {"weights": "multilingual"}),
+    "multilingual-long": (LONGEST, {"weights": "multilingual"}),
+    "decoder": ("The black cat drank the milk", {"weights": "decoder"}),
+}
+
+# Every formula the open cell's explanation shows: the arithmetic as written (without the
+# words beside it and the ✓/✗ marks), "=" or "≈", and the number after it.
+FORMULAS = """() => {
+  const out = [];
+  for (const td of document.querySelectorAll("td[data-key][data-i]")) {
+    openCell(td, false);
+    for (const rel of document.querySelectorAll("#detail-body .rel")) {
+      const arithmetic = rel.previousElementSibling.cloneNode(true);
+      arithmetic.querySelectorAll(".aside, .sign").forEach(x => x.remove());
+      const res = rel.nextElementSibling;
+      out.push({key: td.dataset.key, i: td.dataset.i, j: td.dataset.j, rel: rel.textContent.trim(),
+                expr: arithmetic.textContent, result: res.textContent});
+    }
+    const arrows = document.querySelector("#detail-body .geometry p");
+    if (arrows) out.push({key: "arrows", i: td.dataset.i, j: td.dataset.j, arrows: arrows.textContent});
+  }
+  return out;
+}"""
+
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+ARROWS = re.compile(r"(−?\d+\.\d+) × \|q\| (\d+\.\d+) ([=≈]) (−?\d+\.\d+)")
+
+
+def number(text: str) -> float:
+    return float(text.strip().strip("()").replace("−", "-"))
+
+
+def redo(expr: str) -> tuple[float, float]:
+    """The value of the arithmetic as written, and how far rounding the numbers in it to
+    two decimals can move it (products, sums, a quotient by at least 1, an exp of at most 0:
+    half a unit of the last place per number, times the numbers it multiplies)."""
+    python = expr.replace("−", "-").replace("·", "*").replace("×", "*").replace("exp(", "math.exp(")
+    assert re.fullmatch(r"[\d.\s()+\-*/mathexp]*", python), expr  # nothing but arithmetic
+    value = eval(python, {"math": math})  # noqa: S307 (digits and + − · / exp only)
+    numbers = [float(x) for x in NUMBER.findall(expr)]
+    return value, 0.005 * (sum(abs(x) for x in numbers) + len(numbers) + 1)
+
+
+def check(formula: dict) -> str | None:
+    """What is false about one formula, or None."""
+    if formula["key"] == "arrows":
+        m = ARROWS.search(formula["arrows"])
+        if not m:
+            return None  # a zero vector: no angle, no product
+        shadow, q, rel, score = number(m[1]), float(m[2]), m[3], number(m[4])
+        made, error = shadow * q, 0.005 * (abs(shadow) + q + 1)
+    else:
+        made, error = redo(formula["expr"])
+        rel, score = formula["rel"], number(formula["result"])
+    adds_up = abs(made - score) <= 0.005 + 1e-9
+    if rel == "=" and not adds_up:
+        return f"says = but makes {made:.4f}"
+    if rel == "≈" and adds_up:
+        return f"says ≈ where it adds up ({made:.4f})"
+    if abs(made - score) > error + 0.005 + 1e-9:
+        return f"{made:.4f} is further from {score} than rounding can take it"
+    return None
+
+
+def page_of(tmp_path, name: str):
+    sentence, flags = MODELS[name]
+    settings = make_settings(None, sentence, None, dict(flags))
+    trace = make_trace(settings, lambda m: None)
+    chapters = made_up_chapters()
+    video = blank_video(tmp_path / "video.mp4", sum(r.duration for r in chapters))
+    return write_page(trace, chapters, video, settings), trace
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "multilingual-long"
+                                  else n for n in MODELS])
+def test_every_cell_of_every_matrix_adds_up_as_written(browser, tmp_path, name):
+    page, trace = page_of(tmp_path, name)
+    tab = open_page(browser, page)
+    formulas = tab.evaluate(FORMULAS)
+    assert tab.errors == []
+    tab.context.close()
+    false = [(f["key"], f["i"], f["j"], f.get("expr", f.get("arrows"))[:120], f.get("result"), why)
+             for f in formulas if (why := check(f))]
+    assert false == [], f"{len(false)} of {len(formulas)}: {false[:5]}"
+    keys = {f["key"] for f in formulas}  # every sum the page makes was checked
+    assert {"Q", "K", "V", "scores", "scaled", "weights", "Z", "arrows"} <= keys, keys
+    if trace.rope is not None:
+        assert {"Q_rot", "K_rot"} <= keys
+    if name.endswith("-long"):  # the long sums wrote their middle terms as one number
+        assert any("." in f.get("expr", "") and f["key"] == "Z" for f in formulas)
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_every_models_page_is_under_two_megabytes(tmp_path, name):
+    page, _ = page_of(tmp_path, name)
+    assert page.stat().st_size < BUDGET, page.stat().st_size
+
+
+def test_the_decoders_page_opens_in_under_a_second(browser, tmp_path):
+    page, _ = page_of(tmp_path, "decoder")
+    tab = open_page(browser, page)
+    assert int(tab.get_attribute("body", "data-ready-ms")) < 1000
+    tab.context.close()
