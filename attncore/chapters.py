@@ -44,6 +44,8 @@ class Chapter:
     shows: tuple[str, ...]  # the trace's quantities it draws (the companion page's SHOWS)
     cost: Cost  # what it takes to render, to order the renders (pipeline.run.schedule)
     one_head_title: str | None = None  # the title for a model of a single head, if other
+    # the title for a model whose scores use Q and K turned by RoPE (Q_rot, K_rot), if other
+    rotary_title: str | None = None
     # What its scene reads beyond the trace, for the chapter cache's key (pipeline.cache.keys),
     # declared here so that a key is made without importing the scene (or Manim), and
     # enforced by the scene: it can read no other setting and ask of no other chapter.
@@ -65,7 +67,8 @@ CHAPTERS: tuple[Chapter, ...] = (  # the story, in playing order
             N_("Linear layers: X becomes Q, K and V"),
             ("X", "W_Q", "W_K", "W_V", "Q", "K", "V"), Cost(6.9, 8.3)),
     Chapter("factor", "factor matrix", f"{SCENES}.factor", "FactorScene",
-            N_("The factor matrix Q·Kᵀ"), ("Q", "K", "scores"), Cost(3.1, 6.7)),
+            N_("The factor matrix Q·Kᵀ"), ("Q", "K", "scores"), Cost(3.1, 6.7),
+            rotary_title=N_("The factor matrix Q_rot·K_rotᵀ")),
     Chapter("dot", "dot product", f"{SCENES}.dot", "DotProductScene",
             N_("One cell: a dot product"), ("Q", "K", "scores"), Cost(2.7, 2.8)),
     Chapter("softmax", "scale and softmax", f"{SCENES}.softmax", "SoftmaxScene",

@@ -24,9 +24,11 @@ from attention_video.scenes.claims import Claim
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y, TITLE_SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
+from attention_video.scenes.precision import weight_decimals
 from attention_video.scenes.predict import ask
 from attention_video.scenes.questions import worded
 from attention_video.scenes.reasons import head_reason, head_why
+from attention_video.scenes.rotary import TURNED, score_names
 from attention_video.scenes.text import fit_width, fmt, make_text, word_labels
 from attention_video.scenes.themes import THEMES, family_colors, word_color
 from attention_video.scenes.titles import chapter_title
@@ -200,10 +202,10 @@ class ChapterScene(Scene):
         """How the decoder rows the queries come from were made, worded (None: no decoder)."""
         return self.tr("E + P + causal self-attention") if self.trace.decoder else None
 
-    def weight_text(self, j: int, decimals: int = 2) -> str:
-        """The followed word's weight (or raw factor) for key j as a caption shows it,
-        recorded like every drawn number."""
-        text = fmt(self.trace.head.weights[self.focus, j], decimals)
+    def weight_text(self, j: int) -> str:
+        """The followed word's weight (or raw factor) for key j as a caption shows it, at the
+        weights' one precision (scenes.precision), recorded like every drawn number."""
+        text = fmt(self.trace.head.weights[self.focus, j], weight_decimals(self.trace.normalized))
         self.drawn("weights", (self.focus, j), text)
         return text
 
@@ -356,13 +358,14 @@ class ChapterScene(Scene):
         return badge.move_to([SAFE_X, SAFE_Y, 0], aligned_edge=UR)
 
     def show_title(self) -> None:
-        heads = len(self.trace.heads)
-        self.title_text = chapter_title(self.slug, self.tr, heads)
+        # a title naming Q and K names the rows the scores use (Q_rot, K_rot once turned)
+        heads, rotary = len(self.trace.heads), score_names(self.trace) == TURNED
+        self.title_text = chapter_title(self.slug, self.tr, heads, rotary)
         badge = self.make_badge()
         self.badge = badge
         room = TITLE_SAFE_X + SAFE_X - badge.width - TITLE_BADGE_GAP  # title-safe on its left
         # every chapter's title at one size: the one the widest title of any chapter fits
-        size = title_font([chapter_title(s, self.tr, heads) for s in SLUGS], room)
+        size = title_font([chapter_title(s, self.tr, heads, rotary) for s in SLUGS], room)
         title = make_title(self.title_text, self.theme, size)
         fit_width(title, room)
         title.move_to([-TITLE_SAFE_X, title.get_y(), 0], aligned_edge=LEFT)
@@ -414,8 +417,10 @@ class ChapterScene(Scene):
 
     def claim(self, claim: Claim) -> None:
         """File what the caption on screen claims about its picture (scenes.claims): made
-        from the record the caption's words and the picture were made from."""
-        self.claims.append(replace(claim, caption=len(self.subtitles), text=self._caption_text))
+        from the record the caption's words and the picture were made from. A claim a label
+        of the picture makes ("+ 3 more") keeps that label's words."""
+        self.claims.append(replace(claim, caption=len(self.subtitles),
+                                   text=claim.text or self._caption_text))
 
     def caption_ends(self) -> None:
         """Called when the caption on screen is about to be replaced, or what it explains

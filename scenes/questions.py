@@ -10,6 +10,7 @@ from attention_video.attncore import questions as qs
 from attention_video.attncore.questions import Option, Question
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.precision import SCORES, WEIGHTS
 
 
 @dataclass(frozen=True)
@@ -56,9 +57,10 @@ def key_name(trace: AttentionTrace, j: int, tr: Translate) -> str:
     return token_name(trace.key_tokens, j, tr)
 
 
-def number(x: float) -> str:
-    """A score or weight as the video prints it: two decimals, a true minus sign."""
-    return f"{x:.2f}".replace("-", "−")
+def number(x: float, decimals: int = SCORES) -> str:
+    """A number as the video prints it (scenes.precision: a score two decimals, a softmax
+    weight three), a true minus sign."""
+    return f"{x:.{decimals}f}".replace("-", "−")
 
 
 def option_text(o: Option, trace: AttentionTrace, tr: Translate) -> str:
@@ -142,7 +144,7 @@ def reason_text(q: Question, trace: AttentionTrace, tr: Translate, answer: str) 
         return text
     if q.kind == qs.TOP_WEIGHT:
         return tr("{answer}: {weight} goes to {key}.", answer=answer.capitalize(),
-                  weight=number(q.fact("weight")), key=key)
+                  weight=number(q.fact("weight"), WEIGHTS), key=key)
     if q.kind == qs.ROPE_SHIFT:
         return tr("{answer}: {score} both times. RoPE turns both rows by the same extra "
                   "angle, so only their distance counts.", answer=answer.capitalize(),
@@ -153,6 +155,6 @@ def reason_text(q: Question, trace: AttentionTrace, tr: Translate, answer: str) 
                   score=number(q.fact("score")), further=number(q.fact("further")))
     if q.kind == qs.STEP_ZERO:
         return tr("{answer}: {weight}, about an even share ({even}); after training, {final}.",
-                  answer=answer.capitalize(), weight=number(q.fact("weight")),
-                  even=number(q.fact("even")), final=number(q.fact("final")))
+                  answer=answer.capitalize(), weight=number(q.fact("weight"), WEIGHTS),
+                  even=number(q.fact("even"), WEIGHTS), final=number(q.fact("final"), WEIGHTS))
     raise ValueError(f"no words for question kind {q.kind!r}")

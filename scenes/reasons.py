@@ -6,6 +6,7 @@ from __future__ import annotations
 from attention_video.attncore.heads import ENDS, NEXT, PREVIOUS, STRIPE
 from attention_video.attncore.trace import HeadChoice
 from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.precision import WEIGHTS
 
 
 def head_reason(c: HeadChoice | None, tr: Translate, brief: bool = False) -> str | None:
@@ -36,12 +37,12 @@ def head_why(c: HeadChoice | None, tr: Translate, brief: bool = False) -> str | 
     where = {-1: tr(", the token just before it"),
              1: tr(", the token just after it")}.get(c.offset, "")
     text = tr("{word} gives {weight} of its attention to {other}{where}, the highest to "
-              "another word of any head", word=c.focus_name, weight=f"{c.weight:.2f}",
+              "another word of any head", word=c.focus_name, weight=f"{c.weight:.{WEIGHTS}f}",
               other=c.word_name, where=where)
     if c.sink_name is not None and not brief:
         text += tr("; the first token {sink} is not counted (the heads give it {share} of their "
                    "attention on average)",
-                   sink=c.sink_name, share=f"{c.sink_share:.2f}")
+                   sink=c.sink_name, share=f"{c.sink_share:.{WEIGHTS}f}")
     if c.kind is not None:
         text += tr("; every head of this sentence has a fixed pattern ({kind}), so this link "
                    "says little about the words", kind=pattern_name(c.kind, tr))

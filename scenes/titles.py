@@ -8,9 +8,10 @@ from attention_video.attncore.chapters import chapter
 from attention_video.scenes.catalogue import Translate
 
 
-def chapter_title(slug: str, tr: Translate, heads: int) -> str:
+def chapter_title(slug: str, tr: Translate, heads: int, rotary: bool = False) -> str:
     """The title on screen and on the storyboard, in tr's language, for a model of `heads`
-    heads."""
+    heads; `rotary`: its scores use Q and K turned by RoPE, so a title naming them says
+    Q_rot and K_rot."""
     c = chapter(slug)
-    message = c.one_head_title if heads == 1 else None
+    message = (c.one_head_title if heads == 1 else None) or (c.rotary_title if rotary else None)
     return f"{c.number} · {tr(message or c.title)}"

@@ -295,6 +295,7 @@ class PairReadout:
     lengths: VGroup  # "|Q[milk]| = 5.49", "|K[drank]| = 4.49", "θ = 11°"
     identity: VGroup  # "|q| · |k| · cos θ", "= 5.49 · 4.49 · 0.980", "= 24.1346"
     cell: Rectangle  # around the value, as the sum line's
+    sign: str  # "=" or "≈" before the value, as drawn: the caption says the same
 
     @property
     def group(self) -> VGroup:
@@ -319,7 +320,7 @@ def make_pair_readout(g: QueryGeometry, j: int, q_name: str, k_name: str, q_colo
     VGroup(lengths, identity).arrange(DOWN, aligned_edge=LEFT, buff=READOUT_GAP)
     cell = Rectangle(width=result[1].width + 0.24, height=result[1].height + 0.2,
                      stroke_color=ctx.theme.accent, stroke_width=4).move_to(result[1])
-    return PairReadout(lengths, identity, cell)
+    return PairReadout(lengths, identity, cell, sign)
 
 
 @dataclass(frozen=True)
@@ -512,9 +513,14 @@ class DotProductScene(ChapterScene):
         line.group.next_to(table.group, DOWN, buff=BUFF_SECTION)
         if line.group.get_bottom()[1] < SAFE_BOTTOM + 0.05:
             line.group.shift(UP * (SAFE_BOTTOM + 0.05 - line.group.get_bottom()[1]))
-        self.say(self.tr("Same signs add, opposite signs subtract: the {d_k} products sum to {s}, the "
-                         "value in the cell ({agree} adding, {differ} subtracting).",
-                         d_k=t.d_k, s=s, agree=table.agree, differ=table.differ))
+        values = dict(d_k=t.d_k, s=s, agree=table.agree, differ=table.differ)
+        if sign == "=":
+            self.say(self.tr("Same signs add, opposite signs subtract: the {d_k} products sum to {s}, the "
+                             "value in the cell ({agree} adding, {differ} subtracting).", **values))
+        else:  # the products as drawn add up to another last digit: "Σ ≈", as drawn
+            self.say(self.tr("Same signs add, opposite signs subtract: the {d_k} products sum to {s}, the "
+                             "value in the cell ({agree} adding, {differ} subtracting); rounded as "
+                             "drawn, they add up to it only nearly (≈).", **values))
         self.makes("scores")  # one cell; chapter `factor`, when played, made them all first
         self.play(FadeIn(VGroup(line.lhs, line.rest)),
                   TransformFromCopy(thumb.box, line.cell), FadeIn(line.value), run_time=1.0)
@@ -586,10 +592,16 @@ class DotProductScene(ChapterScene):
         self.wait(1.2)
         cos = cos_text(g, j, keys, self.drawn)
         shadow = shadow_text(g, j, keys, self.drawn)
-        self.say(self.tr("q·k = |q| · |k| · cos θ: {q_len} × {k_len} × {cos} gives {value}, the same "
-                         "value as the cell. |k| · cos θ = {shadow} is the shadow of the key on the "
-                         "query's line: the score is |q| times it.",
-                         q_len=q_len, k_len=k_len, cos=cos, value=value, shadow=shadow))
+        values = dict(q_len=q_len, k_len=k_len, cos=cos, value=value, shadow=shadow)
+        if readout.sign == "=":
+            self.say(self.tr("q·k = |q| · |k| · cos θ: {q_len} × {k_len} × {cos} gives {value}, the same "
+                             "value as the cell. |k| · cos θ = {shadow} is the shadow of the key on the "
+                             "query's line: the score is |q| times it.", **values))
+        else:  # the rounded numbers drawn multiply to another last digit: "≈", as drawn
+            self.say(self.tr("q·k = |q| · |k| · cos θ: {q_len} × {k_len} × {cos} ≈ {value}, the cell's "
+                             "value (from the unrounded numbers). |k| · cos θ = {shadow} is the "
+                             "shadow of the key on the query's line: the score is |q| times it.",
+                             **values))
         self.play(FadeIn(readout.identity), Create(readout.cell), run_time=0.8)
         self.play(FadeIn(picture.shadow_group(j)), run_time=0.6)
         self.wait(1.5)
@@ -629,9 +641,11 @@ class DotProductScene(ChapterScene):
         self.drawn("scores", (i, best), score)
         q_len = norm_text(g, None, self.geometry_keys, self.drawn)
         self.play(FadeOut(self.readout.group), run_time=0.4)
+        sign = equals_sign(multiplies_to([q_len, shadow], score))  # "≈": rounded factors
         self.say(self.tr("Their shadows on the query's line, longest first: {key} reaches furthest "
-                         "({shadow}), so it has the highest score, {score} = {q_len} × {shadow}.",
-                         key=self.key_name(best), shadow=shadow, score=score, q_len=q_len))
+                         "({shadow}), so it has the highest score, {score} {sign} {q_len} × {shadow}.",
+                         key=self.key_name(best), shadow=shadow, score=score, sign=sign,
+                         q_len=q_len))
         self.claim(Claim(FURTHEST, (best,), {best: picture.arrows[best]}))
         self.claim(Claim(RANKING, tuple(table.rows), dict(table.rows), tuple(table.gaps)))
         self.play(FadeIn(table.heading), run_time=0.4)

@@ -21,7 +21,7 @@ from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate, isolated
-from attention_video.scenes.claims import ROW_MARKS, Claim
+from attention_video.scenes.claims import LABELLED, ROW_MARKS, Claim
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
@@ -41,6 +41,7 @@ from attention_video.scenes.layout import (
     text_width,
     widest,
 )
+from attention_video.scenes.precision import weight_decimals
 from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import (
@@ -197,7 +198,7 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
     name.arrange(DOWN, buff=BUFF_TIGHT)
     fit_width(name, width)
     name.next_to(grid, UP, buff=BUFF_SMALL).set_x(cells.get_x())
-    weight = fmt(head.weights[i, link.key], DECIMALS)
+    weight = fmt(head.weights[i, link.key], weight_decimals(t.normalized))
     ctx.record("head_weights", (link.head, i, link.key), weight)
     text = link_text(words.q_labels[i], words.k_labels[link.key], weight, link_lines)
     link_mob = make_text(text, link_font, ctx.theme.text)
@@ -574,7 +575,8 @@ class HeadsScene(ChapterScene):
         return len(self.trace.heads)
 
     def link_text(self, link: HeadLink) -> str:
-        text = fmt(self.trace.heads[link.head].weights[self.focus, link.key], DECIMALS)
+        text = fmt(self.trace.heads[link.head].weights[self.focus, link.key],
+                   weight_decimals(self.trace.normalized))
         self.drawn("head_weights", (link.head, self.focus, link.key), text)
         return text
 
@@ -686,6 +688,9 @@ class HeadsScene(ChapterScene):
                       head=t.head_index, key=self.key_name(mine.key), link=self.link_text(mine),
                       others=links_o, end=end)
         self.say(text)
+        if self.n_heads > 1:  # "…, and N more, each labelled": every head's label is drawn
+            self.claim(Claim(LABELLED, tuple(k.head for k in others[len(shown):]),
+                             {link.head: th.link for link, th in zip(links, grid.thumbs)}))
         self.play(*[Create(th.row_mark) for th in grid.thumbs], run_time=0.6)
         self.play(*[Create(th.top_cell) for th in grid.thumbs],
                   *[FadeIn(th.link) for th in grid.thumbs], Create(grid.outline), run_time=0.8)

@@ -30,6 +30,16 @@ from attention_video.scenes.arrows import (
     norm_text,
 )
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.claims import (
+    AGREEING,
+    HIGHEST,
+    OTHERS,
+    PARTNER,
+    SNAPSHOTS,
+    SPREAD,
+    TREND,
+    Claim,
+)
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK_WIDE,
@@ -51,6 +61,7 @@ from attention_video.scenes.layout import (
     widest,
 )
 from attention_video.scenes.pacing import state_seconds
+from attention_video.scenes.precision import WEIGHTS
 from attention_video.scenes.text import fit_width, fmt, make_text, subscript, texts_in
 from attention_video.scenes.widgets import (
     CHIP_FONT,
@@ -171,11 +182,11 @@ def make_weights_table(history, keys: list[int], labels: list[str], colors: list
     """The followed word's attention row at every snapshot, one column per shown key."""
     n_s = len(history.steps)
     step_w = widest([ctx.tr("step {x}", x=int(x)) for x in history.steps], 22) + 0.3
-    layout = fit_cells(n_s, len(keys), max_w - step_w, max_h, 2, max_font=26)
+    layout = fit_cells(n_s, len(keys), max_w - step_w, max_h, WEIGHTS, max_font=26)
     layout = CellLayout(min(layout.cell_w, 1.2), layout.cell_h, max(layout.font_size, MIN_FONT),
                         True)
     view = MatrixView(history.weights[:, keys], key="history_weights", theme=ctx.theme,
-                      layout=layout, heat=True, numbers_in_rows=set(range(n_s)),
+                      layout=layout, heat=True, decimals=WEIGHTS, numbers_in_rows=set(range(n_s)),
                       col_labels=[labels[j] for j in keys], col_colors=[colors[j] for j in keys],
                       record=ctx.record, index_map=lambda s, c: (s, keys[c]), max_cols=64)
     steps = make_step_labels(view, history.steps, min(22, layout.font_size), ctx)
@@ -345,7 +356,7 @@ class LearningScene(ChapterScene):
         return self.quoted(self.k_word(j))  # "itself" is not said here: it is a row of weights
 
     def w_text(self, s: int, j: int) -> str:
-        text = fmt(self.history.weights[s, j], 2)
+        text = fmt(self.history.weights[s, j], WEIGHTS)  # softmax weights: it trained with softmax
         self.drawn("history_weights", (s, j), text)
         return text
 
@@ -373,6 +384,7 @@ class LearningScene(ChapterScene):
                          w=self.quoted(self.focus_word), p=self.k_name(h.partner),
                          task=self.task_text(), n=n))
         picture = self.question = self.make_question(h.partner)
+        self.claim(Claim(PARTNER, (h.partner,), {h.partner: picture.box}))
         self.play(LaggedStart(*[FadeIn(c, shift=0.15 * UP) for c in picture.chips],
                               lag_ratio=0.08), run_time=min(2.0, 0.5 + 0.08 * len(picture.chips)))
         self.play(Create(picture.arrow), FadeIn(picture.mark), Create(picture.box), run_time=0.8)
@@ -421,7 +433,8 @@ class LearningScene(ChapterScene):
             self.say(self.softmax_note())
             self.play(FadeIn(heading), run_time=0.6)
             heading = VGroup()
-        if h.weights[first].max() < 0.5:
+        spread = h.weights[first].max() < 0.5
+        if spread:
             self.say(self.tr("At step {step_text}, {w} spreads its attention: {w_text} to {p}.",
                              step_text=self.step_text(first), w=w, w_text=self.w_text(first, h.partner), p=p))
         else:
@@ -433,6 +446,10 @@ class LearningScene(ChapterScene):
         rows = [VGroup(table.steps[s], v.row_rect_of(s),
                        *[v.numbers[(s, c)] for c in range(len(keys)) if (s, c) in v.numbers])
                 for s in range(len(h.steps))]
+        if spread:
+            self.claim(Claim(SPREAD, (), {first: rows[first]}, values={"snapshot": first}))
+        else:
+            self.claim(Claim(HIGHEST, (top,), {top: rows[first]}, values={"snapshot": first}))
         self.play(FadeIn(rows[0]), run_time=0.5)
         self.wait(0.8)
         grew = h.weights[last, h.partner] > h.weights[first, h.partner]
@@ -443,16 +460,19 @@ class LearningScene(ChapterScene):
         else:
             self.say(self.tr("As training goes on, its weight for {p} falls: after {steps} steps {w} "
                              "gives {weight} of its attention to {p}.", **values))
+        column = v.col_box(keys.index(h.partner), self.theme.accent)
+        self.claim(Claim(TREND, (h.partner,), {h.partner: column},
+                         values={"weight": 1 if grew else -1}))
         self.play(LaggedStart(*[FadeIn(r, shift=0.1 * DOWN) for r in rows[1:]], lag_ratio=0.35),
                   run_time=min(2.4, 0.5 + 0.3 * len(rows)))
-        self.play(Create(v.col_box(keys.index(h.partner), self.theme.accent)), run_time=0.5)
+        self.play(Create(column), run_time=0.5)
         self.wait(1.4)
 
     def softmax_note(self) -> str:
         """Without softmax (--no-softmax) the chapters before weighed V with the raw factors;
         the model was trained with softmax, so the weights replayed here are softmax weights:
         said, with the sum of a row."""
-        total = fmt(float(self.history.weights[0].sum()), 2)
+        total = fmt(float(self.history.weights[0].sum()), WEIGHTS)
         return self.tr("Unlike the chapters before, which skip softmax and weigh V with the raw "
                        "factors, the model was trained with softmax: these are its weights, and "
                        "each row sums to {total}.", total=total)
@@ -480,6 +500,8 @@ class LearningScene(ChapterScene):
         rows = [VGroup(table.steps[s], v.row_rect_of(s), table.extra[-2][s],
                        *[v.numbers[(s, c)] for c in range(len(v.cols)) if (s, c) in v.numbers])
                 for s in range(len(h.steps))]
+        self.claim(Claim(AGREEING, (h.partner,), {0: rows[0], last: rows[last]},
+                         values={"first": agree[0], "last": agree[1]}))
         anims = [FadeIn(r, shift=0.1 * DOWN) for r in rows]
         if len(table.extra) > 2:
             anims.append(FadeIn(table.extra[0]))
@@ -576,18 +598,22 @@ class LearningScene(ChapterScene):
                          step_text=self.step_text(last), k=k, t1=t1, t0=t0, s1=s1, s0=s0))
         self.play(Indicate(pictures[-1].arrows[p], color=self.theme.accent), run_time=0.8)
         self.wait(1.0)
-        others = self.others_through_training(geoms, drawn)
+        others, said = self.others_through_training(geoms, drawn)
         if others:
             self.say(others)
+            self.claim(Claim(OTHERS, tuple(j for j in drawn if j != p),
+                             {j: pictures[-1].arrows[j] for j in drawn if j != p}, values=said))
             self.wait(1.5)
 
-    def others_through_training(self, geoms: list[QueryGeometry], drawn: list[int]) -> str:
+    def others_through_training(self, geoms: list[QueryGeometry], drawn: list[int]
+                                ) -> tuple[str, dict[str, int | bool]]:
         """What the other keys drawn did between the first and the last snapshot, counted
-        from the numbers: turned away (a wider angle), got shorter, or came closer."""
+        from the numbers: turned away (a wider angle), got shorter, or came closer; and
+        those counts as a claim's values (scenes.claims OTHERS)."""
         p, first, last = self.history.partner, geoms[0], geoms[-1]
         others = [j for j in drawn if j != p]
         if not others:
-            return ""
+            return "", {}
         away = sum(last.angles[j] > first.angles[j] for j in others)
         shorter = sum(last.k_norms[j] < first.k_norms[j] for j in others)
         closer = len(others) - away
@@ -610,7 +636,7 @@ class LearningScene(ChapterScene):
             text += tr(", and none reaches as far along it as {key}.", key=self.k_name(p))
         else:
             text += tr(".")
-        return text
+        return text, {"away": int(away), "shorter": int(shorter), "furthest": bool(furthest)}
 
     def show_curves(self) -> None:
         self.clear_stage()
@@ -634,9 +660,21 @@ class LearningScene(ChapterScene):
         note = make_text(self.tr("● the snapshots: the rows of the tables before"), 20, th.accent)
         note.next_to(plots, DOWN, buff=BUFF_BLOCK_WIDE)
         last = len(h.curve_loss) - 1
-        self.say(self.tr("Training lowered the loss from {curve_loss} to {curve_loss2}; held-out accuracy "
-                         "rose from {curve_accuracy} to {curve_accuracy2}.",
-                         curve_loss=fmt(h.curve_loss[0], 3), curve_loss2=fmt(h.curve_loss[last], 3), curve_accuracy=fmt(h.curve_accuracy[0], 3), curve_accuracy2=fmt(h.curve_accuracy[last], 3)))
+        values = dict(curve_loss=fmt(h.curve_loss[0], 3), curve_loss2=fmt(h.curve_loss[last], 3),
+                      curve_accuracy=fmt(h.curve_accuracy[0], 3),
+                      curve_accuracy2=fmt(h.curve_accuracy[last], 3))
+        if h.curve_loss[last] < h.curve_loss[0] and h.curve_accuracy[last] > h.curve_accuracy[0]:
+            self.say(self.tr("Training lowered the loss from {curve_loss} to {curve_loss2}; held-out "
+                             "accuracy rose from {curve_accuracy} to {curve_accuracy2}.", **values))
+            self.claim(Claim(TREND, (), {0: loss.line, 1: acc.line},
+                             values={"loss": -1, "accuracy": 1}))
+        else:  # a training that did not help: said as it went, no direction claimed
+            self.say(self.tr("Training took the loss from {curve_loss} to {curve_loss2}; held-out "
+                             "accuracy went from {curve_accuracy} to {curve_accuracy2}.", **values))
+        for curve, name in ((loss, "loss"), (acc, "accuracy")):
+            self.claim(Claim(SNAPSHOTS, tuple(range(len(h.steps))), dict(enumerate(curve.marks)),
+                             frames={s: curve.box for s in range(len(h.steps))},
+                             values={"curve": name}))
         for key, values in (("curve_loss", h.curve_loss), ("curve_accuracy", h.curve_accuracy)):
             self.drawn(key, (0,), fmt(values[0], 3))
             self.drawn(key, (last,), fmt(values[last], 3))
@@ -648,7 +686,8 @@ class LearningScene(ChapterScene):
     def show_conclusion(self) -> None:
         h, last = self.history, len(self.history.steps) - 1
         w, p = self.quoted(self.focus_word), self.k_name(h.partner)
-        if h.scores[last] > h.scores[0] and h.weights[last, h.partner] > h.weights[0, h.partner]:
+        grew = h.scores[last] > h.scores[0] and h.weights[last, h.partner] > h.weights[0, h.partner]
+        if grew:
             text = self.tr("Nobody wrote this rule: training moved the query of {w} and the key of {p} "
                            "until their products agree, so their dot product, and the attention, grew.",
                            w=w, p=p)
@@ -656,4 +695,6 @@ class LearningScene(ChapterScene):
             text = self.tr("Training did not pull {w} towards {p}: the model needed that attention "
                            "elsewhere for its task.", w=w, p=p)
         self.say(text)
+        if grew:
+            self.claim(Claim(TREND, (h.partner,), values={"score": 1, "weight": 1}))
         self.wait(2.2)

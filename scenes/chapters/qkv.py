@@ -9,6 +9,7 @@ import numpy as np
 from attention_video.attncore.attention import ranking
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.claims import MASKED, NOT_DRAWN, Claim
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
@@ -26,13 +27,14 @@ from attention_video.scenes.layout import (
     font_for_row,
     widest,
 )
+from attention_video.scenes.precision import weight_decimals
+from attention_video.scenes.rotary import score_names
 from attention_video.scenes.text import fit_width, fmt, make_text, wrap
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import make_label
 
 MAX_BARS = 11  # up to this many allowed keys: one bar each (12 rows do not fit at a legible size)
 TOP_BARS = 10  # more keys: the 10 largest as bars, the rest summed in one line
-DECIMALS = 2
 NOTES_GAP = 0.14  # between the lines of the notes under the bars (plan_chart gives a note
 #                  0.42 of height): one block, a shade tighter than BUFF_NOTE
 ROLES_INDENT = 0.6  # the query's chip and role, in from the frame's left edge: 0.24 inside
@@ -47,6 +49,7 @@ class BarPlan:
     ranked: list[int]  # key indices with a bar, largest value first (ties: sentence order)
     rest: list[int]  # allowed keys without a bar
     masked: list[int]  # keys the causal mask excludes (weight exactly 0)
+    decimals: int  # how its values are written (scenes.precision: weights, or raw factors)
 
     def rest_sum(self, row: np.ndarray) -> float:
         """weights_rest[i] = Σ weights[i, j] over every key j without a bar
@@ -55,14 +58,14 @@ class BarPlan:
         return float(sum(row[j] for j in range(len(row)) if j not in shown))
 
 
-def plan_bars(row: np.ndarray, mask_row: np.ndarray) -> BarPlan:
+def plan_bars(row: np.ndarray, mask_row: np.ndarray, decimals: int) -> BarPlan:
     """Rank the allowed keys by their value (largest first; raw factors too, by value).
     More than MAX_BARS: the first TOP_BARS get bars, the others are summed."""
     masked = [j for j in range(len(row)) if not mask_row[j]]
     ranked = list(ranking(row, mask_row))
     if len(ranked) > MAX_BARS:
-        return BarPlan(ranked[:TOP_BARS], ranked[TOP_BARS:], masked)
-    return BarPlan(ranked, [], masked)
+        return BarPlan(ranked[:TOP_BARS], ranked[TOP_BARS:], masked, decimals)
+    return BarPlan(ranked, [], masked, decimals)
 
 
 @dataclass
@@ -99,7 +102,7 @@ def plan_chart(row: np.ndarray, plan: BarPlan, labels: list[str], top: float,
     row_h = min(0.55, max(0.27, (top - bottom - 0.5 - notes * 0.42) / max(n, 1)))
     font = font_for_row(row_h, LABEL_FILL)
     label_w = min(2.2, widest([labels[j] for j in plan.ranked], font, "BOLD") + 0.2)
-    value_w = widest([fmt(row[j], DECIMALS) for j in plan.ranked], font) + 0.2
+    value_w = widest([fmt(row[j], plan.decimals) for j in plan.ranked], font) + 0.2
     bar_w = min(7.5, 2 * SAFE_X - label_w - value_w - 0.6)
     vals = row[plan.ranked]
     pos, neg = max(float(vals.max()), 0.0), max(float(-vals.min()), 0.0)
@@ -132,7 +135,7 @@ def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[s
         grow_from.append(LEFT if v >= 0 else RIGHT)
         lab = make_text(labels[j], geo.font, colors[j], weight="BOLD" if j == itself else "NORMAL")
         label_col.add(fit_width(lab, geo.label_w).move_to([-0.2, y, 0], aligned_edge=RIGHT))
-        text = fmt(v, DECIMALS)
+        text = fmt(v, plan.decimals)
         ctx.record("weights", (focus, j), text)
         anchor = bar.get_right() if v >= 0 else np.array([geo.x0, y, 0])
         values.add(make_text(text, geo.font, ctx.theme.text).next_to(anchor, RIGHT, buff=BUFF_LABEL))
@@ -142,14 +145,14 @@ def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[s
 def make_notes(row: np.ndarray, plan: BarPlan, size: float, ctx: ChapterContext,
                focus: int, normalized: bool) -> VGroup:
     """Under the bars: the total of all keys (with the rest summed), and the masked keys."""
-    total = fmt(float(row.sum()), DECIMALS)
+    total = fmt(float(row.sum()), plan.decimals)
     ctx.record("weight_sum", (focus,), total)
     if normalized:
         text = ctx.tr("all keys: ") + total
     else:
         text = ctx.tr("all raw factors: {total} (not 1)", total=total)
     if plan.rest:
-        rest = fmt(plan.rest_sum(row), DECIMALS)
+        rest = fmt(plan.rest_sum(row), plan.decimals)
         ctx.record("weights_rest", (focus,), rest)
         m = len(plan.rest)
         text = ctx.tr("+ {m} more, together {rest}", m=m, rest=rest) + "   ·   " + text
@@ -164,10 +167,11 @@ def make_notes(row: np.ndarray, plan: BarPlan, size: float, ctx: ChapterContext,
 def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: list[str],
                    ctx: ChapterContext, top: float, bottom: float, focus: int,
                    itself: int | None,
-                   normalized: bool) -> BarChart:
+                   normalized: bool, scores: str) -> BarChart:
     """Horizontal bars, one per ranked key: label, bar in the key's colour, value.
     Fitted between `top` and `bottom`, centred. `focus` is the query row of `row`;
-    `itself` the key that is the query word (in bold), None in cross-attention."""
+    `itself` the key that is the query word (in bold), None in cross-attention; `scores`
+    names the factor matrix (Q_rot·K_rotᵀ once RoPE turned Q and K: scenes.rotary)."""
     geo = plan_chart(row, plan, labels, top, bottom)
     parts = make_bars(row, plan, geo, labels, colors, ctx, focus, itself)
     label_col, bars = parts.labels, parts.bars
@@ -178,7 +182,7 @@ def make_bar_chart(row: np.ndarray, plan: BarPlan, labels: list[str], colors: li
     head_k = make_text(ctx.tr("keys"), note_size, ctx.theme.k)
     head_k.next_to(label_col, UP, buff=BUFF_ROW).align_to(label_col, RIGHT)
     head_w = make_text(ctx.tr("attention weight") if normalized
-                       else ctx.tr("raw factor Q·Kᵀ"), note_size, ctx.theme.w)
+                       else ctx.tr("raw factor {scores}", scores=scores), note_size, ctx.theme.w)
     head_w.next_to(axis, UP, buff=BUFF_ROW).align_to(bars, LEFT)
     head_w.set_y(head_k.get_y())
     notes = make_notes(row, plan, note_size, ctx, focus, normalized)
@@ -222,10 +226,11 @@ class QKVScene(ChapterScene):
 
     @property
     def plan(self) -> BarPlan:
-        return plan_bars(self.row, self.trace.head.mask[self.focus])
+        return plan_bars(self.row, self.trace.head.mask[self.focus],
+                         weight_decimals(self.trace.normalized))
 
     def w_text(self, j: int) -> str:
-        return self.weight_text(j, DECIMALS)
+        return self.weight_text(j)
 
     # ---- steps ---------------------------------------------------------------------------
     def show_roles(self) -> VGroup:
@@ -242,6 +247,10 @@ class QKVScene(ChapterScene):
             text = self.tr("{w} is the query: it comes from the target sentence. The keys, and the values "
                            "they hand over, come from the source sentence.",
                            w=w)
+        elif not self.trace.head.mask[i].all():  # a causal mask hides the words after it
+            text = self.tr("{w} is the query: it asks. Every word up to it, itself included, is a key "
+                           "that answers and a value that gets mixed in; the later words are masked.",
+                           w=w)
         else:
             text = self.tr("{w} is the query: it asks. Every word, itself included, is a key that answers "
                            "and a value that gets mixed in.", w=w)
@@ -255,13 +264,20 @@ class QKVScene(ChapterScene):
         chart = make_bar_chart(self.row, plan, self.k_labels, self.k_colors, self.ctx,
                                top=roles.get_bottom()[1] - 0.3, bottom=SAFE_BOTTOM + 0.15,
                                focus=self.focus, itself=None if self.trace.cross else self.focus,
-                               normalized=self.trace.normalized)
+                               normalized=self.trace.normalized,
+                               scores=score_names(self.trace).scores)
         if self.trace.normalized:
             text = self.tr("Its attention weights over the keys, ranked from largest to smallest.")
         else:
-            text = self.tr("No softmax: its raw factors (Q·Kᵀ) over the keys, ranked from largest "
-                           "to smallest. They don't sum to 1.")
+            text = self.tr("No softmax: its raw factors ({scores}) over the keys, ranked from largest "
+                           "to smallest. They don't sum to 1.", scores=score_names(self.trace).scores)
         self.say(text)
+        bars = {j: chart.bars[r] for r, j in enumerate(plan.ranked)}
+        if plan.rest:  # "+ N more, together …": the keys without a bar
+            self.claim(Claim(NOT_DRAWN, tuple(plan.rest), bars,
+                             text=chart.notes[0].original_text))
+        if plan.masked:  # "masked (weight 0): N later words"
+            self.claim(Claim(MASKED, tuple(plan.masked), text=chart.notes[-1].original_text))
         self.play(FadeIn(chart.labels), FadeIn(chart.headings), Create(chart.axis),
                   run_time=0.6)
         grow = [GrowFromEdge(b, edge) for b, edge in zip(chart.bars, chart.grow_from)]

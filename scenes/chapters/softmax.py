@@ -16,6 +16,7 @@ from attention_video.attncore.attention import ranking
 from attention_video.attncore.sinks import attention_sink
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.claims import MASKED, NOT_DRAWN, Claim
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_SMALL,
@@ -28,6 +29,7 @@ from attention_video.scenes.layout import (
     font_for_row,
     widest,
 )
+from attention_video.scenes.precision import WEIGHTS, weight_decimals
 from attention_video.scenes.rotary import score_names
 from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.themes import Theme, number_ink
@@ -162,10 +164,10 @@ def make_cells(trace, i: int, geo: TableGeometry, labels: list[str], colors: lis
             cols.scores.cells.append(make_text(MASKED_TEXT, f, ctx.theme.muted))
             cols.scaled.cells.append(make_text("−∞", f, ctx.theme.muted))
         color = ctx.theme.text if h.mask[i, j] else ctx.theme.muted
-        s = fmt(h.exp_shifted[i, j], 3)
+        s = fmt(h.exp_shifted[i, j], WEIGHTS)
         ctx.record("exp_shifted", (i, j), s)
         cols.exp.cells.append(make_text(s, f, color))
-        s = fmt(h.weights[i, j], 2)
+        s = fmt(h.weights[i, j], weight_decimals(trace.normalized))
         ctx.record("weights", (i, j), s)
         cols.weights.cells.append(make_text(s, f, color, weight="BOLD"))
     if geo.hidden:
@@ -292,7 +294,8 @@ def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], ctx:
     foot_y = -(geo.n_rows * geo.row_h + 0.15)
     rule = Line(ORIGIN, RIGHT * (right_of["weights"] + 0.2), stroke_color=ctx.theme.grid,
                 stroke_width=2).shift(DOWN * ((geo.n_rows - 0.5) * geo.row_h + 0.05))
-    s_max, s_sum, s_w = fmt(h.row_max[i], 2), fmt(h.exp_sum[i], 3), fmt(h.weights[i].sum(), 2)
+    s_max, s_sum = fmt(h.row_max[i], 2), fmt(h.exp_sum[i], WEIGHTS)
+    s_w = fmt(h.weights[i].sum(), weight_decimals(trace.normalized))
     ctx.record("row_max", (i,), s_max)
     ctx.record("exp_sum", (i,), s_sum)
     ctx.record("weight_sum", (i,), s_w)
@@ -349,6 +352,12 @@ class SoftmaxScene(ChapterScene):
         n = int(self.trace.head.mask[self.focus].sum())
         self.say(self.tr("The row of \"{word}\" in {scores}: one score per key word ({n} allowed).",
                          word=self.focus_word, scores=score_names(self.trace).scores, n=n))
+        tb = self.table
+        if len(tb.word) > len(tb.shown):  # "… N more words (in Σ)": the keys without a row
+            self.claim(Claim(NOT_DRAWN, tuple(j for j in range(self.trace.n_k) if j not in tb.shown),
+                             {j: tb.word[r] for r, j in enumerate(tb.shown)},
+                             values={"among": "every"},
+                             text=tb.word[len(tb.shown)].original_text))
         self.play(FadeIn(VGroup(self.table.word, self.table.scores)), run_time=0.8)
         self.wait(0.8)
 
@@ -388,8 +397,9 @@ class SoftmaxScene(ChapterScene):
         itself = self.tr(" (itself)") if (not t.cross and j == i) else ""
         n = int(t.head.mask[i].sum())
         text = self.tr("\"{word}\" gives the most weight to \"{key}\"{itself}: {w}.",
-                       word=self.focus_word, key=self.k_word(j), itself=itself, w=fmt(w[j], 2))
-        total = fmt(w.sum(), 2)
+                       word=self.focus_word, key=self.k_word(j), itself=itself, w=self.weight_text(j))
+        total = fmt(w.sum(), weight_decimals(t.normalized))
+        self.drawn("weight_sum", (i,), total)
         if n == 1:
             text += self.tr(" Its single weight fills the whole bar: Σ = {total}.", total=total)
         else:
@@ -420,8 +430,10 @@ class SoftmaxScene(ChapterScene):
         n = t.n_q
         shown = min(n, MASK_MAX)
         top, bottom = STAGE_TOP, SAFE_BOTTOM + 0.1
-        layout = fit_cells(shown + 1, shown + 2, 2 * SAFE_X - 2.0, top - bottom - 0.3)
+        decimals = weight_decimals(t.normalized)
+        layout = fit_cells(shown + 1, shown + 2, 2 * SAFE_X - 2.0, top - bottom - 0.3, decimals)
         view = MatrixView(h.weights, key="weights", theme=self.theme, layout=layout,
+                          decimals=decimals,
                           record=self.drawn, heat=True, mask=h.mask, masked_numbers=True,
                           numbers_in_rows=frozenset(range(n)), max_cols=MASK_MAX,
                           max_rows=MASK_MAX, row_labels=self.q_labels, row_colors=self.q_colors,
@@ -444,6 +456,8 @@ class SoftmaxScene(ChapterScene):
                 "\"{word}\" sees {allowed} words, itself included; {n} later words are masked.",
                 later, word=self.focus_word, allowed=allowed)
         self.say(text)
+        if later:
+            self.claim(Claim(MASKED, tuple(j for j in range(t.n_k) if not h.mask[i, j])))
         self.play(FadeIn(view), run_time=0.8)
         row = view.row_box(i, self.theme.accent, width=3) if i in view.rows else None
         if row is not None:
@@ -452,7 +466,7 @@ class SoftmaxScene(ChapterScene):
         sink = attention_sink(t)
         if sink is None or not t.trained:  # untrained weights: no habit to explain
             return
-        share = fmt(sink.share, 2)
+        share = fmt(sink.share, WEIGHTS)
         self.drawn("weights", (i, 0), share)
         self.say(self.tr("\"{word}\" gives {share} of its weight to the first token, \"{first}\".",
                          word=self.focus_word, share=share, first=self.k_word(0)))

@@ -28,6 +28,7 @@ from attention_video.scenes.layout import (
     SAFE_X,
     font_for_row,
 )
+from attention_video.scenes.precision import weight_decimals
 from attention_video.scenes.rotary import PLAIN, TURNED, score_names
 from attention_video.scenes.text import fit_width, fmt, make_text, subscript
 from attention_video.scenes.themes import Theme
@@ -205,12 +206,13 @@ class VectorRow:
 def make_vector_row(values: np.ndarray, key: str, index_map, ctx: ChapterContext, cell_w: float,
                     cell_h: float, box_color: str,
                     words: tuple[list[str], list[str]] | None = None,
-                    mask: np.ndarray | None = None) -> VectorRow:
+                    mask: np.ndarray | None = None, decimals: int = DECIMALS) -> VectorRow:
     """`words`: (labels, colours) over the columns, in the order of `values`; `mask`
-    (same order): False where attending is not allowed (greyed, its exact 0 muted)."""
+    (same order): False where attending is not allowed (greyed, its exact 0 muted);
+    `decimals`: its quantity's precision (scenes.precision)."""
     cols = min(values.shape[-1], MAX_COLS)
-    layout = fit_cells(1, cols, cell_w * cols, cell_h, DECIMALS, max_font=26)
-    view = MatrixView(values[None, :], key=key, theme=ctx.theme, layout=layout, decimals=DECIMALS,
+    layout = fit_cells(1, cols, cell_w * cols, cell_h, decimals, max_font=26)
+    view = MatrixView(values[None, :], key=key, theme=ctx.theme, layout=layout, decimals=decimals,
                       max_cols=MAX_COLS, record=ctx.record, heat=False, numbers_in_rows={0},
                       index_map=index_map, mask=None if mask is None else mask[None, :],
                       masked_numbers=True)
@@ -378,7 +380,7 @@ class SummaryScene(ChapterScene):
                             box_color=th.w,
                             words=([self.k_labels[j] for j in order],
                                                    [self.k_colors[j] for j in order]),
-                            mask=h.mask[i, order], **kw),
+                            mask=h.mask[i, order], decimals=weight_decimals(t.normalized), **kw),
             make_vector_row(h.Z[i], "Z", lambda _r, m: (i, m), box_color=th.z, **kw),
         ]
         if multi:
@@ -416,7 +418,7 @@ class SummaryScene(ChapterScene):
         ranked = h.ranking(i, by_size=True)
         terms = []
         for j in ranked[:SUM_TERMS]:
-            w = fmt(h.weights[i, j], DECIMALS)
+            w = fmt(h.weights[i, j], weight_decimals(self.trace.normalized))
             self.drawn("weights", (i, j), w)
             terms.append(f"{w if not w.startswith('−') else f'({w})'}·V({self.k_labels[j]})")
         word = self.quoted(self.focus_word)

@@ -9,6 +9,7 @@ import numpy as np
 from attention_video.attncore.attention import ranking
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
+from attention_video.scenes.claims import MASKED, NOT_DRAWN, Claim
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_LABEL,
@@ -19,6 +20,8 @@ from attention_video.scenes.layout import (
     SAFE_X,
     STAGE_TOP,
 )
+from attention_video.scenes.precision import SCORES, weight_decimals
+from attention_video.scenes.rotary import score_names
 from attention_video.scenes.text import adds_up, fit_width, fmt, make_text
 from attention_video.scenes.themes import MIN_CONTRAST, blend, ink_on
 from attention_video.scenes.widgets import (
@@ -32,8 +35,7 @@ from attention_video.scenes.widgets import (
 MAX_ROWS = 8  # more allowed keys than this: show the TOP_ROWS largest, fold the rest
 TOP_ROWS = 6
 MAX_COLS = 6  # columns of V shown (d_k up to 64: first ones, "…", last one)
-DECIMALS = 2
-W_DECIMALS = 3  # weights one digit finer, so weight × V reproduces the scaled row on paper
+DECIMALS = SCORES  # V, the scaled rows and Z (the weights: scenes.precision)
 
 
 
@@ -98,7 +100,7 @@ def make_grids(trace, plan: RowPlan, layout: CellLayout, ctx: ChapterContext, k_
           "heat": False, "numbers_in_rows": set(range(len(rows)))}
     w_vals = h.weights[i, rows][:, None]  # (r, 1)
     V_vals = h.V[rows]  # (r, d_k)
-    weights = MatrixView(w_vals, key="weights", max_cols=1, **{**kw, "decimals": W_DECIMALS},
+    weights = MatrixView(w_vals, key="weights", max_cols=1, **{**kw, "decimals": weight_decimals(trace.normalized)},
                          row_labels=[k_labels[j] for j in rows],
                          row_colors=[k_colors[j] for j in rows],
                          index_map=lambda a, b: (i, rows[a]),
@@ -241,7 +243,7 @@ class WeightedSumScene(ChapterScene):
         return plan_rows(h.weights[self.focus], h.mask[self.focus], self.trace.normalized)
 
     def w_text(self, j: int) -> str:
-        return self.weight_text(j, W_DECIMALS)
+        return self.weight_text(j)
 
     def show_weights_and_values(self) -> WeightedTable:
         t, i, plan = self.trace, self.focus, self.plan
@@ -252,13 +254,15 @@ class WeightedSumScene(ChapterScene):
             text = self.tr("The weights of {w} (its softmax row) say how much of each value row V it takes.",
                            w=w)
         else:
-            text = self.tr("No softmax: the raw factors of {w} (its row of Q·Kᵀ, not summing to 1) weigh "
-                           "the value rows V directly.", w=w)
+            text = self.tr("No softmax: the raw factors of {w} (its row of {scores}, not summing to 1) "
+                           "weigh the value rows V directly.", w=w, scores=score_names(t).scores)
         if plan.masked:
             m = len(plan.masked)
             text += self.tr.plural(" The {n} later word is masked: weight 0, excluded.",
                                    " The {n} later words are masked: weight 0, excluded.", m)
         self.say(text)
+        if plan.masked:
+            self.claim(Claim(MASKED, tuple(plan.masked)))
         self.play(FadeIn(VGroup(table.weights, table.headers[0])), run_time=0.7)
         self.play(FadeIn(VGroup(table.times, table.V, table.headers[1])), run_time=0.7)
         self.wait(1.2)
@@ -291,6 +295,11 @@ class WeightedSumScene(ChapterScene):
                   run_time=min(2.0, 0.6 + 0.2 * len(anims)))
         self.wait(0.8)
 
+    def folded_keys(self) -> list[int]:
+        """The allowed keys whose rows are folded away ("+ N smaller rows")."""
+        h, i = self.trace.head, self.focus
+        return [j for j in range(self.trace.n_k) if h.mask[i, j] and j not in self.plan.rows]
+
     @staticmethod
     def weighted_row(table: WeightedTable, a: int) -> VGroup:
         """Row a of the weighted rows: its tint, its cells (with the "…" cell) and numbers."""
@@ -312,6 +321,9 @@ class WeightedSumScene(ChapterScene):
             text = self.tr("Adding the scaled rows column by column gives Z of {zw}: its encoded value.",
                            zw=zw)
         self.say(text)
+        if plan.folded:  # the rows shown, by their weights; the caption counts the others
+            self.claim(Claim(NOT_DRAWN, tuple(self.folded_keys()),
+                             {j: table.weights.numbers[(a, 0)] for a, j in enumerate(plan.rows)}))
         self.makes("Z")
         copies = [self.weighted_row(table, a).copy() for a in range(len(plan.rows))]
         self.play(Create(table.rule), run_time=0.4)
@@ -337,7 +349,7 @@ class WeightedSumScene(ChapterScene):
                            "weight ({wt}), so Z of {zw} leans most towards V({v}).",
                            kw=kw, wt=wt, zw=zw, v=v)
         else:
-            st = fmt(float(np.sum(h.weights[i])), DECIMALS)
+            st = fmt(float(np.sum(h.weights[i])), weight_decimals(t.normalized))
             self.drawn("weight_sum", (i,), st)
             text = self.tr("Without softmax the factors sum to {st}, not 1, so Z is not an average: {kw} "
                            "(factor {wt}) weighs most.",

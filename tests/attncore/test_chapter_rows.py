@@ -56,6 +56,9 @@ def test_the_title_the_page_and_the_order_are_derived_from_the_rows():
         assert page.SHOWS[c.slug] == c.shows
     assert chapter_title("heads", en, heads=1) == f"9 · {chapter('heads').one_head_title}"
     assert chapter_title("input", en, heads=1) == f"1 · {chapter('input').title}"
+    # a model whose Q and K are turned (RoPE) names the turned rows where the title names Q, K
+    assert chapter_title("factor", en, heads=2, rotary=True) == "3 · The factor matrix Q_rot·K_rotᵀ"
+    assert chapter_title("dot", en, heads=2, rotary=True) == f"4 · {chapter('dot').title}"
     assert list(page.SHOWS) == list(SLUGS)
 
 
@@ -85,7 +88,8 @@ def test_a_new_row_is_a_new_chapter_everywhere(monkeypatch):
 
 
 def test_titles_are_written_only_in_their_rows():
-    titles = {c.title for c in CHAPTERS} | {c.one_head_title for c in CHAPTERS} - {None}
+    titles = {c.title for c in CHAPTERS} | ({c.one_head_title for c in CHAPTERS}
+                                           | {c.rotary_title for c in CHAPTERS}) - {None}
     for path in code_files():
         rel = path.relative_to(ROOT).as_posix()
         if rel == ROWS:

@@ -167,7 +167,7 @@ def test_auto_head_is_the_largest_weight_to_another_word(ck):
     assert t.head.weights[focus, others].max() == pytest.approx(best[0], abs=1e-12)
     reason = head_reason(t.head_choice, Translate("en"))  # the core's data, phrased
     assert reason.startswith(f"layer {t.layer}, head {t.head_index}: 'milk' gives ")
-    assert f"{best[0]:.2f}" in reason
+    assert f"{best[0]:.3f}" in reason  # a weight: three decimals (scenes.precision)
     assert f"; {len(fixed)} heads with a fixed pattern whatever the words (" in reason
     j = int(np.argmax(np.where(np.isin(np.arange(8), others), t.head.weights[focus], -1)))
     assert (", the token just before it" in reason) == (j == focus - 1)
@@ -178,7 +178,8 @@ def test_auto_head_can_keep_positional_heads():
     layer, head, reason = choice.layer, choice.head, head_reason(choice, Translate("en"))
     assert (layer, head) == (0, 2)
     assert (choice.rule, choice.offset, choice.skipped) == (choice.STRONGEST_LINK, -1, ())
-    assert "'milk' gives 1.00 of its attention to 'the', the token just before it" in reason
+    assert (f"'milk' gives {choice.weight:.3f} of its attention to 'the', the token just before it"
+            in reason)
     assert "positional" not in reason
 
 

@@ -169,8 +169,10 @@ def test_the_chapters_after_the_turn_call_the_rows_they_multiply_q_rot_and_k_rot
     assert not [w for w in seen if w.startswith(("Q[", "K[", "|Q[", "|K[", "Q·Kᵀ"))
                 or " Q[" in w or "= Q·Kᵀ" in w], seen
     assert "Q[" not in text and "K[" not in text and "Q·Kᵀ" not in text.replace("Q_rot·K_rotᵀ", "")
+    assert "Q·Kᵀ" not in scene.title_text
     word = scene.q_labels[t.focus]
     if chapter == "factor":
+        assert scene.title_text == "3 · The factor matrix Q_rot·K_rotᵀ"
         assert {"Q_rot", "K_rotᵀ", "Q_rot·K_rotᵀ"} <= set(seen)
         assert "Q_rot, the turned queries" in text
     elif chapter == "dot":
@@ -187,6 +189,7 @@ def test_without_rope_the_rows_keep_their_plain_names():
     t = dataclasses.replace(decoder_trace(s), rope=None)
     factor = scene_of(t, s, "factor")
     assert {"Q", "Kᵀ", "Q·Kᵀ"} <= set(words_seen(factor))
+    assert factor.title_text == "3 · The factor matrix Q·Kᵀ"
     assert not [w for w in words_seen(factor) if "_rot" in w]
     linear = scene_of(t, s, "linear")
     assert not hasattr(linear, "turns") and "RoPE" not in captions(linear)
@@ -231,7 +234,7 @@ def test_the_mask_is_shown_and_a_sink_is_named_only_when_the_weights_say_so():
     assert share > 0.5
     text = captions(scene)
     assert "every cell above the diagonal is masked" in text
-    assert f"gives {fmt(share, 2)} of its weight to the first token, \"The\"" in text
+    assert f"gives {fmt(share, 3)} of its weight to the first token, \"The\"" in text
     assert "attention sinks" in text and "Xiao et al. 2023" in text
     # every weight of the matrix is drawn, masked ones 0
     drawn = {idx for key, idx, _ in scene.drawn.entries if key == "weights"}

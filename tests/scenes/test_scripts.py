@@ -121,6 +121,7 @@ CHAIN_SAMPLES = {  # a word per script, and the face of the chain that must draw
     "Noto Sans Hebrew": "שלום עולם",
     "Noto Sans Devanagari": "नमस्ते दुनिया",
     "Noto Sans Thai": "สวัสดีครับ",
+    "Noto Sans": "ₖᵀ",  # sub- and superscript letters: dₖ, Kᵀ in sans, not Symbola's serif
     "Symbola": "🐈\ufe0e",
     "Noto Sans CJK SC": "cat 猫 고양이",
 }
