@@ -616,9 +616,8 @@ class DotProductScene(ChapterScene):
         right = self.picture_right
         note = self.scale_note = make_one_scale_note(self.ctx, max_w=panel_width(right))
         note.next_to(RIGHT * (right + PANEL_GAP) + UP * (SAFE_BOTTOM + NOTE_LIFT), UR, buff=BUFF_NONE)
-        self.say(self.tr("Every other key joins, each at its own true angle to the query and its true "
-                         "length{rest}. Only the angles between two keys are not to scale.",
-                         rest=rest))
+        self.say(self.tr("Every other key joins in its own panel, at its true angle to the query "
+                         "and its true length{rest}, every panel at one scale.", rest=rest))
         self.claim(Claim(NOT_DRAWN, tuple(named), dict(picture.arrows)))
         self.play(LaggedStart(*[FadeIn(picture.key_group(k)) for k in others], lag_ratio=0.25),
                   FadeIn(note), run_time=min(2.0, 0.6 + 0.25 * len(others)))
