@@ -54,6 +54,7 @@ from attention_video.pipeline.outputs.video import frame_at
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
+from attention_video.scenes.precision import SCORES, WEIGHTS, weight_decimals
 from attention_video.scenes.questions import worded
 from attention_video.scenes.themes import THEMES, family_colors, word_color
 from PIL import Image
@@ -166,7 +167,16 @@ def _finite(values: Any) -> Any:
 # head's full W_Q, W_K, W_V at full precision made its page 22.7 MB. page.js reads these.
 MAX_SHOWN = 16  # a wider matrix shows its first MAX_SHOWN − 2 columns, "…" and its last
 MAX_TERMS = 12  # a longer sum shows its first MAX_TERMS − 1 terms, the rest summed, its last
-DECIMALS = 2  # every number the page writes, as the video's grids write them
+DECIMALS = SCORES  # every number the page writes but those of decimals(): the video's
+
+
+def decimals(trace: AttentionTrace) -> dict[str, int]:
+    """How many decimals the page writes each quantity with, as the video does
+    (scenes.precision): the weights (and every head's, the model's overview), the exps and
+    their sums at the weights' precision; every other quantity ("other") at the scores'."""
+    weights = weight_decimals(trace.normalized)
+    return {"weights": weights, "model_weights": weights, "exp_shifted": WEIGHTS,
+            "exp_sum": WEIGHTS, "rest_exp_sum": WEIGHTS, "other": DECIMALS}
 
 
 def drawn(n: int) -> list[int]:
@@ -186,10 +196,11 @@ def shown(a: Any) -> Any:
     return np.round(np.asarray(a, dtype=np.float64), DECIMALS).tolist()
 
 
-def part(a: Any, *keep: Sequence[int] | None) -> dict[str, Any]:
+def part(a: Any, *keep: Sequence[int] | None, places: int = DECIMALS) -> dict[str, Any]:
     """A matrix the page keeps (in part): its whole shape, the indices kept along each axis
-    (None, or fewer axes given: all) and those entries at display precision, as whole
-    hundredths (57 for 0.57: two fewer characters a number than "0.57"). page.js (unpack)
+    (None, or fewer axes given: all) and those entries at the precision the page writes
+    them (`places` decimals: its quantity's, decimals()), as whole units of their last
+    place (57 for 0.57, 457 for 0.457: two fewer characters a number). page.js (unpack)
     makes it an array indexed as the whole, sparse where entries were left out, so a cell
     is read by its own row and column."""
     a = np.asarray(a, dtype=np.float64)
@@ -200,7 +211,7 @@ def part(a: Any, *keep: Sequence[int] | None) -> dict[str, Any]:
             sub = np.take(sub, list(idx), axis=axis)
     whole = [k is None or list(k) == list(range(n)) for k, n in zip(keep, a.shape)]
     return {"part": list(a.shape), "keep": [None if w else list(k) for k, w in zip(keep, whole)],
-            "hundredths": np.rint(sub * 100).astype(np.int64).tolist()}
+            "decimals": places, "units": np.rint(sub * 10 ** places).astype(np.int64).tolist()}
 
 
 def rest_of_products(x: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -213,14 +224,15 @@ def rest_of_products(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 def head_part(trace: AttentionTrace, h: HeadTrace, cols: list[int]) -> dict[str, Any]:
     """One head's matrices as the page draws them: the weights' shown rows and columns, the
     rows of Q, K, V, Z at their shown columns, the n × n matrices whole; and `rest`, the
-    sum of each long sum's terms not written out (summed_apart), per cell."""
-    rows_d = drawn(trace.d_model)
+    sum of each long sum's terms not written out (summed_apart), per cell. Each at its
+    quantity's precision (decimals)."""
+    rows_d, places = drawn(trace.d_model), decimals(trace)
     out: dict[str, Any] = {
         **{w: part(getattr(h, w), rows_d, cols) for w in ("W_Q", "W_K", "W_V")},
         **{b: part(getattr(h, b), cols) for b in ("b_Q", "b_K", "b_V")},
         **{m: part(getattr(h, m), None, cols) for m in ("Q", "K", "V", "Z")},
-        **{m: part(getattr(h, m)) for m in ("scores", "scaled", "weights", "exp_shifted",
-                                             "row_max", "exp_sum")},
+        **{m: part(getattr(h, m), places=places.get(m, DECIMALS))
+           for m in ("scores", "scaled", "weights", "exp_shifted", "row_max", "exp_sum")},
         "mask": h.mask.tolist(),
     }
     rest = {"Q": rest_of_products(trace.X_q, h.W_Q), "K": rest_of_products(trace.X, h.W_K),
@@ -229,14 +241,15 @@ def head_part(trace: AttentionTrace, h: HeadTrace, cols: list[int]) -> dict[str,
     out["rest"]["scores"] = part(rest_of_products(h.Q, h.K.T))  # the turned rows with RoPE
     out["rest"]["Z"] = part(rest_of_products(h.weights, h.V), None, cols)
     apart = [k for k in range(trace.n_k) if k not in drawn(trace.n_k)]  # the exps not listed
-    out["rest"]["exp_sum"] = part(h.exp_shifted[:, apart].sum(axis=1))
+    out["rest"]["exp_sum"] = part(h.exp_shifted[:, apart].sum(axis=1), places=places["rest_exp_sum"])
     return out
 
 
 def page_trace(trace: AttentionTrace) -> dict[str, Any]:
     """What page.js reads of the trace: its tokens and facts, and the numbers it draws and
     its explanations list (the followed layer's heads, each grid's shown rows and columns,
-    the terms a sum writes out), at display precision."""
+    the terms a sum writes out), each quantity at the precision the page writes it
+    (`decimals`: page.js formats and checks each number at its own)."""
     cols_d, cols_k = drawn(trace.d_model), drawn(trace.d_k)
     return {
         "query_tokens": [{"text": t.text} for t in trace.query_tokens],
@@ -244,11 +257,13 @@ def page_trace(trace: AttentionTrace) -> dict[str, Any]:
         **{k: getattr(trace, k) for k in ("focus", "head_index", "source", "layer", "cross",
                                           "normalized", "x_label", "x_from", "x_label_q",
                                           "positional")},
+        "decimals": decimals(trace),
         "query_inputs": None if trace.query_inputs is None else
         [{"text": t.text} for t in trace.query_inputs],
         **{k: part(getattr(trace, k), None, cols_d) for k in ("E", "P", "X", "E_q", "P_q", "X_q")},
         "heads": [head_part(trace, h, cols_k) for h in trace.heads],
-        "model_weights": None if trace.model_weights is None else part(trace.model_weights),
+        "model_weights": None if trace.model_weights is None else
+        part(trace.model_weights, places=decimals(trace)["model_weights"]),
         "kv_heads": None if trace.kv_heads is None else list(trace.kv_heads),
         "rope": None if trace.rope is None else rope_part(trace, cols_k),
     }

@@ -7,8 +7,9 @@
 "use strict";
 
 // A matrix as the page keeps it ({part: shape, keep: kept indices per axis (null: all),
-// hundredths: the kept entries in whole hundredths}) as an array indexed as the whole one,
-// sparse where entries were left out; anything else as it is.
+// decimals: its precision, units: the kept entries in whole units of their last place})
+// as an array indexed as the whole one, sparse where entries were left out; anything else
+// as it is.
 function unpack(x) {
   if (Array.isArray(x)) return x.map(unpack);
   if (x === null || typeof x !== "object") return x;
@@ -16,11 +17,11 @@ function unpack(x) {
   const fill = (values, axis) => {
     const out = new Array(x.part[axis]);
     (x.keep[axis] || [...out.keys()]).forEach((n, k) => {
-      out[n] = axis + 1 < x.part.length ? fill(values[k], axis + 1) : values[k] / 100;
+      out[n] = axis + 1 < x.part.length ? fill(values[k], axis + 1) : values[k] / 10 ** x.decimals;
     });
     return out;
   };
-  return fill(x.hundredths, 0);
+  return fill(x.units, 0);
 }
 
 const T = unpack(JSON.parse(document.getElementById("trace").textContent));
@@ -66,22 +67,41 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+// How many decimals the page writes a quantity with (its name in the trace, or rest_ and
+// its name), as the video does (T.decimals, from scenes.precision): the weights, the exps
+// and their sums 3, every other quantity 2.
+const places = name => T.decimals[name] ?? T.decimals.other;
+
 // A number read from the trace: `name` and `index` say where, data-v holds it exactly.
 function num(v, name, index, cls) {
-  const neg = v < 0;
+  const neg = v < 0, text = fmt(v, places(name));
   return el("span", {class: "num " + (cls || ""), "data-name": name, "data-index": index.join(","),
-                     "data-v": String(v), text: neg && cls === "op" ? "(" + fmt(v) + ")" : fmt(v)});
+                     "data-v": String(v), text: neg && cls === "op" ? "(" + text + ")" : text});
 }
 const op = (v, name, index) => num(v, name, index, "op");
 const result = (v, name, index) => num(v, name, index, "result");
 
-// The numbers the page writes have two decimals, so sums of their products are exact in
-// whole units of 10⁻⁴: `units` of a written number, and whether a made value (in 10⁻⁴, or
-// a plain number) is within half a unit of the written result's last place (a tie rounds
+// Each number the page writes has its quantity's decimals (places), so sums of products
+// of them are exact in whole units of a last place: a number as written is {n, p}, n whole
+// units of 10^−p (0.457 of a weight: {n: 457, p: 3}); a weight × V product is in 10⁻⁵.
+const written = (v, name) => ({n: Math.round(v * 10 ** places(name)), p: places(name)});
+const times = (a, b) => ({n: a.n * b.n, p: a.p + b.p});
+function plus(a, b, sign = 1) {
+  const p = Math.max(a.p, b.p);
+  return {n: a.n * 10 ** (p - a.p) + sign * b.n * 10 ** (p - b.p), p};
+}
+const total = terms => terms.reduce((a, b) => plus(a, b), {n: 0, p: 0});
+// Whether a made value (exact as written, {n, p}, or a plain number) is within half a unit
+// of the last place of the result as written (`res`, a quantity `name`; a tie rounds
 // either way): "=", else "≈" (the result was made from the unrounded numbers).
-const units = v => Math.round(v * 100);
-function relation(made, res, exact) {
-  const same = exact ? Math.abs(made - units(res) * 100) <= 50 : Math.abs(made - res) <= 0.005 + 1e-9;
+function relation(made, res, name) {
+  const d = places(name);
+  let same;
+  if (typeof made === "number") same = Math.abs(made - res) <= 0.5 * 10 ** -d + 1e-9;
+  else {
+    const p = Math.max(made.p, d);
+    same = 2 * Math.abs(made.n * 10 ** (p - made.p) - written(res, name).n * 10 ** (p - d)) <= 10 ** (p - d);
+  }
   return el("span", {class: "rel", text: same ? " = " : " ≈ "});
 }
 // The arithmetic of a formula, in one element (a test reads it back and redoes it).
@@ -243,7 +263,7 @@ function renderGrid(m, prefix = "h-") {
       const td = el("td", {role: "gridcell", tabindex: "-1", "data-key": m.key, "data-i": i,
                            "data-j": j, "data-v": held ? null : String(v),
                            class: held ? "withheld" : null, "aria-label": held ? W.withheld : null,
-                           text: held ? "?" : hidden ? W.masked_short : fmt(v)});
+                           text: held ? "?" : hidden ? W.masked_short : fmt(v, places(m.key))});
       const tint = m.key === "weights" && T.normalized ? p.w : v >= 0 ? p.positive : p.negative;
       const alpha = hidden || max === 0 ? 0 : 0.5 * Math.abs(v) / max;
       const fill = blend(tint, p.background, alpha);
@@ -324,25 +344,25 @@ function sumOfProducts(pairs, res, signs, rest, bias) {
   const n = pairs.length;
   const p = el("p", {class: "formula"}), e = expr();
   const shownTerms = n <= MAX_TERMS ? [...Array(n).keys()] : [...Array(MAX_TERMS - 1).keys(), null, n - 1];
-  let made = 0; // in 10⁻⁴
+  const terms = []; // as written, exact
   shownTerms.forEach((m, k) => {
     if (k > 0) e.append(" + ");
     if (m === null) {
       e.append(el("span", {class: "aside", text: say("more_terms", {n: n - MAX_TERMS}) + " "}), op(...rest));
-      made += units(rest[0]) * 100;
+      terms.push(written(rest[0], rest[1]));
       return;
     }
     const [a, b] = pairs[m];
     const prod = a[0] * b[0];
-    made += units(a[0]) * units(b[0]);
+    terms.push(times(written(a[0], a[1]), written(b[0], b[1])));
     const kind = !signs ? "" : prod > 0 ? "agree" : prod < 0 ? "differ" : "zero";
     const term = el("span", {class: "term " + kind, "data-product": String(prod)}, op(...a), "·", op(...b));
     if (signs) term.append(el("span", {class: "sign", text: kind === "agree" ? " ✓" : kind === "differ" ? " ✗" : " ·",
                                        title: W[kind], "aria-label": W[kind]}));
     e.append(term);
   });
-  if (bias) { e.append(" + ", op(...bias)); made += units(bias[0]) * 100; }
-  p.append(e, relation(made, Number(res.dataset.v), true), res);
+  if (bias) { e.append(" + ", op(...bias)); terms.push(written(bias[0], bias[1])); }
+  p.append(e, relation(total(terms), Number(res.dataset.v), res.dataset.name), res);
   return p;
 }
 
@@ -354,12 +374,12 @@ function detailX(key, i, j) {
     out[0].append(result(T[X][i][j], X, [i, j]));
     out.push(el("p", {text: T.x_label_q || ""}));
   } else if (xIsTheSum() && T.positional) {
-    const made = (units(T[E][i][j]) + units(T[P][i][j])) * 100;
+    const made = plus(written(T[E][i][j], E), written(T[P][i][j], P));
     out[0].append(expr(op(T[E][i][j], E, [i, j]), " + ", op(T[P][i][j], P, [i, j])),
-                  relation(made, T[X][i][j], true), result(T[X][i][j], X, [i, j]));
+                  relation(made, T[X][i][j], X), result(T[X][i][j], X, [i, j]));
     out.push(el("p", {text: W.x_sum}));
   } else if (xIsTheSum()) {
-    out[0].append(expr(op(T[E][i][j], E, [i, j])), relation(units(T[E][i][j]) * 100, T[X][i][j], true),
+    out[0].append(expr(op(T[E][i][j], E, [i, j])), relation(written(T[E][i][j], E), T[X][i][j], X),
                   result(T[X][i][j], X, [i, j]));
     out.push(el("p", {text: W.x_plain}));
   } else {  // a normalised sum, a hidden state or an encoder's output: what it is, in words
@@ -409,15 +429,16 @@ function detailRotation(key, i, c) {
   const x = op(xv, plain, [i, a]), y = op(yv, plain, [i, b]);
   const names = [named(plain, i, a), named(plain, i, b)];
   const f = el("p", {class: "formula"}, `${named(key, i, c)} = `);
+  const [wx, wy, wc, ws] = [written(xv, plain), written(yv, plain), written(cv, "cos"), written(sv, "sin")];
   let made;
   if (c === a) {
     f.append(`${names[0]} · cos θ − ${names[1]} · sin θ = `, expr(x, " · ", cos, " − ", y, " · ", sin));
-    made = units(xv) * units(cv) - units(yv) * units(sv);
+    made = plus(times(wx, wc), times(wy, ws), -1);
   } else {
     f.append(`${names[0]} · sin θ + ${names[1]} · cos θ = `, expr(x, " · ", sin, " + ", y, " · ", cos));
-    made = units(xv) * units(sv) + units(yv) * units(cv);
+    made = plus(times(wx, ws), times(wy, wc));
   }
-  f.append(relation(made, head()[plain][i][c], true), result(head()[plain][i][c], key, [i, c]));
+  f.append(relation(made, head()[plain][i][c], key), result(head()[plain][i][c], key, [i, c]));
   return [el("p", {text: say("rotation", {m, a: a + 1, b: b + 1, p: i, base: T.rope.base})}),
           el("p", {class: "formula"}, "θ = ", op(theta, "angles", [i, m]), " rad"), f];
 }
@@ -441,7 +462,8 @@ function arrows(i, j) { // the query and the key in their plane, with the key's 
   const score = head().scores[i][j];
   const text = say("arrows", {angle: fmt(angle, 0),  // whole degrees, as chapter 4 draws them
                               shadow: fmt(shadow), qnorm: fmt(qn), score: fmt(score),
-                              rel: relation(units(shadow) * units(qn), score, true).textContent.trim()});
+                              rel: relation(times(written(shadow, "shadows"), written(qn, "q_norm")), score,
+                                            "scores").textContent.trim()});
   svg.setAttribute("aria-label", text);
   const line = (x1, y1, x2, y2, colour, width, dash) => {
     const l = document.createElementNS(ns, "line");
@@ -482,12 +504,12 @@ function detailScore(i, j) {
 }
 
 function detailScaled(i, j) {
-  const h = head(), dk = h.Q[0].length, root = units(Math.sqrt(dk)) / 100; // √d_k as written
+  const h = head(), dk = h.Q[0].length, root = Number(fmt(Math.sqrt(dk))); // √d_k as written
   const s = h.scores[i][j];
   return [el("p", {class: "formula"}, `${named("scaled", i, j)} = ${named("scores", i, j)} / √${dk} = `,
              expr(op(s, "scores", [i, j]), " / ",
                   el("span", {class: "num sqrt", "data-v": String(root), text: fmt(root)})),
-             relation(s / root, h.scaled[i][j]), result(h.scaled[i][j], "scaled", [i, j])),
+             relation(s / root, h.scaled[i][j], "scaled"), result(h.scaled[i][j], "scaled", [i, j])),
           el("p", {text: say("scale", {dk})})];
 }
 
@@ -495,7 +517,7 @@ function detailSoftmax(i, j) {
   const h = head();
   if (!T.normalized) {
     return [el("p", {class: "formula"}, `${named("weights", i, j)} = `, expr(op(h.scores[i][j], "scores", [i, j])),
-               relation(units(h.scores[i][j]) * 100, h.weights[i][j], true),
+               relation(written(h.scores[i][j], "scores"), h.weights[i][j], "weights"),
                result(h.weights[i][j], "weights", [i, j])), el("p", {text: W.weights_raw})];
   }
   if (!h.mask[i][j]) {
@@ -509,33 +531,33 @@ function detailSoftmax(i, j) {
     const li = el("li", {class: "formula" + (k === j ? " this" : "")}, `${kWords()[k]}: `);
     const e = h.exp_shifted[i][k];
     if (h.mask[i][k]) li.append(expr("exp(", op(h.scaled[i][k], "scaled", [i, k]), " − ", op(h.row_max[i], "row_max", [i]), ")"),
-                                relation(Math.exp(h.scaled[i][k] - h.row_max[i]), e));
+                                relation(Math.exp(h.scaled[i][k] - h.row_max[i]), e, "exp_shifted"));
     else li.append(W.masked_short + " → ");
     li.append(op(e, "exp_shifted", [i, k]));
     list.append(li);
   }
   // Σ: the exps listed, and those the list leaves out as one number
   const sum = expr(), sumRest = h.rest.exp_sum[i];
-  let made = 0;
+  const terms = []; // as written, exact
   keys.forEach((k, n) => {
     if (n > 0) sum.append(" + ");
     if (k === null) {
       sum.append(el("span", {class: "aside", text: say("more_terms", {n: h.exp_shifted[i].length - keys.length + 1}) + " "}),
                  op(sumRest, "rest_exp_sum", [i]));
-      made += units(sumRest);
+      terms.push(written(sumRest, "rest_exp_sum"));
     } else {
       sum.append(op(h.exp_shifted[i][k], "exp_shifted", [i, k]));
-      made += units(h.exp_shifted[i][k]);
+      terms.push(written(h.exp_shifted[i][k], "exp_shifted"));
     }
   });
   const w = h.exp_shifted[i][j] / h.exp_sum[i];
   return [el("p", {text: say("exp", {max: fmt(h.row_max[i])})}), list,
-          el("p", {class: "formula"}, W.exp_sum + " ", sum, relation(made * 100, h.exp_sum[i], true),
+          el("p", {class: "formula"}, W.exp_sum + " ", sum, relation(total(terms), h.exp_sum[i], "exp_sum"),
              op(h.exp_sum[i], "exp_sum", [i])),
           el("p", {text: W.divide}),
           el("p", {class: "formula"}, `${named("weights", i, j)} = `,
              expr(op(h.exp_shifted[i][j], "exp_shifted", [i, j]), " / ", op(h.exp_sum[i], "exp_sum", [i])),
-             relation(w, h.weights[i][j]), result(h.weights[i][j], "weights", [i, j]))];
+             relation(w, h.weights[i][j], "weights"), result(h.weights[i][j], "weights", [i, j]))];
 }
 
 function detailZ(i, c) {

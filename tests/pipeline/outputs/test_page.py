@@ -43,6 +43,7 @@ from attention_video.pipeline.outputs.page import (
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
+from attention_video.scenes.precision import SCORES, WEIGHTS, weight_decimals
 from attention_video.scenes.text import fmt
 from attention_video.scenes.themes import THEMES, word_color
 
@@ -160,9 +161,19 @@ def rest(trace: dict, head: int, name: str, index: list[int]) -> float:
     return float(np.dot(a[MAX_TERMS - 1:-1], b[MAX_TERMS - 1:-1]))
 
 
-def as_shown(v: float, exact: float) -> bool:
-    """A number the page holds is `exact` at display precision: two decimals."""
-    return abs(v - exact) <= 0.005 + 1e-9 and abs(v * 100 - round(v * 100)) < 1e-9
+def written_with(name: str, normalized: bool = True) -> int:
+    """The decimals the video writes the quantity `name` (or rest_ and its name) with
+    (scenes.precision): a softmax weight, an exp and their sum 3, the rest 2."""
+    name = name.removeprefix("rest_")
+    if name in ("weights", "model_weights"):
+        return weight_decimals(normalized)
+    return WEIGHTS if name in ("exp_shifted", "exp_sum") else SCORES
+
+
+def as_shown(v: float, exact: float, decimals: int = SCORES) -> bool:
+    """A number the page holds is `exact` at display precision: `decimals` decimals."""
+    unit = 10 ** decimals
+    return abs(v - exact) <= 0.5 / unit + 1e-9 and abs(v * unit - round(v * unit)) < 1e-6
 
 
 def shown_numbers(tab) -> list[dict]:
@@ -246,7 +257,8 @@ def test_the_page_is_small_and_holds_the_trace_and_the_catalogues_words(browser,
         assert all(as_shown(v, w) for r, s in zip(held[key], trace[key]) for v, w in zip(r, s))
     h, g = held["heads"][0], trace["heads"][0]
     for key in ("W_Q", "Q", "scores", "weights", "Z"):
-        assert all(as_shown(v, w) for r, s in zip(h[key], g[key]) for v, w in zip(r, s)), key
+        places = written_with(key, trace["normalized"])
+        assert all(as_shown(v, w, places) for r, s in zip(h[key], g[key]) for v, w in zip(r, s)), key
     assert "W_O" not in held and "history" not in held and "output" not in held  # never drawn
     assert '"video":"video.mp4"' in html  # relative to the page
     words = page_words(Translate("en"))
@@ -274,8 +286,9 @@ def test_every_matrix_explains_its_cells_with_the_traces_numbers(browser, tiny, 
             assert tab.get_attribute("#detail-body .cell", "data-key") == key
             numbers = shown_numbers(tab)
             for n in numbers:  # each number is the trace's, at the precision it is written
-                assert as_shown(n["v"], value(trace, trace["head_index"], n["name"], n["index"])), n
-                assert n["text"].strip("()") == fmt(n["v"]), n
+                places = written_with(n["name"], trace["normalized"])
+                assert as_shown(n["v"], value(trace, trace["head_index"], n["name"], n["index"]), places), n
+                assert n["text"].strip("()") == fmt(n["v"], places), n
             results = [(n["name"], n["index"]) for n in numbers if n["result"]]
             assert results == [(key, [i, j])]
             operands = [(n["name"], n["index"]) for n in numbers if not n["result"]]
@@ -486,7 +499,8 @@ def test_many_heads_get_an_overview_that_opens_each_head(browser, tmp_path):
     assert tab.eval_on_selector_all("#heads button", "els => els.length") == 2
     tab.click('#heads button[data-head="1"]')
     shown = tab.eval_on_selector_all('td[data-key="weights"]', "els => els.map(e => [Number(e.dataset.i), Number(e.dataset.j), Number(e.dataset.v)])")
-    assert all(as_shown(v, trace["heads"][1]["weights"][i][j]) for i, j, v in shown) and shown
+    assert all(as_shown(v, trace["heads"][1]["weights"][i][j], written_with("weights", trace["normalized"]))
+               for i, j, v in shown) and shown
     tab.hover('td[data-key="Q"][data-i="0"][data-j="0"]')
     assert tab.get_attribute("#detail-body .cell", "data-head") == "1"
     assert as_shown(float(tab.get_attribute("#detail-body .result", "data-v")),
@@ -589,7 +603,8 @@ def test_cross_attention_shows_the_query_words_own_rows(browser, tmp_path):
         tab.hover(f'td[data-key="{key}"][data-i="{i}"][data-j="{j}"]')
         numbers = shown_numbers(tab)
         for n in numbers:
-            assert as_shown(n["v"], value(trace, trace["head_index"], n["name"], n["index"])), n
+            assert as_shown(n["v"], value(trace, trace["head_index"], n["name"], n["index"]),
+                            written_with(n["name"], trace["normalized"])), n
         names = {n["name"] for n in numbers if not n["result"]}
         assert names == ({"E_q", "P_q"} if key == "X_q" else {"X_q", "W_Q"})
     labels = tab.eval_on_selector_all('table[data-key="Q"] tbody th', "els => els.map(e => e.textContent)")
@@ -638,8 +653,9 @@ def test_a_rotary_page_shows_q_and_k_before_their_turn_and_the_turn_as_a_step(br
         numbers = shown_numbers(tab)
         for v in numbers:
             want = rotary_value(trace, h, v["name"], v["index"])
-            assert as_shown(v["v"], want), v
-            assert v["text"].strip("()") == fmt(v["v"]), v
+            places = written_with(v["name"], trace["normalized"])
+            assert as_shown(v["v"], want, places), v
+            assert v["text"].strip("()") == fmt(v["v"], places), v
         res = [v for v in numbers if v["result"]]
         assert [(v["name"], v["index"]) for v in res] == [(key, [i, j])]
         ops = {(v["name"], tuple(v["index"])): v["v"] for v in numbers if not v["result"]}

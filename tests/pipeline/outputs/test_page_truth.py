@@ -4,7 +4,9 @@ The page is opened in headless Chromium and every cell of every matrix is opened
 by the page's own script; each formula's arithmetic, as written (its numbers at the
 precision shown, the middle terms of a long sum as the one number written for them), is
 redone here: where the page says "=", it makes the result as written; where it says "≈",
-it does not, and misses it by no more than the rounding of the numbers written can.
+it does not, and misses it by no more than the rounding of the numbers written can. Each
+number is taken at the precision it is written with (its own decimals: 3 for a softmax
+weight, an exp and their sum, as the video writes them; 2 for the rest).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import re
 import pytest
 from attention_video.pipeline.commands.app import make_settings, make_trace
 from attention_video.pipeline.outputs.page import write_page
+from attention_video.scenes.precision import SCORES, WEIGHTS, weight_decimals
+from attention_video.scenes.text import fmt
 
 from tests.pipeline.outputs.test_page import blank_video, made_up_chapters, open_page
 
@@ -62,15 +66,23 @@ def number(text: str) -> float:
     return float(text.strip().strip("()").replace("−", "-"))
 
 
+def half_unit(text: str) -> float:
+    """Half a unit of the last place of a number as written ("0.457": 0.0005)."""
+    digits = text.strip().strip("()").partition(".")[2]
+    return 0.5 * 10.0 ** -len(digits)
+
+
 def redo(expr: str) -> tuple[float, float]:
     """The value of the arithmetic as written, and how far rounding the numbers in it to
-    two decimals can move it (products, sums, a quotient by at least 1, an exp of at most 0:
-    half a unit of the last place per number, times the numbers it multiplies)."""
+    the decimals they are written with can move it (products, sums, a quotient by at least
+    1, an exp of at most 0: half a unit of the coarsest last place per number, times the
+    numbers it multiplies)."""
     python = expr.replace("−", "-").replace("·", "*").replace("×", "*").replace("exp(", "math.exp(")
     assert re.fullmatch(r"[\d.\s()+\-*/mathexp]*", python), expr  # nothing but arithmetic
     value = eval(python, {"math": math})  # noqa: S307 (digits and + − · / exp only)
-    numbers = [float(x) for x in NUMBER.findall(expr)]
-    return value, 0.005 * (sum(abs(x) for x in numbers) + len(numbers) + 1)
+    written = NUMBER.findall(expr)
+    half = max(half_unit(x) for x in written)
+    return value, half * (sum(abs(float(x)) for x in written) + len(written) + 1)
 
 
 def check(formula: dict) -> str | None:
@@ -81,21 +93,24 @@ def check(formula: dict) -> str | None:
             return None  # a zero vector: no angle, no product
         shadow, q, rel, score = number(m[1]), float(m[2]), m[3], number(m[4])
         made, error = shadow * q, 0.005 * (abs(shadow) + q + 1)
+        half = half_unit(m[4])
     else:
         made, error = redo(formula["expr"])
         rel, score = formula["rel"], number(formula["result"])
-    adds_up = abs(made - score) <= 0.005 + 1e-9
+        half = half_unit(formula["result"])  # "=": the result as written, to its last place
+    adds_up = abs(made - score) <= half + 1e-9
     if rel == "=" and not adds_up:
-        return f"says = but makes {made:.4f}"
+        return f"says = but makes {made:.5f}"
     if rel == "≈" and adds_up:
-        return f"says ≈ where it adds up ({made:.4f})"
-    if abs(made - score) > error + 0.005 + 1e-9:
+        return f"says ≈ where it adds up ({made:.5f})"
+    if abs(made - score) > error + half + 1e-9:
         return f"{made:.4f} is further from {score} than rounding can take it"
     return None
 
 
-def page_of(tmp_path, name: str):
+def page_of(tmp_path, name: str, **more):
     sentence, flags = MODELS[name]
+    flags = {**flags, **more}
     settings = make_settings(None, sentence, None, dict(flags))
     trace = make_trace(settings, lambda m: None)
     chapters = made_up_chapters()
@@ -141,4 +156,28 @@ def test_the_decoders_page_opens_in_under_a_second(browser, tmp_path):
     page, _ = page_of(tmp_path, "decoder")
     tab = open_page(browser, page)
     assert int(tab.get_attribute("body", "data-ready-ms")) < 1000
+    tab.context.close()
+
+
+@pytest.mark.parametrize("softmax", [True, False])
+def test_a_weight_is_written_as_the_video_writes_it(browser, tmp_path, softmax):
+    """One precision per quantity (issue 39): a weight's cell, and the weight, its exps and
+    their sum in its explanation, are written as the video writes them (scenes.text.fmt at
+    scenes.precision's decimals: a softmax weight and its exps 3; raw factors, scores, 2)."""
+    page, trace = page_of(tmp_path, "tiny", softmax=softmax)
+    places = weight_decimals(trace.normalized)
+    assert places == (WEIGHTS if softmax else SCORES)
+    h, i = trace.head, trace.focus
+    tab = open_page(browser, page)
+    for j in range(trace.n_k):
+        cell = f'td[data-key="weights"][data-i="{i}"][data-j="{j}"]'
+        assert tab.text_content(cell) == fmt(h.weights[i, j], places)
+        tab.click(cell)
+        assert tab.text_content('#detail-body .result[data-name="weights"]') == fmt(h.weights[i, j], places)
+        if softmax:
+            exps = tab.eval_on_selector_all('#detail-body .num[data-name="exp_shifted"]',
+                                            "els => els.map(e => e.textContent)")
+            assert exps[:trace.n_k] == [fmt(e, WEIGHTS) for e in h.exp_shifted[i]]
+            assert tab.text_content('#detail-body .num[data-name="exp_sum"]') == fmt(h.exp_sum[i], WEIGHTS)
+    assert tab.errors == []
     tab.context.close()
