@@ -15,6 +15,7 @@ chapters animate.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -562,7 +563,7 @@ def make_arrow_panels(g: QueryGeometry, keys: list[int], planes: list[Plane], q_
     key at its true angle and length with its word, the arc of its angle labelled by its
     text in `arc_marks` (each angle its own label), and its shadow bar."""
     panels = {j: make_arrow_picture(g, [j], plane, q_name, k_names, k_colors, theme,
-                                    shadows=[j], arcs=[j], arc_marks=arc_marks, foot_words=True)
+                                    shadows=[j], arcs=[j], arc_marks=arc_marks, foot_words=False)
               for j, plane in zip(keys, planes)}
     return ArrowPanels(g, panels)
 
@@ -683,12 +684,34 @@ def make_note(ctx: ChapterContext, lines: tuple[str, ...], font: float = 18,
 
 
 def break_to_width(line: str, font: float, max_w: float) -> list[str]:
-    """`line` as lines no wider than `max_w` at `font`, broken at spaces (greedy)."""
+    """`line` as lines no wider than `max_w` at `font`, broken at spaces (greedy); Chinese
+    and Japanese, written without spaces, also between any two of their characters."""
     out: list[str] = []
     for word in line.split(" "):
-        if out and text_width(f"{out[-1]} {word}", font) <= max_w:
-            out[-1] = f"{out[-1]} {word}"
-        else:
-            out.append(word)
+        for piece in _wide_pieces(word, font, max_w):
+            joined = f"{out[-1]}{piece}" if out and _east_asian(piece[:1]) else (
+                f"{out[-1]} {piece}" if out else piece)
+            if out and text_width(joined, font) <= max_w:
+                out[-1] = joined
+            else:
+                out.append(piece)
     return out or [line]
+
+
+def _east_asian(ch: str) -> bool:
+    return bool(ch) and unicodedata.east_asian_width(ch) in ("W", "F")
+
+
+def _wide_pieces(word: str, font: float, max_w: float) -> list[str]:
+    """A word too wide for the line, cut between its East Asian characters (where those
+    scripts break a line); any other word whole."""
+    if text_width(word, font) <= max_w or not any(_east_asian(c) for c in word):
+        return [word]
+    pieces: list[str] = []
+    for ch in word:
+        if pieces and (not _east_asian(ch) or text_width(pieces[-1] + ch, font) <= max_w):
+            pieces[-1] += ch  # (a comma or a Latin letter stays with what it follows)
+        else:
+            pieces.append(ch)
+    return pieces
 

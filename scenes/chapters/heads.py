@@ -168,6 +168,17 @@ def thumb_side(t: AttentionTrace, tagged: bool, top: float, bottom: float) -> tu
     return side, False
 
 
+def head_list(heads: list[int]) -> str:
+    """Head numbers as a caption lists them, a run of three or more as a range: "0, 2–10"."""
+    runs: list[list[int]] = []
+    for h in sorted(heads):
+        if runs and h == runs[-1][-1] + 1:
+            runs[-1].append(h)
+        else:
+            runs.append([h])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) >= 3 else ", ".join(map(str, r)) for r in runs)
+
+
 def link_text(query: str, key: str, weight: str, lines: int = 1) -> str:
     """"query → key weight", each word a bidi isolate: right-to-left words keep the arrow
     and the number where they are written (Pango reordered "ה → ה 0.48" as "0.48 ה → ה").
@@ -219,7 +230,8 @@ def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, 
     side, labelled = thumb_side(t, tagged, top, bottom)
     rows, cols = grid_shape(len(links))
     block_w = (2 * SAFE_X - (cols - 1) * THUMB_GAP) / cols
-    texts = [link_text(words.q_labels[t.focus], words.k_labels[link.key], "0.00") for link in links]
+    sample = fmt(0.0, weight_decimals(t.normalized))  # as wide as the weights written
+    texts = [link_text(words.q_labels[t.focus], words.k_labels[link.key], sample) for link in links]
     lines = 1 if widest(texts, MIN_FONT) <= block_w else 2  # two lines before a smaller font
     if lines == 2:
         texts = [part for text in texts for part in text.split(" → ")]
@@ -697,21 +709,21 @@ class HeadsScene(ChapterScene):
         self.wait(4.0)
 
     def show_positional(self, links: list[HeadLink]) -> None:
-        positional = [str(link.head) for link in links if link.positional]
-        special = [str(link.head) for link in links if link.pattern == SPECIAL]
+        positional = [link.head for link in links if link.positional]
+        special = [link.head for link in links if link.pattern == SPECIAL]
         if not positional and not special:
             return
         said = []
         if positional:
             said.append(self.tr("Heads tagged by position ({heads}) look at the previous or next "
                                 "token whatever the word, so --head auto leaves them out.",
-                                heads=", ".join(positional)))
+                                heads=head_list(positional)))
         if special:
             first, last = end_tokens(self.trace)
             said.append(self.tr("Heads tagged {tag} ({heads}) give most of every word's attention "
                                 "to {first} and {last}, whatever the words.",
                                 tag=f"{first}/{last}", first=first, last=last,
-                                heads=", ".join(special)))
+                                heads=head_list(special)))
         self.say(said[0] if len(said) == 1 else
                  self.tr.context("two sentences", "{first} {second}", first=said[0],
                                  second=said[1]))

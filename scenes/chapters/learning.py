@@ -43,6 +43,7 @@ from attention_video.scenes.claims import (
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import (
     BUFF_BLOCK_WIDE,
+    BUFF_HAIR,
     BUFF_LABEL,
     BUFF_MEDIUM,
     BUFF_NONE,
@@ -408,9 +409,13 @@ class LearningScene(ChapterScene):
             arrow, side = question_arrow(chips[i], box, chips, accent)
         anchor = arrow.point_from_proportion(0.5) if len(arrow.points) else box.get_top()
         mark = make_text("?", 40, accent, weight="BOLD")
-        # clear of the arrow by BUFF_LABEL on `side`, however the arrow slants
-        mark.move_to(anchor + side * (BUFF_LABEL + abs(side[0]) * mark.width / 2
-                                      + abs(side[1]) * mark.height / 2))
+        # clear of the arrow by BUFF_LABEL on `side`, however the arrow slants, or on the
+        # other side where a chip (a second row of a long sentence) stands on the first
+        for way in (side, -side):
+            mark.move_to(anchor + way * (BUFF_LABEL + abs(way[0]) * mark.width / 2
+                                         + abs(way[1]) * mark.height / 2))
+            if not any(_touch(mark, chip) for chip in chips):
+                break
         question = Question(chips, arrow, mark, box)
         question.group.move_to(UP * (STAGE_TOP + SAFE_BOTTOM) / 2)
         return question
@@ -698,3 +703,9 @@ class LearningScene(ChapterScene):
         if grew:
             self.claim(Claim(TREND, (h.partner,), values={"score": 1, "weight": 1}))
         self.wait(2.2)
+
+
+def _touch(a, b, pad: float = BUFF_HAIR) -> bool:
+    """Whether two objects' boxes come within `pad` of each other."""
+    return not (a.get_right()[0] + pad < b.get_left()[0] or b.get_right()[0] + pad < a.get_left()[0]
+                or a.get_top()[1] + pad < b.get_bottom()[1] or b.get_top()[1] + pad < a.get_bottom()[1])
