@@ -17,3 +17,12 @@ WEIGHTS = 3  # softmax weights, their sums, exp(x − max) and Σ exp
 def weight_decimals(normalized: bool) -> int:
     """The decimals of a row of weights: softmax weights, or raw factors (scores) without it."""
     return WEIGHTS if normalized else SCORES
+
+
+def fmt(value: float, decimals: int = SCORES) -> str:
+    """A number as drawn: fixed decimals, a real minus sign, never '-0.00'. (Here, without
+    Manim, so the outputs that write numbers as text (the transcript) share it.)"""
+    s = f"{value:.{decimals}f}"
+    if float(s) == 0.0:
+        s = s.lstrip("-")
+    return s.replace("-", "−")

@@ -20,6 +20,7 @@ from attention_video import fastmanim
 from attention_video.attncore.tokenize import CLOSING, OPENING
 from attention_video.fastmanim.glyphs import GlyphText, copy_built
 from attention_video.fastmanim.texts import code_digest, kept, use_text_cache  # noqa: F401 (use_text_cache: the renderer)
+from attention_video.scenes.precision import fmt  # noqa: F401 (numbers as drawn: defined there, without Manim)
 from manim import MarkupText, Text, VGroup, VMobject
 
 # The font fallback chain, in order (scripts/setup.sh installs every face of it). Pango takes
@@ -49,14 +50,6 @@ BUILD_CODE = code_digest(BUILD_FILES)
 
 
 # ---- numbers -------------------------------------------------------------------------
-def fmt(value: float, decimals: int = 2) -> str:
-    """A number as drawn: fixed decimals, a real minus sign, never '-0.00'."""
-    s = f"{value:.{decimals}f}"
-    if float(s) == 0.0:
-        s = s.lstrip("-")
-    return s.replace("-", "−")
-
-
 def fmt_row(values: Sequence[float], shown: int, decimals: int = 2) -> str:
     """A row quoted in a caption, in order: all of it if it has at most `shown` entries,
     else its first `shown` − 1 entries, "…" and its last one ("0.61, −1.02, 0.5, …, −3.41"),

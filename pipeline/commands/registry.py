@@ -228,7 +228,7 @@ OUTPUTS: tuple[Output, ...] = (  # in the order of --help, of the paths planned 
     Output("transcript", "extra", Option(
         ("--transcript",), "Also write the video as text: every caption at its time under "
         "its chapter's title, then the followed word's numbers as tables; FILE.html (a page "
-        "a screen reader reads) or FILE.md.", "path", "FILE"),
+        "a screen reader reads) or a .md file (Markdown).", "path", "FILE"),
         files=lambda p: {"the transcript": Path(p.value)}, write=_write_transcript,
         parse=transcript_path),
     Output("formats", "extra", Option(

@@ -1,4 +1,4 @@
-"""--transcript FILE.html|FILE.md: the video as text, for a screen reader or a handout.
+"""--transcript FILE (.html or .md): the video as text, for a screen reader or a handout.
 
 Every caption in playing order with its time, headed by its chapter's title, then the
 followed word's numbers as real tables (its Q, K and V rows, its score, scaled score and
@@ -19,8 +19,8 @@ from attention_video.pipeline.outputs.files import write_text_atomic
 from attention_video.pipeline.outputs.split import title_of
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.precision import fmt, weight_decimals
 from attention_video.scenes.questions import names
-from attention_video.scenes.text import fmt
 from attention_video.scenes.transcript_words import transcript_words
 
 FORMATS = {".html": "HTML", ".htm": "HTML", ".md": "Markdown"}
@@ -75,9 +75,10 @@ def tables(trace: AttentionTrace, words: dict[str, str]) -> list[Table]:
                  ((Q, h.Q[i]), (K, h.K[i] if not trace.cross else h.K[trace.partner]),
                   ("V", h.V[i] if not trace.cross else h.V[trace.partner]), ("Z", h.Z[i])))
     vectors = Table(words["rows"], (words["row"], *columns), rows)
+    w = weight_decimals(trace.normalized)  # as the video writes them
     scored = tuple((trace.key_tokens[j].text, fmt(h.scores[i, j], 2), fmt(h.scaled[i, j], 2),
-                    fmt(h.weights[i, j], 2)) if h.mask[i, j] else
-                   (trace.key_tokens[j].text, "−∞", "−∞", fmt(0.0, 2))
+                    fmt(h.weights[i, j], w)) if h.mask[i, j] else
+                   (trace.key_tokens[j].text, "−∞", "−∞", fmt(0.0, w))
                    for j in range(trace.n_k))
     scores = Table(words["gives"], (words["word"], product, words["scaled"], words["weight"]),
                    scored)

@@ -59,6 +59,8 @@ VARIANTS: dict[str, dict | None] = {
     "output": dict(output="elsewhere.mp4"),
     "pace": dict(pace=1.25),
     "captions": dict(captions="soft"),
+    "questions": dict(questions=True),  # a question card opens the chapters that ask
+    "think_time": dict(think_time=6.0),  # without questions: nothing to think about
     "voice": None,  # a narrated dry run synthesizes speech: tests/scenes/test_narration.py keys it
 }
 

