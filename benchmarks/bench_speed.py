@@ -125,7 +125,7 @@ def ratio(runs: int, folder: Path, env: dict[str, str]) -> float:
     video = folder / "default.mp4"
     # The texts are typeset once and kept (scenes.text): typeset them before the first cold
     # run, as for a user's second video, so every run measures the same thing.
-    run(render(DEFAULT, "-q", "h", "-o", str(video), "--storyboard"), env)
+    run(render(DEFAULT, "-q", "h", "-o", str(folder / "warm.png"), "--storyboard"), env)
     ratios = []
     for i in range(runs):
         forget_clips(cache)
@@ -157,17 +157,19 @@ def previews(folder: Path, env: dict[str, str]) -> None:
     forget_clips(cache)
     low = run(render(NINE_WORDS, "-q", "l", "-j", "2", "-o", out), env)
     line("nine words: cold -q l render", low)
-    board = run(render(NINE_WORDS, "-q", "l", "-j", "2", "-o", out, "--storyboard"), env)
+    board = run(render(NINE_WORDS, "-q", "l", "-j", "2", "-o", str(folder / "nine.png"),
+                       "--storyboard"), env)
     line("nine words: storyboard", board)
-    lint = run(render(NINE_WORDS, "-q", "l", "-j", "2", "-o", out, "--lint"), env)
+    lint = run(render(NINE_WORDS, "-q", "l", "-j", "2", "--lint"), env)
     line("nine words: lint", lint)
     verdict("storyboard ÷ -q l render", board.wall / low.wall, "≤ 0.35",
             board.wall / low.wall <= 0.35)
     verdict("lint ÷ storyboard", lint.wall / board.wall, "≤ 1", lint.wall <= board.wall)
 
-    decoder = ["--weights", "decoder", "-q", "l", "-j", "2", "-o", str(folder / "dec.mp4")]
-    run(render(DEFAULT, *decoder, "--storyboard"), env)  # the model's kept copy, made once
-    board = run(render(DEFAULT, *decoder, "--storyboard"), env)
+    decoder = ["--weights", "decoder", "-q", "l", "-j", "2"]
+    board_png = ["-o", str(folder / "dec.png"), "--storyboard"]
+    run(render(DEFAULT, *decoder, *board_png), env)  # the model's kept copy, made once
+    board = run(render(DEFAULT, *decoder, *board_png), env)
     line("decoder: storyboard (model kept)", board)
     lint = run(render(DEFAULT, *decoder, "--lint"), env)
     line("decoder: lint", lint)
