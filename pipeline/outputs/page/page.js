@@ -460,7 +460,7 @@ function arrows(i, j) { // the query and the key in their plane, with the key's 
   svg.setAttribute("width", w); svg.setAttribute("height", hgt);
   svg.setAttribute("class", "arrows"); svg.setAttribute("role", "img");
   const score = head().scores[i][j];
-  const text = say("arrows", {angle: fmt(angle, 0),  // whole degrees, as chapter 4 draws them
+  const text = say("arrows", {angle: g.degrees[i][j],  // whole degrees, as chapter 4 draws them
                               shadow: fmt(shadow), qnorm: fmt(qn), score: fmt(score),
                               rel: relation(times(written(shadow, "shadows"), written(qn, "q_norm")), score,
                                             "scores").textContent.trim()});

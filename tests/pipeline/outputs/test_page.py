@@ -747,3 +747,19 @@ def test_render_with_page_writes_a_page_that_seeks_into_the_real_captions(browse
     assert "Q" in cues[k]["text"] or "quer" in cues[k]["text"].lower(), cues[k]["text"]
     assert all(u.startswith("file://") for u in tab.requests)
     tab.context.close()
+
+
+def test_the_arrows_angle_is_written_as_chapter_4_writes_it(browser, tiny):
+    """Rounded once from the true angle (11.457° is 11°), not from a stored tenth (11.5 → 12)."""
+    from attention_video.attncore import Settings
+    from attention_video.attncore.build import build_trace
+
+    page, _, _, settings = tiny
+    trace = build_trace(Settings(sentence=settings.sentence))
+    i, j = trace.focus, trace.partner
+    true = float(trace.head.geometry(i).angles[j])
+    tab = open_page(browser, page)
+    tab.click(f'#grids td[data-key="scores"][data-i="{i}"][data-j="{j}"]')
+    said = tab.inner_text("#detail-body")
+    assert f"is {true:.0f}°" in said, (true, said)
+    tab.context.close()
