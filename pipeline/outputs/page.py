@@ -293,7 +293,7 @@ def geometry(trace: AttentionTrace) -> list[dict[str, Any]]:
         out.append({"q_norm": shown([g.q_norm for g in rows]),
                     "k_norms": shown(rows[0].k_norms) if rows else [],
                     "angles": np.round([g.angles for g in rows], 1).tolist(),
-                    # whole degrees, rounded once from the true angle as chapter 4 writes
+                    # whole degrees, rounded once from the true angle as chapter `dot` writes
                     # them (11.457° is 11°; rounding the tenth, 11.5, again would say 12°)
                     "degrees": [[None if np.isnan(a) else f"{a:.0f}" for a in g.angles]
                                 for g in rows],

@@ -457,17 +457,20 @@ class LearningScene(ChapterScene):
             self.claim(Claim(HIGHEST, (top,), {top: rows[first]}, values={"snapshot": first}))
         self.play(FadeIn(rows[0]), run_time=0.5)
         self.wait(0.8)
-        grew = h.weights[last, h.partner] > h.weights[first, h.partner]
+        change = h.weights[last, h.partner] - h.weights[first, h.partner]
+        trend = 0 if abs(change) < SAME_WEIGHT else (1 if change > 0 else -1)
         values = dict(p=p, steps=self.step_text(last), w=w, weight=self.w_text(last, h.partner))
-        if grew:
+        if trend > 0:
             self.say(self.tr("As training goes on, its weight for {p} rises: after {steps} steps {w} "
                              "gives {weight} of its attention to {p}.", **values))
-        else:
+        elif trend < 0:
             self.say(self.tr("As training goes on, its weight for {p} falls: after {steps} steps {w} "
                              "gives {weight} of its attention to {p}.", **values))
+        else:  # one word, or a weight training never moved: it neither rises nor falls
+            self.say(self.tr("As training goes on, its weight for {p} stays where it was: after "
+                             "{steps} steps {w} gives {weight} of its attention to {p}.", **values))
         column = v.col_box(keys.index(h.partner), self.theme.accent)
-        self.claim(Claim(TREND, (h.partner,), {h.partner: column},
-                         values={"weight": 1 if grew else -1}))
+        self.claim(Claim(TREND, (h.partner,), {h.partner: column}, values={"weight": trend}))
         self.play(LaggedStart(*[FadeIn(r, shift=0.1 * DOWN) for r in rows[1:]], lag_ratio=0.35),
                   run_time=min(2.4, 0.5 + 0.3 * len(rows)))
         self.play(Create(column), run_time=0.5)
@@ -703,6 +706,9 @@ class LearningScene(ChapterScene):
         if grew:
             self.claim(Claim(TREND, (h.partner,), values={"score": 1, "weight": 1}))
         self.wait(2.2)
+
+
+SAME_WEIGHT = 1e-6  # a weight that moved less than this through training did not move
 
 
 def _touch(a, b, pad: float = BUFF_HAIR) -> bool:

@@ -201,7 +201,8 @@ def check_training_claim(c: Claim, seen: set[int], t: Training, words: list[str]
     elif c.kind == TREND:
         key = c.keys[0] if c.keys else None
         for name, sign in c.values.items():
-            if np.sign(t.change(name, key)) != sign:
+            moved = t.change(name, key)
+            if (0 if abs(moved) < 1e-6 else np.sign(moved)) != sign:
                 wrong.append(f"{where} says the {name} went {'up' if sign > 0 else 'down'}; it "
                              f"changed by {t.change(name, key):+.4f}")
     elif c.kind == AGREEING:
