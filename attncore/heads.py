@@ -204,14 +204,14 @@ def format_heads(rows: list[HeadSummary], focus: str, chosen: tuple[int, int] | 
     the source's own lines under the table (what its tags mean)."""
     header = f"Attention of '{focus}' in every head (weights of its softmax row)"
     cols = (f"{'':1} {'layer':>5} {'head':>4}  {'top other word':<18} {'weight':>6}  "
-            f"{'top token':<12} {'weight':>6}  pattern")
+            f"{'top token':<12} {'weight':>6}  pattern")  # weights at 3 decimals, as the video writes them
     lines = [header, cols, "-" * len(cols)]
     for h in rows:
         mark = "*" if chosen == (h.layer, h.head) else " "
         word = h.word if h.word is not None else "—"
         pattern = (f"one column ('{h.stripe_word}')" if h.kind == STRIPE else h.pattern) or ""
-        lines.append(f"{mark:1} {h.layer:>5} {h.head:>4}  {word:<18} {h.word_weight:>6.2f}  "
-                     f"{h.top:<12} {h.top_weight:>6.2f}  {pattern}".rstrip())
+        lines.append(f"{mark:1} {h.layer:>5} {h.head:>4}  {word:<18} {h.word_weight:>6.3f}  "
+                     f"{h.top:<12} {h.top_weight:>6.3f}  {pattern}".rstrip())
     if chosen is not None:
         lines.append("* the head --head auto chooses (heads with a fixed pattern are left out: "
                      "previous or next token, one column, end tokens; unless every head has one)")
