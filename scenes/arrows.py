@@ -74,8 +74,8 @@ DROP_CLEAR = 0.08  # a dashed drop starts this far off its key's arrow (two stro
 #                   widths, 0.035, and air), not on it
 ROW_REFERENCE = "Ag"  # a word's height on a row of words is at least this text's (rising, falling)
 ANGLE_MARK = "θ"  # an angle's arc is labelled so unless its picture names it otherwise
-NEAR_QUERY_DEGREES = PARALLEL_DEGREES + 1  # a key this near the query's line dashes the query's
-#                                          arrow (the lint's "near parallel", and a margin)
+NEAR_QUERY_DEGREES = PARALLEL_DEGREES  # a key this near the query's line dashes the query's
+#                                      arrow (the lint's "near parallel")
 QUERY_DASH = 0.1  # the dashes of that query arrow, a little longer than the axis's 0.08
 STROKE_CLEAR = 0.05  # a word's box clears every line of the picture by this: a line has a width,
 #                      so a word keeps a little more than the BUFF_HAIR it keeps from another
