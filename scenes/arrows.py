@@ -46,7 +46,7 @@ from attention_video.scenes.layout import (
     text_width,
     widest,
 )
-from attention_video.scenes.lint import MARK_REACH
+from attention_video.scenes.lint import MARK_REACH, PARALLEL_DEGREES
 from attention_video.scenes.text import fmt, make_text
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import Recorder
@@ -74,6 +74,9 @@ DROP_CLEAR = 0.08  # a dashed drop starts this far off its key's arrow (two stro
 #                   widths, 0.035, and air), not on it
 ROW_REFERENCE = "Ag"  # a word's height on a row of words is at least this text's (rising, falling)
 ANGLE_MARK = "θ"  # an angle's arc is labelled so unless its picture names it otherwise
+NEAR_QUERY_DEGREES = PARALLEL_DEGREES  # a key this near the query's line dashes the query's
+#                                      arrow (the lint's "near parallel")
+QUERY_DASH = 0.1  # the dashes of that query arrow, a little longer than the axis's 0.08
 STROKE_CLEAR = 0.05  # a word's box clears every line of the picture by this: a line has a width,
 #                      so a word keeps a little more than the BUFF_HAIR it keeps from another
 
@@ -177,14 +180,28 @@ class ArrowPicture:
 
 
 def make_vector(plane: Plane, along: float, across: float, color: str,
-                stroke: float = ARROW_STROKE) -> Mobject:
-    """An arrow from the plane's origin to (along, across); a dot when it has no length."""
+                stroke: float = ARROW_STROKE, dashed: bool = False) -> Mobject:
+    """An arrow from the plane's origin to (along, across); a dot when it has no length;
+    `dashed`: its line dashed (the query's, under a key drawn within a few degrees of it)."""
     end = plane.point(along, across)
     if np.linalg.norm(end - plane.origin) < MIN_ARROW:
         return Dot(plane.origin, radius=0.06, color=color)
+    if dashed:
+        arrow = DashedLine(plane.origin, end, color=color, stroke_width=stroke,
+                           dash_length=QUERY_DASH)
+        tip = min(ARROW_TIP, TIP_SHARE * float(np.linalg.norm(end - plane.origin)))
+        return arrow.add_tip(tip_length=tip, tip_width=tip)
     return Arrow(plane.origin, end, buff=BUFF_NONE, color=color, stroke_width=stroke,
                  tip_length=ARROW_TIP, max_tip_length_to_length_ratio=TIP_SHARE,
                  max_stroke_width_to_length_ratio=12)
+
+
+def _near_query(g: QueryGeometry, j: int) -> bool:
+    """Whether key j's arrow is within a few degrees of the query's: drawn solid, the two
+    strokes would lie on each other from their common tail over a visible length, one line
+    to the eye (the lint's "lines" rule), however true the angle. The query's line is then
+    dashed under the key's solid one, so both are seen where they meet."""
+    return bool(g.angles[j] < NEAR_QUERY_DEGREES)
 
 
 def _overlaps(a: Mobject, others: list[Mobject], pad: float = BUFF_HAIR) -> bool:
@@ -299,9 +316,14 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
     arc labelled "θ" or by its text in `arc_marks`; `foot_words`: each key's word is
     written once, under its shadow bar (a picture of one key, ArrowPanels), where it names
     the arrow, the drop and the bar together, rather than at the tip and by the bar."""
-    q_arrow = make_vector(plane, g.q_norm, 0.0, theme.q, ARROW_STROKE + 1)
+    dashed = any(_near_query(g, j) for j in keys)
+    q_arrow = make_vector(plane, g.q_norm, 0.0, theme.q, ARROW_STROKE + 1, dashed=dashed)
     xs = [0.0, g.q_norm] + [float(g.shadows[j]) for j in keys]
-    axis = DashedLine(plane.point(min(xs), 0) + LEFT * AXIS_OVERHANG,
+    # a dashed query is its own line: the grey one goes on past its tip (two dashed lines
+    # on each other would be one line to the eye), unless a shadow falls behind the tail
+    start = (plane.point(g.q_norm, 0) if dashed and min(xs) >= 0
+             else plane.point(min(xs), 0) + LEFT * AXIS_OVERHANG)
+    axis = DashedLine(start,
                       plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG,
                       color=theme.grid, stroke_width=2, dash_length=0.08)
     q_label = make_text(q_name, Q_LABEL_FONT, theme.q, weight="BOLD")

@@ -271,8 +271,8 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
         if dashed is not None and dashed is not m:
             dashed_of[id(m)] = dashed
         inner = id(m) if m.submobjects and in_text is None else group
-        for sub in m.submobjects:
-            walk(sub, inner, in_text, top, dashed)
+        for sub in m.submobjects:  # a dashed arrow's head is a head, not one more dash
+            walk(sub, inner, in_text, top, None if isinstance(sub, ArrowTip) else dashed)
 
     tops = {id(top): top for top in mobjects}
     for top in mobjects:
@@ -370,7 +370,9 @@ def _add_dash(seen: dict[int, Mark], marks: list[Mark], dashed: Mobject, dash: V
         return
     mark = seen.get(id(dashed))
     if mark is None:
-        box = _box(dashed.get_all_points())
+        dashes = [m.points for m in dashed.family_members_with_points()
+                  if not isinstance(m, ArrowTip)]  # a dashed arrow's head is its own mark
+        box = _box(np.concatenate(dashes))
         shows = f"{describe(dashed)} at ({(box[0] + box[2]) / 2:.1f}, {(box[1] + box[3]) / 2:.1f})"
         mark = Mark("line", shows, box, order, id(dashed), _signature(dashed),
                     colors=(_hex(dash.stroke_rgbas),), opacity=_alpha(dash.stroke_rgbas),
@@ -501,6 +503,7 @@ PARALLEL_DEGREES = 8.0  # two strokes this near parallel ...
 MIN_ALONG = 0.3  # ... whose edges are closer than a stroke width over this length (~40 px
 #                  at 1080p) lie on each other: the eye sees one line
 TIP_COVERED = 0.4  # an arrowhead with this share of its box under another one is hidden
+SAME_SPAN = 0.02  # two strokes whose boxes differ by less than this (~3 px) are one drawn again
 _SYMBOL = re.compile(r"[^\W\d_][′']?")  # a one-letter name: θ, q, k′
 
 
@@ -675,8 +678,9 @@ def repeated_names(marks: Sequence[Mark],
 def _copies(labels: list[Mark], marks: Sequence[Mark]) -> bool:
     """Whether the marks labelled alike are one thing drawn again (small multiples: each
     panel's "q" names the one query, drawn at one scale in every panel): the stroke in
-    each label's colour nearest to it is, for every label, the same stroke moved."""
-    shapes = []
+    each label's colour nearest to it is, for every label, the same stroke moved: the
+    same span (a stroke drawn dashed in one panel, solid in another, is one line)."""
+    spans = []
     for label in labels:
         ink = {c.lower() for c in label.colors}
         strokes = [m for m in marks if m.kind == "line" and m.segments is not None
@@ -685,9 +689,8 @@ def _copies(labels: list[Mark], marks: Sequence[Mark]) -> bool:
             return False
         nearest = min(strokes, key=lambda m: _gap(m, label.box))
         pts = nearest.segments.reshape(-1, nearest.segments.shape[-1])[:, :2]
-        shapes.append(pts - pts.min(axis=0))
-    return all(len(p) == len(shapes[0]) and np.allclose(p, shapes[0], atol=1e-3)
-               for p in shapes[1:])
+        spans.append(pts.max(axis=0) - pts.min(axis=0))
+    return all(np.allclose(p, spans[0], atol=SAME_SPAN) for p in spans[1:])
 
 
 # ---- told by colour alone ------------------------------------------------------------

@@ -26,15 +26,17 @@ from attention_video.scenes.layout import (
     CELL_FILL,
     DIGIT_HEIGHT,
     MIN_FONT,
+    SAFE_BOTTOM,
     SAFE_X,
     TITLE_SAFE_X,
+    TITLE_SAFE_Y,
     WIDTH_FILL,
     font_for_row,
     font_for_width,
     row_for_font,
     widest,
 )
-from attention_video.scenes.text import fit_width, fmt, make_text, wrap
+from attention_video.scenes.text import columns, fit_width, fmt, make_text, wrap
 from attention_video.scenes.themes import Theme, blend, ink_on, number_ink
 from manim import (
     DOWN,
@@ -392,11 +394,36 @@ def make_caption(text: str, theme: Theme, font_size: float = 24) -> VGroup:
     """The caption at the bottom, in at most two lines (shrunk to the frame's width).
     Each line starts with a left-to-right mark: the captions are English or Chinese, so a
     line that begins with a quoted Hebrew or Arabic word must not be laid out right to left."""
-    group = VGroup(*[make_text(LRM + line, font_size, theme.text)
-                     for line in caption_lines(text)])
-    group.arrange(DOWN, buff=BUFF_SMALL)
+    group = _caption_group(caption_lines(text), theme, font_size)
+    if font_size * _fit_share(group, 2 * TITLE_SAFE_X, math.inf) < MIN_FONT:
+        # two lines would be shrunk under the size floor: one more line, closer set, in the
+        # room the layout leaves under the picture, reads larger (no word broken, none cut)
+        band = SAFE_BOTTOM + TITLE_SAFE_Y - BUFF_HAIR
+        three = _caption_group(balanced(text, CAPTION_LINES + 1), theme, font_size, BUFF_HAIR)
+        if _fit_share(three, 2 * TITLE_SAFE_X, band) > _fit_share(group, 2 * TITLE_SAFE_X, math.inf):
+            group = three.scale(_fit_share(three, 2 * TITLE_SAFE_X, band))
     fit_width(group, 2 * TITLE_SAFE_X)
     return group.to_edge(DOWN, buff=BUFF_TITLE_EDGE)
+
+
+def balanced(text: str, lines: int) -> list[str]:
+    """`text` wrapped into `lines` lines (or fewer) as even as wrapping at spaces allows: the
+    narrowest width that takes no more."""
+    width = math.ceil(columns(text) / lines)
+    while len(wrap(text, width)) > lines:
+        width += 1
+    return wrap(text, width)
+
+
+def _caption_group(lines: list[str], theme: Theme, font_size: float,
+                   leading: float = BUFF_SMALL) -> VGroup:
+    group = VGroup(*[make_text(LRM + line, font_size, theme.text) for line in lines])
+    return group.arrange(DOWN, buff=leading)
+
+
+def _fit_share(group: VGroup, width: float, height: float) -> float:
+    """The scale (at most 1) at which `group` fits `width` × `height`."""
+    return min(1.0, width / group.width, height / group.height)
 
 
 def make_row_vector(row: np.ndarray, key: str, i: int, theme: Theme, max_w: float, *,

@@ -377,3 +377,38 @@ def test_the_shadow_table_ranks_every_key_and_never_folds_one_key_into_a_gap(dra
             unrolled.append(r)
             at += 1
     assert at == len(ranked) and set(drawn) <= set(unrolled)
+
+
+@pytest.mark.parametrize("degrees", [0.5, 3.0, 7.0])
+def test_a_key_a_few_degrees_off_the_query_is_not_drawn_along_it(degrees, monkeypatch):
+    """A key within a few degrees of the query (random weights put one at 3°, chapter 4 of
+    causal-no-softmax) keeps its true angle; the query's arrow under it is dashed, so the
+    two are told apart (the lint's "lines" rule finds nothing). Drawn solid, as before,
+    the rule fires; the dashed query still measures its true length."""
+    from attention_video.attncore.geometry import query_geometry
+    from attention_video.scenes import arrows, lint
+    from attention_video.scenes.themes import THEMES
+
+    a = math.radians(degrees)
+    q = [2.75, 0.0, 0.0]
+    K = [[1.9 * math.cos(a), 1.9 * math.sin(a), 0.0], [0.4, 1.5, -0.3]]
+    g = query_geometry(np.array(q), np.array(K))
+    names, colors = {0: "g", 1: "b"}, {0: "#70dbeb", 1: "#8fdc4a"}
+
+    def panels():
+        planes = arrows.fit_panels(g, [0, 1], -6.75, 0.9, -2.8, 2.95, "q", names)
+        return arrows.make_arrow_panels(g, [0, 1], planes, "q", names, colors, THEMES["dark"],
+                                        {0: f"{fmt(degrees, 0)}°", 1: "θ"})
+
+    def parts(drawn):  # each part on its own, as the chapter plays them
+        return [m for p in drawn.panels.values() for m in p.group]
+
+    drawn = panels()
+    marks = lint.marks_of(parts(drawn))
+    assert lint.lines_on_lines(marks) == []
+    assert lint.repeated_names(marks, colors.values()) == []
+    for picture in drawn.panels.values():
+        measure(picture, q, K)
+    monkeypatch.setattr(arrows, "NEAR_QUERY_DEGREES", 0.0)  # the query solid in every panel
+    assert "runs along" in " ".join(f.message for f in
+                                    lint.lines_on_lines(lint.marks_of(parts(panels()))))

@@ -272,3 +272,39 @@ def test_a_repeated_word_is_labelled_by_its_occurrence_everywhere():
                                             "flies₂", "like₂", "a", "banana"]
     assert word_labels(["The", "black", "cat", "drank", "the", "milk"])[::4] == ["The₁", "the₂"]
     assert word_labels(["extraordinarily", "extraordinarily"]) == ["extraord…₁", "extraord…₂"]
+
+
+def test_a_dashed_query_under_a_key_three_degrees_off_is_two_lines_and_keeps_its_head():
+    """Chapter 4 dashes the query's arrow under a key within a few degrees of it: a dashed
+    line and a solid one are told apart where they meet, and the dashed arrow's head is
+    still a head (a head laid over it is hidden)."""
+    dashed = lint.marks_of([VGroup(_dashed_arrow(3.0)), VGroup(arrow(3, 2.0, DARK.k))])
+    assert lint.lines_on_lines(dashed) == []
+    solid = lint.marks_of([VGroup(arrow(0, color=DARK.q)), VGroup(arrow(3, 2.0, DARK.k))])
+    assert rules(lint.lines_on_lines(solid)) == ["lines"]
+    assert any(m.role == "tip" for m in lint.marks_of([_dashed_arrow(3.0)]))
+    covered = lint.marks_of([_dashed_arrow(3.0), arrow(1, length=3.0, color=DARK.k)])
+    assert any("head of" in f.message for f in lint.hidden_tips(covered))
+
+
+def test_one_query_dashed_in_one_panel_and_solid_in_the_others_is_one_thing_drawn_again():
+    def panel(q: VMobject) -> VGroup:
+        return VGroup(q, text("q", color=DARK.q).next_to(q, RIGHT, buff=0.1))
+
+    same = [panel(_solid_arrow(2.0)), panel(_dashed_arrow(2.0)).shift(RIGHT * 4)]
+    assert lint.repeated_names(lint.marks_of(same)) == []
+    other = [panel(_solid_arrow(2.0)), panel(_dashed_arrow(1.2)).shift(RIGHT * 4)]
+    assert rules(lint.repeated_names(lint.marks_of(other))) == ["label"]
+
+
+def _dashed_arrow(length: float) -> VMobject:
+    from manim import DashedLine
+
+    line = DashedLine(ORIGIN, RIGHT * length, color=DARK.q, stroke_width=6, dash_length=0.1)
+    return line.add_tip(tip_length=0.2, tip_width=0.2)
+
+
+def _solid_arrow(length: float) -> Arrow:
+    """The query's arrow as chapter 4 draws it solid: the dashed one's head."""
+    return Arrow(ORIGIN, RIGHT * length, buff=0, color=DARK.q, stroke_width=6, tip_length=0.2,
+                 max_tip_length_to_length_ratio=1)

@@ -240,3 +240,23 @@ def test_a_masked_cell_too_short_for_a_legible_minus_infinity_stays_plain_grey()
         from attention_video.scenes.text import make_text  # noqa: PLC0415
         floor = make_text("−∞", 22).height  # the size the lint's floor asks of it
         assert all(m.height >= floor - 1e-9 for m in view.mask_marks)
+
+
+def test_a_caption_too_long_for_two_lines_at_the_size_floor_takes_three_not_a_smaller_font():
+    """Chapter 9's head choice on an Arabic sentence quoted each token with its word: two
+    lines of it were shrunk to 21 px (the lint's floor is 22). It takes a third line, set
+    closer, in the room under the picture, and every line stays at the floor or above."""
+    from attention_video.scenes import lint
+    from attention_video.scenes.layout import SAFE_BOTTOM
+    from attention_video.scenes.widgets import make_caption
+
+    long = ("We follow layer 5, head 11 (outlined; the ticks mark the row of \"alpha (in alphabet)\"). "
+            "--head auto chose it: 'alpha' (part of 'alphabet') gives 0.448 of its attention to "
+            "'bet' (part of 'alphabet'), the token just before it, the highest to another word "
+            "of any head, and every word of it is kept whole.")
+    caption = make_caption(long, THEMES["dark"])
+    marks = lint.marks_of([caption])
+    assert len(caption) == 3 and lint.too_small(marks) == []
+    assert caption.get_top()[1] <= SAFE_BOTTOM and lint.outside_safe_area(marks) == []
+    assert "".join(t.text.lstrip("\u200e") for t in caption) == long.replace(" ", "")  # all of it
+    assert len(make_caption("A short one.", THEMES["dark"])) == 1
