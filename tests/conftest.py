@@ -40,7 +40,7 @@ def _own_text_folder(tmp_path_factory):
     yield
 
 
-TESTS_CACHE_LIMIT = "500M"  # a run of the fast tier keeps ~100 MB of texts; older ones go
+TESTS_CACHE_LIMIT = "250M"  # a run of the fast tier keeps ~100 MB of texts; older ones go
 
 
 @pytest.fixture(autouse=True, scope="session")
