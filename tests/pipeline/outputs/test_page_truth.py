@@ -118,7 +118,12 @@ def page_of(tmp_path, name: str, **more):
     return write_page(trace, chapters, video, settings), trace
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "multilingual-long"
+# The long sentences read by the same sources as the short ones (a real model's page, its
+# formulas written the same way) cost three times as much: the slow tier's.
+LONG = ("pretrained-long", "multilingual-long")
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in LONG
                                   else n for n in MODELS])
 def test_every_cell_of_every_matrix_adds_up_as_written(browser, tmp_path, name):
     page, trace = page_of(tmp_path, name)
