@@ -53,7 +53,9 @@ def _tests_cache_folder(tmp_path_factory):
     folders) and shared by the workers and every process they start: a run then costs
     what a user's second run costs (an empty one builds every text again, about twice a
     dry run's time). Its entries are keyed by the code that makes them, as in the user's
-    folder. Every command prunes the cache folder after it runs, walking all of it (2.8
+    folder. Scenes a test builds without the pipeline keep their texts there too (a process's
+    first render or lint turned that on, so a test's cost hung on what ran before it in its
+    worker). Every command prunes the cache folder after it runs, walking all of it (2.8
     CPU-seconds a command in a user's full 2 GiB folder), so it is held to
     TESTS_CACHE_LIMIT. A test that needs an empty or a broken cache, or another limit,
     sets the variable itself, which wins."""
@@ -68,6 +70,11 @@ def _tests_cache_folder(tmp_path_factory):
     chosen = {CACHE_ENV: str(root / "attention-explainer-cache"), LIMIT_ENV: TESTS_CACHE_LIMIT}
     before = {name: os.environ.get(name) for name in chosen}
     os.environ.update(chosen)
+    if "manim" in sys.modules:  # scenes built directly keep their texts as a render's do
+        from attention_video.fastmanim.texts import use_text_cache
+        from attention_video.pipeline.cache.limits import TEXTS
+
+        use_text_cache(Path(chosen[CACHE_ENV]) / TEXTS)
     yield
     for name, value in before.items():
         if value is None:
