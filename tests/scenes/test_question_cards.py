@@ -17,6 +17,9 @@ from attention_video.scenes.questions import worded
 
 from tests.support.builds import chapter_lint, dry_run, plan_of, trace_of
 
+# PLAIN is the default video: its chapters are built once per session for
+# tests/scenes/test_scenes.py too, on the worker of their xdist group.
+pytestmark = pytest.mark.xdist_group("scene-builds")
 PLAIN = Settings(sentence="The black cat drank the milk")
 ASKING = dataclasses.replace(PLAIN, questions=True, think_time=4.0)
 

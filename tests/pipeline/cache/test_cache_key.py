@@ -82,15 +82,18 @@ def dry(settings: Settings, chapter: str):
     return r.subtitles, sorted(r.drawn)
 
 
-# `output` and `max_tokens` reach no key and no scene: every chapter is dry-run again for
-# each (18 dry runs, 7 CPU-seconds). The other fields keep the key of chapters 1 and 3 at
-# most, so the fast tier checks max_tokens on the five chapters that build in under half a
-# second each and no other field reaches; every chapter, for both, in the slow tier.
+# `output` and `max_tokens` reach no key and no scene, nor `think_time` without questions,
+# and `questions` only the keys of the chapters that ask: every other chapter is dry-run
+# again for each (up to 18 dry runs, 7 CPU-seconds a field). The other fields keep the key
+# of chapters 1 and 3 at most, so the fast tier checks these on the five chapters that
+# build in under half a second each and no other field reaches; every chapter, for each,
+# in the slow tier.
 CHEAP_CHAPTERS = ("factor", "softmax", "weighted_sum", "heads", "summary")
+EVERY_CHAPTER_SLOW = ("max_tokens", "think_time", "questions")
 CASES = [*(pytest.param(f, None, id=f) for f, v in VARIANTS.items()
-           if v is not None and f not in ("output", "max_tokens")),
-         pytest.param("max_tokens", CHEAP_CHAPTERS, id="max_tokens-cheap-chapters"),
-         pytest.param("max_tokens", None, marks=pytest.mark.slow, id="max_tokens"),
+           if v is not None and f not in ("output", *EVERY_CHAPTER_SLOW)),
+         *(pytest.param(f, CHEAP_CHAPTERS, id=f"{f}-cheap-chapters") for f in EVERY_CHAPTER_SLOW),
+         *(pytest.param(f, None, marks=pytest.mark.slow, id=f) for f in EVERY_CHAPTER_SLOW),
          pytest.param("output", None, marks=pytest.mark.slow, id="output")]
 
 

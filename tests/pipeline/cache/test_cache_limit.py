@@ -83,8 +83,10 @@ def test_a_chapter_hit_counts_as_a_use(tmp_path):
 
 
 def test_a_kept_text_read_back_counts_as_a_use(tmp_path):
+    from attention_video.fastmanim import texts as kept_texts
     from attention_video.scenes import text
 
+    before = kept_texts._folder  # the tests' own (tests/conftest.py), put back after
     text.use_text_cache(tmp_path)
     try:
         text.built_text.cache_clear()
@@ -95,7 +97,7 @@ def test_a_kept_text_read_back_counts_as_a_use(tmp_path):
         text.built_text("0.42", 20.0)  # from the disk this time
         assert kept.stat().st_mtime > NOW + HOUR
     finally:
-        text.use_text_cache(None)
+        text.use_text_cache(before)
         text.built_text.cache_clear()
 
 

@@ -90,14 +90,14 @@ def test_a_deck_alone_links_to_no_page(silent_deck):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
+def browser(playwright):
+    """Its own Chromium (the autoplay policy differs from the page tests' browser), from
+    the test process's one Playwright (tests/conftest.py)."""
     if not Path(CHROMIUM).exists():
         pytest.skip("Chromium is not installed (bash scripts/setup.sh --test installs it)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+    b = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    yield b
+    b.close()
 
 
 def open_deck(browser, url: str):

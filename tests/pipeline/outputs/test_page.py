@@ -50,11 +50,8 @@ from attention_video.scenes.themes import THEMES, word_color
 from tests.support.decoder_traces import decoder_trace
 from tests.support.decoder_traces import settings as decoder_settings
 
-pytestmark = pytest.mark.xdist_group("page")  # one browser per module, on one worker
+pytestmark = pytest.mark.xdist_group("page")  # one worker: its one browser (tests/conftest.py)
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 CHAPTER_SECONDS = 4.0  # each made-up chapter: two cues, (0, 1.5) and (2, 3.5)
 
 # Where the video makes each quantity, stated here independently of the page's table.
@@ -95,15 +92,6 @@ def build(folder: Path, chapters: list[ChapterResult] | None = None, **flags):
     video = blank_video(folder / "video.mp4", sum(r.duration for r in chapters))
     page = write_page(trace, chapters, video, settings)
     return page, json.loads(to_json(trace)), chapters, settings
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

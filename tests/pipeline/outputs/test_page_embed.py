@@ -31,16 +31,7 @@ from PIL import Image
 
 from tests.pipeline.outputs.test_page import blank_video, build, open_page
 
-pytestmark = pytest.mark.xdist_group("page")  # one browser per module, on one worker
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        yield b
-        b.close()
+pytestmark = pytest.mark.xdist_group("page")  # one worker: its one browser (tests/conftest.py)
 
 
 def data_of(tab) -> dict:

@@ -12,9 +12,9 @@ import json
 import pytest
 from attention_video.pipeline.outputs.page import _script_json
 
-from tests.pipeline.outputs.test_page import ARGS, CHROMIUM, build, open_page
+from tests.pipeline.outputs.test_page import build, open_page
 
-pytestmark = pytest.mark.xdist_group("page")  # one browser per module, on one worker
+pytestmark = pytest.mark.xdist_group("page")  # one worker: its one browser (tests/conftest.py)
 
 HOSTILE = [
     "cat <!--<script> milk",  # script data escaped state: the first block ate the page
@@ -26,15 +26,6 @@ HOSTILE = [
     "cat \u2028 drank \u2029 milk",  # line and paragraph separators: ends a line in old JS
     "cat <!--> milk <!---> drank",
 ]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.mark.parametrize("sentence", HOSTILE)

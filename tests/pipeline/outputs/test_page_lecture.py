@@ -30,15 +30,13 @@ from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
 
 from tests.pipeline.outputs.test_page import (
-    ARGS,
-    CHROMIUM,
     build,
     expected_operands,
     open_page,
     shown_numbers,
 )
 
-pytestmark = pytest.mark.xdist_group("page")  # one browser per module, on one worker
+pytestmark = pytest.mark.xdist_group("page")  # one worker: its one browser (tests/conftest.py)
 
 SCREENS = {"1280x720": ({"width": 1280, "height": 720}, 1),
            "1280x720 at 150%": ({"width": 853, "height": 480}, 1.5)}
@@ -50,15 +48,6 @@ def long_chapters() -> list[ChapterResult]:
     return [ChapterResult(slug, 8.0, [(0.0, 3.5, f"{slug}: the first caption"),
                                       (4.0, 7.5, f"{slug}: the second caption")])
             for slug in SLUGS]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -27,9 +27,14 @@ MAKING = {"X": ("input", "X ="), "W_Q": ("linear", "Q = X · W_Q"), "Q": ("linea
 TURNED = {"Q_rot": ("linear", "Q_rot = RoPE(Q)"), "K_rot": ("linear", "K_rot = RoPE(K)")}
 
 
-@pytest.mark.parametrize("weights", ["tiny", pytest.param("decoder", marks=pytest.mark.slow)])
+# The tiny model as the default video picks it ("auto"): its chapters are built once per
+# session for tests/scenes/test_scenes.py too, on the worker of their xdist group.
+@pytest.mark.parametrize("weights", [
+    pytest.param("auto", id="tiny", marks=pytest.mark.xdist_group("scene-builds")),
+    pytest.param("decoder", marks=pytest.mark.slow)])
 def test_each_quantity_seeks_to_the_caption_that_makes_it(weights):
     s = Settings(sentence=SENTENCE, weights=weights)
+    assert trace_of(s).source == ("tiny" if weights == "auto" else weights)
     rotary = trace_of(s).rope is not None
     chapters = [dry_run(s, slug) for slug in plan_of(s)]
     cues = page_cues(chapters)

@@ -12,20 +12,11 @@ from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
 from attention_video.scenes.questions import worded
 
-from tests.pipeline.outputs.test_page import ARGS, CHROMIUM, build, open_page
+from tests.pipeline.outputs.test_page import build, open_page
 
 pytestmark = pytest.mark.xdist_group("page")
 
 W = page_words(Translate("en"))
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from attention_video.scenes.text import fmt
 
 from tests.pipeline.outputs.test_page import blank_video, made_up_chapters, open_page
 
-pytestmark = pytest.mark.xdist_group("page")  # one browser per module, on one worker
+pytestmark = pytest.mark.xdist_group("page")  # one worker: its one browser (tests/conftest.py)
 
 BUDGET = 2_000_000  # bytes, for any model and any sentence of the lint corpus (issue 41)
 LONGEST = " ".join(["the"] * 30)  # 32 pieces with [CLS] and [SEP]: the encoders' most
@@ -118,16 +118,12 @@ def page_of(tmp_path, name: str, **more):
     return write_page(trace, chapters, video, settings), trace
 
 
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        yield b
-        b.close()
+# The long sentences read by the same sources as the short ones (a real model's page, its
+# formulas written the same way) cost three times as much: the slow tier's.
+LONG = ("pretrained-long", "multilingual-long")
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "multilingual-long"
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in LONG
                                   else n for n in MODELS])
 def test_every_cell_of_every_matrix_adds_up_as_written(browser, tmp_path, name):
     page, trace = page_of(tmp_path, name)

@@ -16,8 +16,7 @@ from attention_video.scenes.text import fmt
 
 from tests.support.builds import trace_of
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+pytestmark = pytest.mark.xdist_group("page")  # the page tests' worker, and its browser
 SETTINGS = Settings(sentence="The black cat drank the milk")
 MARKDOWN = ".md"  # (spelt apart: a file name ending so reads as a cited document)
 CHAPTERS = [
@@ -38,28 +37,25 @@ def written(tmp_path_factory):
             write_transcript(folder / ("t" + MARKDOWN), trace, CHAPTERS, SETTINGS), trace)
 
 
-def test_the_page_reads_in_the_videos_order_and_passes_axe(written):
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_the_page_reads_in_the_videos_order_and_passes_axe(browser, written):
     axe = pytest.importorskip("axe_playwright_python.sync_playwright")
     page, _, trace = written
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        tab = browser.new_page()
-        tab.goto(page.as_uri())
-        order = tab.eval_on_selector_all(  # what a screen reader meets, in document order
-            "section h2, section ol.captions li", "els => els.map(e => e.textContent)")
-        expected = [CHAPTERS[0].title, "0:00" + CAPTIONS[0], "0:04" + CAPTIONS[1],
-                    CHAPTERS[1].title, "0:11" + CAPTIONS[2]]  # the second starts at 10 s
-        assert order[:5] == expected
-        headers = tab.eval_on_selector_all("table th[scope]", "ths => ths.length")
-        assert headers >= 2 * 4
-        i, h = trace.focus, trace.head
-        cells = tab.eval_on_selector_all("table td", "tds => tds.map(td => td.textContent)")
-        assert fmt(h.weights[i, trace.partner], weight_decimals(trace.normalized)) in cells
-        assert fmt(h.Z[i, 0], 2) in cells
-        results = axe.Axe().run(tab)
-        assert results.violations_count == 0, results.generate_report()
-        browser.close()
+    tab = browser.new_page()  # (the test process's one Chromium: tests/conftest.py)
+    tab.goto(page.as_uri())
+    order = tab.eval_on_selector_all(  # what a screen reader meets, in document order
+        "section h2, section ol.captions li", "els => els.map(e => e.textContent)")
+    expected = [CHAPTERS[0].title, "0:00" + CAPTIONS[0], "0:04" + CAPTIONS[1],
+                CHAPTERS[1].title, "0:11" + CAPTIONS[2]]  # the second starts at 10 s
+    assert order[:5] == expected
+    headers = tab.eval_on_selector_all("table th[scope]", "ths => ths.length")
+    assert headers >= 2 * 4
+    i, h = trace.focus, trace.head
+    cells = tab.eval_on_selector_all("table td", "tds => tds.map(td => td.textContent)")
+    assert fmt(h.weights[i, trace.partner], weight_decimals(trace.normalized)) in cells
+    assert fmt(h.Z[i, 0], 2) in cells
+    results = axe.Axe().run(tab)
+    assert results.violations_count == 0, results.generate_report()
+    tab.close()
 
 
 def test_the_markdown_holds_every_caption_unescaped_when_read(written):

@@ -4,11 +4,13 @@ nothing."""
 from __future__ import annotations
 
 import errno
+import unicodedata
 from pathlib import Path
 
 import pytest
 from attention_video.attncore import Settings, SettingsError, build_trace
 from attention_video.attncore.chapters import SLUGS
+from attention_video.attncore.tokenize import DEFAULT_MAX_TOKENS
 from attention_video.pipeline.cache.keys import chapter_key
 from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.commands.cli import main
@@ -54,12 +56,23 @@ def test_one_over_the_limit_says_how_many_tokens():
         build_trace(Settings(sentence=" ".join(f"t{i}" for i in range(33)), weights="random"))
 
 
+# Letters, marks, numbers, punctuation and symbols: what a reader sees as a word or a mark
+# (spaces, control, format, private-use and unassigned characters are not).
+VISIBLE = ("L", "M", "N", "P", "S")
+
+
 def builds_or_gets_the_clear_error(text: str) -> None:
+    """A text refused names the sentence, and holds nothing visible or more characters
+    than the token limit (each token takes one at least); one built draws true numbers,
+    all on the frame."""
     try:
         s = Settings(sentence=text, weights="random")
         t = build_trace(s)
     except SettingsError as e:
         assert e.field == "sentence" and str(e)
+        visible = [c for c in text if unicodedata.category(c).startswith(VISIBLE)]
+        too_long = len(unicodedata.normalize("NFC", text)) > DEFAULT_MAX_TOKENS
+        assert visible == [] or too_long, f"{text!r} was refused ({e}) though it shows {visible!r}"
         return
     r = render_chapter(ChapterJob("input", t, s, clip=None))
     assert r.off_frame == [] and check_drawn(t, r.drawn) == []
