@@ -1,7 +1,9 @@
 """Keeping the cache folder under its size (`ATTENTION_CACHE_LIMIT`, 2 GiB unless told):
 after a run, `prune` removes the chapter clips, kept texts, kept speech and kept audio
 tracks least recently used, never one used in the last hour. A hit refreshes an entry's
-time (`touch`)."""
+time (`touch`). The command walks the folder at most every ten minutes (`prune_now_and_then`):
+a full folder holds some 80,000 kept texts, and walking them costs about 3 CPU-seconds, more
+than a warm re-run itself."""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from attention_video.scenes.voice import SPEECH  # the narrator's kept speech
 LIMIT_ENV = "ATTENTION_CACHE_LIMIT"
 DEFAULT_LIMIT = 2 * 1024 ** 3
 RECENT = 3600.0  # seconds: an entry used this recently is never pruned
+EVERY = 600.0  # seconds: the command walks the folder no more often than this
+STAMP = ".walked"  # in the cache folder: its time is the last walk's (a dot file: no entry)
 TEXTS = "text-objects"  # scenes.text's kept texts, inside the cache folder
 TRACKS = "audio-tracks"  # pipeline.outputs.audio's kept AAC tracks of whole videos
 
@@ -110,6 +114,26 @@ def prune(root: Path | None = None, limit: int | None = DEFAULT_LIMIT, *,
             path.unlink(missing_ok=True)
         removed, freed, size = removed + 1, freed + entry.size, size - entry.size
     return Pruned(removed, freed, size)
+
+
+def prune_now_and_then(root: Path | None = None, limit: int | None = DEFAULT_LIMIT, *,
+                       every: float = EVERY, now: float | None = None) -> Pruned | None:
+    """`prune`, unless the folder was walked less than `every` seconds ago (None then). A
+    folder filled faster than that goes over its limit by at most what was written in
+    between, and comes back under it at the next walk."""
+    root = Path(root) if root else cache_dir()
+    stamp = root / STAMP
+    now = time.time() if now is None else now
+    try:
+        if now - stamp.stat().st_mtime < every:
+            return None
+    except OSError:
+        pass  # never walked, or the stamp is gone: walk
+    pruned = prune(root, limit, now=now)
+    if root.is_dir():
+        stamp.touch()
+        os.utime(stamp, (now, now))
+    return pruned
 
 
 def human_size(size: int) -> str:

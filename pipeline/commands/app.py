@@ -29,7 +29,7 @@ from attention_video.attncore.tiny.store import fingerprint, load_default
 from attention_video.attncore.tiny.trace import train_config
 from attention_video.attncore.trained.provenance import bit_identical_here
 from attention_video.attncore.translate.corpus import vocabulary as translation_vocabulary
-from attention_video.pipeline.cache.limits import cache_limit, human_size, prune
+from attention_video.pipeline.cache.limits import cache_limit, human_size, prune_now_and_then
 from attention_video.pipeline.cache.paths import ensure_cache_dir, models_dir
 from attention_video.pipeline.commands import registry
 from attention_video.pipeline.commands.batch import (
@@ -405,14 +405,15 @@ def read_cache_limit() -> int | None:
 
 
 def tidy_cache(limit: int | None, say: Say = to_stderr) -> None:
-    """Keep the cache folder under `limit` (see pipeline.cache.limits.prune); says what it removed."""
+    """Keep the cache folder under `limit` (see pipeline.cache.limits.prune; walked at most
+    every ten minutes); says what it removed."""
 
     try:
-        pruned = prune(limit=limit)
+        pruned = prune_now_and_then(limit=limit)
     except OSError as e:  # the outputs are written: a cache that cannot be tidied is no error
         say(f"cache:     not tidied ({e.strerror or e})")
         return
-    if pruned.removed:
+    if pruned is not None and pruned.removed:
         entries = "entry" if pruned.removed == 1 else "entries"
         say(f"cache:     removed the {pruned.removed} least recently used {entries} "
             f"({human_size(pruned.freed)}) to stay under {human_size(limit)} "

@@ -12,10 +12,13 @@ from pathlib import Path
 import pytest
 from attention_video.pipeline.cache.limits import (
     DEFAULT_LIMIT,
+    EVERY,
     LIMIT_ENV,
+    STAMP,
     TEXTS,
     cache_limit,
     prune,
+    prune_now_and_then,
 )
 from attention_video.pipeline.cache.store import ChapterCache
 
@@ -69,6 +72,23 @@ def test_an_entry_used_in_the_last_hour_is_never_removed(folder):
     pruned = prune(folder, 100, now=NOW)  # far over: everything old goes, the fresh text stays
     assert pruned.size == 500 and "text-objects/cd/fresh.pkl" in names(folder)
     assert not any(n.endswith((".mp4", ".json")) for n in names(folder) if "/" not in n)
+
+
+def test_the_command_walks_the_folder_at_most_every_ten_minutes(folder, monkeypatch):
+    """A full cache holds tens of thousands of kept texts: walking them on every run cost
+    more than a warm re-run."""
+    first = prune_now_and_then(folder, 3200, now=NOW)
+    assert first is not None and first.removed == 2
+    assert (folder / STAMP).stat().st_mtime == NOW
+    put(folder / "late.mp4", 5000, 2)  # written since: over the limit again
+    walks = []
+    monkeypatch.setattr("attention_video.pipeline.cache.limits._entries",
+                        lambda root: walks.append(root) or [])
+    assert prune_now_and_then(folder, 3200, now=NOW + EVERY - 1) is None
+    assert walks == [] and (folder / "late.mp4").exists()
+    monkeypatch.undo()
+    later = prune_now_and_then(folder, 3200, now=NOW + EVERY + 1)
+    assert later is not None and not (folder / "late.mp4").exists()
 
 
 def test_a_chapter_hit_counts_as_a_use(tmp_path):
