@@ -748,7 +748,57 @@ video.addEventListener("timeupdate", () => {
   const current = document.querySelector("#cues li[aria-current='true']");
   const was = current ? [...current.parentNode.children].indexOf(current) : -1;
   if (k >= 0 && k !== was) follow(k);
+  markChapter();
 });
+
+// ---- chapters: the video's chapter marks (D.marks, the MP4's), a menu and [ ] to jump ----
+// The chapter playing at `t`: the last to have started (the video's time is kept to the
+// microsecond, so a seek to a chapter's start may land a hair before it).
+function chapterAt(t) {
+  for (let n = D.marks.length - 1; n >= 0; n--) if (D.marks[n].start <= t + 0.001) return n;
+  return 0;
+}
+
+function renderChapters() {
+  const bar = document.getElementById("chapter-bar");
+  bar.hidden = D.marks.length < 2; // one chapter: nowhere to jump
+  document.getElementById("chapter-label").textContent = W.chapter;
+  document.getElementById("chapter-keys").textContent = W.chapter_keys;
+  const menu = document.getElementById("chapter");
+  menu.replaceChildren(...D.marks.map((m, n) =>
+    el("option", {value: n, text: `${m.title} (${clock(m.start)})`})));
+  menu.addEventListener("change", () => seekChapter(Number(menu.value)));
+}
+
+// Seek to chapter `n`'s start (a hundredth of a second in: its first frame, not the last
+// frame of the chapter before).
+function seekChapter(n) {
+  if (n < 0 || n >= D.marks.length) return;
+  state.posterAt = null;
+  video.currentTime = D.marks[n].start + 0.01;
+  const k = cueAt(video.currentTime);
+  if (k >= 0) follow(k);
+  markChapter();
+}
+
+function markChapter() {
+  const menu = document.getElementById("chapter");
+  const n = String(chapterAt(video.currentTime));
+  if (D.marks.length && menu.value !== n) menu.value = n;
+}
+
+// The video's chapters as a track of the page's own, like its captions (from its data: no
+// file fetched): players and assistive technology that list chapters read it.
+function chapterTrack() {
+  if (!window.VTTCue || !D.marks.length) return;
+  const track = video.addTextTrack("chapters", W.chapters, D.language);
+  for (const m of D.marks) {
+    const cue = new VTTCue(m.start, m.end, m.title);
+    cue.id = m.chapter;
+    track.addCue(cue);
+  }
+  track.mode = "hidden"; // read, never drawn over the picture
+}
 
 // ---- a page that travels: its poster, and a line when its video is not beside it ---------
 // The poster is the page data's image (a data URI or a path beside the page) when it has
@@ -887,6 +937,10 @@ function onKey(ev) {
   if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.target.closest("select, input, textarea")) return;
   if (ev.key === "p" || ev.key === "P") setPresenter(!state.presenter);
   else if ((ev.key === "f" || ev.key === "F") && document.fullscreenEnabled) toggleFullScreen();
+  else if (ev.key === "[" || ev.key === "]") {
+    const n = chapterAt(video.currentTime) + (ev.key === "]" ? 1 : -1);
+    if (n >= 0 && n < D.marks.length) { seekChapter(n); ev.preventDefault(); }
+  }
 }
 
 // The left column is as tall as the screen below the header (and the word's note), so that
@@ -1105,12 +1159,14 @@ function start() {
   if (video.error) alone();
   poster();
   captionTrack();
+  chapterTrack();
   window.addEventListener("beforeprint", () => { if (document.body.dataset.handout !== "1") renderHandout(); });
   window.addEventListener("resize", fitSide);
   applyTheme();
   printColours();
   renderWords();
   renderCues();
+  renderChapters();
   renderHeads();
   if (kept().on === true && D.questions.length > 0) setPredict(true); // as left last time
   else renderGrids();
