@@ -752,6 +752,9 @@ video.addEventListener("timeupdate", () => {
 });
 
 // ---- chapters: the video's chapter marks (D.marks, the MP4's), a menu and [ ] to jump ----
+// ] goes to the next chapter's start; [ to the start of the chapter playing once it has
+// played this long, else to the previous chapter's (mpv's chapter-seek-threshold, 5 s).
+const RESTART_AFTER = 5;
 // The chapter playing at `t`: the last to have started (the video's time is kept to the
 // microsecond, so a seek to a chapter's start may land a hair before it).
 function chapterAt(t) {
@@ -938,7 +941,9 @@ function onKey(ev) {
   if (ev.key === "p" || ev.key === "P") setPresenter(!state.presenter);
   else if ((ev.key === "f" || ev.key === "F") && document.fullscreenEnabled) toggleFullScreen();
   else if (ev.key === "[" || ev.key === "]") {
-    const n = chapterAt(video.currentTime) + (ev.key === "]" ? 1 : -1);
+    const here = chapterAt(video.currentTime);
+    const into = video.currentTime - (D.marks.length ? D.marks[here].start : 0);
+    const n = ev.key === "]" ? here + 1 : into > RESTART_AFTER ? here : here - 1;
     if (n >= 0 && n < D.marks.length) { seekChapter(n); ev.preventDefault(); }
   }
 }

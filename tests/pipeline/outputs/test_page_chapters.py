@@ -91,6 +91,13 @@ def test_brackets_jump_to_the_next_and_the_previous_chapter(browser, three):
         state = now(tab)
         assert state["menu"] == str(expected), (key, state)
         assert state["cue"] == chapters[expected].chapter, (key, state)
+    # well into a chapter, [ goes back to its start first (as a player's key does)
+    tab.evaluate(f"document.getElementById('video').currentTime = {marks[1][0] + 5.5}")
+    tab.wait_for_function("document.getElementById('video').seeking === false")
+    tab.keyboard.press("[")
+    tab.wait_for_function(f"Math.abs(document.getElementById('video').currentTime - "
+                          f"{marks[1][0]}) < 0.05")
+    assert now(tab)["menu"] == "1"
     if os.environ.get("PAGE_SHOTS"):
         tab.screenshot(path=str(Path(os.environ["PAGE_SHOTS"]) / "page-chapters.png"))
     assert not tab.errors
