@@ -6,7 +6,7 @@ The page is the template folder page/ (plain HTML, CSS and JavaScript written he
 framework, nothing fetched) with three things put in: the part of the trace the page draws
 (page_trace: every number the page shows is read from it, at the precision it shows), the
 page's own data (the cues with the chapter
-each belongs to, the words from the caption catalogue, both themes' colours, the geometry
+each belongs to, the video's chapter marks for its chapter menu and chapters track, the words from the caption catalogue, both themes' colours, the geometry
 of each query against its keys from attncore.geometry) and the video's relative path. Its
 poster frame, the video's first captioned picture, is a PNG beside it; with `embed`
 (--page-embed) the video and the poster are inside the page as data URIs, one file.

@@ -693,10 +693,19 @@ function seekTo(k) {
 }
 
 // The caption playing at `t`: the last one to have started (between two captions, the
-// one before's picture is still on screen).
+// one before's picture is still on screen), but never one of the chapter before: a chapter
+// opens with its title and its first caption, so from its start that caption is current.
 function cueAt(t) {
-  for (let k = D.cues.length - 1; k >= 0; k--) if (D.cues[k].start <= t) return k;
-  return -1;
+  let k = D.cues.length - 1;
+  while (k >= 0 && D.cues[k].start > t) k--;
+  if (D.marks.length) {
+    const chapter = D.marks[chapterAt(t)].chapter;
+    if (k < 0 || D.cues[k].chapter !== chapter) {
+      const first = D.cues.findIndex(c => c.chapter === chapter);
+      if (first >= 0) return first;
+    }
+  }
+  return k;
 }
 
 // Mark the caption `k` as current and highlight what its chapter shows (kept on pause).

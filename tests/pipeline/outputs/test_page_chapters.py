@@ -7,6 +7,7 @@ keeps a screenshot to look at."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -33,15 +34,31 @@ def browser():
 
 @pytest.fixture(scope="module")
 def three(tmp_path_factory):
-    """A page of three chapters of different lengths, titled as scenes title them."""
+    """A page of three chapters of different lengths, titled as scenes title them, each
+    chapter's first caption half a second after its start."""
     from tests.pipeline.outputs.test_page import made_up_chapters
 
     chapters = made_up_chapters(SLUGS)
     for r, seconds in zip(chapters, (4.0, 6.0, 5.0)):
         r.duration = seconds
+        # a chapter's first caption comes a moment after its title, as in the video
+        r.subtitles = [(a + 0.5, b + 0.5, text) for a, b, text in r.subtitles]
         r.title = f"{SLUGS.index(r.chapter) + 1} · <{r.chapter}> & more"
     page, _, chapters, settings = build(tmp_path_factory.mktemp("three"), chapters)
     return page, chapters, chapter_marks(chapters, settings.language)
+
+
+def wait_until(tab, expression: str, seconds: float = 10.0) -> None:
+    """Poll `expression` until it is true: Playwright's wait_for_function would evaluate it
+    with eval(), which the page's Content-Security-Policy refuses."""
+    end = time.monotonic() + seconds
+    while not tab.evaluate(expression):
+        assert time.monotonic() < end, f"still false after {seconds} s: {expression}"
+        tab.wait_for_timeout(50)
+
+
+def at(start: float) -> str:
+    return f"Math.abs(document.getElementById('video').currentTime - {start}) < 0.05"
 
 
 def now(tab) -> dict:
@@ -72,8 +89,7 @@ def test_the_menu_lists_each_chapter_and_seeks_to_its_start(browser, three):
     assert options == [f"{title} (0:{int(a):02d})" for a, _, title in marks]
     tab.focus("#chapter")  # by keyboard: the closed menu's arrow picks the next chapter
     tab.keyboard.press("ArrowDown")
-    tab.wait_for_function(f"Math.abs(document.getElementById('video').currentTime - "
-                          f"{marks[1][0]}) < 0.05")
+    wait_until(tab, at(marks[1][0]))
     assert now(tab)["cue"] == chapters[1].chapter and now(tab)["menu"] == "1"
     assert not tab.errors
     tab.context.close()
@@ -86,17 +102,15 @@ def test_brackets_jump_to_the_next_and_the_previous_chapter(browser, three):
     for key, expected in (("]", 1), ("]", 2), ("]", 2), ("[", 1), ("[", 0), ("[", 0)):
         tab.keyboard.press(key)
         start = marks[expected][0]
-        tab.wait_for_function(f"Math.abs(document.getElementById('video').currentTime - "
-                              f"{start}) < 0.05")
+        wait_until(tab, at(start))
         state = now(tab)
         assert state["menu"] == str(expected), (key, state)
         assert state["cue"] == chapters[expected].chapter, (key, state)
     # well into a chapter, [ goes back to its start first (as a player's key does)
     tab.evaluate(f"document.getElementById('video').currentTime = {marks[1][0] + 5.5}")
-    tab.wait_for_function("document.getElementById('video').seeking === false")
+    wait_until(tab, "!document.getElementById('video').seeking")
     tab.keyboard.press("[")
-    tab.wait_for_function(f"Math.abs(document.getElementById('video').currentTime - "
-                          f"{marks[1][0]}) < 0.05")
+    wait_until(tab, at(marks[1][0]))
     assert now(tab)["menu"] == "1"
     if os.environ.get("PAGE_SHOTS"):
         tab.screenshot(path=str(Path(os.environ["PAGE_SHOTS"]) / "page-chapters.png"))
