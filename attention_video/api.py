@@ -28,6 +28,7 @@ from attention_video.pipeline.commands.app import (
 )
 from attention_video.pipeline.commands.modes import MODES, refused
 from attention_video.pipeline.outputs.files import (
+    chapters_track_path,
     check_outputs,
     check_writable_folder,
     companions,
@@ -39,7 +40,7 @@ from attention_video.pipeline.outputs.subtitles import to_vtt
 from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.render import _subtitle_cues, narrator_for, render_video
 from attention_video.pipeline.run.stills import make_storyboard
-from attention_video.scenes.catalogue import language_name
+from attention_video.scenes.catalogue import Translate, language_name
 
 
 def in_colab() -> bool:
@@ -106,17 +107,27 @@ class Explanation:
                 f'{self._track(embed)}</video>')
 
     def _track(self, embed: bool) -> str:
-        """The <track> of soft captions, `default` (on); nothing when none were written."""
+        """The <track> of soft captions, `default` (on), and of the chapters track written
+        with them (<stem>.chapters.vtt); nothing when none were written."""
         if self.captions is None:
             return ""
-        if embed:
-            track = "data:text/vtt;base64," + base64.b64encode(self.captions.read_bytes()).decode()
-        else:
-            track = _relative(self.captions)
         language = self.settings.language
         label = language_name(language)  # from its catalogue (scenes.catalogue)
-        return (f'<track kind="captions" src="{html.escape(track)}" srclang="{language}" '
-                f'label="{label}" default>')
+        tracks = (f'<track kind="captions" src="{html.escape(self._src(self.captions, embed))}" '
+                  f'srclang="{language}" label="{label}" default>')
+        chapters = chapters_track_path(self.video)
+        if chapters.is_file():
+            label = html.escape(Translate(language)("Chapters"))
+            tracks += (f'<track kind="chapters" src="{html.escape(self._src(chapters, embed))}" '
+                       f'srclang="{language}" label="{label}">')
+        return tracks
+
+    @staticmethod
+    def _src(vtt: Path, embed: bool) -> str:
+        """A WebVTT file's address in the cell: inside it (embed), else its relative path."""
+        if embed:
+            return "data:text/vtt;base64," + base64.b64encode(vtt.read_bytes()).decode()
+        return _relative(vtt)
 
 
 @dataclass(frozen=True)

@@ -11,4 +11,8 @@ def deck_words(tr: Translate) -> dict[str, str]:
     return {
         "page": tr("Companion page"),  # the link to <stem>.page.html, when it is made too
         "page_hint": tr("Every number of the video, cell by cell"),  # the link's tooltip
+        "chapters": tr("Chapters"),  # the chapter menu: each chapter's first step
+        "chapter_keys": tr("[ and ] go to the previous and the next chapter."),
+        "previous_chapter": tr("Previous chapter"),  # the keys' lines in reveal.js's help (?)
+        "next_chapter": tr("Next chapter"),
     }

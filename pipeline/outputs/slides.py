@@ -23,6 +23,7 @@ from unittest.mock import patch
 
 import av
 from attention_video.pipeline.outputs.audio import RATE, add_track, fit, normalise, read_track
+from attention_video.pipeline.outputs.chapters import chapter_marks
 from attention_video.pipeline.outputs.files import atomic_output, deck_path, relative_href
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
@@ -168,13 +169,27 @@ DECK_OPTIONS = {"controls": "true", "controls_layout": "edges", "progress": "tru
                 "respond_to_hash_changes": "true"}
 
 
+def deck_chapters(steps: list[Step], chapters: list[ChapterResult], language: str
+                  ) -> list[tuple[int, str]]:
+    """Each chapter as (its first step, from 1 as the deck's URL counts: #/step, its title
+    as the video's chapter marks name it): the deck's chapter menu and its [ ] keys."""
+    first: dict[str, int] = {}
+    for n, step in enumerate(steps, 1):
+        first.setdefault(step.chapter, n)
+    return [(first[r.chapter], title) for r, (_, _, title) in
+            zip(chapters, chapter_marks(chapters, language)) if r.chapter in first]
+
+
 def write_html(description: Path, dest: Path, title: str, steps: list[Step],
-               page: Path | None = None, language: str = "en") -> None:
+               page: Path | None = None, language: str = "en",
+               chapters: list[tuple[int, str]] | None = None) -> None:
     """The deck as one HTML file (clips as data URIs, reveal.js inlined: it works offline),
     rendered by manim-slides' converter from the project's template (revealjs/deck.html).
     A step with sound is not muted, so a narrated deck speaks from its first step; a silent
     step is, so the browser plays it without asking for sound (no "Unmute video" button).
-    `page`: the companion page the deck links to, when it is made too."""
+    `page`: the companion page the deck links to, when it is made too; `chapters`: each
+    chapter's first step and title (deck_chapters), for the chapter menu and the [ ] keys
+    (none, or one: no menu)."""
     # Lazy on purpose: manim-slides (Manim's slides: pydantic, ~1 s to load) only for --slides.
     from manim_slides.config import PresentationConfig
 
@@ -185,7 +200,10 @@ def write_html(description: Path, dest: Path, title: str, steps: list[Step],
         assets_dir=str(REVEAL_DIR), title=title, **DECK_OPTIONS,
         silent=[not s.sound for s in steps], language=language,
         page_href=relative_href(page, dest) if page is not None else None,
-        page_text=words["page"], page_hint=words["page_hint"])
+        page_text=words["page"], page_hint=words["page_hint"],
+        chapters=chapters or [], chapters_text=words["chapters"],
+        chapter_keys=words["chapter_keys"], previous_chapter=words["previous_chapter"],
+        next_chapter=words["next_chapter"])
     with atomic_output(dest) as tmp:
         converter.convert_to(tmp)
 
@@ -193,7 +211,8 @@ def write_html(description: Path, dest: Path, title: str, steps: list[Step],
 @functools.cache
 def deck_converter() -> type:
     """manim-slides' RevealJS converter with what the project's template reads besides its
-    options: which steps are silent, the language and the link to the companion page."""
+    options: which steps are silent, the language, the link to the companion page and the
+    chapter menu."""
     # Lazy on purpose: manim-slides (Manim's slides: pydantic, ~1 s to load) only for --slides.
     from manim_slides.convert import RevealJS
 
@@ -203,6 +222,11 @@ def deck_converter() -> type:
         page_href: str | None = None
         page_text: str = ""
         page_hint: str = ""
+        chapters: list[tuple[int, str]] = []  # (first step from 1, title): the chapter menu
+        chapters_text: str = ""
+        chapter_keys: str = ""
+        previous_chapter: str = ""
+        next_chapter: str = ""
 
     return Deck
 
@@ -272,6 +296,7 @@ def write_slides(chapters: list[ChapterResult], video: Path, title: str, backgro
             resolution = (cc.width, cc.height)
         description = folder / "presentation.json"
         write_description(steps, description, background, resolution)
-        write_html(description, html_path, title, steps, page, language)
+        write_html(description, html_path, title, steps, page, language,
+                   deck_chapters(steps, chapters, language))
         write_pptx(description, pptx_path)
     return html_path, pptx_path, len(steps)

@@ -13,8 +13,9 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
-from attention_video.attncore.chapters import chapter, number
+from attention_video.attncore.chapters import number
 from attention_video.attncore.settings import Settings
+from attention_video.pipeline.outputs.chapters import chapter_title
 from attention_video.pipeline.outputs.files import atomic_output, write_text_atomic
 from attention_video.pipeline.outputs.subtitles import SOFT_CAPTIONS
 from attention_video.pipeline.outputs.video import join
@@ -32,38 +33,34 @@ def chapter_file(folder: Path, r: ChapterResult) -> Path:
     return folder / f"{number(r.chapter):02d}-{r.chapter}.mp4"
 
 
-def title_of(r: ChapterResult) -> str:
-    return r.title or f"{number(r.chapter)} · {chapter(r.chapter).name}"
-
-
 def write_split(video: Path, chapters: Sequence[ChapterResult], settings: Settings
                 ) -> list[Path]:
     """Every chapter's file, the playlist and the index page; returns their paths."""
     folder = split_folder(video)
     folder.mkdir(parents=True, exist_ok=True)
-    made = []
+    made, language = [], settings.language
     for r in chapters:
         if r.clip is None or not Path(r.clip).is_file():
-            raise OutputError(f"--split: the clip of {title_of(r)} is no longer in the cache "
+            raise OutputError(f"--split: the clip of {chapter_title(r, language)} is no longer in the cache "
                               "folder; run the command again to render it")
         out = chapter_file(folder, r)
         with atomic_output(out) as tmp:
             cues = r.subtitles if settings.captions in SOFT_CAPTIONS else None
             join([Path(r.clip)], tmp, keep_track=False, cues=cues,
                  cues_on=settings.captions == "soft", language=settings.language,
-                 marks=[(0.0, r.duration, title_of(r))])
+                 marks=[(0.0, r.duration, chapter_title(r, language))])
         made.append(out)
     playlist, index = folder / "playlist.m3u", folder / "index.html"
-    write_text_atomic(playlist, m3u(chapters))
+    write_text_atomic(playlist, m3u(chapters, language))
     write_text_atomic(index, index_page(chapters, settings.sentence, settings.language))
     return [*made, playlist, index]
 
 
-def m3u(chapters: Sequence[ChapterResult]) -> str:
+def m3u(chapters: Sequence[ChapterResult], language: str) -> str:
     """An extended M3U playlist: each file with its length and title, in playing order."""
     lines = ["#EXTM3U"]
     for r in chapters:
-        lines += [f"#EXTINF:{round(r.duration)},{title_of(r)}", chapter_file(Path(), r).name]
+        lines += [f"#EXTINF:{round(r.duration)},{chapter_title(r, language)}", chapter_file(Path(), r).name]
     return "\n".join(lines) + "\n"
 
 
@@ -76,7 +73,7 @@ def index_page(chapters: Sequence[ChapterResult], sentence: str, language: str) 
     """One offline page: the sentence, then each chapter's title, length and player."""
     items = "\n".join(
         f'<li><h2><a href="{html.escape(chapter_file(Path(), r).name)}">'
-        f"{html.escape(title_of(r))}</a> <span>{minutes(r.duration)}</span></h2>\n"
+        f"{html.escape(chapter_title(r, language))}</a> <span>{minutes(r.duration)}</span></h2>\n"
         f'<video controls preload="metadata" src="{html.escape(chapter_file(Path(), r).name)}">'
         f"</video></li>" for r in chapters)
     return f"""<!doctype html>

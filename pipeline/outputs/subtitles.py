@@ -33,10 +33,15 @@ def to_vtt(cues: list[tuple[float, float, str]]) -> str:
     are dropped. Text is escaped (&, <, >), and blank lines, which would end a cue, go."""
     out = ["WEBVTT\n"]
     for start, end, text in kept_cues(cues):
-        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        lines = [line for line in text.splitlines() if line.strip()]
-        out.append(f"{vtt_time(start)} --> {vtt_time(end)}\n" + "\n".join(lines) + "\n")
+        out.append(f"{vtt_time(start)} --> {vtt_time(end)}\n{vtt_text(text)}\n")
     return "\n".join(out)
+
+
+def vtt_text(text: str) -> str:
+    """A cue's text as WebVTT holds it: &, < and > escaped, and no blank line (which would
+    end the cue)."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return "\n".join(line for line in text.splitlines() if line.strip())
 
 
 # The style header FFmpeg's text subtitle encoders (mov_text, webvtt) require to open; the

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from attention_video.attncore.settings import Settings
 from attention_video.attncore.trace import AttentionTrace
+from attention_video.pipeline.outputs.chapters import chapter_title
 from attention_video.pipeline.outputs.files import write_text_atomic
-from attention_video.pipeline.outputs.split import title_of
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.precision import fmt, weight_decimals
@@ -56,12 +56,12 @@ class Table:
     rows: tuple[tuple[str, ...], ...]  # the first cell of each row is its header
 
 
-def sections(chapters: Sequence[ChapterResult]) -> list[Section]:
-    """Each chapter's captions at their video times."""
+def sections(chapters: Sequence[ChapterResult], language: str) -> list[Section]:
+    """Each chapter's captions at their video times, under its title."""
     out, offset = [], 0.0
     for r in chapters:
         lines = tuple(Line(offset + a, text) for a, _, text in r.subtitles)
-        out.append(Section(f"chapter-{r.chapter}", title_of(r), lines))
+        out.append(Section(f"chapter-{r.chapter}", chapter_title(r, language), lines))
         offset += r.duration
     return out
 
@@ -95,7 +95,7 @@ def write_transcript(path: Path, trace: AttentionTrace, chapters: Sequence[Chapt
     path = transcript_path(path)
     words = transcript_words(Translate(settings.language), settings.sentence,
                              trace.query_tokens[trace.focus].text, trace.normalized)
-    parts = sections(chapters), tables(trace, words)
+    parts = sections(chapters, settings.language), tables(trace, words)
     text = (markdown(*parts, words) if FORMATS[path.suffix.lower()] == "Markdown"
             else page(*parts, settings.language, words))
     write_text_atomic(path, text)

@@ -21,8 +21,10 @@ from attention_video.pipeline.cache.disk import full_message, is_full, room_to_r
 from attention_video.pipeline.cache.keys import chapter_key
 from attention_video.pipeline.cache.paths import CACHE_ENV, cache_dir, models_dir
 from attention_video.pipeline.cache.store import ChapterCache
+from attention_video.pipeline.outputs.chapters import chapter_marks, to_chapters_vtt
 from attention_video.pipeline.outputs.files import (
     atomic_output,
+    chapters_track_path,
     check_writable_folder,
     default_output,
 )
@@ -71,6 +73,7 @@ class VideoResult:
     duration: float = 0.0  # seconds of video
     seconds: float = 0.0  # wall time spent
     captions: Path | None = None  # the same subtitles as WebVTT, for browsers
+    chapter_track: Path | None = None  # each chapter's title and span as WebVTT chapters
     # .srt/.vtt beside a video with burned captions, from before: a player would add them
     stale_sidecars: list[Path] = field(default_factory=list)
 
@@ -206,11 +209,16 @@ def write_video(settings: Settings, chapters: list[ChapterResult], t0: float,
     --captions soft or both: the captions also go into the video as a subtitle track (on
     by default only for soft: with both, the picture shows them). The .srt and .vtt go
     beside it only for soft (pipeline.outputs.subtitles.writes_sidecars): a player loads
-    them on its own, and over burned captions every caption would show twice. The audio
+    them on its own, and over burned captions every caption would show twice. So does the
+    WebVTT chapters track (<stem>.chapters.vtt): VLC and mpv load it as a subtitle file too
+    (its name starts with the video's) and would write the chapter's title over the
+    picture's captions; with soft captions they pick the .srt, named exactly like the
+    video. The MP4's own chapter marks are written always. The audio
     track is kept in the cache folder only with `use_cache` and room there (else it is made
     beside the video: pipeline.outputs.audio.aac_track)."""
     video = output_path(settings)
     srt_path, vtt_path = video.with_suffix(".srt"), video.with_suffix(".vtt")
+    chapters_path = chapters_track_path(video)
     cues = _subtitle_cues(chapters)
     track = settings.captions in SOFT_CAPTIONS
     sidecars = writes_sidecars(settings.captions)
@@ -218,30 +226,22 @@ def write_video(settings: Settings, chapters: list[ChapterResult], t0: float,
         duration = join([r.clip for r in chapters], tmp_video, container=video.suffix[1:].lower(),
                         keep_track=use_cache, warn=progress,
                         cues=cues if track else None, cues_on=settings.captions == "soft",
-                        language=settings.language, marks=chapter_marks(chapters, settings))
+                        language=settings.language,
+                        marks=chapter_marks(chapters, settings.language))
         if sidecars:
-            with atomic_output(srt_path) as tmp_srt, atomic_output(vtt_path) as tmp_vtt:
+            with (atomic_output(srt_path) as tmp_srt, atomic_output(vtt_path) as tmp_vtt,
+                  atomic_output(chapters_path) as tmp_chapters):
                 tmp_srt.write_text(to_srt(cues), encoding="utf-8")
                 tmp_vtt.write_text(to_vtt(cues), encoding="utf-8")
+                tmp_chapters.write_text(to_chapters_vtt(chapters, settings.language),
+                                        encoding="utf-8")
     if not sidecars:  # one already there (an earlier soft render's, or hand-made) is kept,
         # and named, since a player would show it over the picture's captions
-        stale = [p for p in (srt_path, vtt_path) if p.is_file()]
+        stale = [p for p in (srt_path, vtt_path, chapters_path) if p.is_file()]
         return VideoResult(video, None, chapters, duration, time.perf_counter() - t0,
                            stale_sidecars=stale)
     return VideoResult(video, srt_path, chapters, duration, time.perf_counter() - t0,
-                       captions=vtt_path)
-
-
-def chapter_marks(chapters: list[ChapterResult], settings: Settings) -> list[Cue]:
-    """Each chapter as (start, end, its title on screen) in video seconds: the MP4's chapter
-    marks. The title is the one its scene showed (ChapterResult.title), else, for a clip
-    kept before titles were recorded, the chapter's number and name."""
-    marks, offset = [], 0.0
-    for r in chapters:
-        title = r.title or f"{number(r.chapter)} · {chapter(r.chapter).name}"
-        marks.append((offset, offset + r.duration, title))
-        offset += r.duration
-    return marks
+                       captions=vtt_path, chapter_track=chapters_path)
 
 
 def _subtitle_cues(chapters: list[ChapterResult]) -> list[Cue]:

@@ -693,10 +693,19 @@ function seekTo(k) {
 }
 
 // The caption playing at `t`: the last one to have started (between two captions, the
-// one before's picture is still on screen).
+// one before's picture is still on screen), but never one of the chapter before: a chapter
+// opens with its title and its first caption, so from its start that caption is current.
 function cueAt(t) {
-  for (let k = D.cues.length - 1; k >= 0; k--) if (D.cues[k].start <= t) return k;
-  return -1;
+  let k = D.cues.length - 1;
+  while (k >= 0 && D.cues[k].start > t) k--;
+  if (D.marks.length) {
+    const chapter = D.marks[chapterAt(t)].chapter;
+    if (k < 0 || D.cues[k].chapter !== chapter) {
+      const first = D.cues.findIndex(c => c.chapter === chapter);
+      if (first >= 0) return first;
+    }
+  }
+  return k;
 }
 
 // Mark the caption `k` as current and highlight what its chapter shows (kept on pause).
@@ -748,7 +757,60 @@ video.addEventListener("timeupdate", () => {
   const current = document.querySelector("#cues li[aria-current='true']");
   const was = current ? [...current.parentNode.children].indexOf(current) : -1;
   if (k >= 0 && k !== was) follow(k);
+  markChapter();
 });
+
+// ---- chapters: the video's chapter marks (D.marks, the MP4's), a menu and [ ] to jump ----
+// ] goes to the next chapter's start; [ to the start of the chapter playing once it has
+// played this long, else to the previous chapter's (mpv's chapter-seek-threshold, 5 s).
+const RESTART_AFTER = 5;
+// The chapter playing at `t`: the last to have started (the video's time is kept to the
+// microsecond, so a seek to a chapter's start may land a hair before it).
+function chapterAt(t) {
+  for (let n = D.marks.length - 1; n >= 0; n--) if (D.marks[n].start <= t + 0.001) return n;
+  return 0;
+}
+
+function renderChapters() {
+  const bar = document.getElementById("chapter-bar");
+  bar.hidden = D.marks.length < 2; // one chapter: nowhere to jump
+  document.getElementById("chapter-label").textContent = W.chapter;
+  document.getElementById("chapter-keys").textContent = W.chapter_keys;
+  const menu = document.getElementById("chapter");
+  menu.replaceChildren(...D.marks.map((m, n) =>
+    el("option", {value: n, text: `${m.title} (${clock(m.start)})`})));
+  menu.addEventListener("change", () => seekChapter(Number(menu.value)));
+}
+
+// Seek to chapter `n`'s start (a hundredth of a second in: its first frame, not the last
+// frame of the chapter before).
+function seekChapter(n) {
+  if (n < 0 || n >= D.marks.length) return;
+  state.posterAt = null;
+  video.currentTime = D.marks[n].start + 0.01;
+  const k = cueAt(video.currentTime);
+  if (k >= 0) follow(k);
+  markChapter();
+}
+
+function markChapter() {
+  const menu = document.getElementById("chapter");
+  const n = String(chapterAt(video.currentTime));
+  if (D.marks.length && menu.value !== n) menu.value = n;
+}
+
+// The video's chapters as a track of the page's own, like its captions (from its data: no
+// file fetched): players and assistive technology that list chapters read it.
+function chapterTrack() {
+  if (!window.VTTCue || !D.marks.length) return;
+  const track = video.addTextTrack("chapters", W.chapters, D.language);
+  for (const m of D.marks) {
+    const cue = new VTTCue(m.start, m.end, m.title);
+    cue.id = m.chapter;
+    track.addCue(cue);
+  }
+  track.mode = "hidden"; // read, never drawn over the picture
+}
 
 // ---- a page that travels: its poster, and a line when its video is not beside it ---------
 // The poster is the page data's image (a data URI or a path beside the page) when it has
@@ -887,6 +949,12 @@ function onKey(ev) {
   if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.target.closest("select, input, textarea")) return;
   if (ev.key === "p" || ev.key === "P") setPresenter(!state.presenter);
   else if ((ev.key === "f" || ev.key === "F") && document.fullscreenEnabled) toggleFullScreen();
+  else if (ev.key === "[" || ev.key === "]") {
+    const here = chapterAt(video.currentTime);
+    const into = video.currentTime - (D.marks.length ? D.marks[here].start : 0);
+    const n = ev.key === "]" ? here + 1 : into > RESTART_AFTER ? here : here - 1;
+    if (n >= 0 && n < D.marks.length) { seekChapter(n); ev.preventDefault(); }
+  }
 }
 
 // The left column is as tall as the screen below the header (and the word's note), so that
@@ -1105,12 +1173,14 @@ function start() {
   if (video.error) alone();
   poster();
   captionTrack();
+  chapterTrack();
   window.addEventListener("beforeprint", () => { if (document.body.dataset.handout !== "1") renderHandout(); });
   window.addEventListener("resize", fitSide);
   applyTheme();
   printColours();
   renderWords();
   renderCues();
+  renderChapters();
   renderHeads();
   if (kept().on === true && D.questions.length > 0) setPredict(true); // as left last time
   else renderGrids();

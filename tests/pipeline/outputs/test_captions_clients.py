@@ -4,6 +4,7 @@ page using the .vtt, over http) and in the notebook's HTML. Real renders: marked
 
 from __future__ import annotations
 
+import base64
 import functools
 import http.server
 import json
@@ -181,3 +182,9 @@ def test_notebook_html_turns_on_no_track_over_burned_captions(tmp_path):
                        tmp_path / "v.srt", vtt, [])
     track = re.search(r"<track [^>]*>", soft.html()).group(0)
     assert "default" in track and 'kind="captions"' in track
+    assert 'kind="chapters"' not in soft.html()  # no chapters track beside it: none named
+    (tmp_path / "v.chapters.vtt").write_text("WEBVTT\n", encoding="utf-8")
+    chapters = re.findall(r'<track kind="chapters" src="([^"]*)"[^>]*>', soft.html())
+    assert [Path(c).resolve() for c in chapters] == [tmp_path / "v.chapters.vtt"]
+    inline = re.findall(r'<track kind="chapters" src="([^"]*)"', soft.html(embed=True))
+    assert inline == ["data:text/vtt;base64," + base64.b64encode(b"WEBVTT\n").decode()]

@@ -1,6 +1,7 @@
 """The --slides deck says where it is: a step number, a progress bar and the arrows on
 screen, the step kept in the URL (a reload resumes there), no "Unmute video" button when
-the deck has no sound, and, with --page, a link to the companion page and back.
+the deck has no sound, with --page, a link to the companion page and back, and a chapter
+menu and [ ] to go from chapter to chapter.
 
 The decks are made from synthetic clips (test_slides.make_clip); the links are made
 through the outputs' rows (app.video_extras), as the command line makes them. Chromium
@@ -18,7 +19,7 @@ from urllib.parse import unquote
 import pytest
 from attention_video.pipeline.commands.app import Request, make_settings, make_trace, video_extras
 from attention_video.pipeline.outputs.files import deck_path, page_path
-from attention_video.pipeline.outputs.slides import write_slides
+from attention_video.pipeline.outputs.slides import deck_chapters, plan_steps, write_slides
 from attention_video.pipeline.records import ChapterResult
 
 from tests.pipeline.outputs.test_slides import make_clip
@@ -191,5 +192,71 @@ def test_the_pages_link_to_the_deck_keeps_axe_clean(browser, both, theme):
         results = axe.Axe().run(tab)
         assert results.violations_count == 0, results.generate_report()
         shot(tab, f"page-link-{theme}.png")
+    finally:
+        tab.context.close()
+
+
+# ---- chapters: a menu of each chapter's first step, [ and ] --------------------------------
+def three_chapters(folder: Path) -> list[ChapterResult]:
+    """Three chapters of two, one and two captions: steps 1-2, 3 and 4-5, titled as scenes
+    title them (one title holding markup characters)."""
+    a = make_clip(folder / "a.mp4", 3.0, keyframes=(0.0, 1.5))
+    b = make_clip(folder / "b.mp4", 2.0, keyframes=(0.0,))
+    c = make_clip(folder / "c.mp4", 3.0, keyframes=(0.0, 1.5))
+    return [ChapterResult("input", 3.0, [(0.2, 1.5, "First"), (1.5, 3.0, "Second")], clip=a,
+                          title="1 · Input <x> & y"),
+            ChapterResult("linear", 2.0, [(0.0, 2.0, "Third")], clip=b, title="2 · Linear"),
+            ChapterResult("factor", 3.0, [(0.0, 1.5, "Fourth"), (1.5, 3.0, "Fifth")], clip=c,
+                          title="3 · Factor")]
+
+
+def test_deck_chapters_are_each_chapters_first_step_and_its_marks_title(tmp_path):
+    chapters = three_chapters(tmp_path)
+    assert deck_chapters(plan_steps(chapters), chapters, "en") == [
+        (1, "1 · Input <x> & y"), (3, "2 · Linear"), (4, "3 · Factor")]
+
+
+@pytest.fixture(scope="module")
+def chapter_deck(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("chapter-deck")
+    return write_slides(three_chapters(folder), folder / "talk.mp4", "The cat", "#000000")[0]
+
+
+def test_a_deck_of_one_chapter_has_no_chapter_menu(tmp_path, silent_deck):
+    clip = make_clip(tmp_path / "a.mp4", 2.0, keyframes=(0.0,))
+    one = write_slides([ChapterResult("input", 2.0, [(0.0, 2.0, "First")], clip=clip)],
+                       tmp_path / "one.mp4", "The cat", "#000000")[0]
+    assert '<nav class="chapter-menu"' not in one.read_text(encoding="utf-8")
+    assert '<nav class="chapter-menu"' in silent_deck.read_text(encoding="utf-8")  # two
+
+
+@pytest.mark.slow
+def test_the_deck_jumps_by_chapter_with_its_menu_and_brackets(browser, chapter_deck):
+    tab = open_deck(browser, chapter_deck.as_uri())
+    try:
+        links = tab.locator(".chapter-menu a")
+        assert links.all_text_contents() == ["1 · Input <x> & y", "2 · Linear", "3 · Factor"]
+        assert not links.first.is_visible()  # closed until opened
+        at = "Reveal.getIndices().h === {}"
+        for key, step in (("]", 2), ("]", 3), ("]", 3), ("[", 2), ("[", 0), ("[", 0)):
+            tab.keyboard.press(key)
+            tab.wait_for_function(at.format(step))
+        press_right(tab)  # into chapter 1's second step: [ goes to its first step first
+        tab.wait_for_function(at.format(1))
+        tab.keyboard.press("[")
+        tab.wait_for_function(at.format(0))
+        tab.locator(".chapter-menu summary").click()
+        assert links.nth(2).is_visible()
+        assert links.nth(0).get_attribute("aria-current") == "true"
+        shot(tab, "deck-chapters-open.png")
+        links.nth(2).click()
+        tab.wait_for_function(at.format(3))
+        tab.wait_for_function("location.hash === '#/4'")
+        assert links.nth(2).get_attribute("aria-current") == "true"
+        assert not links.first.is_visible()  # closed again once one is picked
+        tab.keyboard.press("Shift+Slash")  # ?: reveal.js's help lists the keys
+        help_text = tab.locator(".r-overlay-help").inner_text()
+        assert "Previous chapter" in help_text and "Next chapter" in help_text
+        shot(tab, "deck-chapters-help.png")
     finally:
         tab.context.close()

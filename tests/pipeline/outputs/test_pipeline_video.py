@@ -56,18 +56,18 @@ def ffprobe_chapters(path: Path) -> list[tuple[float, float, str]]:
 
 
 def test_chapter_marks_are_written_where_each_clip_starts_with_its_title(tmp_path):
-    from attention_video.attncore.settings import Settings
+    from attention_video.attncore.chapters import chapter
+    from attention_video.pipeline.outputs.chapters import chapter_marks
     from attention_video.pipeline.outputs.formats import write_webm
     from attention_video.pipeline.records import ChapterResult
-    from attention_video.pipeline.run.render import chapter_marks
 
     a = make_clip(tmp_path / "a.mp4", 10, 30)
     b = make_clip(tmp_path / "b.mp4", 5, 220)
     results = [ChapterResult("input", 10 / 15, [], title="1 · Input: words → rows"),
                ChapterResult("factor", 5 / 15, [])]  # kept before titles were recorded
-    marks = chapter_marks(results, Settings(sentence="x"))
+    marks = chapter_marks(results, "en")
     assert marks == [(0.0, 10 / 15, "1 · Input: words → rows"),
-                     (10 / 15, 1.0, "3 · factor matrix")]
+                     (10 / 15, 1.0, f"3 · {chapter('factor').title}")]
     join([a, b], tmp_path / "ab.mp4", marks=marks)
     found = ffprobe_chapters(tmp_path / "ab.mp4")
     assert [t for *_, t in found] == [t for *_, t in marks]

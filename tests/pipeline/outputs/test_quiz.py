@@ -3,11 +3,11 @@ re-parse to the very questions the video asks (question, options in order, the r
 the reason), in the caption language, whatever characters the words hold; a path with
 another ending is refused in one line and nothing is written.
 
-Neither format's schema can be fetched here (no network beyond package registries, and
-no package ships them): Moodle XML has no published schema, and IMS's QTI 1.2 XSD is on
-its site only. So these tests read the files back the way an importer does: by the
-element names and attributes Moodle's importer (question/format/xml) and Canvas's QTI
-importer read."""
+These tests read the files back the way an importer does: by the element names and
+attributes Moodle's importer (question/format/xml) and Canvas's QTI importer read. Their
+validation against schemas (IMS's QTI 1.2.1 DTD; a RELAX NG grammar and Schematron rules
+for Moodle XML, which has no published schema) is tests/pipeline/outputs/
+test_quiz_schemas.py."""
 
 from __future__ import annotations
 

@@ -166,9 +166,9 @@ def deck(tmp_path_factory):
     folder = tmp_path_factory.mktemp("deck")
     a = make_clip(folder / "a.mp4", 3.0, keyframes=(0.0, 1.5))
     b = make_clip(folder / "b.mp4", 2.0, keyframes=(0.0,))
-    chapters = [ChapterResult(1, 3.0, [(0.2, 1.5, "First <step> & one"), (1.5, 3.0, "Second")],
+    chapters = [ChapterResult("input", 3.0, [(0.2, 1.5, "First <step> & one"), (1.5, 3.0, "Second")],
                               clip=a),
-                ChapterResult(2, 2.0, [(0.0, 2.0, "Third")], clip=b)]
+                ChapterResult("linear", 2.0, [(0.0, 2.0, "Third")], clip=b)]
     html, pptx, n = write_slides(chapters, folder / "talk.mp4", "The cat", "#000000")
     return html, pptx, n
 
@@ -189,7 +189,10 @@ def test_html_needs_no_network_and_mutes_only_silent_steps(deck, narrated_deck):
     sound is, so that the browser plays it without asking (no "Unmute video" button)."""
     text = deck[0].read_text(encoding="utf-8")
     links = re.findall(r'(?:src|href)="([^"]*)"', text)
-    assert links and all(link.startswith("data:") for link in links), links
+    # data URIs, and the chapter menu's steps (#/3: a place in the page, nothing fetched)
+    assert links and all(link.startswith("data:") or re.fullmatch(r"#/\d+", link)
+                         for link in links), links
+    assert any(link.startswith("data:") for link in links)
     assert not re.search(r"https?://(?!github\.com/hakimel)", text)  # (a credit in a comment)
     assert "Hakim El Hattab" in base64.b64decode(
         next(link for link in links if "javascript" in link).split(",", 1)[1]).decode()
@@ -222,7 +225,7 @@ def test_pptx_previews_are_the_held_pictures(deck):
 def test_making_the_deck_prints_nothing(deck, tmp_path, capfd):
     """No progress bar (manim-slides' tqdm bar, or any) reaches the terminal."""
     html, _, _ = deck
-    clips = [ChapterResult(1, 2.0, [(0.0, 2.0, "One")], clip=html.parent / "b.mp4")]
+    clips = [ChapterResult("input", 2.0, [(0.0, 2.0, "One")], clip=html.parent / "b.mp4")]
     write_slides(clips, tmp_path / "quiet.mp4", "Quiet", "#000000")
     out, err = capfd.readouterr()
     assert (out, err) == ("", "")
@@ -423,7 +426,7 @@ def narrated_deck(tmp_path_factory) -> Path:
     clip = make_clip(folder / "a.mp4", 3.0, keyframes=(0.0, 1.5))
     n = 3 * audio.RATE
     audio.add_track(clip, (8000 * np.sin(np.arange(n) * 0.05)).astype(np.int16))
-    chapters = [ChapterResult(1, 3.0, [(0.0, 1.5, "One"), (1.5, 3.0, "Two")], clip=clip)]
+    chapters = [ChapterResult("input", 3.0, [(0.0, 1.5, "One"), (1.5, 3.0, "Two")], clip=clip)]
     return write_slides(chapters, folder / "talk.mp4", "Narrated", "#000000")[0]
 
 

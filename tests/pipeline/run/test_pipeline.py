@@ -207,7 +207,8 @@ def test_the_command_renders_through_the_pipeline_and_reuses_the_cache(tmp_path,
     assert out.read_bytes() == b"[cats ch1][cats ch2]" and out.with_suffix(".srt").exists()
     assert "chapter 2 (linear layers): rendered" in said.err and "video:     " in said.err
     assert said.out.splitlines() == [str(out), str(out.with_suffix(".srt")),
-                                     str(out.with_suffix(".vtt"))]  # the paths, one a line
+                                     str(out.with_suffix(".vtt")),
+                                     str(tmp_path / "v.chapters.vtt")]  # the paths, one a line
     err = said.err
     main(args)
     err = capsys.readouterr().err
