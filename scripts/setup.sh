@@ -75,7 +75,11 @@ dtd=.venv/share/ims-qti/ims_qtiasiv1p2p1.dtd
 if [ -n "$testing" ] && [ ! -f "$dtd" ]; then
   echo "setup: fetching IMS's QTI 1.2.1 DTD (from pyslet's source distribution)"
   tmp=$(mktemp -d)
-  .venv/bin/python -m pip download -q --no-deps --no-binary :all: -d "$tmp" "pyslet==0.7.20170805"
+  if ! .venv/bin/python -m pip download -q --no-deps --no-binary :all: -d "$tmp" \
+      "pyslet==0.7.20170805" 2>"$tmp/pip.log"; then  # pip's warnings only when it fails
+    cat "$tmp/pip.log" >&2
+    exit 1
+  fi
   mkdir -p "$(dirname "$dtd")"
   tar -xzf "$tmp"/pyslet-0.7.20170805.tar.gz -C "$tmp" \
     pyslet-0.7.20170805/unittests/data_imsqtiv1p2p1/ims_qtiasiv1p2p1.dtd
