@@ -88,6 +88,12 @@ class CairoRecorder:
                       for o, b, g, r, a in pattern.get_color_stops_rgba())
         self.ops.append(("gradient", tuple(float(v) for v in pattern.get_linear_points()), stops))
 
+    def path(self, xy: np.ndarray, spans: tuple[tuple[int, int, bool], ...], n: int) -> None:
+        """A whole path as one op (fastmanim.camera.trace_path draws it): the points drawn,
+        (points, 2) in scene units, and each sub-path's (start, end, closed), `n` points a
+        curve. One array pickles and replays far quicker than a call per curve."""
+        self.ops.append(("path", xy, spans, n))
+
     def image(self, pixels: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> None:
         """An image mobject's pixels (rows top first, RGBA) filling the box (x0, y0)–(x1, y1)
         in scene units: the camera draws these into the frame, not through Cairo."""
@@ -113,7 +119,9 @@ def replay(ctx: Any, still: VectorStill, x: float, y: float, width: float, heigh
     ctx.translate(x + width / 2, y + height / 2)
     ctx.scale(sx, -sy)  # scene units, y up
     for name, *args in still.ops:
-        if name == "gradient":
+        if name == "path":
+            _trace_path(ctx, *args)
+        elif name == "gradient":
             points, stops = args
             pattern = cairo.LinearGradient(*points)
             for stop in stops:
@@ -125,6 +133,21 @@ def replay(ctx: Any, still: VectorStill, x: float, y: float, width: float, heigh
             getattr(ctx, name)(*args)
     ctx.new_path()
     ctx.restore()
+
+
+def _trace_path(ctx: Any, xy: np.ndarray, spans: tuple[tuple[int, int, bool], ...],
+                n: int) -> None:
+    """The calls fastmanim.camera.trace_path made to draw the path, with the same numbers
+    (here, where the handout is written, Manim is not imported)."""
+    points = xy.tolist()
+    ctx.new_path()
+    for start, end, closed in spans:
+        ctx.new_sub_path()
+        ctx.move_to(*points[start])
+        for i in range(start, end - n + 1, n):
+            ctx.curve_to(*points[i + 1], *points[i + 2], *points[i + 3])
+        if closed:
+            ctx.close_path()
 
 
 def _draw_image(ctx: Any, rgba: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> None:

@@ -229,6 +229,7 @@ def test_the_handout_draws_an_image_mobject_where_the_frame_has_it():
     not through Cairo: the vector still keeps its pixels and draws them in their box, the
     right way up, each pixel a sharp square."""
     import cairo
+    from attention_video.fastmanim.camera import RecordingCamera
     from manim import ImageMobject, Scene, tempconfig
 
     pixels = np.zeros((2, 3, 4), np.uint8)  # 2 rows, 3 columns, RGBA
@@ -237,11 +238,11 @@ def test_the_handout_draws_an_image_mobject_where_the_frame_has_it():
     pixels[1, 2, :3] = (0, 0, 255)  # bottom right: blue
     with tempconfig({"pixel_width": 160, "pixel_height": 90, "frame_width": 16.0,
                      "frame_height": 9.0}):
-        scene = Scene()
+        scene = Scene(camera_class=RecordingCamera)
         image = ImageMobject(pixels, scale_to_resolution=90)
         image.stretch_to_fit_width(6.0).stretch_to_fit_height(4.0).move_to([2.0, 1.0, 0])
         scene.add(image)
-        still = st.record_vector(scene)
+        _, still = st.draw_still(scene)
     ops = [op for op in still.ops if op[0] == "image"]
     assert len(ops) == 1 and ops[0][1].shape == (2, 3, 4)
     surface = cairo.ImageSurface(cairo.FORMAT_ARGB32, 160, 90)
