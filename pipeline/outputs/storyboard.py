@@ -4,6 +4,7 @@ laid out as a PNG contact sheet and an A4 PDF handout, their captions printed un
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import subprocess
 import unicodedata
@@ -309,46 +310,57 @@ class Block:
     with their captions under them."""
 
     kind: str  # "heading" or "row"
-    image: Image.Image  # sheet.width wide
+    height: int  # pixels
+    image: Image.Image | None = None  # sheet.width wide; None: laid out, not drawn
     title: str = ""  # a heading's
     stills: tuple[Still, ...] = ()  # a row's, with their captions' lines
     lines: tuple[tuple[str, ...], ...] = ()
 
-    @property
-    def height(self) -> int:
-        return self.image.height
 
-
-def draw_blocks(stills: list[Still], sheet: Sheet) -> list[Block]:
-    """Each chapter's heading and rows of stills, in the order of `stills`."""
+def lay_out_blocks(stills: list[Still], sheet: Sheet) -> list[Block]:
+    """Each chapter's heading and rows of stills, in the order of `stills`, with their
+    heights and captions' lines but not drawn (the handout draws its own, as vectors)."""
     cell = cell_width(sheet)
     line_h = round(sheet.text * 1.35)
     size = thumb_size(sheet)
     blocks: list[Block] = []
     for ch in dict.fromkeys(s.chapter for s in stills):
         mine = [s for s in stills if s.chapter == ch]
-        title = mine[0].title
-        image = Image.new("RGB", (sheet.width, round(sheet.heading * 1.8)), PAPER)
-        draw = ImageDraw.Draw(image)
-        _print(draw, (sheet.margin, sheet.heading * 0.3), title, sheet.heading, INK)
-        draw.line((sheet.margin, image.height - 6, sheet.width - sheet.margin, image.height - 6),
-                  fill=RULE, width=2)
-        blocks.append(Block("heading", image, title=title))
+        blocks.append(Block("heading", round(sheet.heading * 1.8), title=mine[0].title))
         for i in range(0, len(mine), sheet.columns):
             row = [(s, wrap(s.caption, sheet.text, cell)) for s in mine[i:i + sheet.columns]]
             top = 1  # the still's frame is drawn 1 px outside it
             height = top + size[1] + 8 + max(len(lines) for _, lines in row) * line_h + sheet.gap
-            image = Image.new("RGB", (sheet.width, height), PAPER)
-            draw = ImageDraw.Draw(image)
-            for k, (still, lines) in enumerate(row):
-                x = round(sheet.margin + k * (cell + sheet.gap))
-                image.paste(thumbnail(still, size), (x, top))
-                draw.rectangle((x - 1, top - 1, x + round(cell), top + size[1]), outline=RULE)
-                for n, line in enumerate(lines):
-                    _print(draw, (x, top + size[1] + 8 + n * line_h), line, sheet.text, INK)
-            blocks.append(Block("row", image, stills=tuple(s for s, _ in row),
+            blocks.append(Block("row", height, stills=tuple(s for s, _ in row),
                                 lines=tuple(tuple(lines) for _, lines in row)))
     return blocks
+
+
+def draw_blocks(stills: list[Still], sheet: Sheet) -> list[Block]:
+    """Each chapter's heading and rows of stills, in the order of `stills`, drawn."""
+    return [dataclasses.replace(b, image=_draw_block(b, sheet))
+            for b in lay_out_blocks(stills, sheet)]
+
+
+def _draw_block(block: Block, sheet: Sheet) -> Image.Image:
+    image = Image.new("RGB", (sheet.width, block.height), PAPER)
+    draw = ImageDraw.Draw(image)
+    if block.kind == "heading":
+        _print(draw, (sheet.margin, sheet.heading * 0.3), block.title, sheet.heading, INK)
+        draw.line((sheet.margin, image.height - 6, sheet.width - sheet.margin, image.height - 6),
+                  fill=RULE, width=2)
+        return image
+    cell = cell_width(sheet)
+    line_h = round(sheet.text * 1.35)
+    size = thumb_size(sheet)
+    top = 1  # the still's frame is drawn 1 px outside it
+    for k, (still, lines) in enumerate(zip(block.stills, block.lines)):
+        x = round(sheet.margin + k * (cell + sheet.gap))
+        image.paste(thumbnail(still, size), (x, top))
+        draw.rectangle((x - 1, top - 1, x + round(cell), top + size[1]), outline=RULE)
+        for n, line in enumerate(lines):
+            _print(draw, (x, top + size[1] + 8 + n * line_h), line, sheet.text, INK)
+    return image
 
 
 def paginate(blocks: list[Block], sheet: Sheet) -> list[list[Block]]:
@@ -519,7 +531,7 @@ class Composer:
 
     def _draw(self, stills: ChapterStills) -> None:
         self._sheet[stills.chapter] = draw_blocks(stills.stills, CONTACT_SHEET)
-        self._handout[stills.chapter] = draw_blocks(stills.stills, HANDOUT)
+        self._handout[stills.chapter] = lay_out_blocks(stills.stills, HANDOUT)
         while (self._compressed < len(self.chapters)
                and self.chapters[self._compressed] in self._sheet):
             for block in self._sheet[self.chapters[self._compressed]]:

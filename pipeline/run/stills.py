@@ -27,14 +27,11 @@ from attention_video.pipeline.cache.limits import TEXTS
 from attention_video.pipeline.cache.paths import cache_dir
 from attention_video.pipeline.outputs.files import check_writable_folder
 from attention_video.pipeline.outputs.storyboard import (
-    HANDOUT,
     STILL_SIZE,
     CairoRecorder,
     Composer,
     VectorStill,
-    shrink,
     storyboard_path,
-    thumb_size,
 )
 from attention_video.pipeline.records import ChapterStills, Still, StoryboardResult
 from attention_video.pipeline.run.chapter import manim_config
@@ -110,10 +107,9 @@ def chapter_stills(slug: str, trace: AttentionTrace, settings: Settings,
             scene.render()
     finally:
         shutil.rmtree(text_dir, ignore_errors=True)
-    # Drawn at the contact sheet's size (Cairo's cost here is per path, not per pixel),
-    # so only the handout's smaller copy is resized.
-    size = thumb_size(HANDOUT)
-    stills = [Still(slug, scene.title_text, text, image, {size: shrink(image, size)}, vector)
+    # Drawn at the contact sheet's size (Cairo's cost here is per path, not per pixel);
+    # the handout draws each still again from its vector copy.
+    stills = [Still(slug, scene.title_text, text, image, {}, vector)
               for text, image, vector in scene.stills]
     return ChapterStills(slug, stills, scene.subtitles, time.perf_counter() - start)
 
