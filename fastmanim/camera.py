@@ -113,6 +113,9 @@ class RecordingCamera(PathCamera):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._recorder: Any = None
+        # id(vmobject) -> (what its path was made from, its points drawn, its spans, the
+        # path): most objects stay put from one recorded frame to the next
+        self._recorded: dict[int, tuple[tuple, np.ndarray, tuple, cairo.Path]] = {}
 
     @contextmanager
     def recording(self, recorder: Any) -> Iterator[Any]:
@@ -138,12 +141,20 @@ class RecordingCamera(PathCamera):
         raw = vmobject.points
         if len(raw) == 0:
             return self  # (as Manim: nothing is drawn for it)
-        points = self.transform_points_pre_display(vmobject, raw)
         n = vmobject.n_points_per_cubic_curve
-        spans = path_spans(vmobject, points, n)
-        xy = np.array(points[:, :2], dtype=np.float64)  # (points, 2), the numbers drawn
-        trace_path(ctx.drawn, xy.tolist(), spans, n)
-        ctx.recorder.path(xy, tuple(spans), n)
+        made_of = (raw.tobytes(), raw.shape, n, vmobject.tolerance_for_point_equality)
+        kept = self._recorded.get(id(vmobject))
+        if kept is not None and kept[0] == made_of:  # as in the last frame: its path again
+            _, xy, spans, path = kept
+            ctx.drawn.new_path()
+            ctx.drawn.append_path(path)
+        else:
+            points = self.transform_points_pre_display(vmobject, raw)
+            spans = tuple(path_spans(vmobject, points, n))
+            xy = np.array(points[:, :2], dtype=np.float64)  # (points, 2), the numbers drawn
+            trace_path(ctx.drawn, xy.tolist(), spans, n)
+            self._recorded[id(vmobject)] = (made_of, xy, spans, ctx.drawn.copy_path())
+        ctx.recorder.path(xy, spans, n)
         return self
 
     def display_image_mobject(self, image_mobject: Any, pixel_array: np.ndarray) -> None:
