@@ -109,8 +109,6 @@ class CairoRecorder:
 
 def replay(ctx: Any, still: VectorStill, x: float, y: float, width: float, height: float) -> None:
     """Draw `still` into the rectangle (x, y, width, height) of `ctx` (its units; y down)."""
-    import cairo
-
     ctx.save()
     ctx.rectangle(x, y, width, height)
     ctx.clip()
@@ -119,7 +117,16 @@ def replay(ctx: Any, still: VectorStill, x: float, y: float, width: float, heigh
     sx, sy = width / still.frame_width, height / still.frame_height
     ctx.translate(x + width / 2, y + height / 2)
     ctx.scale(sx, -sy)  # scene units, y up
-    for name, *args in still.ops:
+    play_ops(ctx, still.ops)
+    ctx.new_path()
+    ctx.restore()
+
+
+def play_ops(ctx: Any, ops: tuple[tuple, ...]) -> None:
+    """The recorded calls made again on `ctx`, whose user space is scene units, y up."""
+    import cairo
+
+    for name, *args in ops:
         if name == "path":
             _trace_path(ctx, *args)
         elif name == "gradient":
@@ -132,8 +139,6 @@ def replay(ctx: Any, still: VectorStill, x: float, y: float, width: float, heigh
             _draw_image(ctx, *args)
         else:
             getattr(ctx, name)(*args)
-    ctx.new_path()
-    ctx.restore()
 
 
 def _trace_path(ctx: Any, xy: np.ndarray, spans: tuple[tuple[int, int, bool], ...],
