@@ -25,8 +25,13 @@ def N_(message: str) -> str:  # noqa: N802 (gettext's name for a marker)
 
 @dataclass(frozen=True)
 class Cost:
-    """Seconds its scene took for the default sentence at -q l on the development machine
-    (2 cores, --jobs 2): only the order they give the scheduler matters
+    """CPU-seconds its chapter took (the worker's, encoder threads included) in a cold
+    `-q l` render of the default sentence, `--jobs 2`, on the development machine (2
+    cores): the "CPU s" column of `benchmarks/bench_chapters.py -q l` (small) and of
+    `benchmarks/bench_chapters.py -q l --weights pretrained` (large), measured with issue
+    45's storyboard changes (the whole render: 37.1 and 36.2 CPU-seconds). CPU-seconds,
+    not wall time: the machine was shared (load 14), which stretches wall time several
+    fold and CPU time little. Only the order they give the scheduler matters
     (pipeline.run.schedule)."""
 
     small: float  # measured with a small model: the tiny one, d_model 4, one head
@@ -61,34 +66,34 @@ class Chapter:
 SCENES = "attention_video.scenes.chapters"
 CHAPTERS: tuple[Chapter, ...] = (  # the story, in playing order
     Chapter("input", "input", f"{SCENES}.input", "InputScene",
-            N_("Input: words become rows of numbers"), ("X",), Cost(2.5, 4.9),
+            N_("Input: words become rows of numbers"), ("X",), Cost(1.9, 1.8),
             reads_focus=False),  # the followed word is picked up in the next chapter
     Chapter("linear", "linear layers", f"{SCENES}.linear", "LinearScene",
             N_("Linear layers: X becomes Q, K and V"),
-            ("X", "W_Q", "W_K", "W_V", "Q", "K", "V"), Cost(6.9, 8.3)),
+            ("X", "W_Q", "W_K", "W_V", "Q", "K", "V"), Cost(6.7, 5.9)),
     Chapter("factor", "factor matrix", f"{SCENES}.factor", "FactorScene",
-            N_("The factor matrix Q·Kᵀ"), ("Q", "K", "scores"), Cost(3.1, 6.7),
+            N_("The factor matrix Q·Kᵀ"), ("Q", "K", "scores"), Cost(2.4, 1.9),
             rotary_title=N_("The factor matrix Q_rot·K_rotᵀ")),
     Chapter("dot", "dot product", f"{SCENES}.dot", "DotProductScene",
-            N_("One cell: a dot product"), ("Q", "K", "scores"), Cost(2.7, 2.8)),
+            N_("One cell: a dot product"), ("Q", "K", "scores"), Cost(5.5, 6.0)),
     Chapter("softmax", "scale and softmax", f"{SCENES}.softmax", "SoftmaxScene",
             N_("Scale and softmax: scores become weights"), ("scores", "scaled", "weights"),
-            Cost(2.8, 3.2)),
+            Cost(2.2, 2.2)),
     Chapter("weighted_sum", "weighted sum", f"{SCENES}.weighted_sum", "WeightedSumScene",
-            N_("Weighted sum: mixing the values"), ("weights", "V", "Z"), Cost(3.6, 6.6)),
+            N_("Weighted sum: mixing the values"), ("weights", "V", "Z"), Cost(3.0, 3.7)),
     Chapter("qkv", "query, key, value", f"{SCENES}.qkv", "QKVScene",
             N_("Query, key, value: who gets attention?"), ("Q", "K", "V", "weights"),
-            Cost(2.2, 2.5),
+            Cost(1.6, 2.3),
             reads_plan=("learning",)),  # "the next chapter replays its training"
     Chapter("learning", "learning", f"{SCENES}.learning", "LearningScene",
             N_("Learning: training aligns the vectors"), ("Q", "K", "scores", "weights"),
-            Cost(6.2, None)),  # a real model has no training history to replay
+            Cost(10.7, None)),  # a real model has no training history to replay
     Chapter("heads", "heads", f"{SCENES}.heads", "HeadsScene",
             N_("Every head: patterns side by side, then joined"), ("weights", "Z"),
-            Cost(3.5, 14.1), one_head_title=N_("One head: its Z row times W_O")),
+            Cost(1.3, 9.7), one_head_title=N_("One head: its Z row times W_O")),
     Chapter("summary", "summary", f"{SCENES}.summary", "SummaryScene",
             N_("Summary: the whole formula"),
-            ("Q", "K", "V", "scores", "scaled", "weights", "Z"), Cost(2.0, 3.1),
+            ("Q", "K", "V", "scores", "scaled", "weights", "Z"), Cost(1.9, 2.6),
             # each term is tied back to the chapter that computed it ("ch. 2: Q = X·W_Q")
             reads_plan=("linear", "factor", "softmax", "weighted_sum")),
 )

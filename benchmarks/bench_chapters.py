@@ -7,6 +7,11 @@ not wall time: on a shared machine wall time says little.
 
     .venv/bin/python benchmarks/bench_chapters.py                 # 1080p30, default sentence
     .venv/bin/python benchmarks/bench_chapters.py -q l --keep out.mp4
+    .venv/bin/python benchmarks/bench_chapters.py -q l --weights pretrained   # a large model
+
+The chapter rows' costs (attncore.chapters.Cost) are the CPU column of the two `-q l`
+runs: the default sentence with the tiny model (small) and with the pretrained encoder
+(large).
 
 Two renders of the same code should give the same video byte for byte; compare two with
 scripts/same_frames.py.
@@ -44,6 +49,7 @@ def main() -> None:
     ap.add_argument("sentence", nargs="?", default=DEFAULT)
     ap.add_argument("-q", "--quality", default="h", choices=list(QUALITIES))
     ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--weights", default="auto", help="the model (default: auto)")
     ap.add_argument("--keep", metavar="MP4", help="keep the video here (to compare frames)")
     args = ap.parse_args()
     root = Path(tempfile.mkdtemp(prefix="bench-chapters-"))
@@ -51,12 +57,14 @@ def main() -> None:
     out = Path(args.keep) if args.keep else root / "video.mp4"
     try:
         before = children_cpu()
-        r = render_video(Settings(sentence=args.sentence, quality=args.quality, output=str(out)),
+        r = render_video(Settings(sentence=args.sentence, quality=args.quality, output=str(out),
+                                  weights=args.weights),
                          jobs=args.jobs, cache=ChapterCache(root / "clips"))
         workers = children_cpu() - before
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(f"{args.sentence!r}, {QUALITIES[args.quality][3]}, --jobs {args.jobs}: "
+    print(f"{args.sentence!r}, --weights {args.weights}, "
+          f"{QUALITIES[args.quality][3]}, --jobs {args.jobs}: "
           f"{r.duration:.1f} s of video, load average {os.getloadavg()[0]:.1f}")
     print(f"  {'chapter':13} {'video s':>7} {'CPU s':>6} {'main':>6} {'draw':>6} {'others':>6} "
           f"{'shown':>6} {'stored':>6}")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import cairo
@@ -81,17 +83,7 @@ class PathCamera(Camera):
     def _make_path(self, ctx: Any, vmobject: Any, points: np.ndarray) -> None:
         """Manim's Camera.set_cairo_context_path, the same calls with the same numbers."""
         n = vmobject.n_points_per_cubic_curve
-        ctx.new_path()
-        xy = points[:, :2].tolist()
-        for start, end in _subpaths(vmobject, points, n):
-            if end - start < n:
-                continue
-            ctx.new_sub_path()
-            ctx.move_to(*xy[start])
-            for i in range(start, end - n + 1, n):
-                ctx.curve_to(*xy[i + 1], *xy[i + 2], *xy[i + 3])
-            if vmobject.consider_points_equals_2d(points[start], points[end - 1]):
-                ctx.close_path()
+        trace_path(ctx, points[:, :2].tolist(), path_spans(vmobject, points, n), n)
 
     def take_frame(self) -> np.ndarray:
         """The frame just drawn, handed over instead of copied: the camera draws on into a
@@ -104,6 +96,112 @@ class PathCamera(Camera):
         self.pixel_array = SPARE_FRAMES.take(frame)
         self.pixel_array_to_cairo_context.pop(id(self.pixel_array), None)
         return frame
+
+
+class RecordingCamera(PathCamera):
+    """PathCamera that can hand every Cairo call of a frame to a recorder as well, while it
+    draws the frame (`recording`): the storyboard takes a still's pixels and its vector copy
+    for the PDF handout in one pass, instead of building every path twice.
+
+    The recorder is any object with the Cairo context's drawing methods the camera calls
+    (colours, line styles, fill and stroke) and two of its own: `path(xy, spans, n)`, one
+    whole path (what `trace_path` draws), and `image(pixels, x0, y0, x1, y1)`, an image
+    mobject's RGBA pixels filling a box in scene units (the camera draws those into the
+    frame, not through Cairo). Objects with a background image and point clouds are drawn
+    but not recorded."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._recorder: Any = None
+        # id(vmobject) -> (what its path was made from, its points drawn, its spans, the
+        # path): most objects stay put from one recorded frame to the next
+        self._recorded: dict[int, tuple[tuple, np.ndarray, tuple, cairo.Path]] = {}
+
+    @contextmanager
+    def recording(self, recorder: Any) -> Iterator[Any]:
+        """Within the block, every frame drawn is recorded into `recorder` too."""
+        self._recorder = recorder
+        try:
+            yield recorder
+        finally:
+            self._recorder = None
+
+    def display_multiple_non_background_colored_vmobjects(self, vmobjects: Any,
+                                                           pixel_array: np.ndarray) -> None:
+        if self._recorder is None:
+            super().display_multiple_non_background_colored_vmobjects(vmobjects, pixel_array)
+            return
+        ctx = _Tee(self.get_cairo_context(pixel_array), self._recorder)
+        for vmobject in vmobjects:
+            self.display_vectorized(vmobject, ctx)
+
+    def set_cairo_context_path(self, ctx: Any, vmobject: Any) -> RecordingCamera:
+        if not isinstance(ctx, _Tee):
+            return super().set_cairo_context_path(ctx, vmobject)
+        raw = vmobject.points
+        if len(raw) == 0:
+            return self  # (as Manim: nothing is drawn for it)
+        n = vmobject.n_points_per_cubic_curve
+        made_of = (raw.tobytes(), raw.shape, n, vmobject.tolerance_for_point_equality)
+        kept = self._recorded.get(id(vmobject))
+        if kept is not None and kept[0] == made_of:  # as in the last frame: its path again
+            _, xy, spans, path = kept
+            ctx.drawn.new_path()
+            ctx.drawn.append_path(path)
+        else:
+            points = self.transform_points_pre_display(vmobject, raw)
+            spans = tuple(path_spans(vmobject, points, n))
+            xy = np.array(points[:, :2], dtype=np.float64)  # (points, 2), the numbers drawn
+            trace_path(ctx.drawn, xy.tolist(), spans, n)
+            self._recorded[id(vmobject)] = (made_of, xy, spans, ctx.drawn.copy_path())
+        ctx.recorder.path(xy, spans, n)
+        return self
+
+    def display_image_mobject(self, image_mobject: Any, pixel_array: np.ndarray) -> None:
+        if self._recorder is not None:
+            from manim import DL, UR
+
+            (x0, y0, _), (x1, y1, _) = image_mobject.get_corner(DL), image_mobject.get_corner(UR)
+            self._recorder.image(image_mobject.get_pixel_array(), float(x0), float(y0),
+                                 float(x1), float(y1))
+        super().display_image_mobject(image_mobject, pixel_array)
+
+
+class _Tee:
+    """A Cairo context that hands each call to a recorder too (the recorder first)."""
+
+    def __init__(self, drawn: Any, recorder: Any) -> None:
+        self.drawn, self.recorder = drawn, recorder
+
+    def __getattr__(self, name: str) -> Any:
+        real, copy = getattr(self.drawn, name), getattr(self.recorder, name)
+
+        def both(*args: Any) -> Any:
+            copy(*args)
+            return real(*args)
+        setattr(self, name, both)  # looked up once per context
+        return both
+
+
+def trace_path(ctx: Any, xy: list, spans: list[tuple[int, int, bool]], n: int) -> None:
+    """Draw a path into `ctx` as Manim's camera does: a new path, then for each span
+    (start, end, closed) a sub-path from xy[start] through the cubic curves of
+    xy[start:end], `n` points a curve, closed when its ends meet."""
+    ctx.new_path()
+    for start, end, closed in spans:
+        ctx.new_sub_path()
+        ctx.move_to(*xy[start])
+        for i in range(start, end - n + 1, n):
+            ctx.curve_to(*xy[i + 1], *xy[i + 2], *xy[i + 3])
+        if closed:
+            ctx.close_path()
+
+
+def path_spans(vmobject: Any, points: np.ndarray, n: int) -> list[tuple[int, int, bool]]:
+    """(start, end, closed) of each sub-path Manim's camera draws of `points`: those of at
+    least one curve, closed when their first and last points are equal."""
+    return [(start, end, bool(vmobject.consider_points_equals_2d(points[start], points[end - 1])))
+            for start, end in _subpaths(vmobject, points, n) if end - start >= n]
 
 
 def _subpaths(vmobject: Any, points: np.ndarray, n: int) -> list[tuple[int, int]]:

@@ -4,6 +4,7 @@ laid out as a PNG contact sheet and an A4 PDF handout, their captions printed un
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import subprocess
 import unicodedata
@@ -88,6 +89,12 @@ class CairoRecorder:
                       for o, b, g, r, a in pattern.get_color_stops_rgba())
         self.ops.append(("gradient", tuple(float(v) for v in pattern.get_linear_points()), stops))
 
+    def path(self, xy: np.ndarray, spans: tuple[tuple[int, int, bool], ...], n: int) -> None:
+        """A whole path as one op (fastmanim.camera.trace_path draws it): the points drawn,
+        (points, 2) in scene units, and each sub-path's (start, end, closed), `n` points a
+        curve. One array pickles and replays far quicker than a call per curve."""
+        self.ops.append(("path", xy, spans, n))
+
     def image(self, pixels: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> None:
         """An image mobject's pixels (rows top first, RGBA) filling the box (x0, y0)–(x1, y1)
         in scene units: the camera draws these into the frame, not through Cairo."""
@@ -102,8 +109,6 @@ class CairoRecorder:
 
 def replay(ctx: Any, still: VectorStill, x: float, y: float, width: float, height: float) -> None:
     """Draw `still` into the rectangle (x, y, width, height) of `ctx` (its units; y down)."""
-    import cairo
-
     ctx.save()
     ctx.rectangle(x, y, width, height)
     ctx.clip()
@@ -112,8 +117,19 @@ def replay(ctx: Any, still: VectorStill, x: float, y: float, width: float, heigh
     sx, sy = width / still.frame_width, height / still.frame_height
     ctx.translate(x + width / 2, y + height / 2)
     ctx.scale(sx, -sy)  # scene units, y up
-    for name, *args in still.ops:
-        if name == "gradient":
+    play_ops(ctx, still.ops)
+    ctx.new_path()
+    ctx.restore()
+
+
+def play_ops(ctx: Any, ops: tuple[tuple, ...]) -> None:
+    """The recorded calls made again on `ctx`, whose user space is scene units, y up."""
+    import cairo
+
+    for name, *args in ops:
+        if name == "path":
+            _trace_path(ctx, *args)
+        elif name == "gradient":
             points, stops = args
             pattern = cairo.LinearGradient(*points)
             for stop in stops:
@@ -123,8 +139,21 @@ def replay(ctx: Any, still: VectorStill, x: float, y: float, width: float, heigh
             _draw_image(ctx, *args)
         else:
             getattr(ctx, name)(*args)
+
+
+def _trace_path(ctx: Any, xy: np.ndarray, spans: tuple[tuple[int, int, bool], ...],
+                n: int) -> None:
+    """The calls fastmanim.camera.trace_path made to draw the path, with the same numbers
+    (here, where the handout is written, Manim is not imported)."""
+    points = xy.tolist()
     ctx.new_path()
-    ctx.restore()
+    for start, end, closed in spans:
+        ctx.new_sub_path()
+        ctx.move_to(*points[start])
+        for i in range(start, end - n + 1, n):
+            ctx.curve_to(*points[i + 1], *points[i + 2], *points[i + 3])
+        if closed:
+            ctx.close_path()
 
 
 def _draw_image(ctx: Any, rgba: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> None:
@@ -286,46 +315,57 @@ class Block:
     with their captions under them."""
 
     kind: str  # "heading" or "row"
-    image: Image.Image  # sheet.width wide
+    height: int  # pixels
+    image: Image.Image | None = None  # sheet.width wide; None: laid out, not drawn
     title: str = ""  # a heading's
     stills: tuple[Still, ...] = ()  # a row's, with their captions' lines
     lines: tuple[tuple[str, ...], ...] = ()
 
-    @property
-    def height(self) -> int:
-        return self.image.height
 
-
-def draw_blocks(stills: list[Still], sheet: Sheet) -> list[Block]:
-    """Each chapter's heading and rows of stills, in the order of `stills`."""
+def lay_out_blocks(stills: list[Still], sheet: Sheet) -> list[Block]:
+    """Each chapter's heading and rows of stills, in the order of `stills`, with their
+    heights and captions' lines but not drawn (the handout draws its own, as vectors)."""
     cell = cell_width(sheet)
     line_h = round(sheet.text * 1.35)
     size = thumb_size(sheet)
     blocks: list[Block] = []
     for ch in dict.fromkeys(s.chapter for s in stills):
         mine = [s for s in stills if s.chapter == ch]
-        title = mine[0].title
-        image = Image.new("RGB", (sheet.width, round(sheet.heading * 1.8)), PAPER)
-        draw = ImageDraw.Draw(image)
-        _print(draw, (sheet.margin, sheet.heading * 0.3), title, sheet.heading, INK)
-        draw.line((sheet.margin, image.height - 6, sheet.width - sheet.margin, image.height - 6),
-                  fill=RULE, width=2)
-        blocks.append(Block("heading", image, title=title))
+        blocks.append(Block("heading", round(sheet.heading * 1.8), title=mine[0].title))
         for i in range(0, len(mine), sheet.columns):
             row = [(s, wrap(s.caption, sheet.text, cell)) for s in mine[i:i + sheet.columns]]
             top = 1  # the still's frame is drawn 1 px outside it
             height = top + size[1] + 8 + max(len(lines) for _, lines in row) * line_h + sheet.gap
-            image = Image.new("RGB", (sheet.width, height), PAPER)
-            draw = ImageDraw.Draw(image)
-            for k, (still, lines) in enumerate(row):
-                x = round(sheet.margin + k * (cell + sheet.gap))
-                image.paste(thumbnail(still, size), (x, top))
-                draw.rectangle((x - 1, top - 1, x + round(cell), top + size[1]), outline=RULE)
-                for n, line in enumerate(lines):
-                    _print(draw, (x, top + size[1] + 8 + n * line_h), line, sheet.text, INK)
-            blocks.append(Block("row", image, stills=tuple(s for s, _ in row),
+            blocks.append(Block("row", height, stills=tuple(s for s, _ in row),
                                 lines=tuple(tuple(lines) for _, lines in row)))
     return blocks
+
+
+def draw_blocks(stills: list[Still], sheet: Sheet) -> list[Block]:
+    """Each chapter's heading and rows of stills, in the order of `stills`, drawn."""
+    return [dataclasses.replace(b, image=_draw_block(b, sheet))
+            for b in lay_out_blocks(stills, sheet)]
+
+
+def _draw_block(block: Block, sheet: Sheet) -> Image.Image:
+    image = Image.new("RGB", (sheet.width, block.height), PAPER)
+    draw = ImageDraw.Draw(image)
+    if block.kind == "heading":
+        _print(draw, (sheet.margin, sheet.heading * 0.3), block.title, sheet.heading, INK)
+        draw.line((sheet.margin, image.height - 6, sheet.width - sheet.margin, image.height - 6),
+                  fill=RULE, width=2)
+        return image
+    cell = cell_width(sheet)
+    line_h = round(sheet.text * 1.35)
+    size = thumb_size(sheet)
+    top = 1  # the still's frame is drawn 1 px outside it
+    for k, (still, lines) in enumerate(zip(block.stills, block.lines)):
+        x = round(sheet.margin + k * (cell + sheet.gap))
+        image.paste(thumbnail(still, size), (x, top))
+        draw.rectangle((x - 1, top - 1, x + round(cell), top + size[1]), outline=RULE)
+        for n, line in enumerate(lines):
+            _print(draw, (x, top + size[1] + 8 + n * line_h), line, sheet.text, INK)
+    return image
 
 
 def paginate(blocks: list[Block], sheet: Sheet) -> list[list[Block]]:
@@ -496,7 +536,7 @@ class Composer:
 
     def _draw(self, stills: ChapterStills) -> None:
         self._sheet[stills.chapter] = draw_blocks(stills.stills, CONTACT_SHEET)
-        self._handout[stills.chapter] = draw_blocks(stills.stills, HANDOUT)
+        self._handout[stills.chapter] = lay_out_blocks(stills.stills, HANDOUT)
         while (self._compressed < len(self.chapters)
                and self.chapters[self._compressed] in self._sheet):
             for block in self._sheet[self.chapters[self._compressed]]:

@@ -27,14 +27,11 @@ from attention_video.pipeline.cache.limits import TEXTS
 from attention_video.pipeline.cache.paths import cache_dir
 from attention_video.pipeline.outputs.files import check_writable_folder
 from attention_video.pipeline.outputs.storyboard import (
-    HANDOUT,
     STILL_SIZE,
     CairoRecorder,
     Composer,
     VectorStill,
-    shrink,
     storyboard_path,
-    thumb_size,
 )
 from attention_video.pipeline.records import ChapterStills, Still, StoryboardResult
 from attention_video.pipeline.run.chapter import manim_config
@@ -68,29 +65,21 @@ class _FastForward:
         if self._caption is self._still_of:  # taken already (the stage was cleared)
             return
         self._still_of = self._caption
-        self.renderer.static_image = None
-        self.renderer.update_frame(self)
-        self.stills.append((self._caption_text, self.renderer.get_frame()[:, :, :3].copy(),
-                            record_vector(self)))
+        self.stills.append((self._caption_text, *draw_still(self)))
 
 
-def record_vector(scene: Any) -> VectorStill:
-    """The scene's frame as the Cairo calls its camera makes to draw it (what it draws
-    into pixels, drawn again into the PDF handout as paths: sharp at any zoom)."""
-    from manim import DL, UR, VMobject
-    from manim.mobject.types.image_mobject import AbstractImageMobject
-    from manim.utils.family import extract_mobject_family_members
-
+def draw_still(scene: Any) -> tuple[np.ndarray, VectorStill]:
+    """The scene's frame, drawn once by its camera (a fastmanim.camera.RecordingCamera):
+    its pixels, (H, W, 3), and the Cairo calls that drew them, to be drawn again into the
+    PDF handout as paths (sharp at any zoom). An image mobject (chapter `heads`'s model
+    overview) is kept as its pixels in its box."""
     camera = scene.renderer.camera
-    recorder = CairoRecorder()
-    for m in extract_mobject_family_members(scene.mobjects, only_those_with_points=True):
-        if isinstance(m, VMobject) and not m.get_background_image():
-            camera.display_vectorized(m, recorder)
-        elif isinstance(m, AbstractImageMobject):  # chapter `heads`'s model overview: its pixels,
-            (x0, y0, _), (x1, y1, _) = m.get_corner(DL), m.get_corner(UR)  # in their box
-            recorder.image(m.get_pixel_array(), float(x0), float(y0), float(x1), float(y1))
-    return VectorStill(str(camera.background_color.to_hex()) if hasattr(
-        camera.background_color, "to_hex") else str(camera.background_color),
+    scene.renderer.static_image = None
+    with camera.recording(CairoRecorder()) as recorder:
+        scene.renderer.update_frame(scene)
+    background = camera.background_color
+    return scene.renderer.get_frame()[:, :, :3].copy(), VectorStill(
+        str(background.to_hex()) if hasattr(background, "to_hex") else str(background),
         camera.frame_width, camera.frame_height, tuple(recorder.ops))
 
 
@@ -99,7 +88,7 @@ def chapter_stills(slug: str, trace: AttentionTrace, settings: Settings,
     """Build chapter `slug` of a video that plays `plan` without animating and take one
     still per caption."""
     # Lazy on purpose: these import Manim (~2 s), loaded by the process that builds scenes.
-    from attention_video.fastmanim.camera import PathCamera
+    from attention_video.fastmanim.camera import RecordingCamera
     from attention_video.fastmanim.texts import use_text_cache
     from attention_video.scenes import scene_class
     from manim import tempconfig
@@ -113,14 +102,14 @@ def chapter_stills(slug: str, trace: AttentionTrace, settings: Settings,
     cfg["pixel_width"], cfg["pixel_height"] = STILL_SIZE
     try:
         with tempconfig(cfg):
-            scene = cls(trace, settings, plan, skip_animations=True, camera_class=PathCamera)
+            scene = cls(trace, settings, plan, skip_animations=True,
+                        camera_class=RecordingCamera)
             scene.render()
     finally:
         shutil.rmtree(text_dir, ignore_errors=True)
-    # Drawn at the contact sheet's size (Cairo's cost here is per path, not per pixel),
-    # so only the handout's smaller copy is resized.
-    size = thumb_size(HANDOUT)
-    stills = [Still(slug, scene.title_text, text, image, {size: shrink(image, size)}, vector)
+    # Drawn at the contact sheet's size (Cairo's cost here is per path, not per pixel);
+    # the handout draws each still again from its vector copy.
+    stills = [Still(slug, scene.title_text, text, image, {}, vector)
               for text, image, vector in scene.stills]
     return ChapterStills(slug, stills, scene.subtitles, time.perf_counter() - start)
 
