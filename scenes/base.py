@@ -22,18 +22,20 @@ from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.claims import Claim
 from attention_video.scenes.context import ChapterContext
+from attention_video.scenes.describe import Description, Grid, Number, Picture, Words, describe
 from attention_video.scenes.layout import BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y, TITLE_SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.precision import weight_decimals
 from attention_video.scenes.predict import ask
-from attention_video.scenes.questions import worded
+from attention_video.scenes.questions import names, worded
 from attention_video.scenes.reasons import head_reason, head_why
 from attention_video.scenes.rotary import TURNED, score_names
-from attention_video.scenes.text import fit_width, fmt, make_text, word_labels
+from attention_video.scenes.text import fit_width, fmt, make_text, visible_texts, word_labels
 from attention_video.scenes.themes import THEMES, family_colors, word_color
 from attention_video.scenes.titles import chapter_title
 from attention_video.scenes.voice import Narrator, Speech
 from attention_video.scenes.widgets import (
+    MatrixView,
     Recorder,
     make_caption,
     make_title,
@@ -104,6 +106,11 @@ class ChapterScene(Scene):
         # What the captions claim about their pictures (scenes.claims), each filed under
         # its caption: tests/support/claims.py checks them against what is on screen.
         self.claims: list[Claim] = []
+        # Per subtitle, what its picture shows that it does not say (scenes.describe), and
+        # the picture it was made from (the next one says what changed since).
+        self.descriptions: list[Description] = []
+        self._picture: Picture | None = None
+        self._numbers_up: set[tuple[str, tuple]] = set()  # the numbers in that picture
         self._cue_seconds = 0.0  # narrated: how long the caption's cue lasts (its speech)
         self._caption: VGroup | None = None
         self._caption_start = 0.0
@@ -442,8 +449,36 @@ class ChapterScene(Scene):
             if self.narrator is not None:
                 end = min(end, self._caption_start + self._cue_seconds)
             self.subtitles.append((self._caption_start, end, self._caption_text))
+            self._describe(self.renderer.time - self._caption_start)
             self.holds.append(self.renderer.time if self._held_at is None else self._held_at)
         self._held_at = None
+
+    def picture(self) -> Picture:
+        """What the picture holds now (scenes.describe): the grids on screen, from the
+        scene graph, and the recorded numbers that are on screen now and were not in the
+        previous caption's picture (a number is on screen when its text is, outside the
+        caption and the title: a number recorded as it was built may come a caption later)."""
+        keep = (self._caption, getattr(self, "title_mob", None), getattr(self, "badge", None))
+        shown = [m for m in self.mobjects if all(m is not k for k in keep)]
+        grids = tuple(Grid(m.key, *m.values.shape, numbers=bool(m.numbers))
+                      for top in shown for m in top.get_family() if isinstance(m, MatrixView))
+        texts = {t for top in shown for t in visible_texts(top)}
+        up = {}
+        for key, index, text in self.drawn.entries:
+            if (text in texts or f"{text}°" in texts) and (key, index) not in up:
+                up[(key, index)] = Number(key, index, text)
+        fresh = frozenset(k for k in up if k not in self._numbers_up)
+        self._numbers_up = set(up)
+        return Picture(grids, tuple(up.values()), fresh)
+
+    def _describe(self, seconds: float) -> None:
+        """The description of the caption that leaves, to be said in `seconds`."""
+        picture = self.picture()
+        Q, K, product = names(self.trace)
+        words = Words(self.q_labels, self.k_labels, self.focus, Q, K, product)
+        self.descriptions.append(describe(picture, self._picture, self._caption_text, seconds,
+                                          self.tr, words, self.settings.pace))
+        self._picture = picture
 
     def make_cover(self, top: float, bottom: float) -> Rectangle:
         """A background-coloured band: fading it in hides what is under it at the cost of

@@ -90,7 +90,9 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
     return ChapterResult(job.chapter, duration, scene.subtitles, scene.drawn.entries,
                          scene.off_frame, seconds, clip=job.clip, stages=stages,
                          holds=scene.holds, made=dict(scene.drawn.made),
-                         title=getattr(scene, "title_text", ""))
+                         title=getattr(scene, "title_text", ""),
+                         descriptions=[d.text for d in scene.descriptions],
+                         described=list(scene.descriptions))
 
 
 def _made(folder: Path) -> Path:
