@@ -22,6 +22,7 @@ def page_words(tr: Translate) -> dict[str, str]:
         "video": tr("The video"),
         "deck": tr("Slides"),  # the link to the --slides deck, when it is made too
         "captions": tr("Captions"),
+        "descriptions": tr("Descriptions of the picture"),  # the player's descriptions track
         "captions_hint": tr("Click a caption to jump there; the one playing is marked."),
         "numbers": tr("The numbers"),
         "numbers_hint": tr("Click a cell or press Enter on it to open how it was made; "

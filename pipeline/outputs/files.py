@@ -46,11 +46,22 @@ def check_writable_folder(path: Path, create: bool = False) -> None:
         raise OutputError(f"folder {probe} is not writable; choose another output path")
 
 
-def companions(video: Path) -> dict[str, Path]:
-    """The files a video is written with, by role: itself, its subtitles and captions."""
+def companions(video: Path, describe: bool = False) -> dict[str, Path]:
+    """The files a video is written with, by role: itself, its subtitles and captions, and
+    with --describe its descriptions track."""
     video = Path(video)
-    return {"video": video, "subtitles": video.with_suffix(".srt"),
-            "captions": video.with_suffix(".vtt")}
+    files = {"video": video, "subtitles": video.with_suffix(".srt"),
+             "captions": video.with_suffix(".vtt")}
+    if describe:
+        files["descriptions track"] = descriptions_path(video)
+    return files
+
+
+def descriptions_path(video: Path) -> Path:
+    """Where the --describe WebVTT descriptions track of `video` goes: beside it,
+    `<stem>.descriptions.vtt` (a player that loads sidecars by the video's name finds it;
+    the kind is the page's and the player's to set, a file has none)."""
+    return Path(video).with_suffix(".descriptions.vtt")
 
 
 def deck_path(video: Path) -> Path:
