@@ -269,7 +269,10 @@ class Settings:
         "picture shows that the caption does not say (the grids on screen, a row's numbers, "
         "the arrows' angles, the extremes), written from the scene's own record into a "
         "WebVTT descriptions track beside the video (<stem>.descriptions.vtt) and into the "
-        "companion page's player. The video is unchanged."))
+        "companion page's player. Silent, the video is unchanged; with --voice, each "
+        "description is also said after its caption, the picture held until it has been "
+        "said, and the MP4 and WebM carry two audio tracks: the narration and the described "
+        "narration."))
 
     def __post_init__(self) -> None:
         if self.head is None:  # the one place the default head is chosen

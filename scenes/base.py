@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from attention_video.attncore.chapters import (
+    DESCRIBE_SETTINGS,
     QUESTION_SETTINGS,
     SCENE_SETTINGS,
     SLUGS,
@@ -56,6 +57,9 @@ from manim import (
 
 TITLE_BADGE_GAP = 0.6  # between a chapter's title and the model badge on its right
 BADGE_FONT = 18  # the model badge (two lines where one would be shrunk under it)
+# A described narration's description is said in the caption's time or this long, at the
+# pace, whichever is longer; the picture holds until it has been said (extended description)
+EXTENDED_SECONDS = 8.0
 
 
 class SceneSettings:
@@ -69,7 +73,8 @@ class SceneSettings:
         self._settings = settings
 
     def __getattr__(self, name: str) -> Any:
-        if name not in SCENE_SETTINGS + QUESTION_SETTINGS:  # (the latter keyed where read)
+        if name not in SCENE_SETTINGS + QUESTION_SETTINGS + DESCRIBE_SETTINGS:  # (the latter two
+            # keyed where they change the clip)
             raise AttributeError(f"a scene may not read the setting {name!r}: the chapter "
                                  f"cache does not key on it (attncore.chapters.SCENE_SETTINGS)")
         return getattr(self._settings, name)
@@ -103,6 +108,9 @@ class ChapterScene(Scene):
         # each caption's speech with the time it starts.
         self.narrator = narrator if self.speaks else None
         self.speech: list[tuple[float, Speech]] = []
+        # Narrated with --describe: each description's speech with the time it starts, after
+        # its caption's (the described narration; the plain one leaves these out).
+        self.described_speech: list[tuple[float, Speech]] = []
         # What the captions claim about their pictures (scenes.claims), each filed under
         # its caption: tests/support/claims.py checks them against what is on screen.
         self.claims: list[Claim] = []
@@ -246,7 +254,10 @@ class ChapterScene(Scene):
     def caption_goes(self) -> VGroup | None:
         """The caption on screen leaves now, its picture having stood complete and still
         for its hold (scenes.pacing), and its cue ends; returns it for the caller to fade
-        out with what it plays (None: no caption is up)."""
+        out with what it plays (None: no caption is up). A described narration says the
+        caption's description first, and the picture holds until it is said."""
+        if self._caption is not None and self._says_descriptions():
+            self._say_description()
         self._hold_caption()
         caption = self._caption
         if caption is None:
@@ -449,7 +460,8 @@ class ChapterScene(Scene):
             if self.narrator is not None:
                 end = min(end, self._caption_start + self._cue_seconds)
             self.subtitles.append((self._caption_start, end, self._caption_text))
-            self._describe(self.renderer.time - self._caption_start)
+            if len(self.descriptions) < len(self.subtitles):  # (said already: described)
+                self._describe(self.renderer.time - self._caption_start)
             self.holds.append(self.renderer.time if self._held_at is None else self._held_at)
         self._held_at = None
 
@@ -471,14 +483,33 @@ class ChapterScene(Scene):
         self._numbers_up = set(up)
         return Picture(grids, tuple(up.values()), fresh)
 
-    def _describe(self, seconds: float) -> None:
+    def _describe(self, seconds: float) -> Description:
         """The description of the caption that leaves, to be said in `seconds`."""
         picture = self.picture()
         Q, K, product = names(self.trace)
         words = Words(self.q_labels, self.k_labels, self.focus, Q, K, product)
-        self.descriptions.append(describe(picture, self._picture, self._caption_text, seconds,
-                                          self.tr, words, self.settings.pace))
+        described = describe(picture, self._picture, self._caption_text, seconds, self.tr,
+                             words, self.settings.pace)
+        self.descriptions.append(described)
         self._picture = picture
+        return described
+
+    def _says_descriptions(self) -> bool:
+        return self.narrator is not None and self.settings.describe
+
+    def _say_description(self) -> None:
+        """Extended description: the caption's description, said after the caption's
+        speech and a gap (in at most EXTENDED_SECONDS, the picture's time or longer), and
+        the caption held until it has been said and a gap after it. Made as the picture
+        stands complete, before the hold: what the hold shows is what it describes."""
+        start = self._caption_start + self._cue_seconds + SPEECH_GAP
+        described = self._describe(max(EXTENDED_SECONDS, self._caption_need) / self.settings.pace)
+        if not described.text:
+            return
+        speech = self.narrator.say(described.text)
+        self.described_speech.append((start, speech))
+        self._caption_need = max(self._caption_need,
+                                 start - self._caption_start + speech.seconds + SPEECH_GAP)
 
     def make_cover(self, top: float, bottom: float) -> Rectangle:
         """A background-coloured band: fading it in hides what is under it at the cost of
