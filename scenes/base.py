@@ -503,7 +503,7 @@ class ChapterScene(Scene):
         the caption held until it has been said and a gap after it. Made as the picture
         stands complete, before the hold: what the hold shows is what it describes."""
         start = self._caption_start + self._cue_seconds + SPEECH_GAP
-        described = self._describe(max(EXTENDED_SECONDS, self._caption_need) / self.settings.pace)
+        described = self._describe(max(EXTENDED_SECONDS / self.settings.pace, self._caption_need))
         if not described.text:
             return
         speech = self.narrator.say(described.text)
