@@ -472,8 +472,8 @@ class ChapterScene(Scene):
         caption and the title: a number recorded as it was built may come a caption later)."""
         keep = (self._caption, getattr(self, "title_mob", None), getattr(self, "badge", None))
         shown = [m for m in self.mobjects if all(m is not k for k in keep)]
-        grids = tuple(Grid(m.key, *m.values.shape, numbers=bool(m.numbers))
-                      for top in shown for m in top.get_family() if isinstance(m, MatrixView))
+        views = [v for top in shown for v in _of_type(top, MatrixView)]
+        grids = tuple(Grid(m.key, *m.values.shape, numbers=bool(m.numbers)) for m in views)
         texts = {t for top in shown for t in visible_texts(top)}
         up = {}
         for key, index, text in self.drawn.entries:
@@ -548,6 +548,16 @@ class ChapterScene(Scene):
         cover = self.make_cover(config.frame_height / 2, -config.frame_height / 2)
         self.play(FadeIn(cover), run_time=0.5)
         self.remove(*self.mobjects)
+
+
+def _of_type(mob: Any, kind: type) -> Any:
+    """The objects of `kind` in `mob`, outermost first, not looked into (a grid's cells
+    are not searched for grids: get_family would list every glyph)."""
+    if isinstance(mob, kind):
+        yield mob
+        return
+    for sub in mob.submobjects:
+        yield from _of_type(sub, kind)
 
 
 def _leaves(animations: Any) -> Any:
