@@ -14,7 +14,8 @@ writes, in the caption language:
     The weights: highest 0.989 ("drank"), lowest 0.000 ("milk").
     The arrow of "drank" is 11° from the query.
 
-The first sentence is always said; the others are added in that order while the whole
+The first sentence is always said (as the names alone where "On screen:" would not fit);
+the others are added in that order while the whole
 still fits the caption's time at the speaking rate of the catalogue (`spoken_seconds`).
 Every number a description states is listed in its `mentions` with what it stands for, so
 tests check each against the trace (tests/scenes/test_describe.py). No Manim here.
@@ -175,6 +176,8 @@ def describe(picture: Picture, before: Picture | None, caption: str, seconds: fl
     in at most `seconds` of speech at `pace` (the sentence naming the grids on screen is
     always said). `before`: the previous caption's picture (None: the chapter's first)."""
     required = _on_screen(picture, caption, tr, words)
+    if required and spoken_seconds(required.text, tr.language, pace) > seconds:
+        required = _on_screen(picture, caption, tr, words, brief=True)  # the names alone
     optional = [*_new_grids(picture, before, caption, tr, words), *_rows(picture, caption, tr, words),
                 *_extremes(picture, caption, tr, words), *_angles(picture, caption, tr, words),
                 *_gone(picture, before, tr, words)]
@@ -200,12 +203,18 @@ def _listed(items: list[str], tr: Translate) -> str:
     return tr.context("list separator", ", ").join(items)
 
 
-def _on_screen(picture: Picture, caption: str, tr: Translate, words: Words) -> _Part | None:
+def _on_screen(picture: Picture, caption: str, tr: Translate, words: Words,
+               brief: bool = False) -> _Part | None:
+    """The grids on screen the caption does not name; `brief`: their names alone, for a
+    caption too short to say "On screen:" too."""
     unnamed = _unique(g.key for g in picture.grids
                       if not names_in(caption, grid_word(g.key, tr, words)))
     if not unnamed:
         return None
     names = _listed([grid_name(k, tr, words) for k in unnamed], tr)
+    if brief:
+        # (a list of names as a sentence of its own: "X, Q." / "X、Q。")
+        return _Part(tr("{names}.", names=names), tuple(unnamed))
     return _Part(tr("On screen: {names}.", names=names), tuple(unnamed))
 
 

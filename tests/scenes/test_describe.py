@@ -114,3 +114,8 @@ def test_the_describe_module_imports_no_manim():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_caption_too_short_for_on_screen_gets_the_names_alone():
+    d = describe(picture([X, Q]), None, "Every word gets a query.", 1.0, EN, WORDS)
+    assert d.text == "X, Q." and d.names == ("X", "Q")
