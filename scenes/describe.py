@@ -109,7 +109,7 @@ WORD_NAMES: dict[str, tuple[str, str]] = {
     "history_weights": (N_("the weights at each snapshot"), N_("weights")),
     "history_products": (N_("the pair products at each snapshot"), N_("pair")),
     "scaled": (N_("the scaled scores"), N_("scaled")),
-    "exp_shifted": (N_("the exp terms"), N_("exp")),
+    "exp_shifted": (N_("the exponentials"), N_("exp")),
 }
 SYMBOL_KEYS = {"head_Z": "Z", "X_q": "X", "E_q": "E", "P_q": "P"}  # drawn with these letters
 # The first index of these keys is a word's row: of the query words (q) or the keys (k).
@@ -278,23 +278,25 @@ def _rows(picture: Picture, caption: str, tr: Translate, words: Words) -> list[_
 
 
 def _extremes(picture: Picture, caption: str, tr: Translate, words: Words) -> list[_Part]:
-    """A row of weights or scores drawn under this caption: its highest and lowest."""
+    """The followed word's row of weights or scores, come on screen under this caption:
+    its highest and lowest."""
     rows: dict[tuple[str, int], list[Number]] = {}
     for n in picture.numbers:
         if n.key in KEY_ROWS and len(n.index) == 2:
             rows.setdefault((n.key, n.index[0]), []).append(n)
     parts = []
-    for (key, _i), numbers in rows.items():
+    for (key, i), numbers in rows.items():
         numbers = _unique_numbers(numbers)
-        if len(numbers) < 3 or not any(picture.is_fresh(n) for n in numbers):
+        if i != words.focus or len(numbers) < 3 or not any(picture.is_fresh(n) for n in numbers):
             continue
         top = max(numbers, key=lambda n: _value(n.text))
         low = min(numbers, key=lambda n: _value(n.text))
         if top.text in caption and low.text in caption:
             continue
         name = grid_name(key, tr, words)
-        text = tr("{name}: highest {top} for {top_word}, lowest {low} for {low_word}.",
-                  name=name, top=top.text, low=low.text,
+        text = tr("{name} of {word}: highest {top} for {top_word}, lowest {low} for {low_word}.",
+                  name=name, word=tr("\"{word}\"", word=_token(words, "q", i)),
+                  top=top.text, low=low.text,
                   top_word=tr("\"{word}\"", word=_token(words, "k", top.index[1])),
                   low_word=tr("\"{word}\"", word=_token(words, "k", low.index[1])))
         parts.append(_Part(text, (), (Mention("value", top.key, top.index, top.text),

@@ -70,7 +70,7 @@ def test_a_row_of_weights_is_said_by_its_extremes_over_every_number_on_screen():
     weights = [Number("weights", (2, j), t) for j, t in enumerate(("0.011", "0.989", "0.000"))]
     only_last_new = {("weights", (2, 2))}
     d = describe(picture([], weights, only_last_new), None, "Softmax.", PLENTY, EN, WORDS)
-    assert 'the weights: highest 0.989 for "cat", lowest 0.000 for "milk".' in d.text
+    assert 'the weights of "milk": highest 0.989 for "cat", lowest 0.000 for "milk".' in d.text
 
 
 def test_an_arrow_is_said_with_its_angle():
@@ -119,3 +119,8 @@ def test_the_describe_module_imports_no_manim():
 def test_a_caption_too_short_for_on_screen_gets_the_names_alone():
     d = describe(picture([X, Q]), None, "Every word gets a query.", 1.0, EN, WORDS)
     assert d.text == "X, Q." and d.names == ("X", "Q")
+
+
+def test_only_the_followed_words_row_is_said_by_its_extremes():
+    other = [Number("weights", (0, j), t) for j, t in enumerate(("0.500", "0.300", "0.200"))]
+    assert "highest" not in describe(picture([], other), None, "Softmax.", PLENTY, EN, WORDS).text
