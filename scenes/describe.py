@@ -122,9 +122,12 @@ ANGLE = "angle"  # (i, j): key j's angle to query i, whole degrees (scenes.arrow
 
 
 def grid_name(key: str, tr: Translate, words: Words) -> str:
-    """Grid `key` as a listener hears it named."""
+    """Grid `key` as a listener hears it named (the scores by that word: their symbol,
+    Q·Kᵀ or Q_rot·K_rotᵀ, takes a breath to say)."""
     if key in WORD_NAMES:
         return tr(WORD_NAMES[key][0])
+    if key == "scores":
+        return tr("the scores")
     return _symbol(key, words)
 
 
