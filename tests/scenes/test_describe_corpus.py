@@ -31,8 +31,8 @@ from tests.support.lint_corpus import load_cases
 from tests.support.scene_truth import check_drawn
 
 CASES = {c.name: c for c in load_cases()}
-FAST = [("tiny-default", "linear"), ("tiny-captions-zh", "weighted_sum"),
-        ("tiny-spanish-captions", "input")]
+FAST = [("tiny-default", "factor"), ("tiny-captions-zh", "weighted_sum"),
+        ("tiny-spanish-captions", "input")]  # (chapters that build in a second or two)
 NUMBER = re.compile(r"−?-?\d+(?:\.\d+)?")
 QUOTED = re.compile(r"[\"“][^\"”]*[\"”]")  # a word in quotes: a token, which may hold digits
 
@@ -144,7 +144,7 @@ def test_the_check_fails_on_a_wrong_description(monkeypatch):
         return describe.Description("", (), (), 0.0) if "On screen" in d.text else d
 
     monkeypatch.setattr("attention_video.scenes.base.describe", mute)
-    assert any("does not name" in p for p in problems(settings, "linear"))
+    assert any("does not name" in p for p in problems(settings, "factor"))
 
     def wrong(*args, **kwargs):  # its first value one in the last place off, said so
         d = real(*args, **kwargs)
@@ -164,4 +164,4 @@ def test_the_check_fails_on_a_wrong_description(monkeypatch):
         return describe.Description(d.text + " And so on." * 40, d.names, d.mentions, d.seconds)
 
     monkeypatch.setattr("attention_video.scenes.base.describe", long)
-    assert any("to say in" in p for p in problems(settings, "linear"))
+    assert any("to say in" in p for p in problems(settings, "factor"))
