@@ -77,7 +77,8 @@ class Explanation:
         dest = page_path(self.video) if output is None else Path(output)
         check_writable_folder(dest)  # the command line's one-line errors, before any work
         check_outputs({"the companion page": dest,
-                       **{f"the {role}": p for role, p in companions(self.video).items()}})
+                       **{f"the {role}": p for role, p in
+                          companions(self.video, self.settings.describe).items()}})
         return write_page(self.trace, self.chapters, self.video, self.settings, dest,
                           embed=embed).resolve()
 

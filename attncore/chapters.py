@@ -103,6 +103,10 @@ SCENE_SETTINGS: tuple[str, ...] = ("theme", "language", "pace", "voice", "captio
 # The settings only a chapter that asks a question reads (attncore.questions: a question is
 # asked as the chapter that reveals its answer opens); only those chapters' keys hold them.
 QUESTION_SETTINGS: tuple[str, ...] = ("questions", "think_time")
+# The settings only a narrated scene reads: --describe with a voice says each caption's
+# description after it and holds the picture until it is said (scenes.base); silent, the
+# video is the same with or without it, so only narrated clips' keys hold it.
+DESCRIBE_SETTINGS: tuple[str, ...] = ("describe",)
 
 SLUGS: tuple[str, ...] = tuple(c.slug for c in CHAPTERS)
 BY_SLUG: dict[str, Chapter] = {c.slug: c for c in CHAPTERS}

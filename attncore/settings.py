@@ -264,6 +264,15 @@ class Settings:
         "burned: drawn in the picture, every player and the GIF show them, no .srt/.vtt "
         "beside it; soft: a subtitle track in the MP4/WebM, on, with .srt/.vtt beside it; "
         "both: burned, plus a track that is off; none.", choices=CAPTIONS))
+    describe: bool = field(default=False, metadata=about(
+        "Describe the picture for a listener who cannot see it: for each caption, what the "
+        "picture shows that the caption does not say (the grids on screen, a row's numbers, "
+        "the arrows' angles, the extremes), written from the scene's own record into a "
+        "WebVTT descriptions track beside the video (<stem>.descriptions.vtt) and into the "
+        "companion page's player. Silent, the video is unchanged; with --voice, each "
+        "description is also said after its caption, the picture held until it has been "
+        "said, and the MP4 and WebM carry two audio tracks: the narration and the described "
+        "narration."))
 
     def __post_init__(self) -> None:
         if self.head is None:  # the one place the default head is chosen

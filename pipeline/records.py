@@ -36,6 +36,11 @@ class ChapterResult:
     # screen while it is drawn being made, chapter-relative seconds.
     made: dict[str, float] = field(default_factory=dict)
     title: str = ""  # the chapter's title as its scene showed it (the video's chapter marks)
+    # Per subtitle, what its picture shows that it does not say (scenes.describe): the
+    # descriptions track and the transcript read it
+    descriptions: list[str] = field(default_factory=list)
+    # ... and the records they were made from, with the numbers each states (not cached)
+    described: list = field(default_factory=list)
 
 
 @dataclass(frozen=True)

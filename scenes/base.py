@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from attention_video.attncore.chapters import (
+    DESCRIBE_SETTINGS,
     QUESTION_SETTINGS,
     SCENE_SETTINGS,
     SLUGS,
@@ -22,18 +23,20 @@ from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.claims import Claim
 from attention_video.scenes.context import ChapterContext
+from attention_video.scenes.describe import Description, Grid, Number, Picture, Words, describe
 from attention_video.scenes.layout import BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y, TITLE_SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.precision import weight_decimals
 from attention_video.scenes.predict import ask
-from attention_video.scenes.questions import worded
+from attention_video.scenes.questions import names, worded
 from attention_video.scenes.reasons import head_reason, head_why
 from attention_video.scenes.rotary import TURNED, score_names
-from attention_video.scenes.text import fit_width, fmt, make_text, word_labels
+from attention_video.scenes.text import fit_width, fmt, make_text, visible_texts, word_labels
 from attention_video.scenes.themes import THEMES, family_colors, word_color
 from attention_video.scenes.titles import chapter_title
 from attention_video.scenes.voice import Narrator, Speech
 from attention_video.scenes.widgets import (
+    MatrixView,
     Recorder,
     make_caption,
     make_title,
@@ -54,6 +57,9 @@ from manim import (
 
 TITLE_BADGE_GAP = 0.6  # between a chapter's title and the model badge on its right
 BADGE_FONT = 18  # the model badge (two lines where one would be shrunk under it)
+# A described narration's description is said in the caption's time or this long, at the
+# pace, whichever is longer; the picture holds until it has been said (extended description)
+EXTENDED_SECONDS = 8.0
 
 
 class SceneSettings:
@@ -67,7 +73,8 @@ class SceneSettings:
         self._settings = settings
 
     def __getattr__(self, name: str) -> Any:
-        if name not in SCENE_SETTINGS + QUESTION_SETTINGS:  # (the latter keyed where read)
+        if name not in SCENE_SETTINGS + QUESTION_SETTINGS + DESCRIBE_SETTINGS:  # (the latter two
+            # keyed where they change the clip)
             raise AttributeError(f"a scene may not read the setting {name!r}: the chapter "
                                  f"cache does not key on it (attncore.chapters.SCENE_SETTINGS)")
         return getattr(self._settings, name)
@@ -101,9 +108,17 @@ class ChapterScene(Scene):
         # each caption's speech with the time it starts.
         self.narrator = narrator if self.speaks else None
         self.speech: list[tuple[float, Speech]] = []
+        # Narrated with --describe: each description's speech with the time it starts, after
+        # its caption's (the described narration; the plain one leaves these out).
+        self.described_speech: list[tuple[float, Speech]] = []
         # What the captions claim about their pictures (scenes.claims), each filed under
         # its caption: tests/support/claims.py checks them against what is on screen.
         self.claims: list[Claim] = []
+        # Per subtitle, what its picture shows that it does not say (scenes.describe), and
+        # the picture it was made from (the next one says what changed since).
+        self.descriptions: list[Description] = []
+        self._picture: Picture | None = None
+        self._numbers_up: set[tuple[str, tuple]] = set()  # the numbers in that picture
         self._cue_seconds = 0.0  # narrated: how long the caption's cue lasts (its speech)
         self._caption: VGroup | None = None
         self._caption_start = 0.0
@@ -239,7 +254,10 @@ class ChapterScene(Scene):
     def caption_goes(self) -> VGroup | None:
         """The caption on screen leaves now, its picture having stood complete and still
         for its hold (scenes.pacing), and its cue ends; returns it for the caller to fade
-        out with what it plays (None: no caption is up)."""
+        out with what it plays (None: no caption is up). A described narration says the
+        caption's description first, and the picture holds until it is said."""
+        if self._caption is not None and self._says_descriptions():
+            self._say_description()
         self._hold_caption()
         caption = self._caption
         if caption is None:
@@ -442,8 +460,56 @@ class ChapterScene(Scene):
             if self.narrator is not None:
                 end = min(end, self._caption_start + self._cue_seconds)
             self.subtitles.append((self._caption_start, end, self._caption_text))
+            if len(self.descriptions) < len(self.subtitles):  # (said already: described)
+                self._describe(self.renderer.time - self._caption_start)
             self.holds.append(self.renderer.time if self._held_at is None else self._held_at)
         self._held_at = None
+
+    def picture(self) -> Picture:
+        """What the picture holds now (scenes.describe): the grids on screen, from the
+        scene graph, and the recorded numbers that are on screen now and were not in the
+        previous caption's picture (a number is on screen when its text is, outside the
+        caption and the title: a number recorded as it was built may come a caption later)."""
+        keep = (self._caption, getattr(self, "title_mob", None), getattr(self, "badge", None))
+        shown = [m for m in self.mobjects if all(m is not k for k in keep)]
+        views = [v for top in shown for v in _of_type(top, MatrixView)]
+        grids = tuple(Grid(m.key, *m.values.shape, numbers=bool(m.numbers)) for m in views)
+        texts = {t for top in shown for t in visible_texts(top)}
+        up = {}
+        for key, index, text in self.drawn.entries:
+            if (text in texts or f"{text}°" in texts) and (key, index) not in up:
+                up[(key, index)] = Number(key, index, text)
+        fresh = frozenset(k for k in up if k not in self._numbers_up)
+        self._numbers_up = set(up)
+        return Picture(grids, tuple(up.values()), fresh)
+
+    def _describe(self, seconds: float) -> Description:
+        """The description of the caption that leaves, to be said in `seconds`."""
+        picture = self.picture()
+        Q, K, product = names(self.trace)
+        words = Words(self.q_labels, self.k_labels, self.focus, Q, K, product)
+        described = describe(picture, self._picture, self._caption_text, seconds, self.tr,
+                             words, self.settings.pace)
+        self.descriptions.append(described)
+        self._picture = picture
+        return described
+
+    def _says_descriptions(self) -> bool:
+        return self.narrator is not None and self.settings.describe
+
+    def _say_description(self) -> None:
+        """Extended description: the caption's description, said after the caption's
+        speech and a gap (in at most EXTENDED_SECONDS, the picture's time or longer), and
+        the caption held until it has been said and a gap after it. Made as the picture
+        stands complete, before the hold: what the hold shows is what it describes."""
+        start = self._caption_start + self._cue_seconds + SPEECH_GAP
+        described = self._describe(max(EXTENDED_SECONDS / self.settings.pace, self._caption_need))
+        if not described.text:
+            return
+        speech = self.narrator.say(described.text)
+        self.described_speech.append((start, speech))
+        self._caption_need = max(self._caption_need,
+                                 start - self._caption_start + speech.seconds + SPEECH_GAP)
 
     def make_cover(self, top: float, bottom: float) -> Rectangle:
         """A background-coloured band: fading it in hides what is under it at the cost of
@@ -482,6 +548,16 @@ class ChapterScene(Scene):
         cover = self.make_cover(config.frame_height / 2, -config.frame_height / 2)
         self.play(FadeIn(cover), run_time=0.5)
         self.remove(*self.mobjects)
+
+
+def _of_type(mob: Any, kind: type) -> Any:
+    """The objects of `kind` in `mob`, outermost first, not looked into (a grid's cells
+    are not searched for grids: get_family would list every glyph)."""
+    if isinstance(mob, kind):
+        yield mob
+        return
+    for sub in mob.submobjects:
+        yield from _of_type(sub, kind)
 
 
 def _leaves(animations: Any) -> Any:

@@ -511,3 +511,12 @@ def texts_in(mob: VMobject) -> list[str]:
     if isinstance(mob, (Text, MarkupText)):
         return [getattr(mob, "original_text", None) or mob.text]
     return [t for sub in mob.submobjects for t in texts_in(sub)]
+
+
+def visible_texts(mob: VMobject) -> list[str]:
+    """The strings of the texts in `mob` that can be seen (not faded to nothing)."""
+    if isinstance(mob, (Text, MarkupText)):
+        if mob.get_fill_opacity() < 0.05:
+            return []
+        return [getattr(mob, "original_text", None) or mob.text]
+    return [t for sub in mob.submobjects for t in visible_texts(sub)]

@@ -11,6 +11,7 @@ def transcript_words(tr: Translate, sentence: str, word: str, normalized: bool) 
     return {
         "title": tr("Transcript: {sentence}", sentence=sentence),
         "chapters": tr("Chapters"),
+        "picture": tr("The picture:"),  # before a caption's description
         "numbers": tr("The numbers"),
         "rows": tr("The rows of {word}", word=word),
         "row": tr("row"),

@@ -19,7 +19,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
-from attention_video.attncore.chapters import QUESTION_SETTINGS, SCENE_SETTINGS
+from attention_video.attncore.chapters import DESCRIBE_SETTINGS, QUESTION_SETTINGS, SCENE_SETTINGS
 from attention_video.attncore.chapters import chapter as chapter_entry
 from attention_video.attncore.questions import questions
 from attention_video.attncore.settings import Settings
@@ -106,4 +106,6 @@ def chapter_key(chapter: str, trace: AttentionTrace, settings: Settings,
         parts["voice"] = narrator.identity
     if settings.questions and asks_in(chapter, trace):  # a variant of the chapters that ask
         parts["questions"] = {f: getattr(settings, f) for f in QUESTION_SETTINGS}
+    if settings.describe and narrator is not None:  # a described narration: longer holds
+        parts["describe"] = {f: getattr(settings, f) for f in DESCRIBE_SETTINGS}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]

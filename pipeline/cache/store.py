@@ -81,7 +81,7 @@ class ChapterCache:
                 _remove(path)
         os.replace(rendered, clip)
         r = asdict(result)
-        r.update(drawn=[], off_frame=[], clip=None)
+        r.update(drawn=[], off_frame=[], clip=None, described=[])
         fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".json.part", dir=self.root)
         try:  # a unique name, then a rename: readers see the old record or the new one
             with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -105,8 +105,11 @@ def _cached_result(r: Any, clip: Path) -> ChapterResult:
     holds = [float(h) for h in r.get("holds", [])]  # a record made before holds: the old cuts
     made = {str(k): float(t) for k, t in r.get("made", {}).items()}  # likewise: none
     title = str(r.get("title", ""))  # likewise: the chapter table's title stands in
+    descriptions = [str(d) for d in r.get("descriptions", [])]  # likewise: none
+    if descriptions and len(descriptions) != len(cues):
+        raise ValueError("its record's descriptions are not one per caption")
     return ChapterResult(chapter, duration, cues, [], [], 0.0, cached=True, clip=clip,
-                         holds=holds, made=made, title=title)
+                         holds=holds, made=made, title=title, descriptions=descriptions)
 
 
 def _why(e: BaseException) -> str:

@@ -315,6 +315,8 @@ def video(settings: Settings, request: Request, say: Say, show: Say) -> None:
         show(str(result.subtitles))
         show(str(result.captions))
         show(str(result.chapter_track))
+    if result.descriptions is not None:  # --describe
+        show(str(result.descriptions))
     video_extras(settings, request, result.chapters, result.video, say, show, trace=trace)
 
 
@@ -370,7 +372,8 @@ def planned_outputs(settings: Settings, request: Request) -> tuple[dict[str, Pat
     files: dict[str, Path] = {}
     folders: dict[str, Path] = {}
     if mode.option is None:
-        files |= {f"the {role}": path for role, path in companions(video).items()}
+        files |= {f"the {role}": path
+                  for role, path in companions(video, settings.describe).items()}
     for output in registry.OUTPUTS:
         value = request.value(output.name)
         if value is None or (output.kind == "extra" and mode.option is not None) or (

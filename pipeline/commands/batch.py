@@ -199,7 +199,7 @@ def read_manifest(path: str | Path, flags: dict[str, Any] | None = None) -> list
         videos.append(BatchVideo(number, settings))
     seen: dict[str, tuple[int, str]] = {}
     for v in videos:  # a video's subtitles and captions too: x.mp4 and x.mov share x.srt
-        for role, p in companions(v.output).items():
+        for role, p in companions(v.output, v.settings.describe).items():
             key = os.path.normcase(os.path.realpath(p))
             if key in seen:
                 number, other = seen[key]
@@ -237,7 +237,8 @@ def render_batch(videos: list[BatchVideo], *, executor: Executor | None = None,
             try:
                 s = row.video.settings
                 check_writable_folder(row.video.output, create=True)  # the course's folders
-                check_outputs({f"its {role}": p for role, p in companions(row.video.output).items()})
+                check_outputs({f"its {role}": p for role, p in
+                               companions(row.video.output, s.describe).items()})
                 trace = make_trace(s, lambda m, label=label: say(label + m))
                 row.plan = plan_chapters(s, trace, lambda m, label=label: say(label + m))
                 row.chapters, left = look_up(row.plan, trace, s, cache, use_cache,

@@ -99,7 +99,7 @@ SETTING_GROUPS = {  # the settings' options by --help section, in their order th
     "Which model": ("weights", "model", "layer", "head", "seed", "d_model", "d_k", "heads",
                     "causal", "positional"),
     "How it looks": ("quality", "theme", "captions", "language", "pace", "voice",
-                     "questions", "think_time"),
+                     "questions", "think_time", "describe"),
 }  # and -o, the first of "Outputs"
 SHORT = {"quality": "-q", "output": "-o"}
 METAVARS = {"pace": "SPEED", "voice": "joe|PATH.onnx", "think_time": "SECONDS"}

@@ -109,17 +109,23 @@ def add_track(clip: Path, samples: np.ndarray, codec: str = "flac") -> None:
     """Give `clip` (a silent MP4) the audio track `samples`: its video packets copied as
     they are, the sound encoded with `codec` (FLAC in chapter clips, AAC in a deck's
     steps). The clip is rewritten in place."""
+    add_tracks(clip, [samples], codec)
+
+
+def add_tracks(clip: Path, tracks: list[np.ndarray], codec: str = "flac") -> None:
+    """Give `clip` (a silent MP4) one audio track per array of `tracks`, in that order (a
+    chapter clip: the narration, then, with --describe, the described narration)."""
     tmp = clip.with_name(f".{clip.name}.audio.mp4")
     try:
         with av.open(str(clip)) as src, av.open(str(tmp), "w", format="mp4",
                                                 options={"movflags": "+faststart"}) as dst:
             template = src.streams.video[0]
             video = dst.add_stream_from_template(template)
-            sound = add_stream(dst, codec)
+            sounds = [add_stream(dst, codec) for _ in tracks]
             packets = [p for p in src.demux(template) if p.pts is not None]
             for p in packets:
                 p.stream = video
-            interleave(dst, packets, encode(sound, samples))
+            interleave(dst, packets, [p for s, t in zip(sounds, tracks) for p in encode(s, t)])
         tmp.replace(clip)
     finally:
         tmp.unlink(missing_ok=True)
@@ -259,22 +265,76 @@ def _encode_track(path: Path, timeline: np.ndarray) -> None:
 def add_kept_track(container: av.container.OutputContainer, track: Path,
                    video: list[av.Packet]) -> None:
     """Mux `video` with the AAC packets of `track` (one encoding, copied whole)."""
-    with av.open(str(track)) as src:
-        template = src.streams.audio[0]
-        stream = container.add_stream_from_template(template)
-        packets = [p for p in src.demux(template) if p.size]
+    add_kept_tracks(container, [(track, None)], video)
+
+
+@dataclass(frozen=True)
+class Role:
+    """What a video's audio track is, as players list it: its language, its name and its
+    disposition (a described narration is flagged for the visually impaired)."""
+
+    title: str
+    language: str  # ISO 639-2, as MP4 and Matroska store it
+    default: bool = False
+    described: bool = False
+
+
+NARRATION = "Narration"  # the names players list the tracks by
+DESCRIBED = "Narration with descriptions of the picture"
+
+
+def roles(count: int, language: str) -> list[Role]:
+    """The roles of a video's `count` audio tracks: the narration (on by default), then,
+    with --describe, the described narration."""
+    both = [Role(NARRATION, language, default=True), Role(DESCRIBED, language, described=True)]
+    return both[:count]
+
+
+def label(stream: av.AudioStream, role: Role | None) -> None:
+    """Name a track for the players' lists: language, title, handler name, disposition."""
+    if role is None:
+        return
+    stream.metadata["language"] = role.language
+    stream.metadata["title"] = stream.metadata["handler_name"] = role.title
+    flags = av.stream.Disposition(0)
+    if role.default:
+        flags |= av.stream.Disposition.default
+    if role.described:
+        flags |= av.stream.Disposition.visual_impaired | av.stream.Disposition.descriptions
+    stream.disposition = flags
+
+
+def add_kept_tracks(container: av.container.OutputContainer,
+                    tracks: list[tuple[Path, Role | None]], video: list[av.Packet]) -> None:
+    """Mux `video` with the AAC packets of each kept track (each one encoding, copied
+    whole), each labelled with its role."""
+    audio_packets: list[av.Packet] = []
+    for track, role in tracks:
+        with av.open(str(track)) as src:
+            template = src.streams.audio[0]
+            stream = container.add_stream_from_template(template)
+            label(stream, role)
+            packets = [p for p in src.demux(template) if p.size]
         for p in packets:
             p.stream = stream
-        interleave(container, video, packets)
+        audio_packets += packets
+    interleave(container, video, audio_packets)
 
 
-def read_track(path: Path, start: float = 0.0, end: float | None = None) -> np.ndarray | None:
-    """The audio of a file as int16 mono at RATE, from `start` to `end` seconds (None: to
-    its end); None when it has no audio."""
+def track_count(path: Path) -> int:
+    """How many audio tracks a file has."""
     with av.open(str(path)) as c:
-        if not c.streams.audio:
+        return len(c.streams.audio)
+
+
+def read_track(path: Path, start: float = 0.0, end: float | None = None,
+               index: int = 0) -> np.ndarray | None:
+    """Audio track `index` of a file as int16 mono at RATE, from `start` to `end` seconds
+    (None: to its end); None when it has no such track."""
+    with av.open(str(path)) as c:
+        if len(c.streams.audio) <= index:
             return None
-        stream = c.streams.audio[0]
+        stream = c.streams.audio[index]
         resampler = av.AudioResampler(format="s16", layout="mono", rate=RATE)
         parts = []
         for frame in c.decode(stream):

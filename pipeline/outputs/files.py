@@ -50,12 +50,16 @@ def check_writable_folder(path: Path, create: bool = False) -> None:
 SIDECARS = ("subtitles", "captions", "chapter track")
 
 
-def companions(video: Path) -> dict[str, Path]:
+def companions(video: Path, describe: bool = False) -> dict[str, Path]:
     """The files a video is written with, by role: itself, its subtitles, captions and
-    chapters track (the last three only with soft captions: writes_sidecars)."""
+    chapters track (the last three only with soft captions: writes_sidecars), and with
+    --describe its descriptions track."""
     video = Path(video)
-    return {"video": video, "subtitles": video.with_suffix(".srt"),
-            "captions": video.with_suffix(".vtt"), "chapter track": chapters_track_path(video)}
+    files = {"video": video, "subtitles": video.with_suffix(".srt"),
+             "captions": video.with_suffix(".vtt"), "chapter track": chapters_track_path(video)}
+    if describe:
+        files["descriptions track"] = descriptions_path(video)
+    return files
 
 
 def chapters_track_path(video: Path) -> Path:
@@ -63,6 +67,14 @@ def chapters_track_path(video: Path) -> Path:
     it, `<stem>.chapters.vtt`."""
     video = Path(video)
     return video.with_name(video.stem + ".chapters.vtt")
+
+
+def descriptions_path(video: Path) -> Path:
+    """Where the --describe WebVTT descriptions track of `video` goes: beside it,
+    `<stem>.descriptions.vtt` (a player that loads sidecars by the video's name finds it;
+    the kind is the page's and the player's to set, a file has none)."""
+    video = Path(video)
+    return video.with_name(video.stem + ".descriptions.vtt")
 
 
 def deck_path(video: Path) -> Path:

@@ -152,21 +152,28 @@ def write_webm(video: Path, out: Path, crf: str = WEBM_CRF) -> int:
     """A WebM (VP9, constant quality) of `video` at its own size and timing: every frame
     at its own timestamp on the video's frame grid, a held frame stored once for its whole
     hold; its narration, if it has one, as Opus (encoded from the decoded sound, never
-    copied; its peaks limited again, lower: Opus's decoded peaks overshoot more than AAC's)."""
-    sound = audio.read_track(video)
-    if sound is not None:  # at the video's loudness, with room for Opus's overshoot
-        sound = audio.normalise(sound, ceiling=audio.OPUS_CEILING_DBTP)
+    copied; its peaks limited again, lower: Opus's decoded peaks overshoot more than AAC's).
+    With --describe, the described narration too, a second Opus track named and in the
+    language of the MP4's (WebM keeps no visually-impaired flag: its name says its role)."""
+    sounds = [audio.read_track(video, index=k) for k in range(audio.track_count(video))]
+    # each at the video's loudness, with room for Opus's overshoot
+    sounds = [audio.normalise(s, ceiling=audio.OPUS_CEILING_DBTP) for s in sounds]
     with av.open(str(video)) as src, av.open(str(out), "w", format="webm") as dst:
         stream = src.streams.video[0]
         vp9 = dst.add_stream("libvpx-vp9", rate=grid_rate(stream),
                              options={"crf": crf, "b:v": "0", "deadline": "realtime",
                                       "cpu-used": "8", "row-mt": "1", "threads": "4"})
         vp9.width, vp9.height, vp9.pix_fmt = stream.width, stream.height, "yuv420p"
-        pending = audio.encode(audio.add_stream(dst, "libopus"), sound) if sound is not None else []
+        pending = []
+        for sound, role in zip(sounds, _roles(src)):
+            opus = audio.add_stream(dst, "libopus")
+            audio.label(opus, role)
+            pending += audio.encode(opus, sound)
+        pending.sort(key=lambda p: float((p.pts or 0) * p.time_base), reverse=True)
         dst.set_chapters(src.chapters())  # the MP4's chapter marks, for the player's menu
         track = video_io.subtitle_track(video)  # --captions soft/both: the MP4's, as WebVTT
         cues = video_io.add_subtitle_track(dst, "webvtt", *track) if track else []
-        pending.reverse()  # popped from the end: the earliest first
+        # (sorted latest first: popped from the end, the earliest first)
 
         shown: dict[Fraction, Fraction] = {}  # each frame's start → its length, in seconds
 
@@ -188,6 +195,14 @@ def write_webm(video: Path, out: Path, crf: str = WEBM_CRF) -> int:
         for p in cues:
             dst.mux(p)
     return out.stat().st_size
+
+
+def _roles(src: av.container.InputContainer) -> list[audio.Role | None]:
+    """The roles of a video's audio tracks (None: a lone narration, as it was)."""
+    tracks = src.streams.audio
+    if len(tracks) < 2:
+        return [None] * len(tracks)
+    return audio.roles(len(tracks), tracks[0].metadata.get("language", "und"))
 
 
 WRITERS = {"gif": write_gif, "webm": write_webm}

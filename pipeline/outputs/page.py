@@ -110,6 +110,7 @@ class PageCue:
     end: float
     text: str
     chapter: str  # its slug
+    description: str = ""  # what its picture shows that it does not say (scenes.describe)
 
 
 def page_cues(chapters: list[ChapterResult]) -> list[PageCue]:
@@ -117,7 +118,8 @@ def page_cues(chapters: list[ChapterResult]) -> list[PageCue]:
     subtitle file keeps: pipeline.outputs.subtitles.kept_cues)."""
     cues, offset = [], 0.0
     for r in chapters:
-        cues += [PageCue(offset + a, offset + b, text, r.chapter)
+        described = dict(zip(r.subtitles, r.descriptions))
+        cues += [PageCue(offset + a, offset + b, text, r.chapter, described.get((a, b, text), ""))
                  for a, b, text in kept_cues(r.subtitles)]
         offset += r.duration
     return cues
@@ -335,6 +337,7 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
         "language": settings.language,
         "theme": settings.theme,
         "captions": settings.captions,  # burned into the picture or not: the page's track
+        "describe": settings.describe,  # a descriptions track in the player too
         "cues": [asdict(c) for c in cues],
         "chapters": chapters,
         "marks": [{"chapter": slug, "start": a, "end": b, "title": title}

@@ -71,6 +71,15 @@ def writes_sidecars(captions: str) -> bool:
     return captions == "soft"
 
 
+def description_cues(cues: list[tuple[float, float, str]], descriptions: list[str]
+                     ) -> list[tuple[float, float, str]]:
+    """The descriptions track's cues: each caption's description (scenes.describe) timed
+    with its caption; a caption whose picture needs no words has no cue."""
+    if len(descriptions) != len(cues):  # (a clip kept before descriptions were recorded)
+        return []
+    return [(a, b, d) for (a, b, _), d in zip(cues, descriptions) if d]
+
+
 def kept_cues(cues: list[tuple[float, float, str]]) -> list[tuple[float, float, str]]:
     """The cues a subtitle file keeps: zero-length ones (under 50 ms) are dropped."""
     return [(a, b, text) for a, b, text in cues if b - a >= 0.05]

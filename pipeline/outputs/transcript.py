@@ -1,6 +1,7 @@
 """--transcript FILE (.html or .md): the video as text, for a screen reader or a handout.
 
-Every caption in playing order with its time, headed by its chapter's title, then the
+Every caption in playing order with its time and what its picture shows that it does not
+say (its description, scenes.describe), headed by its chapter's title, then the
 followed word's numbers as real tables (its Q, K and V rows, its score, scaled score and
 weight against every key, its Z row), in the caption language. The HTML is one offline
 file with landmarks, headings in order, a table caption and header cells for every table.
@@ -40,6 +41,7 @@ def transcript_path(value: str | Path) -> Path:
 class Line:
     seconds: float  # where the caption starts in the video
     text: str
+    description: str = ""  # what the picture shows that the caption does not say
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,9 @@ def sections(chapters: Sequence[ChapterResult], language: str) -> list[Section]:
     """Each chapter's captions at their video times, under its title."""
     out, offset = [], 0.0
     for r in chapters:
-        lines = tuple(Line(offset + a, text) for a, _, text in r.subtitles)
+        described = (r.descriptions if len(r.descriptions) == len(r.subtitles)
+                     else [""] * len(r.subtitles))  # a clip kept before they were recorded
+        lines = tuple(Line(offset + a, text, d) for (a, _, text), d in zip(r.subtitles, described))
         out.append(Section(f"chapter-{r.chapter}", chapter_title(r, language), lines))
         offset += r.duration
     return out
@@ -113,6 +117,8 @@ th, td { border: 1px solid #8a8f9c; padding: 0.2rem 0.6rem; text-align: right; }
 th[scope=row], thead th { text-align: left; }
 caption { text-align: left; font-weight: bold; padding-bottom: 0.3rem; }
 a { color: #1a4fa0; }
+p.description { margin: 0.2rem 0 0.6rem 3.2em; color: #33363f; }
+span.picture { font-style: italic; }
 """
 
 
@@ -124,7 +130,7 @@ def page(parts: list[Section], numbers: list[Table], language: str,
          words: dict[str, str]) -> str:
     title = words["title"]
     nav = "\n".join(f'<li><a href="#{s.anchor}">{esc(s.title)}</a></li>' for s in parts)
-    body = "\n".join(_section_html(s) for s in parts)
+    body = "\n".join(_section_html(s, words) for s in parts)
     heading = words["numbers"]
     tables_html = "\n".join(_table_html(t) for t in numbers)
     return f"""<!doctype html>
@@ -147,12 +153,19 @@ def page(parts: list[Section], numbers: list[Table], language: str,
 """
 
 
-def _section_html(s: Section) -> str:
+def _section_html(s: Section, words: dict[str, str]) -> str:
     items = "\n".join(f'<li><time datetime="PT{line.seconds:.1f}S">{clock(line.seconds)}</time>'
-                      f"{esc(line.text)}</li>" for line in s.lines)
+                      f"{esc(line.text)}{_description_html(line, words)}</li>" for line in s.lines)
     return (f'<section id="{s.anchor}" aria-labelledby="{s.anchor}-title">'
             f'<h2 id="{s.anchor}-title">{esc(s.title)}</h2>\n'
             f'<ol class="captions">\n{items}\n</ol></section>')
+
+
+def _description_html(line: Line, words: dict[str, str]) -> str:
+    if not line.description:
+        return ""
+    return (f'<p class="description"><span class="picture">{esc(words["picture"])}</span> '
+            f"{esc(line.description)}</p>")
 
 
 def _table_html(t: Table) -> str:
@@ -173,7 +186,10 @@ def markdown(parts: list[Section], numbers: list[Table], words: dict[str, str]) 
     out = [f"# {md(words['title'])}", ""]
     for s in parts:
         out += [f"## {md(s.title)}", ""]
-        out += [f"- `{clock(line.seconds)}` {md(line.text)}" for line in s.lines]
+        for line in s.lines:
+            out.append(f"- `{clock(line.seconds)}` {md(line.text)}")
+            if line.description:
+                out.append(f"  *{md(words['picture'])}* {md(line.description)}")
         out.append("")
     out += [f"## {md(words['numbers'])}", ""]
     for t in numbers:

@@ -7,6 +7,7 @@ hold as its duration (fastmanim.encoder). Every timestamp stays on the 1/fps gri
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -90,7 +91,8 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
          marks: Cues | None = None) -> float:
     """Concatenate clips of identical format into `out` by copying packets; returns seconds.
 
-    Narrated clips (an audio track each, pipeline.outputs.audio) give `out` one AAC track: their
+    Narrated clips (an audio track each, pipeline.outputs.audio; with --describe a second,
+    the described narration) give `out` one AAC track per track: their
     sound decoded, laid at each clip's start and encoded once for the whole video (kept,
     pipeline.outputs.audio.aac_track, unless `keep_track` is False: then made beside `out`
     and removed; `warn` hears of a damaged kept track); the video packets are still copied.
@@ -120,9 +122,11 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
         packets: list[av.Packet] = []
         offset = 0  # in ostream's time base, once muxing has fixed it
         sounds: list[tuple[int, int, Path]] = []  # (start, end, clip) of each clip with sound
+        tracks = 0  # the most audio tracks of a clip: the narration, the described one
         for clip in clips:
             with av.open(str(clip)) as src:
                 narrated = bool(src.streams.audio)
+                tracks = max(tracks, len(src.streams.audio))
                 s = src.streams.video[0]
                 tb, otb = s.time_base, ostream.time_base or s.time_base
                 end = offset
@@ -147,12 +151,20 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
             pkt.dts, pkt.duration = dts, until[pkt.pts] - pkt.pts
         seconds = float(offset * otb)
         if sounds:
-            timeline = audio.fit(None, seconds)
+            timelines = [audio.fit(None, seconds) for _ in range(tracks)]
             for start, end, clip in sounds:
                 a, b = (round(float(t * otb) * audio.RATE) for t in (start, end))
-                timeline[a:b] = audio.fit(audio.read_track(clip), (b - a) / audio.RATE)
-            with audio.aac_track(timeline, Path(out).parent, keep_track, warn) as track:
-                audio.add_kept_track(dst, track, packets)
+                for k, timeline in enumerate(timelines):  # a clip that described nothing
+                    # has the narration alone: it is its described narration too
+                    sound = audio.read_track(clip, index=k) if k else None
+                    if sound is None:
+                        sound = audio.read_track(clip)
+                    timeline[a:b] = audio.fit(sound, (b - a) / audio.RATE)
+            with ExitStack() as kept:
+                made = [kept.enter_context(audio.aac_track(t, Path(out).parent, keep_track, warn))
+                        for t in timelines]
+                roles = audio.roles(len(made), _iso639_2(language)) if len(made) > 1 else [None]
+                audio.add_kept_tracks(dst, list(zip(made, roles)), packets)
         else:
             for pkt in packets:
                 dst.mux(pkt)

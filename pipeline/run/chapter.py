@@ -13,7 +13,7 @@ from attention_video.attncore.settings import QUALITIES, Settings
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.pipeline.cache.limits import TEXTS
 from attention_video.pipeline.cache.paths import cache_dir
-from attention_video.pipeline.outputs.audio import add_track, mix
+from attention_video.pipeline.outputs.audio import add_tracks, mix
 from attention_video.pipeline.outputs.video import join
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.voice import Narrator
@@ -77,7 +77,7 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
             scene.render()
             duration = float(scene.renderer.time)
         if job.clip is not None and scene.narrator is not None:  # the narration goes in the clip
-            add_track(job.clip, mix([(t, s.samples, s.rate) for t, s in scene.speech], duration))
+            add_tracks(job.clip, narrations(scene.speech, scene.described_speech, duration))
     finally:
         shutil.rmtree(text_dir, ignore_errors=True)
         if job.work_dir is not None:
@@ -90,7 +90,20 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
     return ChapterResult(job.chapter, duration, scene.subtitles, scene.drawn.entries,
                          scene.off_frame, seconds, clip=job.clip, stages=stages,
                          holds=scene.holds, made=dict(scene.drawn.made),
-                         title=getattr(scene, "title_text", ""))
+                         title=getattr(scene, "title_text", ""),
+                         descriptions=[d.text for d in scene.descriptions],
+                         described=list(scene.descriptions))
+
+
+def narrations(speech: list, described: list, duration: float) -> list:
+    """The clip's sound tracks: the narration, and with descriptions said (--describe) the
+    described narration too, the captions' speech and the descriptions' on one timeline.
+    The plain narration is silent while the picture holds for a description."""
+    plain = [(t, s.samples, s.rate) for t, s in speech]
+    if not described:
+        return [mix(plain, duration)]
+    return [mix(plain, duration),
+            mix(plain + [(t, s.samples, s.rate) for t, s in described], duration)]
 
 
 def _made(folder: Path) -> Path:

@@ -27,9 +27,11 @@ from attention_video.pipeline.outputs.files import (
     chapters_track_path,
     check_writable_folder,
     default_output,
+    descriptions_path,
 )
 from attention_video.pipeline.outputs.subtitles import (
     SOFT_CAPTIONS,
+    description_cues,
     to_srt,
     to_vtt,
     writes_sidecars,
@@ -74,6 +76,7 @@ class VideoResult:
     seconds: float = 0.0  # wall time spent
     captions: Path | None = None  # the same subtitles as WebVTT, for browsers
     chapter_track: Path | None = None  # each chapter's title and span as WebVTT chapters
+    descriptions: Path | None = None  # --describe: the descriptions track (WebVTT)
     # .srt/.vtt beside a video with burned captions, from before: a player would add them
     stale_sidecars: list[Path] = field(default_factory=list)
 
@@ -235,13 +238,35 @@ def write_video(settings: Settings, chapters: list[ChapterResult], t0: float,
                 tmp_vtt.write_text(to_vtt(cues), encoding="utf-8")
                 tmp_chapters.write_text(to_chapters_vtt(chapters, settings.language),
                                         encoding="utf-8")
+    described = write_descriptions(settings, chapters, video)
     if not sidecars:  # one already there (an earlier soft render's, or hand-made) is kept,
         # and named, since a player would show it over the picture's captions
         stale = [p for p in (srt_path, vtt_path, chapters_path) if p.is_file()]
         return VideoResult(video, None, chapters, duration, time.perf_counter() - t0,
-                           stale_sidecars=stale)
+                           stale_sidecars=stale, descriptions=described)
     return VideoResult(video, srt_path, chapters, duration, time.perf_counter() - t0,
-                       captions=vtt_path, chapter_track=chapters_path)
+                       captions=vtt_path, chapter_track=chapters_path,
+                       descriptions=described)
+
+
+def write_descriptions(settings: Settings, chapters: list[ChapterResult], video: Path
+                       ) -> Path | None:
+    """--describe: each caption's description (scenes.describe) as a WebVTT track beside
+    the video, timed with the captions, written atomically (None: not asked for)."""
+    if not settings.describe:
+        return None
+    path = descriptions_path(video)
+    cues = description_cues(_subtitle_cues(chapters),
+                            [d for r in chapters for d in _descriptions_of(r)])
+    with atomic_output(path) as tmp:
+        tmp.write_text(to_vtt(cues), encoding="utf-8")
+    return path
+
+
+def _descriptions_of(r: ChapterResult) -> list[str]:
+    """A chapter's descriptions, one per caption (a clip kept before they were recorded:
+    none, each caption undescribed)."""
+    return r.descriptions if len(r.descriptions) == len(r.subtitles) else [""] * len(r.subtitles)
 
 
 def _subtitle_cues(chapters: list[ChapterResult]) -> list[Cue]:

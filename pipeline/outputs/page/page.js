@@ -869,6 +869,15 @@ function captionTrack() {
   track.mode = how === "soft" ? "showing" : "hidden"; // --captions none: offered, not shown
 }
 
+// --describe: what each caption's picture shows that it does not say, as the player's
+// descriptions track (a screen reader or a describing player reads it; nothing is drawn).
+function descriptionTrack() {
+  if (!D.describe || !window.VTTCue) return;
+  const track = video.addTextTrack("descriptions", W.descriptions, D.language);
+  for (const c of D.cues) if (c.description) track.addCue(new VTTCue(c.start, c.end, c.description));
+  track.mode = "hidden"; // read out by what listens for its cues, never drawn over the picture
+}
+
 // ---- predict first: questions whose answers the grids hold, asked before they show -------
 // What was answered stays in this browser (localStorage, per page): no server.
 const PREDICT_KEY = "attention-page:" + D.video + "|" + D.sentence;
@@ -1174,6 +1183,7 @@ function start() {
   poster();
   captionTrack();
   chapterTrack();
+  descriptionTrack();
   window.addEventListener("beforeprint", () => { if (document.body.dataset.handout !== "1") renderHandout(); });
   window.addEventListener("resize", fitSide);
   applyTheme();

@@ -62,6 +62,8 @@ VARIANTS: dict[str, dict | None] = {
     "questions": dict(questions=True),  # a question card opens the chapters that ask
     "think_time": dict(think_time=6.0),  # without questions: nothing to think about
     "voice": None,  # a narrated dry run synthesizes speech: tests/scenes/test_narration.py keys it
+    "describe": dict(describe=True),  # silent: the same clips (narrated: a variant,
+    #                                   tests/scenes/test_described_narration.py keys it)
 }
 
 

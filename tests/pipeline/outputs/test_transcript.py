@@ -22,7 +22,8 @@ MARKDOWN = ".md"  # (spelt apart: a file name ending so reads as a cited documen
 CHAPTERS = [
     ChapterResult("input", 10.0, [(0.5, 4.0, "Words <become> rows & more"),
                                   (4.0, 9.0, "X = E + P: *one* row per word")],
-                  title="1 · Input: words become rows of numbers"),
+                  title="1 · Input: words become rows of numbers",
+                  descriptions=["On screen: E <and> P.", ""]),
     ChapterResult("softmax", 20.0, [(1.0, 6.0, "Scale, then softmax: 0.99 goes to \"drank\"")],
                   title="5 · Scale and softmax"),
 ]
@@ -44,8 +45,9 @@ def test_the_page_reads_in_the_videos_order_and_passes_axe(browser, written):
     tab.goto(page.as_uri())
     order = tab.eval_on_selector_all(  # what a screen reader meets, in document order
         "section h2, section ol.captions li", "els => els.map(e => e.textContent)")
-    expected = [CHAPTERS[0].title, "0:00" + CAPTIONS[0], "0:04" + CAPTIONS[1],
-                CHAPTERS[1].title, "0:11" + CAPTIONS[2]]  # the second starts at 10 s
+    # a caption's description is read right after it (scenes.describe)
+    expected = [CHAPTERS[0].title, "0:00" + CAPTIONS[0] + "The picture: On screen: E <and> P.",
+                "0:04" + CAPTIONS[1], CHAPTERS[1].title, "0:11" + CAPTIONS[2]]  # (at 10 s)
     assert order[:5] == expected
     headers = tab.eval_on_selector_all("table th[scope]", "ths => ths.length")
     assert headers >= 2 * 4

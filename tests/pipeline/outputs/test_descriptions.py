@@ -1,0 +1,105 @@
+"""--describe: each caption's description (scenes.describe) as a WebVTT descriptions track
+beside the video, timed with its caption, in the companion page's player as a track of kind
+"descriptions", and in the transcript under its caption."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from attention_video.attncore import Settings
+from attention_video.pipeline.commands.app import Request, make_settings, planned_outputs
+from attention_video.pipeline.outputs.files import descriptions_path
+from attention_video.pipeline.outputs.page import page_cues
+from attention_video.pipeline.outputs.subtitles import description_cues
+from attention_video.pipeline.outputs.transcript import write_transcript
+from attention_video.pipeline.records import ChapterResult
+from attention_video.pipeline.run.render import write_descriptions
+
+from tests.pipeline.outputs.test_page import browser, build, open_page  # noqa: F401 (fixture)
+from tests.support.builds import trace_of
+
+SETTINGS = Settings(sentence="The black cat drank the milk", describe=True)
+CHAPTERS = [
+    ChapterResult("input", 10.0, [(0.5, 4.0, "Words become rows"), (4.0, 9.0, "X = E + P")],
+                  descriptions=["On screen: E.", ""]),
+    ChapterResult("linear", 8.0, [(1.0, 6.0, "Q = X · W_Q")],
+                  descriptions=['Q, the row of "milk": 2.87, −4.40, …']),
+]
+
+
+def cues_of(vtt: str) -> list[tuple[str, str, str]]:
+    return re.findall(r"(\S+) --> (\S+)\n(.+)\n", vtt)
+
+
+def test_a_description_is_timed_with_its_caption_and_an_empty_one_has_no_cue():
+    cues = [(0.5, 4.0, "a"), (4.0, 9.0, "b"), (9.0, 12.0, "c")]
+    assert description_cues(cues, ["one", "", "three"]) == [(0.5, 4.0, "one"), (9.0, 12.0, "three")]
+    assert description_cues(cues, ["one"]) == []  # not one per caption: none (an old record)
+
+
+def test_the_track_goes_beside_the_video_in_video_time(tmp_path):
+    video = tmp_path / "lesson.mp4"
+    path = write_descriptions(SETTINGS, CHAPTERS, video)
+    assert path == tmp_path / "lesson.descriptions.vtt" == descriptions_path(video)
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("WEBVTT")
+    assert cues_of(text) == [("00:00:00.500", "00:00:04.000", "On screen: E."),
+                             ("00:00:11.000", "00:00:16.000",  # the second chapter starts at 10 s
+                              'Q, the row of "milk": 2.87, −4.40, …')]
+
+
+def test_without_describe_no_track_is_written(tmp_path):
+    plain = Settings(sentence="The black cat drank the milk")
+    assert write_descriptions(plain, CHAPTERS, tmp_path / "v.mp4") is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_track_is_planned_with_the_videos_files_before_any_work():
+    request = Request()
+    asked = make_settings(None, "The cat", None, {"describe": True, "output": "out/v.mp4"})
+    files, _ = planned_outputs(asked, request)
+    assert files["the descriptions track"].name == "v.descriptions.vtt"
+    plain, _ = planned_outputs(make_settings(None, "The cat", None, {"output": "out/v.mp4"}), request)
+    assert "the descriptions track" not in plain
+
+
+def test_the_transcript_gives_each_caption_its_description(tmp_path):
+    trace = trace_of(SETTINGS)
+    html = write_transcript(tmp_path / "t.html", trace, CHAPTERS, SETTINGS).read_text()
+    md = write_transcript(tmp_path / "t.md", trace, CHAPTERS, SETTINGS).read_text()
+    assert re.search(r"Words become rows<p class=\"description\">.*On screen: E\.</p></li>", html)
+    assert "X = E + P</li>" in html  # no description: nothing under it
+    assert "- `0:00` Words become rows\n  *The picture:* On screen: E." in md
+
+
+def test_the_page_cues_carry_their_descriptions():
+    cues = page_cues(CHAPTERS)
+    assert [c.description for c in cues] == ["On screen: E.", "", CHAPTERS[1].descriptions[0]]
+
+
+def test_the_pages_player_has_a_descriptions_track(browser, tmp_path):  # noqa: F811
+    page, *_ = build(tmp_path, CHAPTERS, describe=True)
+    tab = open_page(browser, page)
+    tracks = tab.evaluate("""() => [...document.querySelector('video').textTracks].map(t =>
+        ({kind: t.kind, cues: t.cues ? [...t.cues].map(c => [c.startTime, c.text]) : null}))""")
+    described = [t for t in tracks if t["kind"] == "descriptions"]
+    assert described and described[0]["cues"] == [[0.5, "On screen: E."],
+                                                  [11.0, CHAPTERS[1].descriptions[0]]]
+    tab.context.close()
+    page, *_ = build(tmp_path / "plain", CHAPTERS)
+    tab = open_page(browser, page)
+    kinds = tab.evaluate("() => [...document.querySelector('video').textTracks].map(t => t.kind)")
+    assert "descriptions" not in kinds
+    tab.context.close()
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_dry_run_describes_what_the_captions_leave_out(language):
+    from tests.support.builds import dry_run  # noqa: PLC0415 (builds a scene)
+
+    settings = Settings(sentence="The black cat drank the milk", language=language, quality="l")
+    r = dry_run(settings, "linear")
+    assert len(r.descriptions) == len(r.subtitles)
+    # The first caption ("We follow milk …") leaves X on screen unnamed
+    assert r.descriptions[0] == ("On screen: X." if language == "en" else "画面上：X。")

@@ -1,0 +1,167 @@
+"""Every caption's description (scenes.describe) on the lint corpus (tests/data/
+lint_corpus.toml), checked against the scene graph and the trace, not against the record
+the description was made from:
+
+- it names every grid on screen (every MatrixView in the scene when the caption leaves)
+  that its caption does not name;
+- it can be said in the caption's time on screen, at the speaking rate its catalogue gives
+  and the video's pace (its characters as spoken, counted here);
+- every number it states is read back from its text and is the trace's at the precision
+  written (tests/support/scene_truth.resolve), or a grid's size as the scene graph has it.
+
+The whole corpus is slow; a few chapters of three cases (English, Chinese, Spanish) run in
+the fast tier."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from attention_video.attncore.settings import Settings
+from attention_video.scenes.catalogue import Translate, translations
+from attention_video.scenes.describe import Description, Words, grid_name, grid_word, names_in
+from attention_video.scenes.questions import names
+from attention_video.scenes.spoken import spoken
+
+from tests.support.builds import plan_of, trace_of
+from tests.support.lint_corpus import load_cases
+from tests.support.scene_truth import check_drawn
+
+CASES = {c.name: c for c in load_cases()}
+FAST = [("tiny-default", "factor"), ("tiny-captions-zh", "weighted_sum"),
+        ("tiny-spanish-captions", "input")]  # (chapters that build in a second or two)
+NUMBER = re.compile(r"−?-?\d+(?:\.\d+)?")
+QUOTED = re.compile(r"[\"“][^\"”]*[\"”]")  # a word in quotes: a token, which may hold digits
+
+
+@dataclass
+class Said:
+    """One caption as the scene played it: its words and time on screen, its description,
+    and the grids on screen (key → shapes) when it left, from the scene graph."""
+
+    caption: str
+    seconds: float
+    description: Description
+    grids: dict[str, set[tuple[int, int]]]
+
+
+def played(settings: Settings, slug: str) -> list[Said]:
+    """Chapter `slug` built under dry run, the scene graph looked at as each caption leaves."""
+    from attention_video.pipeline.run.chapter import manim_config  # noqa: PLC0415 (Manim)
+    from attention_video.scenes import scene_class  # noqa: PLC0415
+    from attention_video.scenes.widgets import MatrixView  # noqa: PLC0415
+    from manim import tempconfig  # noqa: PLC0415
+
+    looked: list[dict[str, set[tuple[int, int]]]] = []
+
+    class Looked(scene_class(slug)):
+        def _close_subtitle(self) -> None:
+            if self._caption is not None:
+                grids: dict[str, set[tuple[int, int]]] = {}
+                for top in self.mobjects:
+                    if top is self._caption:
+                        continue
+                    for m in top.get_family():
+                        if isinstance(m, MatrixView):
+                            grids.setdefault(m.key, set()).add(m.values.shape)
+                looked.append(grids)
+            super()._close_subtitle()
+
+    trace = trace_of(settings)
+    with tempconfig(manim_config(settings, None, None, Path(tempfile.mkdtemp()))):
+        scene = Looked(trace, settings, plan_of(settings))
+        scene.render()
+    assert len(scene.descriptions) == len(scene.subtitles) == len(looked)
+    return [Said(text, b - a, d, g)
+            for (a, b, text), d, g in zip(scene.subtitles, scene.descriptions, looked)]
+
+
+def rate(language: str) -> float:
+    return float(translations(language).pgettext("characters spoken per second", "14"))
+
+
+def problems(settings: Settings, slug: str) -> list[str]:
+    from attention_video.scenes.text import word_labels  # noqa: PLC0415 (Manim)
+
+    trace, tr = trace_of(settings), Translate(settings.language)
+
+    Q, K, product = names(trace)
+    words = Words(word_labels([t.text for t in trace.query_tokens]),
+                  word_labels([t.text for t in trace.key_tokens]), trace.focus, Q, K, product)
+    bad = []
+    for n, s in enumerate(played(settings, slug)):
+        where = f"{slug} caption {n + 1} {s.caption[:40]!r}: {s.description.text!r}"
+        for key in s.grids:  # every grid on screen the caption does not name
+            if not names_in(s.caption, grid_word(key, tr, words)) and \
+                    grid_name(key, tr, words) not in s.description.text:
+                bad.append(f"{where} does not name {key}")
+        said = " ".join(spoken(s.description.text, settings.language).split())
+        if len(said) / rate(settings.language) / settings.pace > s.seconds + 1e-6:
+            bad.append(f"{where} takes {len(said) / rate(settings.language) / settings.pace:.1f} s "
+                       f"to say in {s.seconds:.1f} s")
+        read = NUMBER.findall(QUOTED.sub("", s.description.text.replace("W_", "W")))
+        stated = [m.text for m in s.description.mentions]
+        if read != stated:
+            bad.append(f"{where} states {read}, its record {stated}")
+        values = [(m.key, m.index, m.text) for m in s.description.mentions if m.kind == "value"]
+        bad += [f"{where}: {b}" for b in check_drawn(trace, values)]
+        for m in s.description.mentions:
+            if m.kind in ("rows", "cols"):
+                sizes = {r if m.kind == "rows" else c for r, c in s.grids.get(m.key, ())}
+                if int(m.text) not in sizes:
+                    bad.append(f"{where}: {m.key} has {m.kind} {sizes}, said {m.text}")
+    return bad
+
+
+@pytest.mark.parametrize(("case", "slug"), FAST, ids=[f"{c}-{s}" for c, s in FAST])
+def test_a_few_chapters_are_described_truly_and_in_time(case, slug):
+    settings = CASES[case].settings
+    assert slug in plan_of(settings)
+    assert problems(settings, slug) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+def test_every_caption_of_the_corpus_is_described_truly_and_in_time(case):
+    settings = CASES[case].settings
+    bad = [p for slug in plan_of(settings) for p in problems(settings, slug)]
+    assert bad == [], "\n".join(bad)
+
+
+def test_the_check_fails_on_a_wrong_description(monkeypatch):
+    """A description that never names the grids on screen, one that reads a number wrong,
+    one too long to say: each is caught."""
+    import attention_video.scenes.describe as describe  # noqa: PLC0415
+
+    settings = CASES["tiny-default"].settings
+    real = describe.describe
+
+    def mute(*args, **kwargs):
+        d = real(*args, **kwargs)
+        return describe.Description("", (), (), 0.0) if "On screen" in d.text else d
+
+    monkeypatch.setattr("attention_video.scenes.base.describe", mute)
+    assert any("does not name" in p for p in problems(settings, "factor"))
+
+    def wrong(*args, **kwargs):  # its first value one in the last place off, said so
+        d = real(*args, **kwargs)
+        k = next((k for k, m in enumerate(d.mentions) if m.kind == "value"), None)
+        if k is None:
+            return d
+        m = d.mentions[k]
+        off = m.text[:-1] + ("1" if m.text[-1] != "1" else "2")
+        mentions = (*d.mentions[:k], describe.Mention(m.kind, m.key, m.index, off), *d.mentions[k + 1:])
+        return describe.Description(d.text.replace(m.text, off, 1), d.names, mentions, d.seconds)
+
+    monkeypatch.setattr("attention_video.scenes.base.describe", wrong)
+    assert any("trace" in p for p in problems(settings, "factor"))
+
+    def long(*args, **kwargs):
+        d = real(*args, **kwargs)
+        return describe.Description(d.text + " And so on." * 40, d.names, d.mentions, d.seconds)
+
+    monkeypatch.setattr("attention_video.scenes.base.describe", long)
+    assert any("to say in" in p for p in problems(settings, "factor"))
