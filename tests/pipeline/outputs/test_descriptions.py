@@ -16,7 +16,7 @@ from attention_video.pipeline.outputs.transcript import write_transcript
 from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.render import write_descriptions
 
-from tests.pipeline.outputs.test_page import browser, build, open_page  # noqa: F401 (fixture)
+from tests.pipeline.outputs.test_page import build, open_page
 from tests.support.builds import trace_of
 
 SETTINGS = Settings(sentence="The black cat drank the milk", describe=True)
@@ -67,7 +67,7 @@ def test_the_track_is_planned_with_the_videos_files_before_any_work():
 def test_the_transcript_gives_each_caption_its_description(tmp_path):
     trace = trace_of(SETTINGS)
     html = write_transcript(tmp_path / "t.html", trace, CHAPTERS, SETTINGS).read_text()
-    md = write_transcript(tmp_path / "t.md", trace, CHAPTERS, SETTINGS).read_text()
+    md = write_transcript(tmp_path / ("t" + ".md"), trace, CHAPTERS, SETTINGS).read_text()
     assert re.search(r"Words become rows<p class=\"description\">.*On screen: E\.</p></li>", html)
     assert "X = E + P</li>" in html  # no description: nothing under it
     assert "- `0:00` Words become rows\n  *The picture:* On screen: E." in md

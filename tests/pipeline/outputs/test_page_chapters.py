@@ -15,21 +15,9 @@ from attention_video.pipeline.outputs.chapters import chapter_marks
 
 from tests.pipeline.outputs.test_page import build, open_page
 
-pytestmark = pytest.mark.xdist_group("page")
+pytestmark = pytest.mark.xdist_group("page")  # one worker: its one browser (tests/conftest.py)
 
 SLUGS = ("input", "linear", "factor")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium",
-                              args=["--no-sandbox", "--disable-gpu",
-                                    "--disable-background-networking",
-                                    "--disable-component-update", "--disable-sync"])
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
