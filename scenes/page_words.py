@@ -26,6 +26,7 @@ def page_words(tr: Translate) -> dict[str, str]:
         "chapters": tr("Chapters"),  # the video's chapters track
         "chapter_keys": tr("[ and ] go to the previous and the next chapter."),
         "descriptions": tr("Descriptions of the picture"),  # the player's descriptions track
+        "picture": tr("The picture:"),  # before a caption's description in the list
         "captions_hint": tr("Click a caption to jump there; the one playing is marked."),
         "numbers": tr("The numbers"),
         "numbers_hint": tr("Click a cell or press Enter on it to open how it was made; "

@@ -680,6 +680,12 @@ function renderCues() {
     const b = el("button", {type: "button", "data-cue": k},
                  el("span", {class: "time", text: clock(c.start)}), c.text);
     b.addEventListener("click", () => seekTo(k));
+    // --describe: what the caption's picture shows that it does not say, under it (the
+    // button's name stays the caption's words)
+    if (D.describe && c.description) {
+      return el("li", {"data-chapter": c.chapter}, b,
+                el("p", {class: "described", text: W.picture + " " + c.description}));
+    }
     return el("li", {"data-chapter": c.chapter}, b);
   }));
 }
@@ -876,6 +882,13 @@ function descriptionTrack() {
   const track = video.addTextTrack("descriptions", W.descriptions, D.language);
   for (const c of D.cues) if (c.description) track.addCue(new VTTCue(c.start, c.end, c.description));
   track.mode = "hidden"; // read out by what listens for its cues, never drawn over the picture
+  // No browser speaks a descriptions track itself: as each cue starts, the page puts its
+  // words in a polite live region, which a screen reader reads while the video plays.
+  const live = document.getElementById("described-now");
+  track.addEventListener("cuechange", () => {
+    const cue = track.activeCues && track.activeCues[0];
+    if (cue) live.textContent = cue.text;
+  });
 }
 
 // ---- predict first: questions whose answers the grids hold, asked before they show -------

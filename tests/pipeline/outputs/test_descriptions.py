@@ -86,6 +86,22 @@ def test_the_pages_player_has_a_descriptions_track(browser, tmp_path):  # noqa: 
     described = [t for t in tracks if t["kind"] == "descriptions"]
     assert described and described[0]["cues"] == [[0.5, "On screen: E."],
                                                   [11.0, CHAPTERS[1].descriptions[0]]]
+    # the caption list shows each description under its caption, the button named by the
+    # caption alone
+    listed = tab.eval_on_selector_all("#cues li", """lis => lis.map(li =>
+        [li.querySelector('button').textContent, (li.querySelector('.described') || {}).textContent])""")
+    assert [d for _, d in listed] == ["The picture: On screen: E.", None,
+                                      "The picture: " + CHAPTERS[1].descriptions[0]]
+    assert all("The picture" not in b for b, _ in listed)
+    # as the video plays into a described caption, the live region holds its description
+    tab.evaluate("() => { const v = document.querySelector('video'); v.currentTime = 11.2; }")
+    tab.wait_for_function("() => document.getElementById('described-now').textContent !== ''",
+                          timeout=10_000)
+    assert tab.eval_on_selector("#described-now", "e => [e.textContent, e.getAttribute('aria-live')]"
+                                ) == [CHAPTERS[1].descriptions[0], "polite"]
+    axe = pytest.importorskip("axe_playwright_python.sync_playwright")
+    results = axe.Axe().run(tab)
+    assert results.violations_count == 0, results.generate_report()
     tab.context.close()
     page, *_ = build(tmp_path / "plain", CHAPTERS)
     tab = open_page(browser, page)
