@@ -3,11 +3,14 @@ Narrator and has Whisper tiny.en (tests/support/listener.py, offline) hear each 
 rendering a frame (the captions come from each chapter's dry run):
 
     python scripts/hear_back.py [--sentence "..."] [--chapters 1 3] [--pace 1.0] [--all]
+                                [--describe]
 
 Prints each cue's word error (reference: its spoken form, normalised as the narration test
 does) with what was said and what was heard, worst first (the cues over --over, or every
 cue with --all), then the median and the worst. Speech is kept in the cache folder, so a
 second run only listens. Exits 1 when a cue is over --over or the median over --median.
+With --describe, the described narration: every caption and, after it, its description
+(scenes.describe), each heard back as one cue.
 """
 
 from __future__ import annotations
@@ -23,14 +26,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 
 
 def captions(settings) -> list[str]:
-    """Every caption of the video `settings` make, in order, from dry runs (no frames)."""
+    """Every caption of the video `settings` make, in order, from dry runs (no frames);
+    described, each followed by its description (where it has one)."""
     from attention_video.attncore import build_trace
     from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 
     trace = build_trace(settings)
-    return [text for slug in settings.chapters
-            for _, _, text in render_chapter(ChapterJob(slug, trace, settings, clip=None,
-                                                        plan=settings.chapters)).subtitles]
+    texts = []
+    for slug in settings.chapters:
+        r = render_chapter(ChapterJob(slug, trace, settings, clip=None, plan=settings.chapters))
+        described = r.descriptions if settings.describe else [""] * len(r.subtitles)
+        for (_, _, text), description in zip(r.subtitles, described):
+            texts += [text] + ([description] if description else [])
+    return texts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,10 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--over", type=float, default=0.15, help="a cue's worst word error (0.15)")
     p.add_argument("--median", type=float, default=0.08, help="the median's limit (0.08)")
     p.add_argument("--all", action="store_true", help="print every cue, not only those over")
+    p.add_argument("--describe", action="store_true",
+                   help="the described narration: each caption's description too")
     p.add_argument("--no-keep", action="store_true", help="keep no speech in the cache folder")
     args = p.parse_args(argv)
     logging.getLogger("faster_whisper").setLevel(logging.WARNING)  # one line per cue
-    fields = {"voice": args.voice, "pace": args.pace, "quality": "l"}
+    fields = {"voice": args.voice, "pace": args.pace, "quality": "l", "describe": args.describe}
     if args.sentence is not None:
         fields["sentence"] = args.sentence
     if args.chapters:
