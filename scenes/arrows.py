@@ -49,7 +49,7 @@ from attention_video.scenes.layout import (
     text_width,
     widest,
 )
-from attention_video.scenes.lint import MARK_REACH, PARALLEL_DEGREES
+from attention_video.scenes.lint import MARK_REACH, MIN_ALONG, PARALLEL_DEGREES
 from attention_video.scenes.text import fmt, make_text
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import Recorder
@@ -154,37 +154,41 @@ def _across(g: QueryGeometry, j: int, under: frozenset[int]) -> float:
 
 def _crowd(g: QueryGeometry, a: int, b: int, unit: float) -> bool:
     """Whether keys a and b, drawn on one side of the query's line at scale `unit`, would lie
-    on each other: within the lint's near-parallel angle (their strokes one line from the
-    common tail), or their heads within two tips' length (one head hides the other)."""
+    on each other as the lint sees it (scenes.lint.lines_on_lines): within its near-parallel
+    angle over a visible length (one line to the eye from the common tail), or their tips
+    within a head's length (one head over the other)."""
     if np.isnan(g.angles[a]) or np.isnan(g.angles[b]):
         return False
+    lengths = unit * np.array([g.k_norms[a], g.k_norms[b]])
+    heads = np.minimum(ARROW_TIP, TIP_SHARE * lengths)
     tips = [unit * np.array([g.shadows[j], g.heights[j]]) for j in (a, b)]
-    return bool(abs(g.angles[a] - g.angles[b]) < PARALLEL_DEGREES
-                or np.linalg.norm(tips[0] - tips[1]) < 2 * ARROW_TIP)
+    return bool((abs(g.angles[a] - g.angles[b]) < PARALLEL_DEGREES and min(lengths) >= MIN_ALONG)
+                or np.linalg.norm(tips[0] - tips[1]) < max(heads))
 
 
 def crowded_pairs(geoms: list[QueryGeometry], keys: list[int], under: frozenset[int],
-                  unit: float) -> int:
+                  units: list[float]) -> int:
     """How many pairs of `keys` drawn on one side of the query's line (`under` it, or over
-    it) would lie on each other (_crowd), counted over every picture of `geoms`."""
-    return sum(_crowd(g, a, b, unit) for g in geoms for a, b in itertools.combinations(keys, 2)
-               if (a in under) == (b in under))
+    it) would lie on each other (_crowd), counted over every picture of `geoms`, each drawn
+    at its scale in `units`."""
+    return sum(_crowd(g, a, b, unit) for g, unit in zip(geoms, units)
+               for a, b in itertools.combinations(keys, 2) if (a in under) == (b in under))
 
 
 def keys_under(geoms: list[QueryGeometry], keys: list[int], kept: set[int],
-               plane: Plane) -> frozenset[int]:
+               units: list[float]) -> frozenset[int]:
     """The keys to draw under the query's line rather than over it, the same through every
-    picture of `geoms` (so a key never jumps sides from one snapshot to the next): the
-    fewest that leave the fewest pairs of keys on one side lying on each other (_crowd) in
-    any picture; none of `kept` (the keys with a shadow or an arc, over the line). An angle
-    to the query is the same on either side of its line, and so are a key's length and its
-    shadow: only the angles between two keys change, which the picture says are not to
-    scale (make_not_to_scale_note)."""
+    picture of `geoms` (so a key never jumps sides from one snapshot to the next), each
+    picture drawn at its scale in `units`: the fewest that leave the fewest pairs of keys on
+    one side lying on each other (crowded_pairs); none of `kept` (the keys with a shadow or
+    an arc, over the line). An angle to the query is the same on either side of its line,
+    and so are a key's length and its shadow: only the angles between two keys change,
+    which the picture says are not to scale (make_not_to_scale_note)."""
     movable = [j for j in keys if j not in kept]
     best: tuple[tuple[int, int], frozenset[int]] | None = None
     for n in range(2 ** len(movable)):
         under = frozenset(j for b, j in enumerate(movable) if n >> b & 1)
-        crowded = crowded_pairs(geoms, keys, under, plane.unit)
+        crowded = crowded_pairs(geoms, keys, under, units)
         if best is None or (crowded, len(under)) < best[0]:
             best = ((crowded, len(under)), under)
     return best[1] if best is not None else frozenset()
@@ -386,13 +390,14 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
                       color=theme.grid, stroke_width=2, dash_length=0.08)
     q_label = make_text(q_name, Q_LABEL_FONT, theme.q, weight="BOLD")
     q_label.next_to(plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG, RIGHT, buff=BUFF_SMALL)
+    strokes = _strokes(plane, g, keys, list(shadows), under)
     bar_labels = {j: bar_label(k_names[j], k_colors[j], plane.origin + DOWN * (row + 1) * SHADOW_ROW,
-                               plane.point(g.shadows[j], 0) + DOWN * (row + 1) * SHADOW_ROW)
+                               plane.point(g.shadows[j], 0) + DOWN * (row + 1) * SHADOW_ROW,
+                               strokes)
                   for row, j in enumerate(shadows)} if not foot_words else {}
     feet = {j: foot_label(k_names[j], k_colors[j], plane, float(g.shadows[j]), row)
             for row, j in enumerate(shadows)} if foot_words else {}
     placed: list[Mobject] = [q_label, *bar_labels.values(), *feet.values()]
-    strokes = _strokes(plane, g, keys, list(shadows), under)
     strokes.append((axis.get_start(), axis.get_end()))  # the query's line, dashed past its tip
     arcs = [(n, j) for n, j in enumerate(arcs) if not np.isnan(g.angles[j])]
     # each further arc a little wider, so the θs stay apart; every word clear of every arc
@@ -486,13 +491,20 @@ def foot_label(name: str, color: str, plane: Plane, shadow: float, row: int) -> 
     return label.move_to([left, top, 0.0], aligned_edge=LEFT + UP)
 
 
-def bar_label(name: str, color: str, start: np.ndarray, end: np.ndarray) -> Mobject:
+def bar_label(name: str, color: str, start: np.ndarray, end: np.ndarray,
+              strokes: list[Segment] = ()) -> Mobject:
     """A shadow bar's word, so that the bar says whose it is in words as well as colour:
     right of a bar that runs right, right of the line's start for one that runs left
-    (the bars below it run further left, so their drops pass left of it)."""
+    (the bars below it run further left, so their drops pass left of it), or, where an
+    arrow drawn under the query's line (keys_under) crosses that place, left of the
+    bar's far end."""
     label = make_text(name, ARROW_LABEL_FONT, color)
-    at = end if end[0] >= start[0] else start
-    return label.next_to(at, RIGHT, buff=BUFF_SMALL)
+    if end[0] >= start[0]:
+        return label.next_to(end, RIGHT, buff=BUFF_SMALL)
+    label.next_to(start, RIGHT, buff=BUFF_SMALL)
+    if any(_hits(label, s) for s in strokes):
+        label.next_to(end, LEFT, buff=BUFF_SMALL)
+    return label
 
 
 def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Theme,

@@ -1,0 +1,78 @@
+"""The last problems the lint corpus accepted (issue 40), each checked where it broke:
+chapter 8's keys a few degrees apart drawn on each other, a column's word broken in two,
+and "^" or "_" written on screen."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from attention_video.attncore import Settings, build_trace
+from attention_video.attncore.geometry import query_geometry
+from attention_video.scenes import arrows
+
+pytestmark = pytest.mark.xdist_group("lint")
+
+
+def chapter_findings(settings: Settings, slug: str, rules: tuple[str, ...]) -> list[str]:
+    """The lint's problems of one chapter under `rules`."""
+    from attention_video.pipeline.run.lint import lint_chapter
+    from attention_video.pipeline.run.render import plan_chapters
+
+    trace = build_trace(settings)
+    got = lint_chapter(slug, trace, settings, tuple(plan_chapters(settings, trace, lambda s: None)))
+    return [str(p) for p in got.problems if p.finding.rule in rules]
+
+
+def turned(degrees: float, length: float = 1.0) -> np.ndarray:
+    """A key `degrees` from the query (1, 0)."""
+    a = np.radians(degrees)
+    return length * np.array([np.cos(a), np.sin(a)])
+
+
+# ---- chapter 8: keys a few degrees apart ---------------------------------------------------
+def test_a_key_two_degrees_from_another_is_drawn_under_the_query_line():
+    q = np.array([1.0, 0.0])
+    g = query_geometry(q, np.stack([turned(83, 1.84), turned(85, 1.89), turned(30, 1.0)]))
+    plane = arrows.Plane(np.zeros(3), 1.0)
+    assert arrows.crowded_pairs([g], [0, 1, 2], frozenset(), [1.0]) == 1  # 0 and 1
+    under = arrows.keys_under([g], [0, 1, 2], {0}, [1.0])
+    assert under == {1}  # the fewest moved: key 2 stays over the line, clear of both
+    assert arrows.crowded_pairs([g], [0, 1, 2], under, [1.0]) == 0
+    picture = arrows.make_arrow_picture(g, [0, 1, 2], plane, "q", {0: "a", 1: "b", 2: "c"},
+                                        dict.fromkeys(range(3), "#ffffff"),
+                                        arrows_theme(), shadows=[0], arcs=[0], under=under)
+    tip = picture.arrows[1].get_end()
+    assert tip[1] < 0  # under the line, at its true angle to q and its true length
+    assert np.degrees(np.arctan2(-tip[1], tip[0])) == pytest.approx(85, abs=1e-6)
+    assert np.hypot(tip[0], tip[1]) == pytest.approx(1.89, abs=1e-6)
+
+
+def test_three_keys_within_a_few_degrees_cannot_be_kept_apart_on_two_sides():
+    q = np.array([1.0, 0.0])
+    g = query_geometry(q, np.stack([turned(111), turned(112), turned(105)]))
+    under = arrows.keys_under([g], [0, 1, 2], {0}, [1.0])
+    assert arrows.crowded_pairs([g], [0, 1, 2], under, [1.0]) > 0  # chapter 8 draws panels
+
+
+def test_keys_too_short_to_run_along_each_other_are_not_crowded():
+    q = np.array([1.0, 0.0])
+    g = query_geometry(q, np.stack([turned(54.5, 0.17), turned(58.7, 0.31)]))
+    assert arrows.crowded_pairs([g], [0, 1], frozenset(), [0.7]) == 0  # 0.12 long: a dot
+    assert arrows.crowded_pairs([g], [0, 1], frozenset(), [4.0]) == 1  # drawn larger: a line
+
+
+def arrows_theme():
+    from attention_video.scenes.themes import THEMES
+
+    return THEMES["dark"]
+
+
+@pytest.mark.parametrize("settings", [
+    Settings(sentence="the blue ball", target="la bola azul", quality="l"),  # two keys 2° apart
+    pytest.param(Settings(sentence="the big dogs eat the red apples", translate=True,
+                          theme="light", quality="l"),  # three within 7°
+                 marks=pytest.mark.slow)])
+def test_chapter_eight_draws_no_arrow_on_another(settings):
+    # "the head of arrow at (-4.6, 0.6) lies under the head of arrow at (-4.6, 0.7)": blue
+    # at 83° and the at 85°, |k| 1.84 and 1.89, at step 0
+    assert chapter_findings(settings, "learning", ("lines",)) == []
