@@ -306,9 +306,10 @@ def make_col_texts(words: list[str], colors: list[str], size: float, theme: Them
     """The words over a row of columns `room` wide: written across, each shrunk to its
     column; or, when any one would have to be shrunk under MIN_FONT (or broken), every one
     standing upright, read from the bottom up, so the row reads as one and every word is
-    whole at a legible size."""
+    whole at a legible size (but a single letter, which reads the same either way)."""
     upright = any(not fits_across(w, size, room) for w in words)
-    return [col_label(w, size, c, theme, room, upright) for w, c in zip(words, colors)]
+    return [col_label(w, size, c, theme, room, upright and len(w) > 1)  # (a letter reads
+            for w, c in zip(words, colors)]                              # either way)
 
 
 def col_label(word: str, size: float, color: str, theme: Theme, room: float,

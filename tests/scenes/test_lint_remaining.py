@@ -76,3 +76,73 @@ def test_chapter_eight_draws_no_arrow_on_another(settings):
     # "the head of arrow at (-4.6, 0.6) lies under the head of arrow at (-4.6, 0.7)": blue
     # at 83° and the at 85°, |k| 1.84 and 1.89, at step 0
     assert chapter_findings(settings, "learning", ("lines",)) == []
+
+
+# ---- a column's word is never broken ---------------------------------------------------------
+def test_a_word_too_wide_for_its_column_stands_upright_whole_and_so_do_the_others():
+    from attention_video.scenes.layout import MIN_FONT
+    from attention_video.scenes.themes import THEMES
+    from attention_video.scenes.widgets import fits_across, make_col_texts
+
+    words = ["The", "old", "fisherman", "who"]
+    room, size = 0.3, 18.0
+    assert not fits_across("fisherman", size, room)  # "fishe" over "rman" on main
+    texts = make_col_texts(words, ["#ffffff"] * 4, size, THEMES["light"], room)
+    assert [t.text for t in texts] == words  # one text per word, whole
+    for t in texts:
+        assert t.width <= room + 1e-6  # its line's height across the column
+        assert t.height > t.width or len(t.text) < 3  # standing up
+        assert t.font_size >= MIN_FONT - 0.05 or t.height >= t.width  # legible
+    across = make_col_texts(["a", "b"], ["#ffffff"] * 2, size, THEMES["light"], room)
+    assert all(t.width >= t.height * 0.5 for t in across)  # short words stay across
+
+
+def test_chapter_five_of_the_long_decoder_sentence_breaks_no_word():
+    # "fisherman" was drawn as "fishe" over "rman": two texts that are no word, and a colour
+    # without its word under deuteranopia
+    s = Settings(sentence="The old fisherman who lived by the river caught a large silver fish",
+                 weights="decoder", theme="light", quality="l")
+    assert chapter_findings(s, "softmax", ("colour", "size", "safe-area", "overlap")) == []
+
+
+# ---- no "^" or "_" on screen -------------------------------------------------------------------
+def test_plain_text_maths_is_typeset():
+    from attention_video.scenes.text import typeset
+
+    assert typeset("Q_rot·K_rot^T") == ("Qᵣₒₜ·Kᵣₒₜᵀ", None)  # Unicode has every letter
+    assert typeset("d_k and K^T") == ("dₖ and Kᵀ", None)
+    assert typeset("X·W_Q + b_Q") == ("X·WQ + bQ", "X·W<sub>Q</sub> + b<sub>Q</sub>")
+    assert typeset("a < d_model") == ("a < dmodel", "a &lt; d<sub>model</sub>")
+    assert typeset("snake_case") == ("snake_case", None)  # a word, not a name and its index
+
+
+def test_the_lint_flags_maths_written_as_plain_text_and_not_once_typeset():
+    from attention_video.scenes import lint
+    from attention_video.scenes.text import make_text
+    from manim import Text
+
+    raw = lint.marks_of([Text("Q_rot·K_rot^T"), Text("W_Q")])  # as main drew them
+    assert [f.rule for f in lint.raw_notation(raw)] == ["notation", "notation"]
+    drawn = lint.marks_of([make_text("Q_rot·K_rot^T", 24), make_text("X·W_Q", 24)])
+    assert lint.raw_notation(drawn) == []
+    token = lint.marks_of([Text("my_var")])
+    assert lint.raw_notation(token, ["my_var"]) == []  # the sentence's own word
+    assert lint.raw_notation(token) != []
+
+
+@pytest.mark.parametrize("chapter", ["linear", pytest.param("heads", marks=pytest.mark.slow)])
+def test_the_default_video_writes_no_plain_text_maths(chapter):
+    # "W_Q", "d_model 4", "W_O" were drawn as typed
+    assert chapter_findings(Settings(quality="l"), chapter, ("notation",)) == []
+
+
+def test_an_upright_word_is_measured_by_its_line_not_by_its_length():
+    # Manim sizes a text by its height: "il" standing up measured 10 px, "fisherman" 60
+    from attention_video.scenes import lint
+    from attention_video.scenes.text import make_text
+    from manim import PI
+
+    for word in ("il", "fisherman"):
+        across = lint.marks_of([make_text(word, 16)])[0].font_px
+        upright = lint.marks_of([make_text(word, 16).rotate(PI / 2)])[0].font_px
+        assert upright == pytest.approx(across, rel=1e-3), word
