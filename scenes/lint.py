@@ -18,6 +18,7 @@ picture rests in is up for its reading time (state).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -182,7 +183,11 @@ def _font_px(mob: Text | MarkupText) -> float:
 
 def _upright(mob: Text | MarkupText) -> bool:
     """Whether the text's line runs up the screen: its first and last glyphs further apart
-    up than across (a text of one glyph is taken to lie along its line)."""
+    up than across (a text of one glyph is taken to lie along its line, and so is one with
+    a combining mark: a vowel sign drawn over its letter, as in "ने", is not the next
+    letter up)."""
+    if any(unicodedata.category(c).startswith("M") for c in _text_of(mob)):
+        return False
     glyphs = [m for m in mob.submobjects if m.has_points()]
     if len(glyphs) < 2:
         return False

@@ -146,3 +146,12 @@ def test_an_upright_word_is_measured_by_its_line_not_by_its_length():
         across = lint.marks_of([make_text(word, 16)])[0].font_px
         upright = lint.marks_of([make_text(word, 16).rotate(PI / 2)])[0].font_px
         assert upright == pytest.approx(across, rel=1e-3), word
+
+
+def test_a_vowel_sign_over_its_letter_is_not_read_as_an_upright_line():
+    # "ने" (न and the sign े over it) measured 16 px when taken for a word standing up
+    from attention_video.scenes import lint
+    from attention_video.scenes.text import make_text
+
+    mark = lint.marks_of([make_text("ने", 24)])[0]
+    assert mark.font_px == pytest.approx(lint.marks_of([make_text("न", 24)])[0].font_px)
