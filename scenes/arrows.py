@@ -9,12 +9,15 @@ scale (a Plane) maps every vector of a picture, and of every snapshot of chapter
 lengths and the angles to the query are to scale. The angles between two keys are not:
 each key is turned from the query alone. Chapter `dot` draws one key per panel
 (ArrowPanels), all panels at one scale, so that keys whose angles differ by less than a
-degree (a real model's often do) are never drawn along each other. Builders only build;
-chapters animate.
+degree (a real model's often do) are never drawn along each other. Chapter `learning` keeps
+its keys in one picture, to be watched moving together, and draws a key that would lie on
+another one under the query's line instead (keys_under): its angle to the query, its
+length and its shadow are the same there. Builders only build; chapters animate.
 """
 
 from __future__ import annotations
 
+import itertools
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,7 +49,7 @@ from attention_video.scenes.layout import (
     text_width,
     widest,
 )
-from attention_video.scenes.lint import MARK_REACH, PARALLEL_DEGREES
+from attention_video.scenes.lint import MARK_REACH, MIN_ALONG, PARALLEL_DEGREES
 from attention_video.scenes.text import fmt, make_text
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import Recorder
@@ -120,22 +123,75 @@ def q_label_room(q_name: str) -> float:
 
 def fit_plane(geoms: list[QueryGeometry], keys: list[int], left: float, right: float,
               bottom: float, top: float, shadows: int, q_name: str,
-              below: float = ARROW_LABEL_ROOM, above: float = ARROW_LABEL_ROOM) -> Plane:
+              below: float = ARROW_LABEL_ROOM, above: float = ARROW_LABEL_ROOM,
+              under: frozenset[int] = frozenset()) -> Plane:
     """The largest scale at which the query and `keys` of every picture in `geoms` fit the
     box (left, right, bottom, top), with `shadows` bars under the query's line, the
     query's name right of its tip, room for the labels at the other tips (`above` the
-    highest) and `below` the bars (for their words); centred."""
+    highest) and `below` the bars (for their words); the keys of `under` drawn under the
+    query's line (keys_under), with room for their words under their tips; centred."""
     xs = [0.0] + [g.q_norm for g in geoms] + [float(g.shadows[j]) for g in geoms for j in keys]
-    ys = [0.0] + [float(g.heights[j]) for g in geoms for j in keys]
-    x0, x1, y1 = min(xs), max(xs), max(ys)
+    ys = [0.0] + [_across(g, j, under) for g in geoms for j in keys]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
     band = shadows * SHADOW_ROW + (SHADOW_ROW / 2 if shadows else 0.0)  # bars under the line
     right_room = max(ARROW_LABEL_ROOM, q_label_room(q_name))
     room_w = right - left - ARROW_LABEL_ROOM - right_room
     room_h = top - bottom - band - above - below
     unit = min(room_w / max(x1 - x0, 1e-9), room_h / max(y1, 1e-9))
+    low = band  # under the line: the bars, or the keys drawn under it and their words
+    if y0 < 0:  # those keys and their words must fit as well: the lesser scale of the two
+        unit = min(unit, (top - bottom - above - below - ARROW_LABEL_ROOM) / (y1 - y0))
+        low = max(band, -y0 * unit + ARROW_LABEL_ROOM)
     x_mid = (left + ARROW_LABEL_ROOM + right - right_room) / 2 - unit * (x0 + x1) / 2
-    y_mid = (bottom + below - above + band + top) / 2 - unit * y1 / 2
+    y_mid = (bottom + below - above + low + top) / 2 - unit * y1 / 2
     return Plane(np.array([x_mid, y_mid, 0.0]), unit)
+
+
+def _across(g: QueryGeometry, j: int, under: frozenset[int]) -> float:
+    """Key j's height over the query's line as drawn: under it for a key of `under`."""
+    return -float(g.heights[j]) if j in under else float(g.heights[j])
+
+
+def _crowd(g: QueryGeometry, a: int, b: int, unit: float) -> bool:
+    """Whether keys a and b, drawn on one side of the query's line at scale `unit`, would lie
+    on each other as the lint sees it (scenes.lint.lines_on_lines): within its near-parallel
+    angle over a visible length (one line to the eye from the common tail), or their tips
+    within a head's length (one head over the other)."""
+    if np.isnan(g.angles[a]) or np.isnan(g.angles[b]):
+        return False
+    lengths = unit * np.array([g.k_norms[a], g.k_norms[b]])
+    heads = np.minimum(ARROW_TIP, TIP_SHARE * lengths)
+    tips = [unit * np.array([g.shadows[j], g.heights[j]]) for j in (a, b)]
+    return bool((abs(g.angles[a] - g.angles[b]) < PARALLEL_DEGREES and min(lengths) >= MIN_ALONG)
+                or np.linalg.norm(tips[0] - tips[1]) < max(heads))
+
+
+def crowded_pairs(geoms: list[QueryGeometry], keys: list[int], under: frozenset[int],
+                  units: list[float]) -> int:
+    """How many pairs of `keys` drawn on one side of the query's line (`under` it, or over
+    it) would lie on each other (_crowd), counted over every picture of `geoms`, each drawn
+    at its scale in `units`."""
+    return sum(_crowd(g, a, b, unit) for g, unit in zip(geoms, units)
+               for a, b in itertools.combinations(keys, 2) if (a in under) == (b in under))
+
+
+def keys_under(geoms: list[QueryGeometry], keys: list[int], kept: set[int],
+               units: list[float]) -> frozenset[int]:
+    """The keys to draw under the query's line rather than over it, the same through every
+    picture of `geoms` (so a key never jumps sides from one snapshot to the next), each
+    picture drawn at its scale in `units`: the fewest that leave the fewest pairs of keys on
+    one side lying on each other (crowded_pairs); none of `kept` (the keys with a shadow or
+    an arc, over the line). An angle to the query is the same on either side of its line,
+    and so are a key's length and its shadow: only the angles between two keys change,
+    which the picture says are not to scale (make_not_to_scale_note)."""
+    movable = [j for j in keys if j not in kept]
+    best: tuple[tuple[int, int], frozenset[int]] | None = None
+    for n in range(2 ** len(movable)):
+        under = frozenset(j for b, j in enumerate(movable) if n >> b & 1)
+        crowded = crowded_pairs(geoms, keys, under, units)
+        if best is None or (crowded, len(under)) < best[0]:
+            best = ((crowded, len(under)), under)
+    return best[1] if best is not None else frozenset()
 
 
 # ---- the picture -----------------------------------------------------------------------------
@@ -158,6 +214,7 @@ class ArrowPicture:
     shadows: dict[int, Line] = field(default_factory=dict)  # key → its bar under the line
     bar_labels: dict[int, Mobject] = field(default_factory=dict)  # key → its word by its bar
     arcs: dict[int, VGroup] = field(default_factory=dict)  # key → its angle's arc and "θ"
+    under: frozenset[int] = frozenset()  # the keys drawn under the query's line (keys_under)
 
     @property
     def keys(self) -> list[int]:
@@ -292,11 +349,12 @@ def _by_arrow(label: Mobject, tip: np.ndarray, origin: np.ndarray) -> bool:
             and label.get_bottom()[1] <= hi[1] and label.get_top()[1] >= lo[1])
 
 
-def _strokes(plane: Plane, g: QueryGeometry, keys: list[int], shadows: list[int]) -> list[Segment]:
+def _strokes(plane: Plane, g: QueryGeometry, keys: list[int], shadows: list[int],
+             under: frozenset[int] = frozenset()) -> list[Segment]:
     """The straight strokes of a picture: the query's and every key's arrow, and the dashed
     drop from each shadowed key's tip to its bar."""
     out = [(plane.origin, plane.point(g.q_norm, 0.0))]
-    out += [(plane.origin, plane.point(g.shadows[j], g.heights[j])) for j in keys]
+    out += [(plane.origin, plane.point(g.shadows[j], _across(g, j, under))) for j in keys]
     for row, j in enumerate(shadows):
         tip = plane.point(g.shadows[j], g.heights[j])
         y = plane.origin[1] - (row + 1) * SHADOW_ROW
@@ -309,13 +367,17 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
                        k_names: dict[int, str], k_colors: dict[int, str], theme: Theme, *,
                        shadows: list[int] = (), arcs: list[int] = (),
                        arc_marks: dict[int, str] | None = None, foot_words: bool = False,
-                       ) -> ArrowPicture:
+                       under: frozenset[int] = frozenset()) -> ArrowPicture:
     """The query along its line and `keys` at their true angles and lengths; `shadows`:
     the keys whose shadow bars are drawn under the line (stacked in that order), with a
     dashed drop from each tip; `arcs`: the keys whose angle to the query is marked, each
     arc labelled "θ" or by its text in `arc_marks`; `foot_words`: each key's word is
     written once, under its shadow bar (a picture of one key, ArrowPanels), where it names
-    the arrow, the drop and the bar together, rather than at the tip and by the bar."""
+    the arrow, the drop and the bar together, rather than at the tip and by the bar;
+    `under`: keys drawn under the query's line (keys_under), never one with a shadow or an
+    arc (those are drawn over it)."""
+    if under & {*shadows, *arcs}:
+        raise ValueError("a key with a shadow or an arc is drawn over the query's line")
     dashed = any(_near_query(g, j) for j in keys)
     q_arrow = make_vector(plane, g.q_norm, 0.0, theme.q, ARROW_STROKE + 1, dashed=dashed)
     xs = [0.0, g.q_norm] + [float(g.shadows[j]) for j in keys]
@@ -328,26 +390,27 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
                       color=theme.grid, stroke_width=2, dash_length=0.08)
     q_label = make_text(q_name, Q_LABEL_FONT, theme.q, weight="BOLD")
     q_label.next_to(plane.point(max(xs), 0) + RIGHT * AXIS_OVERHANG, RIGHT, buff=BUFF_SMALL)
+    strokes = _strokes(plane, g, keys, list(shadows), under)
     bar_labels = {j: bar_label(k_names[j], k_colors[j], plane.origin + DOWN * (row + 1) * SHADOW_ROW,
-                               plane.point(g.shadows[j], 0) + DOWN * (row + 1) * SHADOW_ROW)
+                               plane.point(g.shadows[j], 0) + DOWN * (row + 1) * SHADOW_ROW,
+                               strokes)
                   for row, j in enumerate(shadows)} if not foot_words else {}
     feet = {j: foot_label(k_names[j], k_colors[j], plane, float(g.shadows[j]), row)
             for row, j in enumerate(shadows)} if foot_words else {}
     placed: list[Mobject] = [q_label, *bar_labels.values(), *feet.values()]
-    strokes = _strokes(plane, g, keys, list(shadows))
     strokes.append((axis.get_start(), axis.get_end()))  # the query's line, dashed past its tip
     arcs = [(n, j) for n, j in enumerate(arcs) if not np.isnan(g.angles[j])]
     # each further arc a little wider, so the θs stay apart; every word clear of every arc
     curves = [s for n, j in arcs for s in _arc_segments(plane, g, j, n * ARC_STEP)]
     arrows, labels = {}, dict(feet)
     for j in sorted(keys, key=lambda j: -g.k_norms[j]):  # longest first get their labels
-        arrows[j] = make_vector(plane, float(g.shadows[j]), float(g.heights[j]), k_colors[j])
+        arrows[j] = make_vector(plane, float(g.shadows[j]), _across(g, j, under), k_colors[j])
         if g.k_norms[j] * plane.unit < LABELLED_ARROW:
             arrows[j].set_z_index(1)  # a short arrow is drawn over the long ones, never hidden
         if j in labels:
             continue  # named at its foot
         label = _tip_label(k_names[j], k_colors[j],
-                                              plane.point(g.shadows[j], g.heights[j]),
+                                              plane.point(g.shadows[j], _across(g, j, under)),
                                               plane.origin, placed,
                                               strokes + curves)  # its own arrow too
         if label is not None:
@@ -355,7 +418,7 @@ def make_arrow_picture(g: QueryGeometry, keys: list[int], plane: Plane, q_name: 
             placed.append(label)
     arrows = {j: arrows[j] for j in keys}  # in the order asked for
     picture = ArrowPicture(g, plane, axis, q_arrow, q_label, arrows,
-                           {j: labels[j] for j in keys if j in labels})
+                           {j: labels[j] for j in keys if j in labels}, under=under)
     for row, j in enumerate(shadows):
         y = -(row + 1) * SHADOW_ROW
         start, end = plane.origin + UP * y, plane.point(g.shadows[j], 0) + UP * y
@@ -428,13 +491,20 @@ def foot_label(name: str, color: str, plane: Plane, shadow: float, row: int) -> 
     return label.move_to([left, top, 0.0], aligned_edge=LEFT + UP)
 
 
-def bar_label(name: str, color: str, start: np.ndarray, end: np.ndarray) -> Mobject:
+def bar_label(name: str, color: str, start: np.ndarray, end: np.ndarray,
+              strokes: list[Segment] = ()) -> Mobject:
     """A shadow bar's word, so that the bar says whose it is in words as well as colour:
     right of a bar that runs right, right of the line's start for one that runs left
-    (the bars below it run further left, so their drops pass left of it)."""
+    (the bars below it run further left, so their drops pass left of it), or, where an
+    arrow drawn under the query's line (keys_under) crosses that place, left of the
+    bar's far end."""
     label = make_text(name, ARROW_LABEL_FONT, color)
-    at = end if end[0] >= start[0] else start
-    return label.next_to(at, RIGHT, buff=BUFF_SMALL)
+    if end[0] >= start[0]:
+        return label.next_to(end, RIGHT, buff=BUFF_SMALL)
+    label.next_to(start, RIGHT, buff=BUFF_SMALL)
+    if any(_hits(label, s) for s in strokes):
+        label.next_to(end, LEFT, buff=BUFF_SMALL)
+    return label
 
 
 def make_angle_arc(plane: Plane, g: QueryGeometry, j: int, color: str, theme: Theme,
@@ -520,19 +590,22 @@ def panel_boxes(n: int, cols: int, left: float, right: float, bottom: float,
             for r, c in (divmod(n_, cols) for n_ in range(n))]
 
 
-def fit_panels(g: QueryGeometry, keys: list[int], left: float, right: float, bottom: float,
-               top: float, q_name: str, k_names: dict[int, str]) -> list[Plane]:
+def fit_panels(g: QueryGeometry | list[QueryGeometry], keys: list[int], left: float,
+               right: float, bottom: float, top: float, q_name: str,
+               k_names: dict[int, str]) -> list[Plane]:
     """One plane per key of `keys` (in that order), each in its own box of a grid filling
     (left, right, bottom, top): the grid whose common scale is the largest. Every plane has
     that scale, and its origin at the same place in its box, so the panels' arrows and
-    shadows compare across the grid as within one picture."""
+    shadows compare across the grid as within one picture. `g`: the picture's geometry, or
+    every snapshot's (chapter `learning`: one scale for all of them)."""
+    geoms = g if isinstance(g, list) else [g]
     word = max(make_text(text, ARROW_LABEL_FONT, "#ffffff").height
                for text in [ROW_REFERENCE, *(k_names[j] for j in keys)])
     below = SHADOW_STROKE / 200 + BUFF_TIGHT + word - SHADOW_ROW / 2 + BUFF_SMALL  # the word
     #   under the bar, and air between it and the caption
     best: list[Plane] = []
     for cols in range(1, len(keys) + 1):
-        planes = [fit_plane([g], keys, *box, 1, q_name, below=below, above=ARROW_TIP)
+        planes = [fit_plane(geoms, keys, *box, 1, q_name, below=below, above=ARROW_TIP)
                   for box in panel_boxes(len(keys), cols, left, right, bottom, top)]
         if not best or planes[0].unit > best[0].unit + 1e-9:
             best = planes
@@ -677,10 +750,16 @@ def make_key_table(heads: list[str], cells: list[tuple[int, list[str]]],
 
 
 def make_not_to_scale_note(ctx: ChapterContext, font: float = 18,
-                           max_w: float | None = None) -> VGroup:
-    """Said wherever keys are drawn together: only their angles to the query are true."""
-    return make_note(ctx, (ctx.tr("each key at its true angle to q and its true length;"),
-                           ctx.tr("the angles between two keys are not to scale")), font, max_w)
+                           max_w: float | None = None, either_side: bool = False) -> VGroup:
+    """Said wherever keys are drawn together: only their angles to the query are true;
+    `either_side`: and why some keys are drawn under the query's line (keys_under)."""
+    first = ctx.tr("each key at its true angle to q and its true length;")
+    if either_side:
+        return make_note(ctx, (first, ctx.tr("the angles between two keys are not to scale, "
+                                             "and a key under q's line is drawn there to keep "
+                                             "it off another")), font, max_w)
+    return make_note(ctx, (first, ctx.tr("the angles between two keys are not to scale")),
+                     font, max_w)
 
 
 def make_one_scale_note(ctx: ChapterContext, font: float = 18,

@@ -18,6 +18,7 @@ picture rests in is up for its reading time (state).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,7 +33,7 @@ from attention_video.scenes.layout import (
     TITLE_SAFE_Y,
 )
 from attention_video.scenes.pacing import MIN_CAPTION_SECONDS
-from attention_video.scenes.text import subscript
+from attention_video.scenes.text import read_text, subscript
 from attention_video.scenes.themes import MIN_CONTRAST, blend, contrast
 from manim import (
     Arrow,
@@ -79,7 +80,7 @@ class Finding:
     """One problem in one picture: the rule it breaks and what a reader needs to find it."""
 
     rule: str  # "overlap", "crossing", "safe-area", "size", "contrast", "hold", "moves",
-    #            "colour", "numbers", "lines", "label", "chart", "state"
+    #            "colour", "numbers", "lines", "label", "chart", "state", "notation"
     message: str  # names the objects by what they show: 'text "0.61" overlaps text "cat"'
 
 
@@ -168,13 +169,30 @@ def describe(mob: Mobject) -> str:
 
 
 def _text_of(mob: Text | MarkupText) -> str:
-    return (getattr(mob, "original_text", None) or mob.text).replace("\u200e", "").replace("\n", " ")
+    return read_text(mob).replace("\u200e", "").replace("\n", " ")  # as read: no markup
 
 
 def _font_px(mob: Text | MarkupText) -> float:
     if mob.height <= 0 or not getattr(mob, "initial_height", 0):
         return 0.0
-    return mob.font_size * DIGIT_HEIGHT * REFERENCE_LINES / config.frame_height
+    # Manim measures a text's size by its height: a text standing upright (a column's word,
+    # scenes.widgets.col_label) has its line's height across, as its width
+    size = mob.font_size * mob.width / mob.height if _upright(mob) else mob.font_size
+    return size * DIGIT_HEIGHT * REFERENCE_LINES / config.frame_height
+
+
+def _upright(mob: Text | MarkupText) -> bool:
+    """Whether the text's line runs up the screen: its first and last glyphs further apart
+    up than across (a text of one glyph is taken to lie along its line, and so is one with
+    a combining mark: a vowel sign drawn over its letter, as in "ने", is not the next
+    letter up)."""
+    if any(unicodedata.category(c).startswith("M") for c in _text_of(mob)):
+        return False
+    glyphs = [m for m in mob.submobjects if m.has_points()]
+    if len(glyphs) < 2:
+        return False
+    run = glyphs[-1].get_center() - glyphs[0].get_center()
+    return bool(abs(run[1]) > abs(run[0]))
 
 
 def _signature(mob: Mobject) -> tuple:
@@ -496,6 +514,27 @@ def too_small(marks: Sequence[Mark], floor_px: float = MIN_TEXT_PX) -> list[Find
     """No text whose digits are under `floor_px` tall at 1080p."""
     return [Finding("size", f"{m.shows} is {m.font_px:.0f} px at 1080p (floor {floor_px:.0f})")
             for m in marks if m.kind == "text" and 0 < m.font_px < floor_px - 0.05]
+
+
+# A plain-text formula's marks: "^" for an exponent or a transpose (K^T), "_" between two
+# letters or digits for a subscript (W_Q, d_k). On screen they are typeset (Kᵀ, dₖ, W with
+# a lowered Q: scenes.text.typeset); a word that holds one ("snake_case") is the reader's.
+RAW_NOTATION = re.compile(r"\^|(?<=[^\W_])_(?=[^\W_])")
+
+
+def raw_notation(marks: Sequence[Mark], words: Iterable[str] = ()) -> list[Finding]:
+    """No text written as plain-text maths ("Q_rot·K_rot^T"): sub- and superscripts are
+    typeset; `words`: the sentence's tokens, which are shown as they are written."""
+    own = tuple(w for w in words if RAW_NOTATION.search(w))
+    return [Finding("notation", f"{m.shows} writes maths as plain text (\"^\" or \"_\"): "
+                                f"typeset its sub- and superscripts")
+            for m in marks if m.kind == "text" and RAW_NOTATION.search(_without(m.text, own))]
+
+
+def _without(text: str, words: tuple[str, ...]) -> str:
+    for w in words:
+        text = text.replace(w, " ")
+    return text
 
 
 # ---- lines on lines, labels and their marks ------------------------------------------
@@ -856,14 +895,17 @@ def low_contrast(marks: Sequence[Mark], background: str,
 
 def picture_findings(marks: Sequence[Mark], background: str, signs: tuple[str, str] = (),
                      titles: Iterable[int] = (),
-                     word_colors: Iterable[str] | None = None) -> list[Finding]:
+                     word_colors: Iterable[str] | None = None,
+                     tokens: Iterable[str] = ()) -> list[Finding]:
     """Every rule that looks at one picture; `signs` are the (positive, negative) colours,
-    `titles` the ids of its caption and title (see outside_safe_area) and `word_colors`
-    the words' colours (see same_words_by_colour)."""
+    `titles` the ids of its caption and title (see outside_safe_area), `word_colors`
+    the words' colours (see same_words_by_colour) and `tokens` the sentence's words as
+    labelled (see raw_notation)."""
     found = (overlaps(marks) + crossings(marks) + outside_safe_area(marks, titles=titles)
              + too_small(marks) + low_contrast(marks, background) + lines_on_lines(marks)
              + far_labels(marks) + repeated_names(marks, word_colors)
-             + same_words_by_colour(marks, word_colors) + unscaled_charts(marks))
+             + same_words_by_colour(marks, word_colors) + unscaled_charts(marks)
+             + raw_notation(marks, tokens))
     if signs:
         found += sign_by_colour_alone(marks, *signs, background)
     return found
@@ -1126,12 +1168,13 @@ class CaptionPicture:
 def caption_findings(p: CaptionPicture, background: str,
                      confusions: Sequence[Confusion] = (), signs: tuple[str, str] = (),
                      titles: Iterable[int] = (),
-                     word_colors: Iterable[str] | None = None) -> list[Finding]:
+                     word_colors: Iterable[str] | None = None,
+                     tokens: Iterable[str] = ()) -> list[Finding]:
     """Every rule on one caption: both pictures, its timing, the colours; each finding once."""
-    titles = tuple(titles)
+    titles, tokens = tuple(titles), tuple(tokens)
     words = None if word_colors is None else tuple(word_colors)
-    found = (picture_findings(p.still, background, signs, titles, words)
-             + picture_findings(p.leaving, background, signs, titles, words))
+    found = (picture_findings(p.still, background, signs, titles, words, tokens)
+             + picture_findings(p.leaving, background, signs, titles, words, tokens))
     changes = tuple(dict.fromkeys(list(p.timing.changes) + changed(p.still, p.leaving)))
     timing = CaptionTiming(p.timing.shown, p.timing.reading, p.timing.settled, p.timing.still,
                            p.timing.leaves, changes)

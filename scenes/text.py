@@ -9,6 +9,8 @@ faster without it).
 
 from __future__ import annotations
 
+import html
+import re
 import unicodedata
 from collections.abc import Sequence
 from decimal import Decimal
@@ -185,7 +187,13 @@ def _build_text(text: str, font_size: float, weight: str) -> Text:
     draws; a string with no visible glyph at all (a zero-width joiner, a variation selector,
     an emoji newer than the emoji font) is drawn as its code points instead."""
     t = None
-    if not all(c.isspace() or _is_ignorable(c) for c in text):
+    plain, markup = typeset(text)
+    if markup is not None:  # a subscript Unicode has no letters for: Pango lowers it
+        t = MarkupText(markup, font=FONT, font_size=font_size, weight=weight,
+                       warn_missing_font=False)
+        text = plain
+    elif not all(c.isspace() or _is_ignorable(c) for c in text):
+        text = plain
         full = drawable(text)
         if full == drawable(text, stand_ins=False) or _draws_something(text, font_size, weight):
             t = _draw(full, font_size, weight)  # (not when only emoji code points would)
@@ -198,6 +206,46 @@ def _build_text(text: str, font_size: float, weight: str) -> Text:
             del m.path_obj  # copies are ~40× cheaper without the parsed SVG path
     t.id_to_vgroup_dict = {}  # the parser's groups (only Tex reads them): half the pickle
     return t
+
+
+# ---- sub- and superscripts ---------------------------------------------------------------
+# Plain-text maths in a string ("Q_rot·K_rot^T", "d_k", "W_Q", "base^(−2m/d_k)") is drawn
+# typeset: a subscript or a superscript in Unicode's small letters where it has one for each
+# character (dₖ, Kᵀ, Qᵣₒₜ), else lowered or raised by Pango (W with a small Q under its
+# line). A subscript follows a one-letter name ("snake_case" is a word, and stays as it is).
+_SUB = dict(zip("0123456789aehijklmnoprstuvx+−=()", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋₌₍₎"))
+_SUP = dict(zip("0123456789abcdefghijklmnoprstuvwxyzT+−=()/",
+                "⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᵀ⁺⁻⁼⁽⁾ᐟ"))
+_SUBSCRIPT = re.compile(r"(?<![^\W\d_])([A-Za-z])_([A-Za-z0-9]+)")  # d_k, W_Q, d_model
+_SUPERSCRIPT = re.compile(r"\^(?:\(([^()]*)\)|([A-Za-z0-9]+))")  # K^T, base^(−2m/d_k)
+
+
+def typeset(text: str) -> tuple[str, str | None]:
+    """(plain, markup): `text` with its plain-text sub- and superscripts in Unicode's small
+    characters, and None; or, where some of them have none, a Pango markup string that
+    lowers (<sub>) or raises (<sup>) them, and `plain` is the text as a reader takes it in.
+    Text without "_" or "^" comes back as it is."""
+    if "_" not in text and "^" not in text:
+        return text, None
+    lowered = _SUBSCRIPT.sub(lambda m: m[1] + _small(m[2], _SUB, "sub"), text)
+    raised = _SUPERSCRIPT.sub(lambda m: _small(m[1] if m[1] is not None else m[2], _SUP, "sup"),
+                              lowered)
+    if "\0" not in raised:
+        return raised, None
+    plain = re.sub("\0(sub|sup)\1(.*?)\0", lambda m: m[2], raised)
+    parts = re.split("\0(sub|sup)\1(.*?)\0", raised)  # text, tag, inner, text, …
+    markup = "".join(_escape_markup(part) if n % 3 == 0 else
+                     (f"<{part}>" if n % 3 == 1 else f"{_escape_markup(part)}</{parts[n - 1]}>")
+                     for n, part in enumerate(parts))
+    return plain, markup
+
+
+def _small(chars: str, table: dict[str, str], tag: str) -> str:
+    """`chars` in Unicode's small characters, or marked (NUL, tag, NUL) to be lowered or
+    raised by Pango where one of them has none."""
+    if all(c in table for c in chars):
+        return "".join(table[c] for c in chars)
+    return f"\0{tag}\1{chars}\0"
 
 
 # ---- the radical ------------------------------------------------------------------------
@@ -506,10 +554,19 @@ def subscript(n: int | str) -> str:
     return str(n).translate(_SUBSCRIPTS)
 
 
+def read_text(mob: Text | MarkupText) -> str:
+    """What a reader takes in from a text mobject: its string, without the Pango markup a
+    typeset text (typeset) is drawn with."""
+    text = getattr(mob, "original_text", None) or mob.text
+    if isinstance(mob, MarkupText):
+        text = html.unescape(re.sub(r"<[^>]*>", "", text))
+    return text
+
+
 def texts_in(mob: VMobject) -> list[str]:
     """The strings of every text drawn in `mob` (to time how long a picture is read)."""
     if isinstance(mob, (Text, MarkupText)):
-        return [getattr(mob, "original_text", None) or mob.text]
+        return [read_text(mob)]
     return [t for sub in mob.submobjects for t in texts_in(sub)]
 
 
@@ -518,5 +575,5 @@ def visible_texts(mob: VMobject) -> list[str]:
     if isinstance(mob, (Text, MarkupText)):
         if mob.get_fill_opacity() < 0.05:
             return []
-        return [getattr(mob, "original_text", None) or mob.text]
+        return [read_text(mob)]
     return [t for sub in mob.submobjects for t in visible_texts(sub)]

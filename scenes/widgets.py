@@ -34,6 +34,7 @@ from attention_video.scenes.layout import (
     font_for_row,
     font_for_width,
     row_for_font,
+    text_width,
     widest,
 )
 from attention_video.scenes.text import columns, fit_width, fmt, make_text, wrap
@@ -41,8 +42,10 @@ from attention_video.scenes.themes import Theme, blend, ink_on, number_ink
 from manim import (
     DOWN,
     LEFT,
+    PI,
     RIGHT,
     UP,
+    Mobject,
     Rectangle,
     RoundedRectangle,
     Square,
@@ -256,11 +259,11 @@ class MatrixView(VGroup):
         if labels is None:
             return out
         size = col_label_font(self.layout.cell_w)
-        for j in self.cols:
-            if j is None:
-                continue
-            color = colors[j] if colors else self.theme.muted
-            t = col_label(labels[j], size, color, self.theme, self.layout.cell_w * 0.98)
+        shown = [j for j in self.cols if j is not None]
+        texts = make_col_texts([labels[j] for j in shown],
+                               [colors[j] if colors else self.theme.muted for j in shown],
+                               size, self.theme, self.layout.cell_w * 0.98)
+        for j, t in zip(shown, texts):
             out.add(t.next_to(self.cell_at[(self.rows[0], j)], UP, buff=BUFF_SNUG))
         return out
 
@@ -292,16 +295,31 @@ def box_around(mob, color: str, buff: float = BUFF_BOX, width: float = 4) -> Rec
                      stroke_color=color, stroke_width=width).move_to(mob)
 
 
-def col_label(word: str, size: float, color: str, theme: Theme, room: float) -> VGroup:
+def fits_across(word: str, size: float, room: float) -> bool:
+    """Whether `word` fits a column `room` wide written across, shrunk no smaller than the
+    smallest legible size (MIN_FONT)."""
+    return text_width(word, size) * min(1.0, MIN_FONT / size) <= room
+
+
+def make_col_texts(words: list[str], colors: list[str], size: float, theme: Theme,
+                   room: float) -> list[Mobject]:
+    """The words over a row of columns `room` wide: written across, each shrunk to its
+    column; or, when any one would have to be shrunk under MIN_FONT (or broken), every one
+    standing upright, read from the bottom up, so the row reads as one and every word is
+    whole at a legible size (but a single letter, which reads the same either way)."""
+    upright = any(not fits_across(w, size, room) for w in words)
+    return [col_label(w, size, c, theme, room, upright and len(w) > 1)  # (a letter reads
+            for w, c in zip(words, colors)]                              # either way)
+
+
+def col_label(word: str, size: float, color: str, theme: Theme, room: float,
+              upright: bool = False) -> Mobject:
     """A column's word, shrunk to its cell but never under the smallest legible size
-    (MIN_FONT): a word that would be is broken over two lines (its first half above), and
-    only what still does not fit is shrunk further."""
+    (MIN_FONT), and never broken; `upright`: turned a quarter turn, to stand on its
+    column (make_col_texts), its line's height shrunk to the column's width."""
     t = make_text(word, size, color, muted=theme.muted)
-    if t.width * min(1.0, MIN_FONT / size) > room and len(word) > 1:
-        half = (len(word) + 1) // 2
-        t = VGroup(make_text(word[:half], size, color, muted=theme.muted),
-                   make_text(word[half:], size, color, muted=theme.muted)).arrange(
-            DOWN, buff=BUFF_HAIR)
+    if upright:
+        t.rotate(PI / 2)
     if t.width > room:
         t.scale(max(room / t.width, min(1.0, MIN_FONT / size)))
     return t

@@ -262,7 +262,9 @@ def lint_chapter(slug: str, trace: AttentionTrace, settings: Settings,
     signs = (scene.theme.positive.lower(), scene.theme.negative.lower())
     titles = [id(m) for m in scene.framing]
     words = {c.lower() for c in (*scene.k_colors, *scene.q_colors)}
-    findings = [(p.caption, caption_findings(p, background, confusions, signs, titles, words))
+    tokens = (*scene.k_labels, *scene.q_labels)  # shown as written, "_" and all
+    findings = [(p.caption, caption_findings(p, background, confusions, signs, titles, words,
+                                             tokens))
                 for p in scene.lint_pictures]
     return ChapterLint(slug, len(scene.lint_pictures), gather(number(slug), findings),
                        time.perf_counter() - start)

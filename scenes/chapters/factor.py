@@ -45,9 +45,9 @@ from attention_video.scenes.widgets import (
     MASKED_TEXT,
     CellLayout,
     MatrixView,
-    col_label,
     col_label_font,
     label_width,
+    make_col_texts,
     make_marks,
     shown_columns,
 )
@@ -220,8 +220,9 @@ def make_col_names(kt: MatrixView, lay: FactorLayout, labels: list[str],
     if not lay.col_text:
         return make_marks(marks, cols, UP, min(0.14, lay.w * 0.8))
     size = col_label_font(lay.w)
-    return VGroup(*[col_label(labels[j], size, colors[j], kt.theme, lay.w * 0.98)
-                    .next_to(cols[j], UP, buff=BUFF_SNUG) for j in cols])
+    texts = make_col_texts([labels[j] for j in cols], [colors[j] for j in cols], size,
+                           kt.theme, lay.w * 0.98)
+    return VGroup(*[t.next_to(cols[j], UP, buff=BUFF_SNUG) for j, t in zip(cols, texts)])
 
 
 def make_tags(q: MatrixView, kt: MatrixView, s: MatrixView, theme: Theme,

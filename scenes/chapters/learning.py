@@ -18,15 +18,21 @@ from attention_video.attncore.attention import ranking
 from attention_video.attncore.geometry import QueryGeometry
 from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.arrows import (
+    ArrowPanels,
     ArrowPicture,
     GeometryKeys,
     Plane,
     angle_text,
+    crowded_pairs,
+    fit_panels,
     fit_plane,
     keys_to_draw,
+    keys_under,
+    make_arrow_panels,
     make_arrow_picture,
     make_key_table,
     make_not_to_scale_note,
+    make_one_scale_note,
     norm_text,
 )
 from attention_video.scenes.base import ChapterScene
@@ -299,6 +305,53 @@ def make_y_scale(box: Rectangle, y: np.ndarray, key: str, ctx: ChapterContext,
     return out
 
 
+@dataclass(frozen=True)
+class ArrowScale:
+    """How every snapshot's arrows are drawn, at one scale: in one picture, where the keys
+    can all be kept off each other, some of them under the query's line (scenes.arrows
+    keys_under), so that they are watched turning together; else one key per panel
+    (ArrowPanels, as chapter 4 draws them), where no arrow can lie on another."""
+
+    planes: list[Plane]  # the picture's plane, or one per panel
+    first: list[Plane]  # the first snapshot's: `planes`, or larger ones where its arrows
+    #                     are too short to see at them (too_short_to_see)
+    under: frozenset[int]  # the keys drawn under the query's line (one picture only)
+    panels: bool
+
+    @property
+    def zoom(self) -> float:
+        """How much larger the first snapshot is drawn than the rest (1: not)."""
+        return self.first[0].unit / self.planes[0].unit
+
+
+def fit_arrows(geoms: list[QueryGeometry], drawn: list[int], partner: int, right: float,
+               top: float, q_name: str, names: dict[int, str]) -> ArrowScale:
+    """The largest scale at which every snapshot of `geoms` fits left of `right`, the first
+    drawn larger where its arrows are too short to see at it: one picture, with the partner
+    (its shadow and its angle marked) over the query's line and as many others under it
+    as keep every two keys apart at every snapshot; one panel per key if none does."""
+    box = (-SAFE_X, right, SAFE_BOTTOM, top)
+
+    def fit(under: frozenset[int]) -> tuple[Plane, Plane]:  # (every snapshot's, the first's)
+        plane = fit_plane(geoms, drawn, *box, 1, q_name, under=under)
+        if not too_short_to_see(plane, geoms[0], drawn):
+            return plane, plane
+        return plane, fit_plane(geoms[:1], drawn, *box, 1, q_name, under=under)
+
+    def units(plane: Plane, first: Plane) -> list[float]:
+        return [first.unit] + [plane.unit] * (len(geoms) - 1)
+
+    under = keys_under(geoms, drawn, {partner}, units(*fit(frozenset())))
+    plane, first = fit(under)
+    if not crowded_pairs(geoms, drawn, under, units(plane, first)):
+        return ArrowScale([plane], [first], under, panels=False)
+    planes = fit_panels(geoms, drawn, *box, q_name, names)
+    if too_short_to_see(planes[0], geoms[0], drawn):
+        return ArrowScale(planes, fit_panels(geoms[:1], drawn, *box, q_name, names),
+                          frozenset(), panels=True)
+    return ArrowScale(planes, planes, frozenset(), panels=True)
+
+
 @dataclass
 class SnapshotNumbers:
     """Beside the arrows at one snapshot: the step, |q|, and per drawn key θ, |k|, q·k."""
@@ -532,20 +585,20 @@ class LearningScene(ChapterScene):
         top = STAGE_TOP
         right = -SAFE_X + PICTURE_SHARE * 2 * SAFE_X
         q_name = f"Q[{self.q_labels[i]}]"
-        plane = fit_plane(geoms, drawn, -SAFE_X, right, SAFE_BOTTOM, top, 1, q_name)
         names = {j: self.k_labels[j] for j in drawn}
         colors = {j: self.k_colors[j] for j in drawn}
+        scale = fit_arrows(geoms, drawn, p, right, top, q_name, names)
         pictures, panels = [], []
         for s, g in enumerate(geoms):
-            picture = make_arrow_picture(g, drawn, plane, q_name, names, colors, self.theme,
-                                         shadows=[p], arcs=[p])
-            self.pictures.append((GeometryKeys("history_", (s,), (s,)), picture))
-            pictures.append(picture)
+            pictures.append(self.draw_arrows(g, s, scale, scale.planes, drawn, q_name, names,
+                                             colors))
             panel = make_snapshot_numbers(h, s, g, drawn, p, self.k_labels, self.k_colors,
                                           self.ctx, SAFE_X - right - PANEL_GAP)
             panel.group.next_to(RIGHT * (right + PANEL_GAP) + UP * top, DR, buff=BUFF_NONE)
             panels.append(panel)
-        note = make_not_to_scale_note(self.ctx, max_w=SAFE_X - right - PANEL_GAP)
+        note = (make_one_scale_note(self.ctx, max_w=SAFE_X - right - PANEL_GAP) if scale.panels
+                else make_not_to_scale_note(self.ctx, max_w=SAFE_X - right - PANEL_GAP,
+                                            either_side=bool(scale.under)))
         note.next_to(panels[0].group, DOWN, buff=BUFF_BLOCK_WIDE).align_to(panels[0].group, LEFT)
         keys0 = GeometryKeys("history_", (0,), (0,))
         keys1 = GeometryKeys("history_", (last,), (last,))
@@ -556,12 +609,10 @@ class LearningScene(ChapterScene):
         self.drawn("history_scores", (last,), s1)
         q, k = f"Q[{self.q_labels[i]}]", f"K[{self.k_labels[p]}]"
         first = pictures[0]
-        if too_short_to_see(plane, geoms[0], drawn):  # first drawn larger, and said so
-            near = fit_plane(geoms[:1], drawn, -SAFE_X, right, SAFE_BOTTOM, top, 1, q_name)
-            zoom = near.unit / plane.unit
-            first = make_arrow_picture(geoms[0], drawn, near, q_name, names, colors, self.theme,
-                                       shadows=[p], arcs=[p])
-            self.pictures.append((keys0, first))
+        if scale.first is not scale.planes:  # the first drawn larger, and said so
+            zoom = scale.zoom
+            first = self.draw_arrows(geoms[0], 0, scale, scale.first, drawn, q_name, names,
+                                     colors)
             self.say(self.tr("The same vectors as arrows. At step {step_text} they are too short to see "
                              "at the scale of the later snapshots, so they are drawn {zoom}× larger: "
                              "{k} is {t0} from {q} and q·k = {s0}.",
@@ -612,6 +663,26 @@ class LearningScene(ChapterScene):
             self.claim(Claim(OTHERS, tuple(j for j in drawn if j != p),
                              {j: pictures[-1].arrows[j] for j in drawn if j != p}, values=said))
             self.wait(1.5)
+
+    def draw_arrows(self, g: QueryGeometry, s: int, scale: ArrowScale, planes: list[Plane],
+                    drawn: list[int], q_name: str, names: dict[int, str],
+                    colors: dict[int, str]) -> ArrowPicture | ArrowPanels:
+        """Snapshot s's arrows drawn as `scale` says, on `planes` (its planes or its first
+        snapshot's), kept for the tests to measure: one picture, the partner's shadow and
+        angle marked; or one panel per key, each angle labelled by its value (as chapter
+        4's)."""
+        keys = GeometryKeys("history_", (s,), (s,))
+        if scale.panels:
+            marks = {j: angle_text(g, j, keys, self.ctx.record) for j in drawn}
+            picture = make_arrow_panels(g, drawn, planes, q_name, names, colors,
+                                        self.theme, marks)
+            self.pictures += [(keys, panel) for panel in picture.panels.values()]
+            return picture
+        picture = make_arrow_picture(g, drawn, planes[0], q_name, names, colors,
+                                     self.theme, shadows=[self.history.partner],
+                                     arcs=[self.history.partner], under=scale.under)
+        self.pictures.append((keys, picture))
+        return picture
 
     def others_through_training(self, geoms: list[QueryGeometry], drawn: list[int]
                                 ) -> tuple[str, dict[str, int | bool]]:

@@ -431,13 +431,20 @@ class SoftmaxScene(ChapterScene):
         shown = min(n, MASK_MAX)
         top, bottom = STAGE_TOP, SAFE_BOTTOM + 0.1
         decimals = weight_decimals(t.normalized)
-        layout = fit_cells(shown + 1, shown + 2, 2 * SAFE_X - 2.0, top - bottom - 0.3, decimals)
-        view = MatrixView(h.weights, key="weights", theme=self.theme, layout=layout,
-                          decimals=decimals,
-                          record=self.drawn, heat=True, mask=h.mask, masked_numbers=True,
-                          numbers_in_rows=frozenset(range(n)), max_cols=MASK_MAX,
-                          max_rows=MASK_MAX, row_labels=self.q_labels, row_colors=self.q_colors,
-                          col_labels=self.k_labels, col_colors=self.k_colors)
+
+        def mask_view(room: float) -> MatrixView:
+            layout = fit_cells(shown + 1, shown + 2, 2 * SAFE_X - 2.0, room, decimals)
+            return MatrixView(h.weights, key="weights", theme=self.theme, layout=layout,
+                              decimals=decimals, record=self.drawn, heat=True, mask=h.mask,
+                              masked_numbers=True, numbers_in_rows=frozenset(range(n)),
+                              max_cols=MASK_MAX, max_rows=MASK_MAX, row_labels=self.q_labels,
+                              row_colors=self.q_colors, col_labels=self.k_labels,
+                              col_colors=self.k_colors)
+
+        view = mask_view(top - bottom - 0.3)
+        if view.height > top - bottom:  # the words stand upright over their columns: the
+            #                             cells make room for them, the text keeps its size
+            view = mask_view(top - bottom - 0.3 - (view.height - (top - bottom)))
         fit_width(view, 2 * SAFE_X)
         if view.height > top - bottom:
             view.scale_to_fit_height(top - bottom)

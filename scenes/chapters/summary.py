@@ -30,7 +30,7 @@ from attention_video.scenes.layout import (
 )
 from attention_video.scenes.precision import weight_decimals
 from attention_video.scenes.rotary import PLAIN, TURNED, score_names
-from attention_video.scenes.text import fit_width, fmt, make_text, subscript
+from attention_video.scenes.text import fit_width, fmt, make_text, subscript, typeset
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import MatrixView, Recorder, fit_cells, make_sub
 
@@ -109,6 +109,10 @@ def make_formula(ctx: ChapterContext, normalized: bool, has_bias: bool, refs: Re
     else:
         text = f"Z = ({n.scores})·V"
         parts = [("Z", ctx.theme.z, ""), (n.q, q, "Q"), (f"{n.k}ᵀ", k, "K"), ("V", v, "V")]
+    # the glyphs are found by their place in the text as drawn: typeset (Q_rot is Qᵣₒₜ, in
+    # Unicode's small letters, one glyph each; scenes.text.typeset)
+    text = typeset(text)[0]
+    parts = [(typeset(part)[0], color, term) for part, color, term in parts]
     written = make_text(text, size, ctx.theme.text)
     glyphs = {}
     for (start, end), (_, color, term) in zip(spans(text, [p[0] for p in parts]), parts):

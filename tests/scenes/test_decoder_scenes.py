@@ -26,7 +26,7 @@ from attention_video.scenes import scene_class
 from attention_video.scenes.chapters.heads import make_overview
 from attention_video.scenes.context import ChapterContext
 from attention_video.scenes.layout import SAFE_X, SAFE_Y
-from attention_video.scenes.text import fmt
+from attention_video.scenes.text import fmt, typeset
 from manim import Arrow, Text, tempconfig
 
 from tests.support.decoder_traces import decoder_trace, settings
@@ -62,6 +62,12 @@ def scene_of(trace, s, chapter: str):
 
 def words_seen(scene) -> list[str]:
     return [getattr(t, "original_text", None) or t.text for t in scene.seen_texts.values()]
+
+
+def drawn_as(text: str) -> str:
+    """`text` as a drawn text holds it, typeset (scenes.text.typeset: Q_rot is Qᵣₒₜ)."""
+    plain, markup = typeset(text)
+    return markup or plain
 
 
 def built(chapter: str, sink: bool = False, theme: str = "dark", source: str | None = None):
@@ -154,7 +160,7 @@ def test_every_pairs_angle_is_shown_and_the_turned_rows_get_their_own_name():
     drawn = {key for key, _, _ in scene.drawn.entries}
     assert {"Q_before", "K_before", "Q", "K", "rope_Q_before", "rope_K_before"} <= drawn
     seen = words_seen(scene)
-    assert "Q_rot = RoPE(Q)" in seen and "K_rot = RoPE(K)" in seen
+    assert drawn_as("Q_rot = RoPE(Q)") in seen and drawn_as("K_rot = RoPE(K)") in seen
 
 
 @pytest.mark.parametrize("chapter", ["factor", "dot", "softmax", "summary"])
@@ -173,14 +179,15 @@ def test_the_chapters_after_the_turn_call_the_rows_they_multiply_q_rot_and_k_rot
     word = scene.q_labels[t.focus]
     if chapter == "factor":
         assert scene.title_text == "3 · The factor matrix Q_rot·K_rotᵀ"
-        assert {"Q_rot", "K_rotᵀ", "Q_rot·K_rotᵀ"} <= set(seen)
+        assert {drawn_as(w) for w in ("Q_rot", "K_rotᵀ", "Q_rot·K_rotᵀ")} <= set(seen)
         assert "Q_rot, the turned queries" in text
     elif chapter == "dot":
-        assert f"Q_rot[{word}]" in seen and any(w.startswith("Q_rot·K_rotᵀ[") for w in seen)
+        assert drawn_as(f"Q_rot[{word}]") in seen
+        assert any(w.startswith(drawn_as("Q_rot·K_rotᵀ[")) for w in seen)
     elif chapter == "softmax":
-        assert "Q_rot·K_rotᵀ" in seen and "in Q_rot·K_rotᵀ: one score per key" in text
+        assert drawn_as("Q_rot·K_rotᵀ") in seen and "in Q_rot·K_rotᵀ: one score per key" in text
     else:
-        assert "Attention(Q, K, V) = softmax(Q_rot·K_rotᵀ / √dₖ)·V" in seen
+        assert drawn_as("Attention(Q, K, V) = softmax(Q_rot·K_rotᵀ / √dₖ)·V") in seen
         assert "Q_rot and K_rot are Q and K turned by RoPE" in text
 
 
@@ -190,7 +197,7 @@ def test_without_rope_the_rows_keep_their_plain_names():
     factor = scene_of(t, s, "factor")
     assert {"Q", "Kᵀ", "Q·Kᵀ"} <= set(words_seen(factor))
     assert factor.title_text == "3 · The factor matrix Q·Kᵀ"
-    assert not [w for w in words_seen(factor) if "_rot" in w]
+    assert not [w for w in words_seen(factor) if "_rot" in w or "ᵣₒₜ" in w]
     linear = scene_of(t, s, "linear")
     assert not hasattr(linear, "turns") and "RoPE" not in captions(linear)
 

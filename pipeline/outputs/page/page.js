@@ -59,12 +59,41 @@ function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined || v === false) continue;
-    if (k === "text") e.textContent = v;
+    if (k === "text") e.append(typeset(String(v)));
     else if (k === "class") e.className = v;
     else e.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  for (const c of children) {
+    if (c !== null && c !== undefined) e.append(typeof c === "string" ? typeset(c) : c);
+  }
   return e;
+}
+
+// Plain-text maths written as the video draws it (scenes.text.typeset): a subscript after a
+// one-letter name ("d_k", "W_Q", "Q_rot") and a superscript ("K^T", "base^(−2m/d_k)") in
+// Unicode's small characters where it has one for each (dₖ, Kᵀ, Qᵣₒₜ), else in <sub> or
+// <sup> (W with a lowered Q). A word such as "snake_case" stays as it is written.
+const SMALL = {
+  sub: Object.fromEntries([..."0123456789aehijklmnoprstuvx+−=()"].map(
+    (c, n) => [c, [..."₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋₌₍₎"][n]])),
+  sup: Object.fromEntries([..."0123456789abcdefghijklmnoprstuvwxyzT+−=()/"].map(
+    (c, n) => [c, [..."⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᵀ⁺⁻⁼⁽⁾ᐟ"][n]])),
+};
+const MATH = /(?<!\p{L})([A-Za-z])_([A-Za-z0-9]+)|\^(?:\(([^()]*)\)|([A-Za-z0-9]+))/gu;
+
+function typeset(text) {
+  if (!text.includes("_") && !text.includes("^")) return text;
+  const out = document.createDocumentFragment();
+  let at = 0;
+  for (const m of text.matchAll(MATH)) {
+    const tag = m[1] ? "sub" : "sup", chars = m[1] ? m[2] : (m[3] ?? m[4]);
+    out.append(text.slice(at, m.index) + (m[1] || ""));
+    if ([...chars].every(c => c in SMALL[tag])) out.append([...chars].map(c => SMALL[tag][c]).join(""));
+    else out.append(el(tag, {text: chars}));
+    at = m.index + m[0].length;
+  }
+  out.append(text.slice(at));
+  return out;
 }
 
 // How many decimals the page writes a quantity with (its name in the trace, or rest_ and

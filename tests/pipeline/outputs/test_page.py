@@ -44,7 +44,7 @@ from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
 from attention_video.scenes.precision import SCORES, WEIGHTS, weight_decimals
-from attention_video.scenes.text import fmt
+from attention_video.scenes.text import fmt, typeset
 from attention_video.scenes.themes import THEMES, word_color
 
 from tests.support.decoder_traces import decoder_trace
@@ -633,8 +633,9 @@ def test_a_rotary_page_shows_q_and_k_before_their_turn_and_the_turn_as_a_step(br
     assert keys == ["X", "W_Q", "W_K", "W_V", "Q", "K", "V", "Q_rot", "K_rot", "scores",
                     "scaled", "weights", "Z"]
     words = page_words(Translate("en"))
-    assert tab.text_content("#h-Q_rot").startswith(words["Q_rot"])
-    assert tab.text_content("#h-scores").startswith(words["scores_rot"])
+    # (typeset as the video draws them: Q_rot is Qᵣₒₜ)
+    assert tab.text_content("#h-Q_rot").startswith(typeset(words["Q_rot"])[0])
+    assert tab.text_content("#h-scores").startswith(typeset(words["scores_rot"])[0])
     h, n = trace["head_index"], t.d_k
     head = trace["heads"][h]
     for key, i, j in (("Q", t.focus, 0), ("K", 1, n - 1), ("Q_rot", t.focus, 0),
@@ -752,4 +753,26 @@ def test_the_arrows_angle_is_written_as_chapter_4_writes_it(browser, tiny):
     tab.click(f'#grids td[data-key="scores"][data-i="{i}"][data-j="{j}"]')
     said = tab.inner_text("#detail-body")
     assert f"is {true:.0f}°" in said, (true, said)
+    tab.context.close()
+
+
+def test_the_page_writes_no_plain_text_maths(browser, tmp_path):
+    """Issue 40: "W_Q, the query weights", "Q_rot·K_rotᵀ" were written as typed; the page
+    typesets them as the video does (Qᵣₒₜ, W with a <sub>Q</sub>)."""
+    s = decoder_settings()
+    t = decoder_trace(s)
+    chapters = [ChapterResult(slug, CHAPTER_SECONDS, [(0.0, 1.5, "Q = X · W_Q, K = X · W_K"),
+                                                      (2.0, 3.5, "Q_rot·K_rot^T / √d_k")])
+                for slug in SLUGS]  # captions as the catalogue writes them
+    video = blank_video(tmp_path / "video.mp4", sum(r.duration for r in chapters))
+    tab = open_page(browser, write_page(t, chapters, video, s))
+    tab.hover(f'td[data-key="scores"][data-i="{t.focus}"][data-j="0"]')  # a cell's detail too
+    text = tab.inner_text("body")
+    words = [tok.text for tok in (*t.query_tokens, *t.key_tokens)]
+    for w in words:
+        text = text.replace(w, " ")
+    assert "_" not in text and "^" not in text, [line for line in text.splitlines()
+                                                  if "_" in line or "^" in line][:5]
+    assert tab.eval_on_selector("#h-W_Q sub", "e => e.textContent") == "Q"
+    assert tab.text_content("#h-Q_rot").startswith("Qᵣₒₜ")
     tab.context.close()
