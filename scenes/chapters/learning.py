@@ -310,7 +310,7 @@ class ArrowScale:
     """How every snapshot's arrows are drawn, at one scale: in one picture, where the keys
     can all be kept off each other, some of them under the query's line (scenes.arrows
     keys_under), so that they are watched turning together; else one key per panel
-    (ArrowPanels, as chapter 4 draws them), where no arrow can lie on another."""
+    (ArrowPanels, as the dot chapter draws them), where no arrow can lie on another."""
 
     planes: list[Plane]  # the picture's plane, or one per panel
     first: list[Plane]  # the first snapshot's: `planes`, or larger ones where its arrows
