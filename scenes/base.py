@@ -23,7 +23,15 @@ from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.claims import Claim
 from attention_video.scenes.context import ChapterContext
-from attention_video.scenes.describe import Description, Grid, Number, Picture, Words, describe
+from attention_video.scenes.describe import (
+    Chart,
+    Description,
+    Grid,
+    Number,
+    Picture,
+    Words,
+    describe,
+)
 from attention_video.scenes.layout import BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y, TITLE_SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.precision import weight_decimals
@@ -36,6 +44,7 @@ from attention_video.scenes.themes import THEMES, family_colors, word_color
 from attention_video.scenes.titles import chapter_title
 from attention_video.scenes.voice import Narrator, Speech
 from attention_video.scenes.widgets import (
+    ChartView,
     MatrixView,
     Recorder,
     make_caption,
@@ -474,6 +483,8 @@ class ChapterScene(Scene):
         shown = [m for m in self.mobjects if all(m is not k for k in keep)]
         views = [v for top in shown for v in _of_type(top, MatrixView)]
         grids = tuple(Grid(m.key, *m.values.shape, numbers=bool(m.numbers)) for m in views)
+        charts = tuple(Chart(c.key, c.kind, c.plotted, c.indices, c.decimals)
+                       for top in shown for c in _of_type(top, ChartView))
         texts = {t for top in shown for t in visible_texts(top)}
         up = {}
         for key, index, text in self.drawn.entries:
@@ -481,7 +492,7 @@ class ChapterScene(Scene):
                 up[(key, index)] = Number(key, index, text)
         fresh = frozenset(k for k in up if k not in self._numbers_up)
         self._numbers_up = set(up)
-        return Picture(grids, tuple(up.values()), fresh)
+        return Picture(grids, tuple(up.values()), fresh, charts)
 
     def _describe(self, seconds: float) -> Description:
         """The description of the caption that leaves, to be said in `seconds`."""

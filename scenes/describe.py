@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from attention_video.scenes.catalogue import N_, Translate, translations
 from attention_video.scenes.pacing import caption_chars
+from attention_video.scenes.precision import fmt
 from attention_video.scenes.spoken import spoken
 
 ROW_VALUES = 4  # a row's numbers said before "…": enough to hear its shape, short to say
@@ -43,6 +44,23 @@ class Grid:
     rows: int
     cols: int
     numbers: bool
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart on screen (scenes.widgets.ChartView): `kind` "bars" or "curve", the trace
+    `key` of what it plots, each value with its trace index, and the decimals its labels
+    write them with."""
+
+    key: str
+    kind: str
+    values: tuple[float, ...]
+    indices: tuple[tuple[int, ...], ...]
+    decimals: int
+
+    def text(self, k: int) -> str:
+        """Value `k` as the chart's labels write it (scenes.precision)."""
+        return fmt(self.values[k], self.decimals)
 
 
 @dataclass(frozen=True)
@@ -62,6 +80,7 @@ class Picture:
     numbers: tuple[Number, ...]  # every recorded number on screen
     fresh: frozenset[tuple[str, tuple[int, ...]]] = frozenset()  # (key, index) of those not
     #                                                  in the previous caption's picture
+    charts: tuple[Chart, ...] = ()
 
     def is_fresh(self, n: Number) -> bool:
         return (n.key, n.index) in self.fresh
@@ -111,6 +130,12 @@ WORD_NAMES: dict[str, tuple[str, str]] = {
     "scaled": (N_("the scaled scores"), N_("scaled")),
     "exp_shifted": (N_("the exponentials"), N_("exp")),
 }
+# Charts (kind, key): as a listener hears the chart named, and the word a caption names it by.
+CHART_NAMES: dict[tuple[str, str], tuple[str, str]] = {
+    ("bars", "weights"): (N_("the bars"), N_("bar")),
+    ("curve", "curve_loss"): (N_("the loss curve"), N_("loss")),
+    ("curve", "curve_accuracy"): (N_("the accuracy curve"), N_("accuracy")),
+}
 SYMBOL_KEYS = {"head_Z": "Z", "X_q": "X", "E_q": "E", "P_q": "P"}  # drawn with these letters
 # The first index of these keys is a word's row: of the query words (q) or the keys (k).
 ROW_OWNERS = {"Q": "q", "Z": "q", "X_q": "q", "E_q": "q", "P_q": "q", "head_Z": "q",
@@ -136,6 +161,18 @@ def grid_word(key: str, tr: Translate, words: Words) -> str:
     if key in WORD_NAMES:
         return tr(WORD_NAMES[key][1])
     return _symbol(key, words)
+
+
+def chart_name(kind: str, key: str, tr: Translate) -> str:
+    """A chart as a listener hears it named."""
+    name = CHART_NAMES.get((kind, key))
+    return tr(name[0]) if name else key
+
+
+def chart_word(kind: str, key: str, tr: Translate) -> str:
+    """The word whose presence in a caption names the chart."""
+    name = CHART_NAMES.get((kind, key))
+    return tr(name[1]) if name else key
 
 
 def _symbol(key: str, words: Words) -> str:
@@ -171,6 +208,7 @@ class _Part:
     text: str
     names: tuple[str, ...] = ()
     mentions: tuple[Mention, ...] = field(default_factory=tuple)
+    shorter: _Part | None = None  # the same said in fewer words, where this does not fit
 
 
 def describe(picture: Picture, before: Picture | None, caption: str, seconds: float,
@@ -181,14 +219,19 @@ def describe(picture: Picture, before: Picture | None, caption: str, seconds: fl
     required = _on_screen(picture, caption, tr, words)
     if required and spoken_seconds(required.text, tr.language, pace) > seconds:
         required = _on_screen(picture, caption, tr, words, brief=True)  # the names alone
-    optional = [*_new_grids(picture, before, caption, tr, words), *_rows(picture, caption, tr, words),
+    charts = _charts(picture, before, caption, tr, words)
+    optional = [*charts, *_new_grids(picture, before, caption, tr, words),
+                *_rows(picture, caption, tr, words),
                 *_extremes(picture, caption, tr, words), *_angles(picture, caption, tr, words),
                 *_gone(picture, before, tr, words)]
     chosen = [required] if required else []
     for part in optional:
-        trial = chosen + [part]
-        if spoken_seconds(_joined(trial, tr), tr.language, pace) <= seconds:
-            chosen = trial
+        while part is not None:
+            trial = chosen + [part]
+            if spoken_seconds(_joined(trial, tr), tr.language, pace) <= seconds:
+                chosen = trial
+                break
+            part = part.shorter
     text = _joined(chosen, tr)
     return Description(text, tuple(n for p in chosen for n in p.names),
                        tuple(m for p in chosen for m in p.mentions),
@@ -280,9 +323,53 @@ def _rows(picture: Picture, caption: str, tr: Translate, words: Words) -> list[_
     return parts
 
 
+def _charts(picture: Picture, before: Picture | None, caption: str, tr: Translate,
+            words: Words) -> list[_Part]:
+    """Each chart come on screen under this caption: a bar chart's highest and lowest bar
+    with their words, a curve's first and last value and the top of its axis (its highest
+    value), as its labels write them; what the caption states already is left out."""
+    old = {(c.kind, c.key) for c in before.charts} if before is not None else set()
+    parts = []
+    for c in picture.charts:
+        if (c.kind, c.key) in old or not c.values:
+            continue
+        old.add((c.kind, c.key))
+        part = _bars(c, tr, words) if c.kind == "bars" else _curve(c, tr)
+        if not all(m.text in caption for m in part.mentions):
+            parts.append(part)
+    return parts
+
+
+def _bars(c: Chart, tr: Translate, words: Words) -> _Part:
+    top = max(range(len(c.values)), key=lambda k: c.values[k])
+    low = min(range(len(c.values)), key=lambda k: c.values[k])
+
+    def word(k: int) -> str:  # the key word of bar k (its index is (query, key))
+        return tr("\"{word}\"", word=_token(words, "k", c.indices[k][-1]))
+
+    name = chart_name(c.kind, c.key, tr)
+    text = tr("{name}: highest {top} for {top_word}, lowest {low} for {low_word}.",
+              name=name, top=c.text(top), top_word=word(top), low=c.text(low), low_word=word(low))
+    mentions = (Mention("value", c.key, c.indices[top], c.text(top)),
+                Mention("value", c.key, c.indices[low], c.text(low)))
+    brief = tr("{name}: highest {top}, lowest {low}.", name=name, top=c.text(top),
+               low=c.text(low))
+    return _Part(text, (c.key,), mentions, _Part(brief, (c.key,), mentions))
+
+
+def _curve(c: Chart, tr: Translate) -> _Part:
+    top, last = max(range(len(c.values)), key=lambda k: c.values[k]), len(c.values) - 1
+    text = tr("{name}: from {first} to {last}, its axis up to {top}.",
+              name=chart_name(c.kind, c.key, tr), first=c.text(0), last=c.text(last),
+              top=c.text(top))
+    return _Part(text, (c.key,), tuple(Mention("value", c.key, c.indices[k], c.text(k))
+                                       for k in (0, last, top)))
+
+
 def _extremes(picture: Picture, caption: str, tr: Translate, words: Words) -> list[_Part]:
     """The followed word's row of weights or scores, come on screen under this caption:
-    its highest and lowest."""
+    its highest and lowest (unless a chart of them is on screen: its sentence says them)."""
+    charted = {c.key for c in picture.charts}
     rows: dict[tuple[str, int], list[Number]] = {}
     for n in picture.numbers:
         if n.key in KEY_ROWS and len(n.index) == 2:
@@ -291,6 +378,8 @@ def _extremes(picture: Picture, caption: str, tr: Translate, words: Words) -> li
     for (key, i), numbers in rows.items():
         numbers = _unique_numbers(numbers)
         if i != words.focus or len(numbers) < 3 or not any(picture.is_fresh(n) for n in numbers):
+            continue
+        if key in charted:
             continue
         top = max(numbers, key=lambda n: _value(n.text))
         low = min(numbers, key=lambda n: _value(n.text))

@@ -4,6 +4,9 @@ the description was made from:
 
 - it names every grid on screen (every MatrixView in the scene when the caption leaves)
   that its caption does not name;
+- it names every chart come on screen (every ChartView: the bar charts of the weights, the
+  learning curves) that its caption does not name, and states the chart's highest value as
+  its labels write it (a bar chart's lowest too), unless the caption does;
 - it can be said in the caption's time on screen, at the speaking rate its catalogue gives
   and the video's pace (its characters as spoken, counted here);
 - every number it states is read back from its text and is the trace's at the precision
@@ -22,7 +25,16 @@ from pathlib import Path
 import pytest
 from attention_video.attncore.settings import Settings
 from attention_video.scenes.catalogue import Translate, translations
-from attention_video.scenes.describe import Description, Words, grid_name, grid_word, names_in
+from attention_video.scenes.describe import (
+    Description,
+    Words,
+    chart_name,
+    chart_word,
+    grid_name,
+    grid_word,
+    names_in,
+)
+from attention_video.scenes.precision import fmt
 from attention_video.scenes.questions import names
 from attention_video.scenes.spoken import spoken
 
@@ -40,34 +52,48 @@ QUOTED = re.compile(r"[\"“][^\"”]*[\"”]")  # a word in quotes: a token, wh
 @dataclass
 class Said:
     """One caption as the scene played it: its words and time on screen, its description,
-    and the grids on screen (key → shapes) when it left, from the scene graph."""
+    and the grids (key → shapes) and charts ((kind, key) → the extremes its labels write)
+    on screen when it left, from the scene graph."""
 
     caption: str
     seconds: float
     description: Description
     grids: dict[str, set[tuple[int, int]]]
+    charts: dict[tuple[str, str], tuple[str, ...]]
+
+
+def extremes(chart) -> tuple[str, ...]:
+    """What a listener must hear of a chart: its highest value as its labels write it (a
+    curve's axis tops at it), and a bar chart's lowest."""
+    values = [fmt(v, chart.decimals) for v in (max(chart.plotted), min(chart.plotted))]
+    return tuple(values[:1] if chart.kind == "curve" else values)
 
 
 def played(settings: Settings, slug: str) -> list[Said]:
     """Chapter `slug` built under dry run, the scene graph looked at as each caption leaves."""
     from attention_video.pipeline.run.chapter import manim_config  # noqa: PLC0415 (Manim)
     from attention_video.scenes import scene_class  # noqa: PLC0415
-    from attention_video.scenes.widgets import MatrixView  # noqa: PLC0415
+    from attention_video.scenes.widgets import ChartView, MatrixView  # noqa: PLC0415
     from manim import tempconfig  # noqa: PLC0415
 
     looked: list[dict[str, set[tuple[int, int]]]] = []
+    charted: list[dict[tuple[str, str], tuple[str, ...]]] = []
 
     class Looked(scene_class(slug)):
         def _close_subtitle(self) -> None:
             if self._caption is not None:
                 grids: dict[str, set[tuple[int, int]]] = {}
+                charts: dict[tuple[str, str], tuple[str, ...]] = {}
                 for top in self.mobjects:
                     if top is self._caption:
                         continue
                     for m in top.get_family():
                         if isinstance(m, MatrixView):
                             grids.setdefault(m.key, set()).add(m.values.shape)
+                        if isinstance(m, ChartView) and m.plotted:
+                            charts[(m.kind, m.key)] = extremes(m)
                 looked.append(grids)
+                charted.append(charts)
             super()._close_subtitle()
 
     trace = trace_of(settings)
@@ -75,8 +101,8 @@ def played(settings: Settings, slug: str) -> list[Said]:
         scene = Looked(trace, settings, plan_of(settings))
         scene.render()
     assert len(scene.descriptions) == len(scene.subtitles) == len(looked)
-    return [Said(text, b - a, d, g)
-            for (a, b, text), d, g in zip(scene.subtitles, scene.descriptions, looked)]
+    return [Said(text, b - a, d, g, c) for (a, b, text), d, g, c
+            in zip(scene.subtitles, scene.descriptions, looked, charted)]
 
 
 def rate(language: str) -> float:
@@ -91,13 +117,23 @@ def problems(settings: Settings, slug: str) -> list[str]:
     Q, K, product = names(trace)
     words = Words(word_labels([t.text for t in trace.query_tokens]),
                   word_labels([t.text for t in trace.key_tokens]), trace.focus, Q, K, product)
-    bad = []
+    bad, before = [], {}
     for n, s in enumerate(played(settings, slug)):
         where = f"{slug} caption {n + 1} {s.caption[:40]!r}: {s.description.text!r}"
         for key in s.grids:  # every grid on screen the caption does not name
             if not names_in(s.caption, grid_word(key, tr, words)) and \
                     grid_name(key, tr, words) not in s.description.text:
                 bad.append(f"{where} does not name {key}")
+        for (kind, key), values in s.charts.items():  # every chart come on screen
+            if (kind, key) in before:
+                continue
+            if not names_in(s.caption, chart_word(kind, key, tr)) and \
+                    chart_name(kind, key, tr) not in s.description.text:
+                bad.append(f"{where} does not name the {kind} of {key}")
+            unsaid = [v for v in values if v not in s.caption and v not in s.description.text]
+            if unsaid:
+                bad.append(f"{where} does not say {unsaid} of the {kind} of {key}")
+        before = s.charts
         said = " ".join(spoken(s.description.text, settings.language).split())
         if len(said) / rate(settings.language) / settings.pace > s.seconds + 1e-6:
             bad.append(f"{where} takes {len(said) / rate(settings.language) / settings.pace:.1f} s "
