@@ -127,6 +127,7 @@ class ChapterScene(Scene):
         # the picture it was made from (the next one says what changed since).
         self.descriptions: list[Description] = []
         self._picture: Picture | None = None
+        self._told: frozenset[tuple[str, str]] = frozenset()  # charts whose extremes were said
         self._numbers_up: set[tuple[str, tuple]] = set()  # the numbers in that picture
         self._cue_seconds = 0.0  # narrated: how long the caption's cue lasts (its speech)
         self._caption: VGroup | None = None
@@ -500,9 +501,11 @@ class ChapterScene(Scene):
         Q, K, product = names(self.trace)
         words = Words(self.q_labels, self.k_labels, self.focus, Q, K, product)
         described = describe(picture, self._picture, self._caption_text, seconds, self.tr,
-                             words, self.settings.pace)
+                             words, self.settings.pace, self._told)
         self.descriptions.append(described)
         self._picture = picture
+        on_screen = {(c.kind, c.key) for c in picture.charts}
+        self._told = frozenset(c for c in described.told if c in on_screen)  # (until it goes)
         return described
 
     def _says_descriptions(self) -> bool:

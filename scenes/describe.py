@@ -103,6 +103,8 @@ class Description:
     names: tuple[str, ...] = ()  # the keys of the grids it names
     mentions: tuple[Mention, ...] = ()
     seconds: float = 0.0  # its speaking time at the pace
+    told: frozenset[tuple[str, str]] = frozenset()  # the charts (kind, key) whose extremes
+    #                                  it or its caption states (said once in a chart's stay)
 
 
 @dataclass(frozen=True)
@@ -212,15 +214,17 @@ class _Part:
 
 
 def describe(picture: Picture, before: Picture | None, caption: str, seconds: float,
-             tr: Translate, words: Words, pace: float = 1.0) -> Description:
+             tr: Translate, words: Words, pace: float = 1.0,
+             told: frozenset[tuple[str, str]] = frozenset()) -> Description:
     """What `picture` shows that `caption` does not say, as short sentences for a listener,
-    in at most `seconds` of speech at `pace` (the sentence naming the grids on screen is
-    always said). `before`: the previous caption's picture (None: the chapter's first)."""
+    in at most `seconds` of speech at `pace` (the sentence naming the grids and charts on
+    screen is always said). `before`: the previous caption's picture (None: the chapter's
+    first); `told`: the charts on screen whose extremes were said already."""
     required = _on_screen(picture, caption, tr, words)
     if required and spoken_seconds(required.text, tr.language, pace) > seconds:
         required = _on_screen(picture, caption, tr, words, brief=True)  # the names alone
-    charts = _charts(picture, before, caption, tr, words)
-    optional = [*charts, *_new_grids(picture, before, caption, tr, words),
+    charts, stated = _charts(picture, caption, tr, words, told)
+    optional = [*charts.values(), *_new_grids(picture, before, caption, tr, words),
                 *_rows(picture, caption, tr, words),
                 *_extremes(picture, caption, tr, words), *_angles(picture, caption, tr, words),
                 *_gone(picture, before, tr, words)]
@@ -233,9 +237,10 @@ def describe(picture: Picture, before: Picture | None, caption: str, seconds: fl
                 break
             part = part.shorter
     text = _joined(chosen, tr)
+    said = {c for c, part in charts.items() if any(part is p or part.shorter is p for p in chosen)}
     return Description(text, tuple(n for p in chosen for n in p.names),
                        tuple(m for p in chosen for m in p.mentions),
-                       spoken_seconds(text, tr.language, pace))
+                       spoken_seconds(text, tr.language, pace), frozenset(told | stated | said))
 
 
 def _joined(parts: list[_Part], tr: Translate) -> str:
@@ -255,9 +260,12 @@ def _on_screen(picture: Picture, caption: str, tr: Translate, words: Words,
     caption too short to say "On screen:" too."""
     unnamed = _unique(g.key for g in picture.grids
                       if not names_in(caption, grid_word(g.key, tr, words)))
-    if not unnamed:
+    charts = _unique((c.kind, c.key) for c in picture.charts
+                     if not names_in(caption, chart_word(c.kind, c.key, tr)))
+    if not unnamed and not charts:
         return None
-    names = _listed([grid_name(k, tr, words) for k in unnamed], tr)
+    names = _listed([grid_name(k, tr, words) for k in unnamed]
+                    + [chart_name(*c, tr) for c in charts], tr)
     if brief:
         # (a list of names as a sentence of its own: "X, Q." / "X、Q。")
         return _Part(tr("{names}.", names=names), tuple(unnamed))
@@ -323,21 +331,25 @@ def _rows(picture: Picture, caption: str, tr: Translate, words: Words) -> list[_
     return parts
 
 
-def _charts(picture: Picture, before: Picture | None, caption: str, tr: Translate,
-            words: Words) -> list[_Part]:
-    """Each chart come on screen under this caption: a bar chart's highest and lowest bar
-    with their words, a curve's first and last value and the top of its axis (its highest
-    value), as its labels write them; what the caption states already is left out."""
-    old = {(c.kind, c.key) for c in before.charts} if before is not None else set()
-    parts = []
+def _charts(picture: Picture, caption: str, tr: Translate, words: Words,
+            told: frozenset[tuple[str, str]]) -> tuple[dict[tuple[str, str], _Part],
+                                                       set[tuple[str, str]]]:
+    """Each chart on screen whose extremes were not said yet: a bar chart's highest and
+    lowest bar with their words, a curve's first and last value and the top of its axis (its
+    highest value), as its labels write them. Returns those sentences, and the charts
+    whose numbers the caption states itself (told, nothing to add)."""
+    parts, stated = {}, set()
     for c in picture.charts:
-        if (c.kind, c.key) in old or not c.values:
+        chart = (c.kind, c.key)
+        if chart in told or chart in parts or not c.values:
             continue
-        old.add((c.kind, c.key))
         part = _bars(c, tr, words) if c.kind == "bars" else _curve(c, tr)
-        if not all(m.text in caption for m in part.mentions):
-            parts.append(part)
-    return parts
+        least = part.shorter or part  # (what the shortest form says, its extremes)
+        if all(m.text in caption for m in least.mentions):
+            stated.add(chart)
+        else:
+            parts[chart] = part
+    return parts, stated
 
 
 def _bars(c: Chart, tr: Translate, words: Words) -> _Part:
@@ -359,11 +371,16 @@ def _bars(c: Chart, tr: Translate, words: Words) -> _Part:
 
 def _curve(c: Chart, tr: Translate) -> _Part:
     top, last = max(range(len(c.values)), key=lambda k: c.values[k]), len(c.values) - 1
+    name = chart_name(c.kind, c.key, tr)
     text = tr("{name}: from {first} to {last}, its axis up to {top}.",
-              name=chart_name(c.kind, c.key, tr), first=c.text(0), last=c.text(last),
-              top=c.text(top))
-    return _Part(text, (c.key,), tuple(Mention("value", c.key, c.indices[k], c.text(k))
-                                       for k in (0, last, top)))
+              name=name, first=c.text(0), last=c.text(last), top=c.text(top))
+    brief = tr("{name}: its axis up to {top}.", name=name, top=c.text(top))
+    return _Part(text, (c.key,), tuple(_mention(c, k) for k in (0, last, top)),
+                 _Part(brief, (c.key,), (_mention(c, top),)))
+
+
+def _mention(c: Chart, k: int) -> Mention:
+    return Mention("value", c.key, c.indices[k], c.text(k))
 
 
 def _extremes(picture: Picture, caption: str, tr: Translate, words: Words) -> list[_Part]:
