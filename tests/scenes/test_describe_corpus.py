@@ -210,12 +210,12 @@ def test_the_check_fails_on_a_wrong_description(monkeypatch):
 
 def test_the_check_fails_on_a_chart_left_undescribed(monkeypatch):
     """A description that never says a chart's extremes, and one that never names the
-    chart: each is caught (the bars of the weights, chapter qkv)."""
+    chart: each is caught (the bars of the weights, chapters softmax and qkv)."""
     import attention_video.scenes.describe as describe  # noqa: PLC0415
 
     settings = CASES["tiny-default"].settings
     monkeypatch.setattr(describe, "_charts", lambda *args: ({}, set()))
-    assert any("never says" in p for p in problems(settings, "qkv"))
+    assert any("never says" in p for p in problems(settings, "softmax"))
     monkeypatch.undo()
 
     real = describe.describe
