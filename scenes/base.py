@@ -23,7 +23,15 @@ from attention_video.fastmanim.fades import FadeIn, FadeOut
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.claims import Claim
 from attention_video.scenes.context import ChapterContext
-from attention_video.scenes.describe import Description, Grid, Number, Picture, Words, describe
+from attention_video.scenes.describe import (
+    Chart,
+    Description,
+    Grid,
+    Number,
+    Picture,
+    Words,
+    describe,
+)
 from attention_video.scenes.layout import BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y, TITLE_SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.precision import weight_decimals
@@ -36,6 +44,7 @@ from attention_video.scenes.themes import THEMES, family_colors, word_color
 from attention_video.scenes.titles import chapter_title
 from attention_video.scenes.voice import Narrator, Speech
 from attention_video.scenes.widgets import (
+    ChartView,
     MatrixView,
     Recorder,
     make_caption,
@@ -118,6 +127,7 @@ class ChapterScene(Scene):
         # the picture it was made from (the next one says what changed since).
         self.descriptions: list[Description] = []
         self._picture: Picture | None = None
+        self._told: frozenset[tuple[str, str]] = frozenset()  # charts whose extremes were said
         self._numbers_up: set[tuple[str, tuple]] = set()  # the numbers in that picture
         self._cue_seconds = 0.0  # narrated: how long the caption's cue lasts (its speech)
         self._caption: VGroup | None = None
@@ -474,6 +484,8 @@ class ChapterScene(Scene):
         shown = [m for m in self.mobjects if all(m is not k for k in keep)]
         views = [v for top in shown for v in _of_type(top, MatrixView)]
         grids = tuple(Grid(m.key, *m.values.shape, numbers=bool(m.numbers)) for m in views)
+        charts = tuple(Chart(c.key, c.kind, c.plotted, c.indices, c.decimals)
+                       for top in shown for c in _of_type(top, ChartView))
         texts = {t for top in shown for t in visible_texts(top)}
         up = {}
         for key, index, text in self.drawn.entries:
@@ -481,7 +493,7 @@ class ChapterScene(Scene):
                 up[(key, index)] = Number(key, index, text)
         fresh = frozenset(k for k in up if k not in self._numbers_up)
         self._numbers_up = set(up)
-        return Picture(grids, tuple(up.values()), fresh)
+        return Picture(grids, tuple(up.values()), fresh, charts)
 
     def _describe(self, seconds: float) -> Description:
         """The description of the caption that leaves, to be said in `seconds`."""
@@ -489,9 +501,11 @@ class ChapterScene(Scene):
         Q, K, product = names(self.trace)
         words = Words(self.q_labels, self.k_labels, self.focus, Q, K, product)
         described = describe(picture, self._picture, self._caption_text, seconds, self.tr,
-                             words, self.settings.pace)
+                             words, self.settings.pace, self._told)
         self.descriptions.append(described)
         self._picture = picture
+        on_screen = {(c.kind, c.key) for c in picture.charts}
+        self._told = frozenset(c for c in described.told if c in on_screen)  # (until it goes)
         return described
 
     def _says_descriptions(self) -> bool:

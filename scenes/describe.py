@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from attention_video.scenes.catalogue import N_, Translate, translations
 from attention_video.scenes.pacing import caption_chars
+from attention_video.scenes.precision import fmt
 from attention_video.scenes.spoken import spoken
 
 ROW_VALUES = 4  # a row's numbers said before "…": enough to hear its shape, short to say
@@ -43,6 +44,23 @@ class Grid:
     rows: int
     cols: int
     numbers: bool
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart on screen (scenes.widgets.ChartView): `kind` "bars" or "curve", the trace
+    `key` of what it plots, each value with its trace index, and the decimals its labels
+    write them with."""
+
+    key: str
+    kind: str
+    values: tuple[float, ...]
+    indices: tuple[tuple[int, ...], ...]
+    decimals: int
+
+    def text(self, k: int) -> str:
+        """Value `k` as the chart's labels write it (scenes.precision)."""
+        return fmt(self.values[k], self.decimals)
 
 
 @dataclass(frozen=True)
@@ -62,6 +80,7 @@ class Picture:
     numbers: tuple[Number, ...]  # every recorded number on screen
     fresh: frozenset[tuple[str, tuple[int, ...]]] = frozenset()  # (key, index) of those not
     #                                                  in the previous caption's picture
+    charts: tuple[Chart, ...] = ()
 
     def is_fresh(self, n: Number) -> bool:
         return (n.key, n.index) in self.fresh
@@ -84,6 +103,8 @@ class Description:
     names: tuple[str, ...] = ()  # the keys of the grids it names
     mentions: tuple[Mention, ...] = ()
     seconds: float = 0.0  # its speaking time at the pace
+    told: frozenset[tuple[str, str]] = frozenset()  # the charts (kind, key) whose extremes
+    #                                  it or its caption states (said once in a chart's stay)
 
 
 @dataclass(frozen=True)
@@ -111,6 +132,12 @@ WORD_NAMES: dict[str, tuple[str, str]] = {
     "scaled": (N_("the scaled scores"), N_("scaled")),
     "exp_shifted": (N_("the exponentials"), N_("exp")),
 }
+# Charts (kind, key): as a listener hears the chart named, and the word a caption names it by.
+CHART_NAMES: dict[tuple[str, str], tuple[str, str]] = {
+    ("bars", "weights"): (N_("the bars"), N_("bar")),
+    ("curve", "curve_loss"): (N_("the loss curve"), N_("loss")),
+    ("curve", "curve_accuracy"): (N_("the accuracy curve"), N_("accuracy")),
+}
 SYMBOL_KEYS = {"head_Z": "Z", "X_q": "X", "E_q": "E", "P_q": "P"}  # drawn with these letters
 # The first index of these keys is a word's row: of the query words (q) or the keys (k).
 ROW_OWNERS = {"Q": "q", "Z": "q", "X_q": "q", "E_q": "q", "P_q": "q", "head_Z": "q",
@@ -136,6 +163,18 @@ def grid_word(key: str, tr: Translate, words: Words) -> str:
     if key in WORD_NAMES:
         return tr(WORD_NAMES[key][1])
     return _symbol(key, words)
+
+
+def chart_name(kind: str, key: str, tr: Translate) -> str:
+    """A chart as a listener hears it named."""
+    name = CHART_NAMES.get((kind, key))
+    return tr(name[0]) if name else key
+
+
+def chart_word(kind: str, key: str, tr: Translate) -> str:
+    """The word whose presence in a caption names the chart."""
+    name = CHART_NAMES.get((kind, key))
+    return tr(name[1]) if name else key
 
 
 def _symbol(key: str, words: Words) -> str:
@@ -171,28 +210,37 @@ class _Part:
     text: str
     names: tuple[str, ...] = ()
     mentions: tuple[Mention, ...] = field(default_factory=tuple)
+    shorter: _Part | None = None  # the same said in fewer words, where this does not fit
 
 
 def describe(picture: Picture, before: Picture | None, caption: str, seconds: float,
-             tr: Translate, words: Words, pace: float = 1.0) -> Description:
+             tr: Translate, words: Words, pace: float = 1.0,
+             told: frozenset[tuple[str, str]] = frozenset()) -> Description:
     """What `picture` shows that `caption` does not say, as short sentences for a listener,
-    in at most `seconds` of speech at `pace` (the sentence naming the grids on screen is
-    always said). `before`: the previous caption's picture (None: the chapter's first)."""
+    in at most `seconds` of speech at `pace` (the sentence naming the grids and charts on
+    screen is always said). `before`: the previous caption's picture (None: the chapter's
+    first); `told`: the charts on screen whose extremes were said already."""
     required = _on_screen(picture, caption, tr, words)
     if required and spoken_seconds(required.text, tr.language, pace) > seconds:
         required = _on_screen(picture, caption, tr, words, brief=True)  # the names alone
-    optional = [*_new_grids(picture, before, caption, tr, words), *_rows(picture, caption, tr, words),
+    charts, stated = _charts(picture, caption, tr, words, told)
+    optional = [*charts.values(), *_new_grids(picture, before, caption, tr, words),
+                *_rows(picture, caption, tr, words),
                 *_extremes(picture, caption, tr, words), *_angles(picture, caption, tr, words),
                 *_gone(picture, before, tr, words)]
     chosen = [required] if required else []
     for part in optional:
-        trial = chosen + [part]
-        if spoken_seconds(_joined(trial, tr), tr.language, pace) <= seconds:
-            chosen = trial
+        while part is not None:
+            trial = chosen + [part]
+            if spoken_seconds(_joined(trial, tr), tr.language, pace) <= seconds:
+                chosen = trial
+                break
+            part = part.shorter
     text = _joined(chosen, tr)
+    said = {c for c, part in charts.items() if any(part is p or part.shorter is p for p in chosen)}
     return Description(text, tuple(n for p in chosen for n in p.names),
                        tuple(m for p in chosen for m in p.mentions),
-                       spoken_seconds(text, tr.language, pace))
+                       spoken_seconds(text, tr.language, pace), frozenset(told | stated | said))
 
 
 def _joined(parts: list[_Part], tr: Translate) -> str:
@@ -212,9 +260,12 @@ def _on_screen(picture: Picture, caption: str, tr: Translate, words: Words,
     caption too short to say "On screen:" too."""
     unnamed = _unique(g.key for g in picture.grids
                       if not names_in(caption, grid_word(g.key, tr, words)))
-    if not unnamed:
+    charts = _unique((c.kind, c.key) for c in picture.charts
+                     if not names_in(caption, chart_word(c.kind, c.key, tr)))
+    if not unnamed and not charts:
         return None
-    names = _listed([grid_name(k, tr, words) for k in unnamed], tr)
+    names = _listed([grid_name(k, tr, words) for k in unnamed]
+                    + [chart_name(*c, tr) for c in charts], tr)
     if brief:
         # (a list of names as a sentence of its own: "X, Q." / "X、Q。")
         return _Part(tr("{names}.", names=names), tuple(unnamed))
@@ -280,9 +331,62 @@ def _rows(picture: Picture, caption: str, tr: Translate, words: Words) -> list[_
     return parts
 
 
+def _charts(picture: Picture, caption: str, tr: Translate, words: Words,
+            told: frozenset[tuple[str, str]]) -> tuple[dict[tuple[str, str], _Part],
+                                                       set[tuple[str, str]]]:
+    """Each chart on screen whose extremes were not said yet: a bar chart's highest and
+    lowest bar with their words, a curve's first and last value and the top of its axis (its
+    highest value), as its labels write them. Returns those sentences, and the charts
+    whose numbers the caption states itself (told, nothing to add)."""
+    parts, stated = {}, set()
+    for c in picture.charts:
+        chart = (c.kind, c.key)
+        if chart in told or chart in parts or not c.values:
+            continue
+        part = _bars(c, tr, words) if c.kind == "bars" else _curve(c, tr)
+        least = part.shorter or part  # (what the shortest form says, its extremes)
+        if all(m.text in caption for m in least.mentions):
+            stated.add(chart)
+        else:
+            parts[chart] = part
+    return parts, stated
+
+
+def _bars(c: Chart, tr: Translate, words: Words) -> _Part:
+    top = max(range(len(c.values)), key=lambda k: c.values[k])
+    low = min(range(len(c.values)), key=lambda k: c.values[k])
+
+    def word(k: int) -> str:  # the key word of bar k (its index is (query, key))
+        return tr("\"{word}\"", word=_token(words, "k", c.indices[k][-1]))
+
+    name = chart_name(c.kind, c.key, tr)
+    text = tr("{name}: highest {top} for {top_word}, lowest {low} for {low_word}.",
+              name=name, top=c.text(top), top_word=word(top), low=c.text(low), low_word=word(low))
+    mentions = (Mention("value", c.key, c.indices[top], c.text(top)),
+                Mention("value", c.key, c.indices[low], c.text(low)))
+    brief = tr("{name}: highest {top}, lowest {low}.", name=name, top=c.text(top),
+               low=c.text(low))
+    return _Part(text, (c.key,), mentions, _Part(brief, (c.key,), mentions))
+
+
+def _curve(c: Chart, tr: Translate) -> _Part:
+    top, last = max(range(len(c.values)), key=lambda k: c.values[k]), len(c.values) - 1
+    name = chart_name(c.kind, c.key, tr)
+    text = tr("{name}: from {first} to {last}, its axis up to {top}.",
+              name=name, first=c.text(0), last=c.text(last), top=c.text(top))
+    brief = tr("{name}: its axis up to {top}.", name=name, top=c.text(top))
+    return _Part(text, (c.key,), tuple(_mention(c, k) for k in (0, last, top)),
+                 _Part(brief, (c.key,), (_mention(c, top),)))
+
+
+def _mention(c: Chart, k: int) -> Mention:
+    return Mention("value", c.key, c.indices[k], c.text(k))
+
+
 def _extremes(picture: Picture, caption: str, tr: Translate, words: Words) -> list[_Part]:
     """The followed word's row of weights or scores, come on screen under this caption:
-    its highest and lowest."""
+    its highest and lowest (unless a chart of them is on screen: its sentence says them)."""
+    charted = {c.key for c in picture.charts}
     rows: dict[tuple[str, int], list[Number]] = {}
     for n in picture.numbers:
         if n.key in KEY_ROWS and len(n.index) == 2:
@@ -291,6 +395,8 @@ def _extremes(picture: Picture, caption: str, tr: Translate, words: Words) -> li
     for (key, i), numbers in rows.items():
         numbers = _unique_numbers(numbers)
         if i != words.focus or len(numbers) < 3 or not any(picture.is_fresh(n) for n in numbers):
+            continue
+        if key in charted:
             continue
         top = max(numbers, key=lambda n: _value(n.text))
         low = min(numbers, key=lambda n: _value(n.text))

@@ -136,6 +136,21 @@ def value_fill(value: float, scale: float, theme: Theme) -> tuple[str, float]:
 CellStyle = Callable[[int, int], "tuple[str, float] | None"]  # (i, j) → (colour, fill opacity)
 
 
+class ChartView(VGroup):
+    """A chart's marks (bars, or a curve's line) as one group that says what they plot,
+    so the scene graph tells a listener's description (scenes.describe) and its test what
+    the chart shows, as MatrixView does for a grid: the trace `key` of its values, each
+    value's trace `index` (a bar's (query, key), a curve sample's (step,)), the values
+    themselves, and the `decimals` its labels write them with. `kind`: "bars" or "curve"."""
+
+    def __init__(self, *marks, key: str, kind: str, values: Sequence[float],
+                 indices: Sequence[tuple[int, ...]], decimals: int):
+        super().__init__(*marks)
+        self.key, self.kind, self.decimals = key, kind, decimals
+        self.plotted = tuple(float(v) for v in values)
+        self.indices = tuple(tuple(i) for i in indices)
+
+
 class MatrixView(VGroup):
     """A grid of numbers (or coloured cells) with optional row and column labels.
 

@@ -74,6 +74,7 @@ from attention_video.scenes.widgets import (
     CHIP_FONT,
     CHIP_MAX_W,
     CellLayout,
+    ChartView,
     MatrixView,
     fit_cells,
     make_label,
@@ -266,8 +267,10 @@ def make_curve(x: np.ndarray, y: np.ndarray, marks_at: np.ndarray, name: str, ke
         return box.get_corner(DL) + np.array([width * (px - x0) / (x_max - x0),
                                               PLOT_H * py / top, 0])
 
-    line = VMobject(stroke_color=color, stroke_width=4)
-    line.set_points_as_corners([point(a, b) for a, b in zip(x, y)])
+    path = VMobject(stroke_color=color, stroke_width=4)
+    path.set_points_as_corners([point(a, b) for a, b in zip(x, y)])
+    line = ChartView(path, key=key, kind="curve", values=y, indices=[(k,) for k in range(len(y))],
+                     decimals=decimals)
     at = np.interp(marks_at, x, y)  # the curve's value at each snapshot (between samples)
     marks = VGroup(*[Dot(point(a, b), radius=0.06, color=ctx.theme.accent)
                      for a, b in zip(marks_at, at)])

@@ -31,7 +31,7 @@ from attention_video.scenes.precision import weight_decimals
 from attention_video.scenes.rotary import score_names
 from attention_video.scenes.text import fit_width, fmt, make_text, wrap
 from attention_video.scenes.themes import Theme
-from attention_video.scenes.widgets import make_label
+from attention_video.scenes.widgets import ChartView, make_label
 
 MAX_BARS = 11  # up to this many allowed keys: one bar each (12 rows do not fit at a legible size)
 TOP_BARS = 10  # more keys: the 10 largest as bars, the rest summed in one line
@@ -139,7 +139,9 @@ def make_bars(row: np.ndarray, plan: BarPlan, geo: ChartGeometry, labels: list[s
         ctx.record("weights", (focus, j), text)
         anchor = bar.get_right() if v >= 0 else np.array([geo.x0, y, 0])
         values.add(make_text(text, geo.font, ctx.theme.text).next_to(anchor, RIGHT, buff=BUFF_LABEL))
-    return Bars(label_col, bars, grow_from, values)
+    chart = ChartView(*bars, key="weights", kind="bars", values=row[plan.ranked],
+                      indices=[(focus, j) for j in plan.ranked], decimals=plan.decimals)
+    return Bars(label_col, chart, grow_from, values)
 
 
 def make_notes(row: np.ndarray, plan: BarPlan, size: float, ctx: ChapterContext,
@@ -282,6 +284,7 @@ class QKVScene(ChapterScene):
                   run_time=0.6)
         grow = [GrowFromEdge(b, edge) for b, edge in zip(chart.bars, chart.grow_from)]
         self.play(LaggedStart(*grow, lag_ratio=0.12), run_time=min(2.2, 0.6 + 0.12 * len(grow)))
+        self.add(chart.bars)  # the bars as one chart in the scene graph (scenes.describe)
         self.play(FadeIn(chart.values), FadeIn(chart.notes), run_time=0.6)
         self.wait(1.0)
         return chart

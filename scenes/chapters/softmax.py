@@ -33,7 +33,7 @@ from attention_video.scenes.precision import WEIGHTS, weight_decimals
 from attention_video.scenes.rotary import score_names
 from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.themes import Theme, number_ink
-from attention_video.scenes.widgets import MASKED_TEXT, MatrixView, fit_cells
+from attention_video.scenes.widgets import MASKED_TEXT, ChartView, MatrixView, fit_cells
 
 MASK_MAX = 12  # the causal step draws the whole weight matrix up to this many words
 MIN_ROW_H = 0.31  # rows closer than this would make the numbers too small
@@ -210,9 +210,11 @@ class Bars:
 
 
 def make_bars(weights: np.ndarray, geo: TableGeometry, colors: list[str], theme: Theme,
-              bar_x: float) -> Bars:
-    """One bar per shown key (a weight of 1 is BAR_LEN long) and the ruler above them."""
-    bars = VGroup()
+              bar_x: float, i: int, decimals: int) -> Bars:
+    """One bar per shown key (a weight of 1 is BAR_LEN long) and the ruler above them;
+    `i` is the query row of `weights`, `decimals` how the weights column writes them."""
+    bars = ChartView(key="weights", kind="bars", values=[weights[j] for j in geo.shown],
+                     indices=[(i, j) for j in geo.shown], decimals=decimals)
     for r, j in enumerate(geo.shown):
         w = max(weights[j] * BAR_LEN, 0.0)
         bar = Rectangle(width=max(w, 1e-3), height=geo.row_h * 0.6, stroke_width=0,
@@ -289,7 +291,8 @@ def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], ctx:
                            geo, ctx.theme)
     right_of = {c: getattr(columns, c).right for c in COLUMNS}
     bar_x = right_of["weights"] + 0.4
-    bars = make_bars(h.weights[i], geo, colors, ctx.theme, bar_x)
+    bars = make_bars(h.weights[i], geo, colors, ctx.theme, bar_x, i,
+                     weight_decimals(trace.normalized))
     # Footer: max under the scaled column, Σ under exp and weights, the stacked bar.
     foot_y = -(geo.n_rows * geo.row_h + 0.15)
     rule = Line(ORIGIN, RIGHT * (right_of["weights"] + 0.2), stroke_color=ctx.theme.grid,
@@ -387,6 +390,7 @@ class SoftmaxScene(ChapterScene):
         self.play(FadeIn(VGroup(tb.weights, tb.exp_sum, tb.rule), shift=0.2 * RIGHT),
                   run_time=0.8)
         self.play(FadeIn(tb.bar_scale), *[GrowFromEdge(b, LEFT) for b in tb.bars], run_time=0.8)
+        self.add(tb.bars)  # the bars as one chart in the scene graph (scenes.describe)
         self.wait(0.8)
 
     def show_total(self) -> None:

@@ -4,13 +4,17 @@ the description was made from:
 
 - it names every grid on screen (every MatrixView in the scene when the caption leaves)
   that its caption does not name;
+- it names every chart on screen (every ChartView: the bars of the weights, the learning
+  curves) that its caption does not name, and while the chart is on screen, a caption or
+  its description states the chart's highest value as its labels write it (a bar chart's
+  lowest too);
 - it can be said in the caption's time on screen, at the speaking rate its catalogue gives
   and the video's pace (its characters as spoken, counted here);
 - every number it states is read back from its text and is the trace's at the precision
   written (tests/support/scene_truth.resolve), or a grid's size as the scene graph has it.
 
-The whole corpus is slow; a few chapters of three cases (English, Chinese, Spanish) run in
-the fast tier."""
+The whole corpus is slow; a few chapters of four cases (English, Chinese, Spanish; one with
+a bar chart) run in the fast tier."""
 
 from __future__ import annotations
 
@@ -22,7 +26,16 @@ from pathlib import Path
 import pytest
 from attention_video.attncore.settings import Settings
 from attention_video.scenes.catalogue import Translate, translations
-from attention_video.scenes.describe import Description, Words, grid_name, grid_word, names_in
+from attention_video.scenes.describe import (
+    Description,
+    Words,
+    chart_name,
+    chart_word,
+    grid_name,
+    grid_word,
+    names_in,
+)
+from attention_video.scenes.precision import fmt
 from attention_video.scenes.questions import names
 from attention_video.scenes.spoken import spoken
 
@@ -32,7 +45,7 @@ from tests.support.scene_truth import check_drawn
 
 CASES = {c.name: c for c in load_cases()}
 FAST = [("tiny-default", "factor"), ("tiny-captions-zh", "weighted_sum"),
-        ("tiny-spanish-captions", "input")]  # (chapters that build in a second or two)
+        ("tiny-spanish-captions", "input"), ("tiny-chinese", "qkv")]  # (chapters that build in a second or two)
 NUMBER = re.compile(r"−?-?\d+(?:\.\d+)?")
 QUOTED = re.compile(r"[\"“][^\"”]*[\"”]")  # a word in quotes: a token, which may hold digits
 
@@ -40,34 +53,48 @@ QUOTED = re.compile(r"[\"“][^\"”]*[\"”]")  # a word in quotes: a token, wh
 @dataclass
 class Said:
     """One caption as the scene played it: its words and time on screen, its description,
-    and the grids on screen (key → shapes) when it left, from the scene graph."""
+    and the grids (key → shapes) and charts ((kind, key) → the extremes its labels write)
+    on screen when it left, from the scene graph."""
 
     caption: str
     seconds: float
     description: Description
     grids: dict[str, set[tuple[int, int]]]
+    charts: dict[tuple[str, str], tuple[str, ...]]
+
+
+def extremes(chart) -> tuple[str, ...]:
+    """What a listener must hear of a chart: its highest value as its labels write it (a
+    curve's axis tops at it), and a bar chart's lowest."""
+    values = [fmt(v, chart.decimals) for v in (max(chart.plotted), min(chart.plotted))]
+    return tuple(values[:1] if chart.kind == "curve" else values)
 
 
 def played(settings: Settings, slug: str) -> list[Said]:
     """Chapter `slug` built under dry run, the scene graph looked at as each caption leaves."""
     from attention_video.pipeline.run.chapter import manim_config  # noqa: PLC0415 (Manim)
     from attention_video.scenes import scene_class  # noqa: PLC0415
-    from attention_video.scenes.widgets import MatrixView  # noqa: PLC0415
+    from attention_video.scenes.widgets import ChartView, MatrixView  # noqa: PLC0415
     from manim import tempconfig  # noqa: PLC0415
 
     looked: list[dict[str, set[tuple[int, int]]]] = []
+    charted: list[dict[tuple[str, str], tuple[str, ...]]] = []
 
     class Looked(scene_class(slug)):
         def _close_subtitle(self) -> None:
             if self._caption is not None:
                 grids: dict[str, set[tuple[int, int]]] = {}
+                charts: dict[tuple[str, str], tuple[str, ...]] = {}
                 for top in self.mobjects:
                     if top is self._caption:
                         continue
                     for m in top.get_family():
                         if isinstance(m, MatrixView):
                             grids.setdefault(m.key, set()).add(m.values.shape)
+                        if isinstance(m, ChartView) and m.plotted:
+                            charts[(m.kind, m.key)] = extremes(m)
                 looked.append(grids)
+                charted.append(charts)
             super()._close_subtitle()
 
     trace = trace_of(settings)
@@ -75,8 +102,8 @@ def played(settings: Settings, slug: str) -> list[Said]:
         scene = Looked(trace, settings, plan_of(settings))
         scene.render()
     assert len(scene.descriptions) == len(scene.subtitles) == len(looked)
-    return [Said(text, b - a, d, g)
-            for (a, b, text), d, g in zip(scene.subtitles, scene.descriptions, looked)]
+    return [Said(text, b - a, d, g, c) for (a, b, text), d, g, c
+            in zip(scene.subtitles, scene.descriptions, looked, charted)]
 
 
 def rate(language: str) -> float:
@@ -91,13 +118,25 @@ def problems(settings: Settings, slug: str) -> list[str]:
     Q, K, product = names(trace)
     words = Words(word_labels([t.text for t in trace.query_tokens]),
                   word_labels([t.text for t in trace.key_tokens]), trace.focus, Q, K, product)
-    bad = []
+    bad, unsaid = [], {}  # unsaid: per chart on screen, where it came and the extremes not said yet
     for n, s in enumerate(played(settings, slug)):
         where = f"{slug} caption {n + 1} {s.caption[:40]!r}: {s.description.text!r}"
         for key in s.grids:  # every grid on screen the caption does not name
             if not names_in(s.caption, grid_word(key, tr, words)) and \
                     grid_name(key, tr, words) not in s.description.text:
                 bad.append(f"{where} does not name {key}")
+        for (kind, key), values in s.charts.items():  # every chart on screen
+            if not names_in(s.caption, chart_word(kind, key, tr)) and \
+                    chart_name(kind, key, tr) not in s.description.text:
+                bad.append(f"{where} does not name the {kind} of {key}")
+            if (kind, key) not in unsaid:  # come on screen: its extremes are to be said
+                unsaid[(kind, key)] = (where, set(values))
+            unsaid[(kind, key)][1].difference_update(
+                v for v in values if v in s.caption or v in s.description.text)
+        for chart in [c for c in unsaid if c not in s.charts]:
+            first, values = unsaid.pop(chart)  # gone from screen: were they said?
+            if values:
+                bad.append(f"{first} never says {sorted(values)} of the {chart}")
         said = " ".join(spoken(s.description.text, settings.language).split())
         if len(said) / rate(settings.language) / settings.pace > s.seconds + 1e-6:
             bad.append(f"{where} takes {len(said) / rate(settings.language) / settings.pace:.1f} s "
@@ -113,6 +152,8 @@ def problems(settings: Settings, slug: str) -> list[str]:
                 sizes = {r if m.kind == "rows" else c for r, c in s.grids.get(m.key, ())}
                 if int(m.text) not in sizes:
                     bad.append(f"{where}: {m.key} has {m.kind} {sizes}, said {m.text}")
+    bad += [f"{first} never says {sorted(values)} of the {chart}"
+            for chart, (first, values) in unsaid.items() if values]
     return bad
 
 
@@ -165,3 +206,25 @@ def test_the_check_fails_on_a_wrong_description(monkeypatch):
 
     monkeypatch.setattr("attention_video.scenes.base.describe", long)
     assert any("to say in" in p for p in problems(settings, "factor"))
+
+
+def test_the_check_fails_on_a_chart_left_undescribed(monkeypatch):
+    """A description that never says a chart's extremes, and one that never names the
+    chart: each is caught (the bars of the weights, chapters softmax and qkv)."""
+    import attention_video.scenes.describe as describe  # noqa: PLC0415
+
+    settings = CASES["tiny-default"].settings
+    monkeypatch.setattr(describe, "_charts", lambda *args: ({}, set()))
+    assert any("never says" in p for p in problems(settings, "softmax"))
+    monkeypatch.undo()
+
+    real = describe.describe
+    bars = describe.chart_name("bars", "weights", Translate(settings.language))
+
+    def unnamed(*args, **kwargs):
+        d = real(*args, **kwargs)
+        return describe.Description(d.text.replace(bars, ""), d.names, d.mentions, d.seconds,
+                                    d.told)
+
+    monkeypatch.setattr("attention_video.scenes.base.describe", unnamed)
+    assert any("does not name the bars" in p for p in problems(settings, "qkv"))
