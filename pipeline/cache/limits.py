@@ -60,6 +60,25 @@ class _Entry:
     used: float  # the latest mtime among its files
 
 
+def _stat(entry: os.DirEntry) -> os.stat_result | None:
+    """The entry's stat, or None when it went since it was listed (another command, or a
+    test process sharing the folder, pruned it meanwhile): a cache that changes while it
+    is walked is no error."""
+    try:
+        return entry.stat()
+    except FileNotFoundError:
+        return None
+
+
+def _listing(folder: Path) -> list[os.DirEntry]:
+    """The folder's entries, or none when it went since it was listed."""
+    try:
+        with os.scandir(folder) as it:
+            return list(it)
+    except FileNotFoundError:
+        return []
+
+
 def _entries(root: Path) -> list[_Entry]:
     """Every chapter clip (with its record), every kept text, speech and audio track in the
     cache folder."""
@@ -69,7 +88,9 @@ def _entries(root: Path) -> list[_Entry]:
             stem, ext = os.path.splitext(e.name)
             if ext not in (".mp4", ".json") or e.name.startswith(".") or not e.is_file():
                 continue
-            st = e.stat()
+            st = _stat(e)
+            if st is None:
+                continue
             entry = out.setdefault(stem, _Entry([], 0, 0.0))
             entry.paths.insert(0 if ext == ".json" else len(entry.paths), Path(e.path))
             entry.size += st.st_size  # the record first: without it the clip is not served
@@ -79,9 +100,11 @@ def _entries(root: Path) -> list[_Entry]:
         if (root / kept).is_dir():
             folders = [root / kept] + [Path(f.path) for f in os.scandir(root / kept) if f.is_dir()]
             for folder in folders:
-                for e in os.scandir(folder):
+                for e in _listing(folder):
                     if e.name.endswith(ext) and not e.name.startswith(".") and e.is_file():
-                        st = e.stat()
+                        st = _stat(e)
+                        if st is None:
+                            continue
                         record = Path(e.path).with_suffix(".json")  # speech and tracks have one
                         paths = [Path(e.path)] + ([record] if kept != TEXTS else [])
                         entries.append(_Entry(paths, st.st_size, st.st_mtime))

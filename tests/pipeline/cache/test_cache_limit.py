@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from attention_video.pipeline.cache import limits
 from attention_video.pipeline.cache.limits import (
     DEFAULT_LIMIT,
     EVERY,
@@ -140,3 +141,18 @@ def test_a_limit_that_is_not_a_size_is_one_line_before_any_render(tmp_path):
         "Error: ATTENTION_CACHE_LIMIT: 'lots' is not a size; use for example 500M or 2G "
         "(0: no limit)"]
     assert not (tmp_path / "v.mp4").exists()
+
+
+def test_an_entry_gone_while_the_folder_is_walked_is_no_error(folder, monkeypatch):
+    """Another command (or test process) sharing the folder may prune it meanwhile."""
+    listed = limits._listing
+
+    def vanishing(path):
+        entries = listed(path)
+        for e in entries:
+            if e.name.endswith(".pkl"):
+                os.unlink(e.path)  # listed, then gone before its stat
+        return entries
+    monkeypatch.setattr(limits, "_listing", vanishing)
+    pruned = prune(folder, 3200, now=NOW)
+    assert pruned.size <= 3000 and "text-objects/ab/oldest.pkl" not in names(folder)
