@@ -136,6 +136,7 @@ def test_a_scheduler_address_needs_a_host_and_port(capsys, address):
     assert code == 2 and "is not a scheduler address" in err
 
 
+@pytest.mark.slow
 def test_a_scheduler_nobody_listens_on_is_one_line(tmp_path, capsys, monkeypatch):
     import socket
 
@@ -185,6 +186,7 @@ def serve(reply: bytes | None):
     return server.getsockname()[1], close
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reply, words", [
     (None, "something accepts connections there but did not answer as a Dask scheduler "
            "within 1 s"),

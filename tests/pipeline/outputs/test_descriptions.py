@@ -78,6 +78,7 @@ def test_the_page_cues_carry_their_descriptions():
     assert [c.description for c in cues] == ["On screen: E.", "", CHAPTERS[1].descriptions[0]]
 
 
+@pytest.mark.slow
 def test_the_pages_player_has_a_descriptions_track(browser, tmp_path):  # noqa: F811
     page, *_ = build(tmp_path, CHAPTERS, describe=True)
     tab = open_page(browser, page)
@@ -110,6 +111,7 @@ def test_the_pages_player_has_a_descriptions_track(browser, tmp_path):  # noqa: 
     tab.context.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_dry_run_describes_what_the_captions_leave_out(language):
     from tests.support.builds import dry_run  # noqa: PLC0415 (builds a scene)

@@ -173,6 +173,7 @@ def deck(tmp_path_factory):
     return html, pptx, n
 
 
+@pytest.mark.slow
 def test_outputs_beside_the_video_with_its_stem(deck):
     html, pptx, n = deck
     assert (html.name, pptx.name, n) == ("talk.html", "talk.pptx", 3)

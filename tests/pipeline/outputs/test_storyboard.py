@@ -44,6 +44,7 @@ def pdf_pages(path: Path) -> int:
     return max(counts)
 
 
+@pytest.mark.slow
 def test_one_still_per_caption_the_same_captions_as_a_dry_run(stills, trace):
     for ch, got in stills.items():
         dry = render_chapter(ChapterJob(ch, trace, S, clip=None))
@@ -68,6 +69,7 @@ def test_a_still_shows_the_final_state_of_its_animations(stills):
     assert drawn(last) > 2 * drawn(first)
 
 
+@pytest.mark.slow
 def test_png_and_pdf_are_written_beside_each_other(stills, tmp_path):
     all_stills = [s for ch in ("input", "dot") for s in stills[ch].stills]
     pdf, pages = sb.write_storyboard(all_stills, tmp_path / "board.png")
@@ -167,6 +169,7 @@ def test_storyboard_errors_are_one_line(args, expect, capsys):
     assert e.value.code != 0 and expect in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_the_command_makes_the_storyboard(tmp_path, capsys):
     out = tmp_path / "board.png"
     main(["The black cat drank the milk", "--storyboard", "--chapters", "4", "-o", str(out),
@@ -194,6 +197,7 @@ def test_default_sentence_storyboard_has_every_caption_of_the_dry_run(tmp_path, 
     assert pdf_pages(out.with_suffix(".pdf")) == board.pages
 
 
+@pytest.mark.slow
 def test_the_handout_is_vector_with_its_captions_as_text(stills, tmp_path):
     # it was one JPEG per page: blurred labels, no text to select or search (issue 28)
     all_stills = [s for ch in ("input", "dot") for s in stills[ch].stills]
