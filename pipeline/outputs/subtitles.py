@@ -6,6 +6,8 @@ override tag and does not escape `<` and `&` for WebVTT, so the escaping would s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 def srt_time(t: float) -> str:
     ms = max(0, int(round(t * 1000)))
@@ -71,13 +73,16 @@ def writes_sidecars(captions: str) -> bool:
     return captions == "soft"
 
 
-def description_cues(cues: list[tuple[float, float, str]], descriptions: list[str]
+def description_cues(cues: list[tuple[float, float, str]], descriptions: list[str],
+                     said: Sequence[tuple[float, float] | None] = ()
                      ) -> list[tuple[float, float, str]]:
     """The descriptions track's cues: each caption's description (scenes.describe) timed
-    with its caption; a caption whose picture needs no words has no cue."""
+    while the described narration says it (`said`, one per caption: --describe --voice),
+    else with its caption; a caption whose picture needs no words has no cue."""
     if len(descriptions) != len(cues):  # (a clip kept before descriptions were recorded)
         return []
-    return [(a, b, d) for (a, b, _), d in zip(cues, descriptions) if d]
+    times = said if len(said) == len(cues) else [None] * len(cues)
+    return [(*(t or (a, b)), d) for (a, b, _), d, t in zip(cues, descriptions, times) if d]
 
 
 def kept_cues(cues: list[tuple[float, float, str]]) -> list[tuple[float, float, str]]:

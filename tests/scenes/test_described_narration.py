@@ -7,6 +7,7 @@ back by the offline listener (slow)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -19,7 +20,9 @@ from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.outputs import audio
 from attention_video.pipeline.outputs.formats import write_webm
 from attention_video.pipeline.outputs.video import join
-from attention_video.pipeline.run.chapter import narrations
+from attention_video.pipeline.run.chapter import ChapterJob, narrations, render_chapter
+from attention_video.scenes.pacing import SPEECH_GAP
+from attention_video.scenes.voice import Narrator
 
 from tests.scenes.test_narration import beep, onset, silent_clip
 from tests.support.builds import trace_of
@@ -32,6 +35,15 @@ def ffprobe_audio(path) -> list[dict]:
     out = subprocess.run([FFPROBE, "-v", "error", "-select_streams", "a", "-show_streams",
                           "-of", "json", str(path)], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)["streams"]
+
+
+def cues_of_file(path) -> list[tuple[float, float, str]]:
+    """A WebVTT file's cues in seconds."""
+    def seconds(stamp: str) -> float:
+        h, m, rest = stamp.split(":")
+        return int(h) * 3600 + int(m) * 60 + float(rest)
+    text = path.read_text(encoding="utf-8")
+    return [(seconds(a), seconds(b), t) for a, b, t in re.findall(r"(\S+) --> (\S+)\n(.+)\n", text)]
 
 
 def described_clips(tmp_path):
@@ -99,9 +111,24 @@ def test_narrations_are_the_plain_and_the_described_timelines():
     assert len(narrations([(0.0, Said(480))], [], 2.0)) == 1  # nothing described: one track
 
 
-def test_describe_is_a_cache_variant_only_of_narrated_clips(tmp_path):
-    from attention_video.scenes.voice import Narrator  # noqa: PLC0415
+def test_each_description_is_timed_where_the_described_narration_says_it(tmp_path):
+    """Dry run of chapter 1, narrated and described: each said description's times are
+    where its speech is placed, a gap after its caption's speech, for as long as it is said;
+    a caption with nothing to describe has none. (Speech kept in tmp_path, so that the check
+    reads each back instead of synthesizing it again.)"""
+    s = Settings(sentence=SENTENCE, quality="l", voice="joe", describe=True)
+    narrator = Narrator.from_settings(s, tmp_path)
+    r = render_chapter(ChapterJob("input", trace_of(s), s, clip=None, narrator=narrator))
+    assert len(r.described_at) == len(r.subtitles) == len(r.descriptions)
+    said = [(cue, text, at) for cue, text, at in zip(r.subtitles, r.descriptions, r.described_at)
+            if text]
+    assert said and all(at is None for text, at in zip(r.descriptions, r.described_at) if not text)
+    for (_, speech_ends, _), text, (start, end) in said:
+        assert start == pytest.approx(speech_ends + SPEECH_GAP, abs=1e-6)
+        assert end - start == pytest.approx(narrator.say(text).seconds, abs=1e-6)
 
+
+def test_describe_is_a_cache_variant_only_of_narrated_clips(tmp_path):
     plain, described = (Settings(sentence=SENTENCE, quality="l", describe=d) for d in (False, True))
     trace = trace_of(plain)
     assert chapter_key("linear", trace, plain, ("linear",)) == \
@@ -143,3 +170,7 @@ def test_a_described_chapter_holds_its_pictures_longer_and_is_heard_back(tmp_pat
     print("\n".join(f"{e:.2f} | {s} | {h}" for e, s, h in errors))
     errors = [e for e, _, _ in errors]
     assert errors and float(np.median(errors)) < 0.08, errors
+    # the descriptions track's cues start where the described track speaks them
+    for start, end, _ in cues_of_file(made[True].descriptions):
+        assert onset(sound[round(start * audio.RATE):]) == pytest.approx(0.0, abs=0.05)
+        assert end > start

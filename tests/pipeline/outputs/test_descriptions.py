@@ -38,6 +38,30 @@ def test_a_description_is_timed_with_its_caption_and_an_empty_one_has_no_cue():
     assert description_cues(cues, ["one"]) == []  # not one per caption: none (an old record)
 
 
+def test_a_said_description_is_timed_while_it_is_said():
+    """--describe --voice: a cue spans its description's speech in the described narration,
+    not its caption; one not said keeps its caption's times."""
+    cues = [(0.5, 4.0, "a"), (4.0, 9.0, "b"), (9.0, 12.0, "c")]
+    said = [(2.25, 3.75), None, None]
+    assert description_cues(cues, ["one", "", "three"], said) == [(2.25, 3.75, "one"),
+                                                                  (9.0, 12.0, "three")]
+
+
+def test_the_track_follows_the_described_narration_in_video_time(tmp_path):
+    voiced = [ChapterResult(r.chapter, r.duration, r.subtitles, descriptions=r.descriptions,
+                            described_at=said)
+              for r, said in zip(CHAPTERS, [[(2.0, 3.5), None], [(5.0, 7.25)]])]
+    text = write_descriptions(SETTINGS, voiced, tmp_path / "v.mp4").read_text(encoding="utf-8")
+    assert cues_of(text) == [("00:00:02.000", "00:00:03.500", "On screen: E."),
+                             ("00:00:15.000", "00:00:17.250",  # the second chapter at 10 s
+                              'Q, the row of "milk": 2.87, −4.40, …')]
+    cues = page_cues(voiced)  # the page's descriptions track and live region likewise
+    assert [(c.described_start, c.described_end) for c in cues if c.description] == \
+        [(2.0, 3.5), (15.0, 17.25)]
+    assert [(c.described_start, c.described_end) for c in page_cues(CHAPTERS)] == \
+        [(c.start, c.end) for c in page_cues(CHAPTERS)]  # not said: with the caption
+
+
 def test_the_track_goes_beside_the_video_in_video_time(tmp_path):
     video = tmp_path / "lesson.mp4"
     path = write_descriptions(SETTINGS, CHAPTERS, video)
