@@ -22,6 +22,7 @@ from typing import Any
 from unittest.mock import patch
 
 import av
+import numpy as np
 from attention_video.pipeline.outputs.audio import RATE, add_track, fit, normalise, read_track
 from attention_video.pipeline.outputs.chapters import chapter_marks
 from attention_video.pipeline.outputs.files import atomic_output, deck_path, relative_href
@@ -70,10 +71,10 @@ def plan_steps(chapters: list[ChapterResult]) -> list[Step]:
 
 def cut_steps(chapters: list[ChapterResult], folder: Path) -> list[Step]:
     """Write each step's clip into `folder` (step01.mp4, ...). A narrated chapter's steps
-    each carry their own stretch of its sound, as AAC at the online loudness standard
-    (pipeline.outputs.audio.normalise: −16 LUFS, true peak under −1 dBTP)."""
+    each carry their own stretch of its sound (deck_sound), as AAC at the online loudness
+    standard (pipeline.outputs.audio.normalise: −16 LUFS, true peak under −1 dBTP)."""
     clips = {r.chapter: r.clip for r in chapters}
-    sounds = {r.chapter: read_track(r.clip) for r in chapters}
+    sounds = {r.chapter: deck_sound(r.clip) for r in chapters}
     steps = []
     for i, s in enumerate(plan_steps(chapters), 1):
         out = folder / f"step{i:02d}.mp4"
@@ -84,6 +85,16 @@ def cut_steps(chapters: list[ChapterResult], folder: Path) -> list[Step]:
             add_track(out, normalise(stretch), codec="aac")
         steps.append(Step(s.chapter, s.start, s.end, s.notes, out, sound is not None))
     return steps
+
+
+def deck_sound(clip: Path) -> np.ndarray | None:
+    """The sound a deck's steps play: the described narration where the clip has one
+    (--describe --voice), else the narration (None: silent). A lecturer who asked for
+    descriptions has a listener who cannot see the screen, and a room hears one sound:
+    the steps are already held for the descriptions, where the plain narration is silent,
+    and a class that sees the picture loses only those seconds."""
+    described = read_track(clip, index=1)
+    return described if described is not None else read_track(clip)
 
 
 def cut(src: Path, start: float, end: float, out: Path) -> None:

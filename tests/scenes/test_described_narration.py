@@ -19,7 +19,9 @@ from attention_video.pipeline.cache.keys import chapter_key
 from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.outputs import audio
 from attention_video.pipeline.outputs.formats import write_webm
+from attention_video.pipeline.outputs.slides import cut_steps
 from attention_video.pipeline.outputs.video import join
+from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.chapter import ChapterJob, narrations, render_chapter
 from attention_video.scenes.pacing import SPEECH_GAP
 from attention_video.scenes.voice import Narrator
@@ -83,6 +85,19 @@ def test_the_plain_narration_is_silent_where_the_description_is_said(tmp_path):
     assert onset(described[round(0.6 * audio.RATE):]) == pytest.approx(0.6, abs=0.01)
     # the second clip described nothing: both tracks say its caption, in step
     assert onset(plain[2 * audio.RATE:]) == onset(described[2 * audio.RATE:]) == pytest.approx(0.5, abs=0.01)
+
+
+def test_a_deck_made_from_a_described_video_plays_the_described_narration(tmp_path):
+    """Each step carries its stretch of the described narration, where the picture holds
+    for the description (the plain narration is silent there)."""
+    a, b = described_clips(tmp_path)
+    chapters = [ChapterResult(slug, 2.0, [(0.0, 2.0, "a caption")], clip=clip, holds=[2.0])
+                for slug, clip in (("input", a), ("linear", b))]
+    (tmp_path / "steps").mkdir()
+    described, plain = cut_steps(chapters, tmp_path / "steps")
+    sound = audio.read_track(described.clip)
+    assert onset(sound[round(0.6 * audio.RATE):]) == pytest.approx(0.6, abs=0.01)  # (at 1.2 s)
+    assert onset(audio.read_track(plain.clip)) == pytest.approx(0.5, abs=0.01)  # its one track
 
 
 def test_a_silent_video_stays_one_track_unlabelled(tmp_path):
@@ -171,6 +186,10 @@ def test_a_described_chapter_holds_its_pictures_longer_and_is_heard_back(tmp_pat
     errors = [e for e, _, _ in errors]
     assert errors and float(np.median(errors)) < 0.08, errors
     # the descriptions track's cues start where the described track speaks them
-    for start, end, _ in cues_of_file(made[True].descriptions):
-        assert onset(sound[round(start * audio.RATE):]) == pytest.approx(0.0, abs=0.05)
+    cues = cues_of_file(made[True].descriptions)
+    assert len(cues) == len(errors)
+    for start, end, _ in cues:  # silent just before, speaking within 0.1 s after
+        at = round(start * audio.RATE)
+        assert np.abs(sound[at - round(0.15 * audio.RATE):at]).max() < 2000, start
+        assert np.abs(sound[at:at + round(0.1 * audio.RATE)]).max() > 2000, start
         assert end > start
