@@ -126,9 +126,9 @@ class ChapterScene(Scene):
         # Per subtitle, what its picture shows that it does not say (scenes.describe), and
         # the picture it was made from (the next one says what changed since).
         self.descriptions: list[Description] = []
-        # ... and, narrated with --describe, per subtitle when its description is said in
-        # the described narration, (start, end), chapter seconds (None: not said): the
-        # descriptions track is timed with it (pipeline.outputs.subtitles.description_cues)
+        # ... and, narrated with --describe, per subtitle when the described narration says
+        # its description, (its first word, its end) in chapter seconds (None: not said):
+        # the descriptions track is timed with it (pipeline.outputs.subtitles.description_cues)
         self.described_at: list[tuple[float, float] | None] = []
         self._picture: Picture | None = None
         self._told: frozenset[tuple[str, str]] = frozenset()  # charts whose extremes were said
@@ -527,7 +527,7 @@ class ChapterScene(Scene):
             return
         speech = self.narrator.say(described.text)
         self.described_speech.append((start, speech))
-        self.described_at[-1] = (start, start + speech.seconds)
+        self.described_at[-1] = (start + speech.first_word, start + speech.seconds)
         self._caption_need = max(self._caption_need,
                                  start - self._caption_start + speech.seconds + SPEECH_GAP)
 

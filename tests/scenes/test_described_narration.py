@@ -128,7 +128,8 @@ def test_narrations_are_the_plain_and_the_described_timelines():
 
 def test_each_description_is_timed_where_the_described_narration_says_it(tmp_path):
     """Dry run of chapter 1, narrated and described: each said description's times are
-    where its speech is placed, a gap after its caption's speech, for as long as it is said;
+    where its speech is placed, a gap after its caption's speech, from its first word (after
+    the speech's lead-in silence) to its end;
     a caption with nothing to describe has none. (Speech kept in tmp_path, so that the check
     reads each back instead of synthesizing it again.)"""
     s = Settings(sentence=SENTENCE, quality="l", voice="joe", describe=True)
@@ -139,8 +140,9 @@ def test_each_description_is_timed_where_the_described_narration_says_it(tmp_pat
             if text]
     assert said and all(at is None for text, at in zip(r.descriptions, r.described_at) if not text)
     for (_, speech_ends, _), text, (start, end) in said:
-        assert start == pytest.approx(speech_ends + SPEECH_GAP, abs=1e-6)
-        assert end - start == pytest.approx(narrator.say(text).seconds, abs=1e-6)
+        speech = narrator.say(text)  # placed a gap after the caption's, from its first word
+        assert start == pytest.approx(speech_ends + SPEECH_GAP + speech.first_word, abs=1e-6)
+        assert end == pytest.approx(speech_ends + SPEECH_GAP + speech.seconds, abs=1e-6)
 
 
 def test_describe_is_a_cache_variant_only_of_narrated_clips(tmp_path):
@@ -188,7 +190,7 @@ def test_a_described_chapter_holds_its_pictures_longer_and_is_heard_back(tmp_pat
     # the descriptions track's cues start where the described track speaks them
     cues = cues_of_file(made[True].descriptions)
     assert len(cues) == len(errors)
-    for start, end, _ in cues:  # silent just before, speaking within 0.1 s after
+    for start, end, _ in cues:  # silent just before, its first word within 0.1 s after
         at = round(start * audio.RATE)
         assert np.abs(sound[at - round(0.15 * audio.RATE):at]).max() < 2000, start
         assert np.abs(sound[at:at + round(0.1 * audio.RATE)]).max() > 2000, start
