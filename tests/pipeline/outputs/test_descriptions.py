@@ -4,6 +4,7 @@ beside the video, timed with its caption, in the companion page's player as a tr
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -100,6 +101,19 @@ def test_the_transcript_gives_each_caption_its_description(tmp_path):
 def test_the_page_cues_carry_their_descriptions():
     cues = page_cues(CHAPTERS)
     assert [c.description for c in cues] == ["On screen: E.", "", CHAPTERS[1].descriptions[0]]
+
+
+def test_the_pages_descriptions_track_follows_the_described_narration(browser, tmp_path):  # noqa: F811
+    """--describe --voice: the player's descriptions track (which feeds the live region)
+    has each cue while the described narration says it."""
+    voiced = [dataclasses.replace(r, described_at=said)
+              for r, said in zip(CHAPTERS, [[(2.0, 3.5), None], [(5.0, 7.25)]])]
+    page, *_ = build(tmp_path, voiced, describe=True)
+    tab = open_page(browser, page)
+    cues = tab.evaluate("""() => [...document.querySelector('video').textTracks]
+        .filter(t => t.kind === 'descriptions')
+        .map(t => [...t.cues].map(c => [c.startTime, c.endTime]))[0]""")
+    assert cues == [[2.0, 3.5], [15.0, 17.25]]
 
 
 def test_the_pages_player_has_a_descriptions_track(browser, tmp_path):  # noqa: F811
