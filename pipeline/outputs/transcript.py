@@ -120,6 +120,7 @@ caption { text-align: left; font-weight: bold; padding-bottom: 0.3rem; }
 a { color: #1a4fa0; }
 p.description { margin: 0.2rem 0 0.6rem 3.2em; color: #33363f; }
 span.picture { font-style: italic; }
+sub, sup { line-height: 0; }
 """
 
 
