@@ -282,3 +282,13 @@ def test_the_handout_draws_an_image_mobject_where_the_frame_has_it():
     assert at(4.5, -0.5) == (0, 0, 255)  # inside the bottom-right one
     assert at(2.0, 2.5) == (0, 0, 0)  # the top middle pixel: black
     assert at(-2.0, 1.0) != (255, 0, 0)  # left of the image: the background
+
+
+def test_printed_captions_write_maths_in_unicode_where_it_has_the_letters(stills):
+    """The storyboard prints plain text: Kᵀ and dₖ in Unicode's small letters, W_Q as
+    written (Unicode has no small capital Q), as the subtitle files do."""
+    still = dataclasses.replace(stills["input"].stills[0], caption="Q·K^T / √d_k and W_Q",
+                                title="2 · Q = X · W_Q, K^T")
+    heading, row = sb.lay_out_blocks([still], sb.HANDOUT)
+    assert heading.title == "2 · Q = X · W_Q, Kᵀ"
+    assert " ".join(row.lines[0]) == "Q·Kᵀ / √dₖ and W_Q"
