@@ -57,6 +57,7 @@ from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.page_words import page_words
 from attention_video.scenes.precision import SCORES, WEIGHTS, weight_decimals
 from attention_video.scenes.questions import worded
+from attention_video.scenes.spoken import spoken
 from attention_video.scenes.themes import THEMES, family_colors, word_color
 from PIL import Image
 
@@ -345,7 +346,11 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
         "theme": settings.theme,
         "captions": settings.captions,  # burned into the picture or not: the page's track
         "describe": settings.describe,  # a descriptions track in the player too
-        "cues": [asdict(c) for c in cues],
+        # each description also as it is said (scenes.spoken: "W_Q" is "W Q", "Kᵀ" "K
+        # transpose"): the text the descriptions track and its live region give a screen
+        # reader, which would read the typeset form symbol by symbol
+        "cues": [{**asdict(c), "said": spoken(c.description, settings.language)}
+                 for c in cues],
         "chapters": chapters,
         "marks": [{"chapter": slug, "start": a, "end": b, "title": title}
                   for slug, (a, b, title) in zip(chapters, marks, strict=bool(marks))],

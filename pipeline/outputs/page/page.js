@@ -911,7 +911,7 @@ function descriptionTrack() {
   const track = video.addTextTrack("descriptions", W.descriptions, D.language);
   // (timed while the described narration says it, or while its caption is up: page_cues)
   for (const c of D.cues) {
-    if (c.description) track.addCue(new VTTCue(c.described_start, c.described_end, c.description));
+    if (c.description) track.addCue(new VTTCue(c.described_start, c.described_end, c.said));
   }
   track.mode = "hidden"; // read out by what listens for its cues, never drawn over the picture
   // No browser speaks a descriptions track itself: as each cue starts, the page puts its

@@ -16,6 +16,7 @@ from attention_video.pipeline.outputs.subtitles import description_cues
 from attention_video.pipeline.outputs.transcript import write_transcript
 from attention_video.pipeline.records import ChapterResult
 from attention_video.pipeline.run.render import write_descriptions
+from attention_video.scenes.spoken import spoken
 
 from tests.pipeline.outputs.test_page import build, open_page
 from tests.support.builds import trace_of
@@ -108,12 +109,15 @@ def test_the_pages_descriptions_track_follows_the_described_narration(browser, t
     has each cue while the described narration says it."""
     voiced = [dataclasses.replace(r, described_at=said)
               for r, said in zip(CHAPTERS, [[(2.0, 3.5), None], [(5.0, 7.25)]])]
+    voiced[1] = dataclasses.replace(voiced[1], descriptions=["On screen: W_Q and Kᵀ; √d_k."])
     page, *_ = build(tmp_path, voiced, describe=True)
     tab = open_page(browser, page)
     cues = tab.evaluate("""() => [...document.querySelector('video').textTracks]
         .filter(t => t.kind === 'descriptions')
-        .map(t => [...t.cues].map(c => [c.startTime, c.endTime]))[0]""")
-    assert cues == [[2.0, 3.5], [15.0, 17.25]]
+        .map(t => [...t.cues].map(c => [c.startTime, c.endTime, c.text]))[0]""")
+    # its text is the description as it is said, not symbol by symbol
+    assert cues == [[2.0, 3.5, "On screen: E."],
+                    [15.0, 17.25, "On screen: W Q and K transpose; the square root of d k."]]
 
 
 @pytest.mark.slow
@@ -123,8 +127,8 @@ def test_the_pages_player_has_a_descriptions_track(browser, tmp_path):  # noqa: 
     tracks = tab.evaluate("""() => [...document.querySelector('video').textTracks].map(t =>
         ({kind: t.kind, cues: t.cues ? [...t.cues].map(c => [c.startTime, c.text]) : null}))""")
     described = [t for t in tracks if t["kind"] == "descriptions"]
-    assert described and described[0]["cues"] == [[0.5, "On screen: E."],
-                                                  [11.0, CHAPTERS[1].descriptions[0]]]
+    assert described and described[0]["cues"] == [  # as said: "−4.40" is "minus 4.40"
+        [0.5, "On screen: E."], [11.0, spoken(CHAPTERS[1].descriptions[0], "en")]]
     # the caption list shows each description under its caption, the button named by the
     # caption alone
     listed = tab.eval_on_selector_all("#cues li", """lis => lis.map(li =>
