@@ -239,7 +239,30 @@ def describe(picture: Picture, before: Picture | None, caption: str, seconds: fl
                 *_rows(picture, caption, tr, words),
                 *_extremes(picture, caption, tr, words), *_angles(picture, before, caption, tr, words),
                 *_links(picture, caption, tr, words, told), *_gone(picture, before, tr, words)]
-    chosen = [required] if required else []
+    chosen, fallen = _fit([required] if required else [], optional, named, seconds, tr, pace)
+    if fallen:  # a chart or table only named: each in its shortest form, if that names fewer
+        shortest = {id(p): _shortest(p) for p in optional if id(p) in named}
+        briefer = [shortest.get(id(p), p) for p in optional]
+        named |= {id(shortest[k]): name for k, name in named.items()}
+        tried, fewer = _fit([required] if required else [], briefer, named, seconds, tr, pace)
+        if fewer < fallen:
+            chosen = tried
+    text = _joined(chosen, tr)
+    said = {c for c, part in charts.items() if any(part is p or part.shorter is p for p in chosen)}
+    said |= {told_number(m) for p in chosen for m in p.mentions if m.kind == "value" and m.key == LINK}
+    said |= {told_number(n) for n in picture.numbers if n.key == LINK and n.text in caption}
+    return Description(text, tuple(n for p in chosen for n in p.names),
+                       tuple(m for p in chosen for m in p.mentions),
+                       spoken_seconds(text, tr.language, pace), frozenset(told | stated | said))
+
+
+def _fit(chosen: list[_Part], optional: list[_Part], named: dict[int, str], seconds: float,
+         tr: Translate, pace: float) -> tuple[list[_Part], int]:
+    """`chosen` and each of `optional` in order, in the first of its forms that still fits
+    `seconds`; a part in `named` (a chart's or table's sentence) that fits in none is
+    said as the name alone ("On screen: the bars." or "the bars."). Returns the sentences
+    and how many were said as the name alone."""
+    fallen = 0
     for first in optional:
         part = first
         while part is not None:
@@ -248,20 +271,20 @@ def describe(picture: Picture, before: Picture | None, caption: str, seconds: fl
                 chosen = trial
                 break
             part = part.shorter
-        if part is None and id(first) in named:  # too long even in its shortest form: the
-            #                                      chart or table is named all the same, alone
+        if part is None and id(first) in named:
             alone = [tr("On screen: {names}.", names=named[id(first)]),
                      tr("{names}.", names=named[id(first)])]
             fits = [t for t in alone if spoken_seconds(_joined([*chosen, _Part(t)], tr),
                                                        tr.language, pace) <= seconds]
-            chosen.append(_Part((fits or alone)[-1 if not fits else 0], first.names[:1]))
-    text = _joined(chosen, tr)
-    said = {c for c, part in charts.items() if any(part is p or part.shorter is p for p in chosen)}
-    said |= {told_number(m) for p in chosen for m in p.mentions if m.kind == "value" and m.key == LINK}
-    said |= {told_number(n) for n in picture.numbers if n.key == LINK and n.text in caption}
-    return Description(text, tuple(n for p in chosen for n in p.names),
-                       tuple(m for p in chosen for m in p.mentions),
-                       spoken_seconds(text, tr.language, pace), frozenset(told | stated | said))
+            chosen = chosen + [_Part((fits or alone[1:])[0], first.names[:1])]
+            fallen += 1
+    return chosen, fallen
+
+
+def _shortest(part: _Part) -> _Part:
+    while part.shorter is not None:
+        part = part.shorter
+    return part
 
 
 def _joined(parts: list[_Part], tr: Translate) -> str:
@@ -429,11 +452,13 @@ def _charts(picture: Picture, caption: str, tr: Translate, words: Words,
         chart = (c.kind, c.key)
         if chart in told or chart in parts or not c.values:
             continue
-        part = {"bars": _bars, "stacked": _stacked}.get(c.kind, _curve)(c, tr, words)
-        # what the shortest form says, its extremes (a stacked bar: every part, with its
-        # count of parts too narrow for a word, which its shorter form leaves out)
-        least = part if c.kind == "stacked" else part.shorter or part
-        if all(m.text in caption for m in least.mentions):
+        if c.kind == "stacked":  # (what the caption does not state of it)
+            part = _stacked(c, caption, tr, words)
+        else:
+            part = (_bars if c.kind == "bars" else _curve)(c, tr, words)
+        least = part.shorter or part if part is not None else None  # (its extremes)
+        if least is None or (c.kind != "stacked" and all(m.text in caption
+                                                          for m in least.mentions)):
             stated.add(chart)
         else:
             parts[chart] = part
@@ -457,28 +482,34 @@ def _bars(c: Chart, tr: Translate, words: Words) -> _Part:
     return _Part(text, (c.key,), mentions, _Part(brief, (c.key,), mentions))
 
 
-def _stacked(c: Chart, tr: Translate, words: Words) -> _Part:
-    """A bar split into parts: each part that carries its word, with its value, and how
-    many are too narrow for one (drawn grey)."""
-    named = [k for k in range(len(c.values)) if k < len(c.labelled) and c.labelled[k]]
-    grey = len(c.values) - len(named)
+def _stacked(c: Chart, caption: str, tr: Translate, words: Words) -> _Part | None:
+    """A bar split into parts: each part that carries its word, with its value (but those
+    the caption states), and how many are too narrow for one (drawn grey); shorter, the
+    same without "too narrow for their words". None: the caption says it all."""
+    named = [k for k in range(len(c.values)) if k < len(c.labelled) and c.labelled[k]
+             and c.text(k) not in caption]
+    grey = len(c.values) - sum(c.labelled[:len(c.values)])
     name = chart_name(c.kind, c.key, tr)
     parts = _listed([tr("{word} {value}", value=c.text(k),
                         word=tr("\"{word}\"", word=_token(words, "k", c.indices[k][-1])))
                      for k in named], tr)
     mentions = tuple(_mention(c, k) for k in named)
     count = (Mention("parts", c.key, (), str(grey)),)
-    if not named:
-        text = tr.plural("{name}: {n} grey part, too narrow for its word.",
-                         "{name}: {n} grey parts, each too narrow for its word.", grey, name=name)
-        return _Part(text, (c.key,), count)
-    brief = _Part(tr("{name}: {parts}.", name=name, parts=parts), (c.key,), mentions)
     if not grey:
-        return brief
-    text = tr.plural("{name}: {parts}, and {n} grey part too narrow for its word.",
-                     "{name}: {parts}, and {n} grey parts too narrow for their words.", grey,
-                     name=name, parts=parts)
-    return _Part(text, (c.key,), mentions + count, brief)
+        return _Part(tr("{name}: {parts}.", name=name, parts=parts), (c.key,), mentions) \
+            if named else None
+    if not named:
+        brief = _Part(tr.plural("{name}: {n} grey part.", "{name}: {n} grey parts.", grey,
+                                name=name), (c.key,), count)
+        return _Part(tr.plural("{name}: {n} grey part, too narrow for its word.",
+                               "{name}: {n} grey parts, too narrow for their words.", grey,
+                               name=name), (c.key,), count, brief)
+    brief = _Part(tr.plural("{name}: {parts}, and {n} grey part.",
+                            "{name}: {parts}, and {n} grey parts.", grey, name=name,
+                            parts=parts), (c.key,), mentions + count)
+    return _Part(tr.plural("{name}: {parts}, and {n} grey part too narrow for its word.",
+                           "{name}: {parts}, and {n} grey parts too narrow for their words.",
+                           grey, name=name, parts=parts), (c.key,), mentions + count, brief)
 
 
 def _curve(c: Chart, tr: Translate, words: Words) -> _Part:

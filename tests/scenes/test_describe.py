@@ -133,6 +133,9 @@ def test_a_stacked_bar_names_the_parts_that_carry_a_word_and_counts_the_grey_one
     d = describe(Picture((), (), frozenset(), (stacked,)), None, "Softmax.", PLENTY, EN, WORDS)
     assert d.text == ('the stacked bar: "The" 0.600, "cat" 0.300, and 1 grey part too narrow '
                       'for its word.')
+    said = describe(Picture((), (), frozenset(), (stacked,)), None, "The: 0.600, cat: 0.300.",
+                    PLENTY, EN, WORDS)  # what the caption states is not said again
+    assert said.text == "the stacked bar: 1 grey part, too narrow for its word."
     assert [(m.kind, m.text) for m in d.mentions] == [("value", "0.600"), ("value", "0.300"),
                                                       ("parts", "1")]
     assert "On screen" not in d.text  # its own sentence names it

@@ -316,7 +316,7 @@ def test_the_check_fails_on_a_stacked_bar_left_undescribed(monkeypatch):
 
     settings = CASES["tiny-default"].settings
     assert problems(settings, "softmax") == []
-    monkeypatch.setattr(describe, "_stacked", lambda c, tr, words: describe._Part(
+    monkeypatch.setattr(describe, "_stacked", lambda c, caption, tr, words: describe._Part(
         tr("{names}.", names=describe.chart_name(c.kind, c.key, tr)), (c.key,)))
     assert any("never says ['grey parts: " in p for p in problems(settings, "softmax"))
 
