@@ -635,13 +635,17 @@ def _links(picture: Picture, caption: str, tr: Translate, words: Words,
     links.sort(key=lambda n: n.index[0])
     part = None
     for k in range(1, len(links) + 1):  # the longest first, each shorter form one fewer
-        said = links[:k]
-        items = _listed([tr("head {head} → {word} {value}", head=n.index[0], value=n.text,
-                            word=tr("\"{word}\"", word=_token(words, "k", n.index[2])))
-                         for n in said], tr)
-        mentions = tuple(m for n in said for m in (Mention("head", n.key, n.index[:1],
-                                                           str(n.index[0])),
-                                                   Mention("value", n.key, n.index, n.text)))
+        groups: dict[int, list[Number]] = {}  # by the key linked to, the word said once
+        for n in links[:k]:
+            groups.setdefault(n.index[2], []).append(n)
+        items = tr.context("semicolon", "; ").join(
+            tr("to {word}: {links}", word=tr("\"{word}\"", word=_token(words, "k", j)),
+               links=_listed([tr("head {head} {value}", head=n.index[0], value=n.text)
+                              for n in same], tr))
+            for j, same in groups.items())
+        mentions = tuple(m for same in groups.values() for n in same
+                         for m in (Mention("head", n.key, n.index[:1], str(n.index[0])),
+                                   Mention("value", n.key, n.index, n.text)))
         part = _Part(tr("Strongest links: {items}.", items=items), (), mentions, part)
     return [part] if part is not None else []
 

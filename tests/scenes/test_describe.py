@@ -195,9 +195,12 @@ def test_head_links_the_caption_leaves_out_are_said_once_in_their_stay():
     links = [Number("head_weights", (h, 2, 1), t) for h, t in enumerate(("0.700", "0.600", "0.500"))]
     caption = "Head 0 looks most at cat (0.700)."
     d = describe(picture([], links), None, caption, PLENTY, EN, WORDS)
-    assert 'Strongest links: head 1 → "cat" 0.600, head 2 → "cat" 0.500.' in d.text
+    assert 'Strongest links: to "cat": head 1 0.600, head 2 0.500.' in d.text
     later = describe(picture([], links, fresh=set()), picture([], links), "Heads tagged.",
                      PLENTY, EN, WORDS, told=d.told)
     assert "Strongest links" not in later.text
-    short = describe(picture([], links), None, caption, 3.5, EN, WORDS)  # the first that fit
-    assert 'Strongest links: head 1 → "cat" 0.600.' == short.text
+    short = describe(picture([], links), None, caption, 3.0, EN, WORDS)  # the first that fit
+    assert short.text == 'Strongest links: to "cat": head 1 0.600.'
+    other = Number("head_weights", (3, 2, 0), "0.400")  # the word said once per key
+    d = describe(picture([], [*links, other]), None, caption, PLENTY, EN, WORDS)
+    assert 'to "cat": head 1 0.600, head 2 0.500; to "The": head 3 0.400.' in d.text
