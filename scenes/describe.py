@@ -4,19 +4,29 @@ described narration says it.
 
 Made from the scene's own record, never from pixels. When a caption leaves, the scene
 (scenes.base) hands over a `Picture`: the grids on screen (their trace key and shape, from
-the scene graph) and the numbers drawn while the caption was up (the Recorder's entries,
-each with its trace key and index, written as the screen writes them). From it `describe`
-writes, in the caption language:
+the scene graph: MatrixView, a table's rows come one by one (TableRows), an overview's
+thumbnail image (HeatView)), the charts (ChartView: bars, curves, a stacked bar) and the
+numbers drawn while the caption was up (the Recorder's entries, each with its trace key and
+index, written as the screen writes them; a number among words, NumberLabel). From it
+`describe` writes, in the caption language:
 
     On screen: X, W_Q.                         every grid the caption does not name
     New: Q, a grid of 6 rows by 4 columns.     what appeared since the last picture
+    New: each head's weights, 12 grids of 10 × 10 in 2 rows of 6.     thumbnails
     Q, the row of "milk": 2.87, −4.40, …       a row drawn under this caption
     The weights: highest 0.989 ("drank"), lowest 0.000 ("milk").
+    the stacked bar: "drank" 0.989, and 5 grey parts too narrow for their words.
+    the weights at each snapshot, step 3000: highest 0.989 for "drank", …
     The arrow of "drank" is 11° from the query.
+    The arrows' angles to the query, from step 0 to step 3000: "drank" 125° to 11°, …
+    Strongest links: to "[CLS]": head 4 0.656, head 5 0.696; to "he": head 11 0.542.
 
 The first sentence is always said (as the names alone where "On screen:" would not fit);
-the others are added in that order while the whole
-still fits the caption's time at the speaking rate of the catalogue (`spoken_seconds`).
+the others are added in that order while the whole still fits the caption's time at the
+speaking rate of the catalogue (`spoken_seconds`), each in a shorter form where its full
+one does not fit. A chart or a snapshot table with a sentence of its own is named by it,
+not by "On screen:", and named alone where no form of it fits; what is to be said once in
+its stay (a chart's extremes, the head links) and was said is kept in `told`.
 Every number a description states is listed in its `mentions` with what it stands for, so
 tests check each against the trace (tests/scenes/test_describe.py). No Manim here.
 """
@@ -301,8 +311,8 @@ def _listed(items: list[str], tr: Translate) -> str:
 def _on_screen(picture: Picture, caption: str, tr: Translate, words: Words,
                described: set[tuple[str, str]], brief: bool = False) -> _Part | None:
     """The grids and charts on screen the caption does not name (but the `described` ones,
-    keys of grids or (kind, key) of charts, which a sentence of their own names); `brief`: their names alone, for a caption
-    too short to say "On screen:" too."""
+    keys of grids or (kind, key) of charts, which a sentence of their own names); `brief`:
+    their names alone, for a caption too short to say "On screen:" too."""
     unnamed = _unique(g.key for g in picture.grids
                       if not names_in(caption, grid_word(g.key, tr, words))
                       and g.key not in described)
