@@ -216,6 +216,11 @@ def problems(settings: Settings, slug: str) -> list[str]:
             bad.append(f"{where} states {read}, its record {stated}")
         values = [(m.key, m.index, m.text) for m in s.description.mentions if m.kind == "value"]
         bad += [f"{where}: {b}" for b in check_drawn(trace, values)]
+        mentioned = s.description.mentions
+        for head, value in zip(mentioned, (*mentioned[1:], None)):  # "head 4 0.656": the head whose weight
+            if head.kind == "head" and (value is None or value.kind != "value"  # follows
+                                        or (int(head.text),) != tuple(value.index[:1])):
+                bad.append(f"{where}: head {head.text} said of {value}")
         for m in s.description.mentions:
             if m.kind == "parts" and not any(f"{GREY}{m.text}" in values
                                              for values in s.charts.values()):
