@@ -2,16 +2,23 @@
 lint_corpus.toml), checked against the scene graph and the trace, not against the record
 the description was made from:
 
-- it names every grid on screen (every MatrixView in the scene when the caption leaves)
-  that its caption does not name;
+- it names every grid on screen (every MatrixView in the scene when the caption leaves, a
+  table come row by row (TableRows), an overview's thumbnail image (HeatView)) that its
+  caption does not name;
 - it names every chart on screen (every ChartView: the bars of the weights, the learning
-  curves) that its caption does not name, and while the chart is on screen, a caption or
-  its description states the chart's highest value as its labels write it (a bar chart's
-  lowest too);
+  curves, the stacked bar) that its caption does not name, and while the chart is on screen,
+  a caption or its description states the chart's highest value as its labels write it (a
+  bar chart's lowest too; a stacked bar's parts that carry a word, and how many are grey);
+- while they are on screen, a description says how many grids of one key and size stand
+  side by side (thumbnails), in rows consistent with that count, and a caption or a
+  description says each number labelled among words that a listener needs: each head's
+  strongest link under its thumbnail, each angle of the training snapshot whose step the
+  arrows' panel shows;
 - it can be said in the caption's time on screen, at the speaking rate its catalogue gives
   and the video's pace (its characters as spoken, counted here);
 - every number it states is read back from its text and is the trace's at the precision
-  written (tests/support/scene_truth.resolve), or a grid's size as the scene graph has it.
+  written (tests/support/scene_truth.resolve), or a grid's size or count as the scene graph
+  has it, a head's number the head whose weight follows it.
 
 The whole corpus is slow; a few chapters of four cases (English, Chinese, Spanish; one with
 a bar chart) run in the fast tier."""
