@@ -41,6 +41,9 @@ class ChapterResult:
     descriptions: list[str] = field(default_factory=list)
     # ... and the records they were made from, with the numbers each states (not cached)
     described: list = field(default_factory=list)
+    # Per subtitle, when the described narration (--describe --voice) says its description,
+    # (start, end) chapter-relative, None where it says none: the descriptions track's times
+    described_at: list[tuple[float, float] | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,10 @@ class ChapterScene(Scene):
         # Per subtitle, what its picture shows that it does not say (scenes.describe), and
         # the picture it was made from (the next one says what changed since).
         self.descriptions: list[Description] = []
+        # ... and, narrated with --describe, per subtitle when the described narration says
+        # its description, (its first word, its end) in chapter seconds (None: not said):
+        # the descriptions track is timed with it (pipeline.outputs.subtitles.description_cues)
+        self.described_at: list[tuple[float, float] | None] = []
         self._picture: Picture | None = None
         self._told: frozenset[tuple[str, str]] = frozenset()  # charts whose extremes were said
         self._numbers_up: set[tuple[str, tuple]] = set()  # the numbers in that picture
@@ -527,6 +531,7 @@ class ChapterScene(Scene):
         described = describe(picture, self._picture, self._caption_text, seconds, self.tr,
                              words, self.settings.pace, self._told)
         self.descriptions.append(described)
+        self.described_at.append(None)  # (said: _say_description times it)
         self._picture = picture
         on_screen = {(c.kind, c.key) for c in picture.charts} | {told_number(n) for n in picture.numbers}
         self._told = frozenset(c for c in described.told if c in on_screen)  # (until it goes)
@@ -546,6 +551,7 @@ class ChapterScene(Scene):
             return
         speech = self.narrator.say(described.text)
         self.described_speech.append((start, speech))
+        self.described_at[-1] = (start + speech.first_word, start + speech.seconds)
         self._caption_need = max(self._caption_need,
                                  start - self._caption_start + speech.seconds + SPEECH_GAP)
 

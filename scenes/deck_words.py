@@ -15,4 +15,5 @@ def deck_words(tr: Translate) -> dict[str, str]:
         "chapter_keys": tr("[ and ] go to the previous and the next chapter."),
         "previous_chapter": tr("Previous chapter"),  # the keys' lines in reveal.js's help (?)
         "next_chapter": tr("Next chapter"),
+        "picture": tr("The picture:"),  # before a step's description in its notes (--describe)
     }

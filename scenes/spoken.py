@@ -9,6 +9,7 @@ same text that is shown, by the rules below, never typed by hand for a particula
     / → "divided by"         √d_k → "the square root of d k"
     exp(x) → "e to the x"    eˣ → "e to the x"           x² → "x squared"
     Σ → "the sum"            Σₘ → "the sum over m"       xᵢ → "x i"
+    the₂ → "the second the" (a repeated word's occurrence; Z₁, θ₂ stay symbols: "Z 1")
     V(drank) → "the value of drank"    Q[milk] → "the query of milk"    f(x) → "f of x"
     Attention(Q, K, V) → "Attention of Q, K and V"
     Z of "milk" → "the output of milk"   each V row → "each value row"   11° → "11 degrees"
@@ -28,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
-from attention_video.scenes.spoken_words import spoken_words
+from attention_video.scenes.spoken_words import occurrence, spoken_words
 
 Rule = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
 
@@ -79,6 +80,7 @@ class Words:
     degrees: Callable[[str], str]  # 11°: the number → words
     greek: dict[str, str]  # θ → theta
     pause: str  # what brackets become
+    occurrence: Callable[[str, int], str]  # the₂: (word, 2) → "the second the"
     # The attention's matrices by name, for a word's row of one: V(drank) is "the value of
     # drank". Said as a lone letter, V is heard as "D" or "B" and Z as "see" (letters that
     # differ only in their first sound); a language without names keeps the letters.
@@ -116,7 +118,7 @@ ENGLISH = Words(transpose=" transpose", times=" times ", by=" by ", dot=" dot ",
                 functions={"cos": "cosine", "sin": "sine", "tan": "tangent", "log": "log"},
                 power=_english_power,
                 degrees=lambda n: f"{n} degree" if n == "1" else f"{n} degrees",
-                greek=GREEK, pause=", ",
+                greek=GREEK, pause=", ", occurrence=occurrence("en"),
                 names={"Q": "query", "K": "key", "V": "value", "Z": "output"},
                 named=lambda name, x: f"the {name} of {x}", listed=_joined(" and "))
 CHINESE = Words(transpose=" 转置", times=" 乘 ", by=" 乘 ", dot=" 点乘 ", divided=" 除以 ",
@@ -128,7 +130,8 @@ CHINESE = Words(transpose=" 转置", times=" 乘 ", by=" 乘 ", dot=" 点乘 ", 
                 function=lambda f, x: f"{x} 的{f}",
                 functions={"cos": "余弦", "sin": "正弦", "tan": "正切", "log": "对数"},
                 power=lambda b, e: f"{b} 的{_CHINESE_POWERS.get(e, f' {e} 次方')}",
-                degrees=lambda n: f"{n} 度", greek=GREEK, pause="，", listed=_joined(" 和 "))
+                degrees=lambda n: f"{n} 度", greek=GREEK, pause="，", occurrence=occurrence("zh"),
+                listed=_joined(" 和 "))
 WORDS = {"en": ENGLISH, "zh": CHINESE}
 
 _QUOTES = "\"“”„«»「」『』"
@@ -138,6 +141,13 @@ _APPLIED = re.compile(r"(?<![\w.])([A-Za-z][\w']*)\(([^()]*)\)")
 # A name indexed by a word in square brackets: Q[milk], K[[CLS]] (a token's own brackets).
 _INDEXED = re.compile(r"(?<![\w.])([A-Za-z][\w']*)\[((?:[^\[\]]|\[[^\[\]]*\])+)\]")
 _WORD_ARGUMENT = re.compile(r"\[?[^\W\d_][^\s,]*")  # a word (Q[milk]), not an index (Q[i, m])
+# A repeated word as the picture labels it (scenes.text.word_labels), its occurrence in
+# subscript digits: "the₂", "don't₂", "extraord…₂" (a word cut short), one CJK character
+# "猫₂" (a token of its own). A lone Latin or Greek letter is a symbol's name: Z₁, θ₂.
+_CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_LETTER = f"(?:(?![{_CJK}₀-₉])[^\\W\\d_])"  # (subscript digits are \w, not \d)
+_REPEATED = re.compile(rf"((?<![^\W{_CJK}])(?<!['’-]){_LETTER}(?:{_LETTER}|['’-](?={_LETTER}))+…?"
+                       rf"|[{_CJK}])([₀-₉]+)")
 _FUNCTION = r"\b(cos|sin|tan|log)"
 _OPERAND = r"[^\s,.;:!?()，。；：！？、（）]+"  # an exponent or a function's argument, unbracketed
 # An unbracketed function's argument: a Greek letter, one Latin letter or a number ("cos θ",
@@ -204,6 +214,7 @@ def _rules(w: Words) -> list[Rule]:
         (re.compile(r"(\[[^\[\]\s]+\]|<[^<>\s]+>)/(\[[^\[\]\s]+\]|<[^<>\s]+>)"),
          lambda m: w.listed(f"{m[1]}, {m[2]}")),
         (re.compile(r"\s/\s|(?<=\w)/(?=[\s√])"), w.divided),
+        (_REPEATED, lambda m: w.occurrence(m[1].rstrip("…"), int(_plain(m[2], SUBSCRIPT)))),
         (re.compile(f"Σ({_SUB}+)"), lambda m: w.total_over(_plain(m[1], SUBSCRIPT))),
         (re.compile(r"Σ_(\w+)"), lambda m: w.total_over(m[1])),
         (re.compile("Σ"), w.total),

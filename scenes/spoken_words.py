@@ -3,10 +3,19 @@ catalogue: a language added as a catalogue is said in its own words, never in En
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.catalogue import N_, Translate
+
+# A repeated word's occurrence, said: "the₂" is "the second the" (said "the 2", it is heard
+# as "the tube"). One message per ordinal, so that a language agrees the ordinal with the
+# word it counts (Spanish "el primer", "el tercer"); past the tenth, "the 11th" by number.
+ORDINALS = (N_("the first {word}"), N_("the second {word}"), N_("the third {word}"),
+            N_("the fourth {word}"), N_("the fifth {word}"), N_("the sixth {word}"),
+            N_("the seventh {word}"), N_("the eighth {word}"), N_("the ninth {word}"),
+            N_("the tenth {word}"))
 
 
 @cache
@@ -43,8 +52,21 @@ def spoken_words(language: str) -> dict[str, Any]:
         functions={"cos": tr.context("spoken", "cosine"), "sin": tr.context("spoken", "sine"),
                    "tan": tr.context("spoken", "tangent"), "log": tr.context("spoken", "log")},
         power=lambda base, exponent: _power(tr, base, exponent),
+        occurrence=occurrence(language),
         degrees=lambda n: tr.plural("{n} degree", "{n} degrees", _count(n)).replace(
             str(_count(n)), n, 1))  # (Greek letters are said by their names: scenes.spoken)
+
+
+def occurrence(language: str) -> Callable[[str, int], str]:
+    """(word, n) → the n-th occurrence of a repeated word, said in `language`: ("the", 2)
+    → "the second the". The catalogue is read when a caption is said, not at import."""
+    def said(word: str, n: int) -> str:
+        tr = Translate(language)
+        if 1 <= n <= len(ORDINALS):
+            return tr(ORDINALS[n - 1], word=word)
+        # TRANSLATORS: a repeated word's occurrence past the tenth: "occurrence 11 of the"
+        return tr("occurrence {n} of {word}", word=word, n=n)
+    return said
 
 
 def _power(tr: Translate, base: str, exponent: str) -> str:

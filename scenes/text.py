@@ -23,6 +23,7 @@ from attention_video.attncore.tokenize import CLOSING, OPENING
 from attention_video.fastmanim.glyphs import GlyphText, copy_built
 from attention_video.fastmanim.texts import code_digest, kept, use_text_cache  # noqa: F401 (use_text_cache: the renderer)
 from attention_video.scenes.precision import fmt  # noqa: F401 (numbers as drawn: defined there, without Manim)
+from attention_video.scenes.typeset import typeset as typeset_text
 from manim import MarkupText, Text, VGroup, VMobject
 
 # The font fallback chain, in order (scripts/setup.sh installs every face of it). Pango takes
@@ -209,43 +210,11 @@ def _build_text(text: str, font_size: float, weight: str) -> Text:
 
 
 # ---- sub- and superscripts ---------------------------------------------------------------
-# Plain-text maths in a string ("Q_rot·K_rot^T", "d_k", "W_Q", "base^(−2m/d_k)") is drawn
-# typeset: a subscript or a superscript in Unicode's small letters where it has one for each
-# character (dₖ, Kᵀ, Qᵣₒₜ), else lowered or raised by Pango (W with a small Q under its
-# line). A subscript follows a one-letter name ("snake_case" is a word, and stays as it is).
-_SUB = dict(zip("0123456789aehijklmnoprstuvx+−=()", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋₌₍₎"))
-_SUP = dict(zip("0123456789abcdefghijklmnoprstuvwxyzT+−=()/",
-                "⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᵀ⁺⁻⁼⁽⁾ᐟ"))
-_SUBSCRIPT = re.compile(r"(?<![^\W\d_])([A-Za-z])_([A-Za-z0-9]+)")  # d_k, W_Q, d_model
-_SUPERSCRIPT = re.compile(r"\^(?:\(([^()]*)\)|([A-Za-z0-9]+))")  # K^T, base^(−2m/d_k)
-
-
 def typeset(text: str) -> tuple[str, str | None]:
-    """(plain, markup): `text` with its plain-text sub- and superscripts in Unicode's small
-    characters, and None; or, where some of them have none, a Pango markup string that
-    lowers (<sub>) or raises (<sup>) them, and `plain` is the text as a reader takes it in.
-    Text without "_" or "^" comes back as it is."""
-    if "_" not in text and "^" not in text:
-        return text, None
-    lowered = _SUBSCRIPT.sub(lambda m: m[1] + _small(m[2], _SUB, "sub"), text)
-    raised = _SUPERSCRIPT.sub(lambda m: _small(m[1] if m[1] is not None else m[2], _SUP, "sup"),
-                              lowered)
-    if "\0" not in raised:
-        return raised, None
-    plain = re.sub("\0(sub|sup)\1(.*?)\0", lambda m: m[2], raised)
-    parts = re.split("\0(sub|sup)\1(.*?)\0", raised)  # text, tag, inner, text, …
-    markup = "".join(_escape_markup(part) if n % 3 == 0 else
-                     (f"<{part}>" if n % 3 == 1 else f"{_escape_markup(part)}</{parts[n - 1]}>")
-                     for n, part in enumerate(parts))
-    return plain, markup
-
-
-def _small(chars: str, table: dict[str, str], tag: str) -> str:
-    """`chars` in Unicode's small characters, or marked (NUL, tag, NUL) to be lowered or
-    raised by Pango where one of them has none."""
-    if all(c in table for c in chars):
-        return "".join(table[c] for c in chars)
-    return f"\0{tag}\1{chars}\0"
+    """(plain, markup): plain-text maths ("Q_rot·K_rot^T", "d_k", "W_Q") drawn typeset, in
+    Unicode's small characters, or (markup not None) lowered or raised by Pango where it
+    has none (W with a small Q under its line): scenes.typeset."""
+    return typeset_text(text, _escape_markup)
 
 
 # ---- the radical ------------------------------------------------------------------------

@@ -86,6 +86,11 @@ class Speech:
     def seconds(self) -> float:
         return len(self.samples) / self.rate
 
+    @property
+    def first_word(self) -> float:
+        """Seconds into it that its first word starts: after its lead-in silence."""
+        return min(LEAD_SILENCE, self.seconds)
+
 
 def piper_version() -> str:
     try:

@@ -12,6 +12,11 @@ from _pytest.nodeid import NodeId
 
 from tests.support import examples as hypothesis_examples
 
+# The tests keep the project's and their own compiled modules (__pycache__, ignored by git)
+# even where PYTHONDONTWRITEBYTECODE is set: otherwise every test process compiles them and
+# rewrites every test module's asserts again on every run (about 5 CPU-seconds a process).
+sys.dont_write_bytecode = False
+
 CHROMIUM = "/usr/bin/chromium"  # Debian's (setup.sh --test installs it), never Playwright's download
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

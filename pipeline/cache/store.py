@@ -108,8 +108,13 @@ def _cached_result(r: Any, clip: Path) -> ChapterResult:
     descriptions = [str(d) for d in r.get("descriptions", [])]  # likewise: none
     if descriptions and len(descriptions) != len(cues):
         raise ValueError("its record's descriptions are not one per caption")
+    # likewise (or not described aloud): none, the descriptions track timed with the captions
+    said = [None if t is None else (float(t[0]), float(t[1])) for t in r.get("described_at", [])]
+    if said and len(said) != len(cues):
+        raise ValueError("its record's description times are not one per caption")
     return ChapterResult(chapter, duration, cues, [], [], 0.0, cached=True, clip=clip,
-                         holds=holds, made=made, title=title, descriptions=descriptions)
+                         holds=holds, made=made, title=title, descriptions=descriptions,
+                         described_at=said)
 
 
 def _why(e: BaseException) -> str:

@@ -222,8 +222,12 @@ def _run(_say: Reporter, params: dict[str, Any]) -> None:
         try:
             app.make_batch(batch, flags, chapters, jobs=jobs, use_cache=not no_cache,
                            scheduler=scheduler, say=_say, show=click.echo)
-        finally:  # a failed video leaves the others' clips: tidy all the same
+        except SettingsError:  # the manifest refused before any video: nothing new was kept,
+            raise  # and the refusal stays one line (no cache report under it)
+        except BaseException:  # a failed video leaves the others' clips: tidy all the same
             app.tidy_cache(limit, say=_say)
+            raise
+        app.tidy_cache(limit, say=_say)
         return
     if init_config is not None:
         write_starter(init_config, {"sentence": sentence})  # a sentence typed goes in it

@@ -134,7 +134,7 @@ def _write_slides(job: Job) -> None:
     page = page_path(job.video) if {"page", "page_embed"} & set(job.made) else None
     html, pptx, steps = write_slides(list(job.chapters), job.video, job.settings.sentence,
                                      THEMES[job.settings.theme].background, page,
-                                     job.settings.language)
+                                     job.settings.language, job.settings.describe)
     job.say(f"slides:    {steps} steps, one per caption")
     job.wrote("slides", html, "")
     job.wrote("slides", pptx, "")

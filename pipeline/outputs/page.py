@@ -111,6 +111,10 @@ class PageCue:
     text: str
     chapter: str  # its slug
     description: str = ""  # what its picture shows that it does not say (scenes.describe)
+    # when the described narration says the description (--describe --voice), else while
+    # the caption is up: the page's descriptions track and live region follow it
+    described_start: float = 0.0
+    described_end: float = 0.0
 
 
 def page_cues(chapters: list[ChapterResult]) -> list[PageCue]:
@@ -119,8 +123,11 @@ def page_cues(chapters: list[ChapterResult]) -> list[PageCue]:
     cues, offset = [], 0.0
     for r in chapters:
         described = dict(zip(r.subtitles, r.descriptions))
-        cues += [PageCue(offset + a, offset + b, text, r.chapter, described.get((a, b, text), ""))
-                 for a, b, text in kept_cues(r.subtitles)]
+        said = dict(zip(r.subtitles, r.described_at))
+        for a, b, text in kept_cues(r.subtitles):
+            start, end = said.get((a, b, text)) or (a, b)
+            cues.append(PageCue(offset + a, offset + b, text, r.chapter,
+                                described.get((a, b, text), ""), offset + start, offset + end))
         offset += r.duration
     return cues
 

@@ -1,5 +1,6 @@
 """A lecture deck from the chapter clips: one step per caption, as one self-contained HTML
-file (reveal.js, played offline) and a PPTX (one slide per step, the caption as notes).
+file (reveal.js, played offline) and a PPTX (one slide per step, the caption as notes;
+described, its description too).
 
 A step holds on its caption's whole picture: it is cut where that picture is complete
 (ChapterScene.caption_ends: before the next caption replaces it, the stage is cleared or
@@ -22,12 +23,14 @@ from typing import Any
 from unittest.mock import patch
 
 import av
+import numpy as np
 from attention_video.pipeline.outputs.audio import RATE, add_track, fit, normalise, read_track
 from attention_video.pipeline.outputs.chapters import chapter_marks
 from attention_video.pipeline.outputs.files import atomic_output, deck_path, relative_href
 from attention_video.pipeline.records import ChapterResult
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.deck_words import deck_words
+from attention_video.scenes.typeset import unicode_text
 from PIL import Image
 
 REVEAL_DIR = Path(__file__).parent / "revealjs"  # vendored reveal.js 6.0.1 (MIT, LICENSE there)
@@ -48,34 +51,46 @@ class Step:
     sound: bool = False  # its clip carries a stretch of the narration
 
 
-def plan_steps(chapters: list[ChapterResult]) -> list[Step]:
+def plan_steps(chapters: list[ChapterResult], picture: str = "") -> list[Step]:
     """One step per caption, ending where the caption's picture is complete (its hold) and
     the next starting there: what comes between (a stage being cleared, the next caption
     coming in) opens the next step, and a chapter's closing fade is left out. A chapter's
     first step starts at the chapter's start (its title comes with the first caption).
-    Without holds (a result that has none), a step runs to the next caption's start."""
+    Without holds (a result that has none), a step runs to the next caption's start.
+    Its notes are its caption, and with `picture` (the catalogue's "The picture:", for a
+    described video) its description after it (step_notes)."""
     steps = []
     for r in chapters:
         holds = r.holds if len(r.holds) == len(r.subtitles) else [None] * len(r.subtitles)
-        kept = [(c, h) for c, h in zip(r.subtitles, holds) if c[1] - c[0] >= 0.05]
-        kept = kept or [((0.0, r.duration, ""), None)]
+        described = (r.descriptions if picture and len(r.descriptions) == len(r.subtitles)
+                     else [""] * len(r.subtitles))
+        kept = [(c, h, d) for c, h, d in zip(r.subtitles, holds, described) if c[1] - c[0] >= 0.05]
+        kept = kept or [((0.0, r.duration, ""), None, "")]
         start = 0.0
-        for k, (cue, hold) in enumerate(kept):
+        for k, (cue, hold, description) in enumerate(kept):
             end = hold if hold is not None and hold > start else (
                 kept[k + 1][0][0] if k + 1 < len(kept) else r.duration)
-            steps.append(Step(r.chapter, start, end, cue[2]))
+            steps.append(Step(r.chapter, start, end, step_notes(cue[2], description, picture)))
             start = end
     return steps
 
 
-def cut_steps(chapters: list[ChapterResult], folder: Path) -> list[Step]:
+def step_notes(caption: str, description: str, picture: str) -> str:
+    """A step's speaker notes, plain text (PPTX notes; reveal.js's): its caption and, when
+    described, what its picture shows that the caption does not say, for a lecturer to
+    read out to someone who cannot see the screen; maths in Unicode's small letters."""
+    notes = caption if not description else f"{caption}\n\n{picture} {description}"
+    return unicode_text(notes)
+
+
+def cut_steps(chapters: list[ChapterResult], folder: Path, picture: str = "") -> list[Step]:
     """Write each step's clip into `folder` (step01.mp4, ...). A narrated chapter's steps
-    each carry their own stretch of its sound, as AAC at the online loudness standard
-    (pipeline.outputs.audio.normalise: −16 LUFS, true peak under −1 dBTP)."""
+    each carry their own stretch of its sound (deck_sound), as AAC at the online loudness
+    standard (pipeline.outputs.audio.normalise: −16 LUFS, true peak under −1 dBTP)."""
     clips = {r.chapter: r.clip for r in chapters}
-    sounds = {r.chapter: read_track(r.clip) for r in chapters}
+    sounds = {r.chapter: deck_sound(r.clip) for r in chapters}
     steps = []
-    for i, s in enumerate(plan_steps(chapters), 1):
+    for i, s in enumerate(plan_steps(chapters, picture), 1):
         out = folder / f"step{i:02d}.mp4"
         cut(clips[s.chapter], s.start, s.end, out)
         sound = sounds[s.chapter]
@@ -84,6 +99,16 @@ def cut_steps(chapters: list[ChapterResult], folder: Path) -> list[Step]:
             add_track(out, normalise(stretch), codec="aac")
         steps.append(Step(s.chapter, s.start, s.end, s.notes, out, sound is not None))
     return steps
+
+
+def deck_sound(clip: Path) -> np.ndarray | None:
+    """The sound a deck's steps play: the described narration where the clip has one
+    (--describe --voice), else the narration (None: silent). A lecturer who asked for
+    descriptions has a listener who cannot see the screen, and a room hears one sound:
+    the steps are already held for the descriptions, where the plain narration is silent,
+    and a class that sees the picture loses only those seconds."""
+    described = read_track(clip, index=1)
+    return described if described is not None else read_track(clip)
 
 
 def cut(src: Path, start: float, end: float, out: Path) -> None:
@@ -283,14 +308,17 @@ def fit_notes_pages(pptx: Path) -> None:
 
 
 def write_slides(chapters: list[ChapterResult], video: Path, title: str, background: str,
-                 page: Path | None = None, language: str = "en") -> tuple[Path, Path, int]:
+                 page: Path | None = None, language: str = "en",
+                 describe: bool = False) -> tuple[Path, Path, int]:
     """`video`'s deck beside it with the same stem (.html, .pptx), its words in `language`
     and the HTML deck linking to the companion page `page` when one is made too; returns
-    both paths and the number of steps."""
+    both paths and the number of steps. `describe` (--describe): each step's notes say
+    what its picture shows after its caption."""
     html_path, pptx_path = deck_path(video), video.with_suffix(".pptx")
+    picture = deck_words(Translate(language))["picture"] if describe else ""
     with tempfile.TemporaryDirectory(prefix="attention-slides-") as tmp:
         folder = Path(tmp)
-        steps = cut_steps(chapters, folder)
+        steps = cut_steps(chapters, folder, picture)
         with av.open(str(steps[0].clip)) as c:
             cc = c.streams.video[0].codec_context
             resolution = (cc.width, cc.height)

@@ -23,6 +23,7 @@ from attention_video.pipeline.outputs.files import (
     slug,
 )
 from attention_video.pipeline.records import ChapterStills, Still
+from attention_video.scenes.typeset import unicode_text
 from PIL import Image, ImageDraw, ImageFont
 
 FRAME_ASPECT = 480 / 854  # height ÷ width of the video's frame (-q l's 854 × 480)
@@ -331,9 +332,12 @@ def lay_out_blocks(stills: list[Still], sheet: Sheet) -> list[Block]:
     blocks: list[Block] = []
     for ch in dict.fromkeys(s.chapter for s in stills):
         mine = [s for s in stills if s.chapter == ch]
-        blocks.append(Block("heading", round(sheet.heading * 1.8), title=mine[0].title))
+        # printed as plain text: maths in Unicode's small characters (scenes.typeset)
+        blocks.append(Block("heading", round(sheet.heading * 1.8),
+                            title=unicode_text(mine[0].title)))
         for i in range(0, len(mine), sheet.columns):
-            row = [(s, wrap(s.caption, sheet.text, cell)) for s in mine[i:i + sheet.columns]]
+            row = [(s, wrap(unicode_text(s.caption), sheet.text, cell))
+                   for s in mine[i:i + sheet.columns]]
             top = 1  # the still's frame is drawn 1 px outside it
             height = top + size[1] + 8 + max(len(lines) for _, lines in row) * line_h + sheet.gap
             blocks.append(Block("row", height, stills=tuple(s for s, _ in row),

@@ -6,6 +6,10 @@ override tag and does not escape `<` and `&` for WebVTT, so the escaping would s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from attention_video.scenes.typeset import unicode_text
+
 
 def srt_time(t: float) -> str:
     ms = max(0, int(round(t * 1000)))
@@ -20,7 +24,7 @@ def to_srt(cues: list[tuple[float, float, str]]) -> str:
     out, n = [], 0
     for start, end, text in kept_cues(cues):
         n += 1
-        out.append(f"{n}\n{srt_time(start)} --> {srt_time(end)}\n{text}\n")
+        out.append(f"{n}\n{srt_time(start)} --> {srt_time(end)}\n{cue_text(text)}\n")
     return "\n".join(out)
 
 
@@ -37,10 +41,16 @@ def to_vtt(cues: list[tuple[float, float, str]]) -> str:
     return "\n".join(out)
 
 
+def cue_text(text: str) -> str:
+    """A caption as a subtitle file holds it, which has no markup: its maths in Unicode's
+    small characters where it has them (Kᵀ, dₖ), as written where not (W_Q): scenes.typeset."""
+    return unicode_text(text)
+
+
 def vtt_text(text: str) -> str:
-    """A cue's text as WebVTT holds it: &, < and > escaped, and no blank line (which would
-    end the cue)."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """A cue's text as WebVTT holds it: typeset (cue_text), &, < and > escaped, and no
+    blank line (which would end the cue)."""
+    text = cue_text(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return "\n".join(line for line in text.splitlines() if line.strip())
 
 
@@ -71,13 +81,16 @@ def writes_sidecars(captions: str) -> bool:
     return captions == "soft"
 
 
-def description_cues(cues: list[tuple[float, float, str]], descriptions: list[str]
+def description_cues(cues: list[tuple[float, float, str]], descriptions: list[str],
+                     said: Sequence[tuple[float, float] | None] = ()
                      ) -> list[tuple[float, float, str]]:
     """The descriptions track's cues: each caption's description (scenes.describe) timed
-    with its caption; a caption whose picture needs no words has no cue."""
+    while the described narration says it (`said`, one per caption: --describe --voice),
+    else with its caption; a caption whose picture needs no words has no cue."""
     if len(descriptions) != len(cues):  # (a clip kept before descriptions were recorded)
         return []
-    return [(a, b, d) for (a, b, _), d in zip(cues, descriptions) if d]
+    times = said if len(said) == len(cues) else [None] * len(cues)
+    return [(*(t or (a, b)), d) for (a, b, _), d, t in zip(cues, descriptions, times) if d]
 
 
 def kept_cues(cues: list[tuple[float, float, str]]) -> list[tuple[float, float, str]]:
@@ -87,7 +100,7 @@ def kept_cues(cues: list[tuple[float, float, str]]) -> list[tuple[float, float, 
 
 def mov_text_payload(text: str) -> bytes:
     """A mov_text (3GPP timed text) sample: the UTF-8 length as 16 bits, then the text."""
-    data = text.encode("utf-8")[:0xFFFF]
+    data = cue_text(text).encode("utf-8")[:0xFFFF]
     return len(data).to_bytes(2, "big") + data
 
 

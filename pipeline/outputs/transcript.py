@@ -23,6 +23,7 @@ from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.precision import fmt, weight_decimals
 from attention_video.scenes.questions import names
 from attention_video.scenes.transcript_words import transcript_words
+from attention_video.scenes.typeset import joined, unicode_text
 
 FORMATS = {".html": "HTML", ".htm": "HTML", ".md": "Markdown"}
 
@@ -119,6 +120,7 @@ caption { text-align: left; font-weight: bold; padding-bottom: 0.3rem; }
 a { color: #1a4fa0; }
 p.description { margin: 0.2rem 0 0.6rem 3.2em; color: #33363f; }
 span.picture { font-style: italic; }
+sub, sup { line-height: 0; }
 """
 
 
@@ -126,26 +128,36 @@ def esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+def _marked(tag: str, inner: str) -> str:
+    return f"<{tag}>{inner}</{tag}>"
+
+
+def typeset_html(text: str) -> str:
+    """Text escaped for HTML, its maths typeset as the video draws it (scenes.typeset):
+    Kᵀ and dₖ in Unicode's small characters, W_Q's Q in <sub> (Unicode has no small Q)."""
+    return joined(text, _marked, esc)
+
+
 def page(parts: list[Section], numbers: list[Table], language: str,
          words: dict[str, str]) -> str:
     title = words["title"]
-    nav = "\n".join(f'<li><a href="#{s.anchor}">{esc(s.title)}</a></li>' for s in parts)
+    nav = "\n".join(f'<li><a href="#{s.anchor}">{typeset_html(s.title)}</a></li>' for s in parts)
     body = "\n".join(_section_html(s, words) for s in parts)
     heading = words["numbers"]
     tables_html = "\n".join(_table_html(t) for t in numbers)
     return f"""<!doctype html>
 <html lang="{esc(language)}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{esc(title)}</title><style>{STYLE}</style></head>
+<title>{esc(unicode_text(title))}</title><style>{STYLE}</style></head>
 <body>
 <main>
-<h1>{esc(title)}</h1>
+<h1>{typeset_html(title)}</h1>
 <nav aria-label="{esc(words['chapters'])}"><ol>
 {nav}
-<li><a href="#numbers">{esc(heading)}</a></li>
+<li><a href="#numbers">{typeset_html(heading)}</a></li>
 </ol></nav>
 {body}
-<section id="numbers" aria-labelledby="numbers-title"><h2 id="numbers-title">{esc(heading)}</h2>
+<section id="numbers" aria-labelledby="numbers-title"><h2 id="numbers-title">{typeset_html(heading)}</h2>
 {tables_html}
 </section>
 </main>
@@ -155,9 +167,10 @@ def page(parts: list[Section], numbers: list[Table], language: str,
 
 def _section_html(s: Section, words: dict[str, str]) -> str:
     items = "\n".join(f'<li><time datetime="PT{line.seconds:.1f}S">{clock(line.seconds)}</time>'
-                      f"{esc(line.text)}{_description_html(line, words)}</li>" for line in s.lines)
+                      f"{typeset_html(line.text)}{_description_html(line, words)}</li>"
+                      for line in s.lines)
     return (f'<section id="{s.anchor}" aria-labelledby="{s.anchor}-title">'
-            f'<h2 id="{s.anchor}-title">{esc(s.title)}</h2>\n'
+            f'<h2 id="{s.anchor}-title">{typeset_html(s.title)}</h2>\n'
             f'<ol class="captions">\n{items}\n</ol></section>')
 
 
@@ -165,20 +178,27 @@ def _description_html(line: Line, words: dict[str, str]) -> str:
     if not line.description:
         return ""
     return (f'<p class="description"><span class="picture">{esc(words["picture"])}</span> '
-            f"{esc(line.description)}</p>")
+            f"{typeset_html(line.description)}</p>")
 
 
 def _table_html(t: Table) -> str:
-    head = "".join(f'<th scope="col">{esc(c)}</th>' for c in t.head)
-    rows = "\n".join("<tr>" + f'<th scope="row">{esc(r[0])}</th>'
-                     + "".join(f"<td>{esc(c)}</td>" for c in r[1:]) + "</tr>" for r in t.rows)
-    return (f"<table><caption>{esc(t.caption)}</caption>\n<thead><tr>{head}</tr></thead>\n"
+    head = "".join(f'<th scope="col">{typeset_html(c)}</th>' for c in t.head)
+    rows = "\n".join("<tr>" + f'<th scope="row">{typeset_html(r[0])}</th>'
+                     + "".join(f"<td>{typeset_html(c)}</td>" for c in r[1:]) + "</tr>"
+                     for r in t.rows)
+    return (f"<table><caption>{typeset_html(t.caption)}</caption>\n<thead><tr>{head}</tr></thead>\n"
             f"<tbody>\n{rows}\n</tbody></table>")
 
 
 # ---- Markdown ----------------------------------------------------------------------------
 def md(text: str) -> str:
-    """Text safe in Markdown: the characters it reads as markup escaped."""
+    """Text safe in Markdown: the characters it reads as markup escaped, its maths typeset
+    (scenes.typeset): Kᵀ and dₖ in Unicode's small characters, W_Q's Q in <sub>, which
+    GitHub and pandoc render (Unicode has no small Q)."""
+    return joined(text, _marked, _md_escaped)
+
+
+def _md_escaped(text: str) -> str:
     return "".join("\\" + c if c in "\\`*_[]<>#|" else c for c in text)
 
 

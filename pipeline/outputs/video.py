@@ -18,6 +18,7 @@ from attention_video.pipeline.outputs import audio
 from attention_video.pipeline.outputs.mp4box import switch_off_subtitles
 from attention_video.pipeline.outputs.subtitles import (
     ASS_HEADER,
+    cue_text,
     kept_cues,
     mov_text_cue,
     mov_text_payload,
@@ -200,7 +201,7 @@ def add_subtitle_track(dst: av.container.OutputContainer, codec: str, cues: Cues
     stream.disposition = av.stream.Disposition.default if on else av.stream.Disposition(0)
     packets = []
     for start, end, text in kept_cues(cues):
-        data = mov_text_payload(text) if codec == "mov_text" else text.encode("utf-8")
+        data = mov_text_payload(text) if codec == "mov_text" else cue_text(text).encode("utf-8")
         pkt = av.Packet(data)
         pkt.stream, pkt.time_base = stream, SUBTITLE_TB
         pkt.pts = pkt.dts = round(start * 1000)

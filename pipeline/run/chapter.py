@@ -92,7 +92,8 @@ def render_chapter(job: ChapterJob) -> ChapterResult:
                          holds=scene.holds, made=dict(scene.drawn.made),
                          title=getattr(scene, "title_text", ""),
                          descriptions=[d.text for d in scene.descriptions],
-                         described=list(scene.descriptions))
+                         described=list(scene.descriptions),
+                         described_at=list(scene.described_at))
 
 
 def narrations(speech: list, described: list, duration: float) -> list:

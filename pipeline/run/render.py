@@ -252,12 +252,14 @@ def write_video(settings: Settings, chapters: list[ChapterResult], t0: float,
 def write_descriptions(settings: Settings, chapters: list[ChapterResult], video: Path
                        ) -> Path | None:
     """--describe: each caption's description (scenes.describe) as a WebVTT track beside
-    the video, timed with the captions, written atomically (None: not asked for)."""
+    the video, timed with the captions, or with --voice while the described narration says
+    it; written atomically (None: not asked for)."""
     if not settings.describe:
         return None
     path = descriptions_path(video)
     cues = description_cues(_subtitle_cues(chapters),
-                            [d for r in chapters for d in _descriptions_of(r)])
+                            [d for r in chapters for d in _descriptions_of(r)],
+                            _described_at(chapters))
     with atomic_output(path) as tmp:
         tmp.write_text(to_vtt(cues), encoding="utf-8")
     return path
@@ -267,6 +269,17 @@ def _descriptions_of(r: ChapterResult) -> list[str]:
     """A chapter's descriptions, one per caption (a clip kept before they were recorded:
     none, each caption undescribed)."""
     return r.descriptions if len(r.descriptions) == len(r.subtitles) else [""] * len(r.subtitles)
+
+
+def _described_at(chapters: list[ChapterResult]) -> list[tuple[float, float] | None]:
+    """When the described narration says each caption's description, in video time (None:
+    not said; a chapter that recorded no times: none said)."""
+    out, offset = [], 0.0
+    for r in chapters:
+        said = r.described_at if len(r.described_at) == len(r.subtitles) else [None] * len(r.subtitles)
+        out += [None if t is None else (offset + t[0], offset + t[1]) for t in said]
+        offset += r.duration
+    return out
 
 
 def _subtitle_cues(chapters: list[ChapterResult]) -> list[Cue]:

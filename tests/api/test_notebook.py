@@ -23,6 +23,7 @@ def explained(tmp_path_factory) -> Explanation:
     return explain("The black cat drank the milk", chapters=[3], folder=folder, captions="soft")
 
 
+@pytest.mark.slow
 def test_explain_returns_video_trace_and_subtitles(explained):
     e = explained
     assert e.video.is_file() and e.subtitles.suffix == ".srt" and e.captions.suffix == ".vtt"

@@ -87,6 +87,7 @@ def test_a_new_row_is_a_new_chapter_everywhere(monkeypatch):
         f"{len(SLUGS) + 1} · Extra: a test chapter"
 
 
+@pytest.mark.slow
 def test_titles_are_written_only_in_their_rows():
     titles = {c.title for c in CHAPTERS} | ({c.one_head_title for c in CHAPTERS}
                                            | {c.rotary_title for c in CHAPTERS}) - {None}
@@ -99,6 +100,7 @@ def test_titles_are_written_only_in_their_rows():
         assert not strings & titles, rel
 
 
+@pytest.mark.slow
 def test_no_table_keyed_by_the_slugs_outside_the_rows():
     found = {rel: lines for p in code_files()
              if (rel := p.relative_to(ROOT).as_posix()) != ROWS

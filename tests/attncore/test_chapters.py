@@ -52,6 +52,7 @@ def test_a_subset_keeps_its_numbers_and_plays_in_story_order():
     assert [number(c) for c in plan_chapters(s)] == [9, 10]
 
 
+@pytest.mark.slow
 def test_the_summary_cites_only_the_chapters_the_video_plays(trace):
     """It hard-coded "ch. 2/3/5/6" and cited them even when --chapters 1-4,10 left out
     chapters 5 and 6."""

@@ -56,6 +56,7 @@ def decoder(**values) -> Settings:
 
 # ---- the file -------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_config_is_read_from_the_file(model):
     c = model.config
     assert (c.num_layers, c.d_model, c.num_heads, c.num_kv_heads, c.d_ff) == (30, 576, 9, 3, 1536)
@@ -176,6 +177,7 @@ def test_greedy_prediction_is_sensible(model, embedding, prompt, expected):
     assert greedy(model, embedding, prompt) == expected
 
 
+@pytest.mark.slow
 def test_the_wrong_conventions_break_the_predictions(model, embedding, monkeypatch):
     """Rotating the halves (x_m, x_m+32) instead of adjacent pairs, or letting query head h
     read kv head h mod 3, spoils what the file's own conventions predict."""

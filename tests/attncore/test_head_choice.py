@@ -84,6 +84,7 @@ def fixed_pattern(A, r: common.Reading) -> str | None:
     return None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("weights, sentence, query", CASES)
 def test_auto_never_picks_a_head_with_a_fixed_pattern_while_another_qualifies(
         weights, sentence, query):

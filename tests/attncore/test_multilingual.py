@@ -241,6 +241,7 @@ def e5c_layer(x: np.ndarray, lw, c) -> np.ndarray:
     return layer_norm(x + lin(mid, lw.W_2, lw.b_2), lw.ln_ffn, c.layer_norm_eps)
 
 
+@pytest.mark.slow
 @needs_model
 @pytest.mark.parametrize("text", SENTENCES[:3])
 def test_every_layer_with_e5cs_rounding_equals_e5c(m, engine, text):

@@ -90,6 +90,7 @@ def _name_comparisons(tree: ast.AST) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_no_code_above_the_core_tells_models_apart_by_name():
     offenders = []
     for top in ABOVE_THE_CORE:

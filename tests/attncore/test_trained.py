@@ -57,6 +57,7 @@ def test_no_attncore_module_is_a_command():
     assert commands == []
 
 
+@pytest.mark.slow
 def test_every_attncore_module_imports_first_in_a_fresh_interpreter():
     """Each module imported with no attncore module loaded before it: an import cycle
     shows up as an ImportError for whichever module it starts from."""

@@ -353,6 +353,7 @@ def _captions(slug: str, **kw) -> list[str]:
                                                              clip=None)).subtitles]
 
 
+@pytest.mark.slow
 def test_cross_attention_says_the_target_word_has_only_a_query():
     said = " ".join(_captions("linear", sentence="The ball is blue", translate=True))
     assert "a query, a key and a value" not in said

@@ -47,6 +47,7 @@ def differences(a: Text, b: Text) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("weight", ["NORMAL", "BOLD"])
 @pytest.mark.parametrize("text", STRINGS)
 def test_glyph_text_is_manims_text_to_the_last_bit(text, weight):
@@ -55,6 +56,7 @@ def test_glyph_text_is_manims_text_to_the_last_bit(text, weight):
         assert differences(manim, ours) == [], (text, size)
 
 
+@pytest.mark.slow
 def test_every_string_is_read_the_fast_way_into_the_paths_manims_reader_makes(tmp_path):
     """Pango's plain glyph lists are all read by glyph_paths (none falls back), into the
     paths SVGMobject.get_mobjects_from makes of the same file, point for point."""

@@ -96,6 +96,7 @@ CASES = {
 SLOW = pytest.mark.slow  # the fast tier measures the default video's; the slow tier every case
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", [c if c == "tiny" else pytest.param(c, marks=SLOW) for c in CASES])
 def test_chapter_four_draws_every_arrow_at_its_true_length_and_angle(case):
     trace, scene = built(Settings(**CASES[case]), "dot")
@@ -110,6 +111,7 @@ def test_chapter_four_draws_every_arrow_at_its_true_length_and_angle(case):
     assert len(units) == 1, "the panels are drawn at different scales"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["tiny", pytest.param("translate", marks=SLOW)])
 def test_chapter_eight_draws_every_snapshot_to_scale(case):
     trace, scene = built(Settings(**CASES[case]), "learning")
@@ -133,6 +135,7 @@ def test_chapter_eight_draws_every_snapshot_to_scale(case):
     assert all(s in partner_shadows or abs(trace.history.scores[s]) < 1e-3 for s in snapshots)
 
 
+@pytest.mark.slow
 def test_a_wrong_arrow_would_be_caught():
     """The measurement itself fails on an arrow turned by a degree."""
     trace, scene = built_scene(Settings(), "dot")
@@ -283,6 +286,7 @@ def test_the_overlap_measure_sees_two_arrows_on_each_other():
     assert along_each_other((origin, tip), (origin, apart)) < ALONG
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CROWDED))
 def test_no_key_arrow_lies_on_another_however_close_their_angles(case):
     """Chapter 4 shows each key's angle and shadow without one arrow drawn along another

@@ -3,6 +3,7 @@ the caption's quotes, colon and numbers stay where the sentence puts them."""
 
 from __future__ import annotations
 
+import pytest
 from attention_video.scenes.catalogue import FSI, PDI, Translate, isolated
 from attention_video.scenes.text import make_text
 
@@ -29,6 +30,7 @@ def test_the_number_after_an_arabic_word_is_drawn_after_it():
     assert not is_six(rightmost('for "ا": 39.56'))
 
 
+@pytest.mark.slow
 def test_a_followed_word_piece_is_named_with_the_word_the_user_typed():
     # MiniLM splits Arabic into letters: "ا" began three words; the captions said only "ا"
     from attention_video.attncore import Settings, build_trace

@@ -77,6 +77,7 @@ def words(t: Text) -> str:
 
 
 # ---- captions: one at a time, and never over a picture that is being cleared -------------
+@pytest.mark.slow
 def test_at_a_caption_change_the_old_caption_is_gone_before_the_new_one_comes(monkeypatch):
     captions: set[int] = set()
     real = scene_base.make_caption
@@ -119,6 +120,7 @@ def test_the_stage_is_cleared_after_its_caption_leaves_or_with_it():
     assert end - start >= picture_hold(1.5) - 1e-6
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("lint")  # the default video's lint (tests/scenes/test_lint.py) holds it
 def test_a_caption_leaves_with_the_picture_it_explains_in_chapter_two():
     """'The row of "milk" in X becomes its row of Q' is not left over X once Q, W_Q and
@@ -140,6 +142,7 @@ def learning():
     return watch("learning")
 
 
+@pytest.mark.slow
 def test_the_training_replay_shows_one_number_at_every_frame(learning):
     """No play draws two snapshots' |q| (or step) over each other."""
     for at, shown in learning.seen:
@@ -181,6 +184,7 @@ def test_a_quoted_row_keeps_every_entry_in_its_place():
     assert fmt_row(row[:4], 4) == "0.61, −1.02, 0.50, 0.25"
 
 
+@pytest.mark.slow
 def test_chapter_two_quotes_a_wide_row_in_order():
     s = Settings(sentence="The black cat drank the milk", weights="random", d_model=8, d_k=8,
                  quality="l")
@@ -194,6 +198,7 @@ def test_chapter_two_quotes_a_wide_row_in_order():
     assert inside[:-2] == [fmt(v) for v in row[:len(inside) - 2]]
 
 
+@pytest.mark.slow
 def test_no_softmax_table_heads_a_column_with_a_blank_glyph():
     scene = watch("softmax")
     drawn = {words(t) for _, shown in scene.seen for t in texts(shown)}
@@ -230,6 +235,7 @@ def test_every_chapter_title_has_one_size():
     assert len(set(sizes.values())) == 1, sizes
 
 
+@pytest.mark.slow
 def test_q_k_v_and_z_keep_one_colour_in_every_chapter():
     colours: dict[str, set[str]] = {}
     for slug in ("linear", "weighted_sum", "summary"):

@@ -64,6 +64,7 @@ def test_the_template_holds_every_message_the_scenes_use():
                                  sorted(map(str, used ^ in_template))[:5])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_each_catalogue_translates_every_message_with_its_placeholders(language):
     cat = catalogue(language)

@@ -58,6 +58,7 @@ def problems(name: str, chapters: tuple[str, ...] | None = None) -> tuple[int, l
 
 @pytest.mark.parametrize(("name", "chapter", "least"), FAST,
                          ids=[f"{n}-{c}" for n, c, _ in (getattr(f, "values", f) for f in FAST)])
+@pytest.mark.slow
 def test_a_chapter_s_claims_hold_on_screen(name, chapter, least):
     claims, wrong = problems(name, (chapter,))
     assert claims >= least, "the claims the chapter makes were not all filed"

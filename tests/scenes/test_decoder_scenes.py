@@ -163,6 +163,7 @@ def test_every_pairs_angle_is_shown_and_the_turned_rows_get_their_own_name():
     assert drawn_as("Q_rot = RoPE(Q)") in seen and drawn_as("K_rot = RoPE(K)") in seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chapter", ["factor", "dot", "softmax", "summary"])
 def test_the_chapters_after_the_turn_call_the_rows_they_multiply_q_rot_and_k_rot(chapter):
     """Q and K are the rows before the turn (chapter 2); every score is made of Q_rot and K_rot."""
@@ -191,6 +192,7 @@ def test_the_chapters_after_the_turn_call_the_rows_they_multiply_q_rot_and_k_rot
         assert "Q_rot and K_rot are Q and K turned by RoPE" in text
 
 
+@pytest.mark.slow
 def test_without_rope_the_rows_keep_their_plain_names():
     s = settings()
     t = dataclasses.replace(decoder_trace(s), rope=None)
@@ -225,6 +227,7 @@ def test_the_placements_give_the_same_score_at_the_same_distance():
     assert f"again {i - j} apart, give {same[0]} again" in captions(scene)
 
 
+@pytest.mark.slow
 def test_no_rotation_without_rope():
     s = settings()
     t = dataclasses.replace(decoder_trace(s), rope=None)
@@ -234,6 +237,7 @@ def test_no_rotation_without_rope():
 
 
 # ---- chapter 5: the mask and the sink ------------------------------------------------------
+@pytest.mark.slow
 def test_the_mask_is_shown_and_a_sink_is_named_only_when_the_weights_say_so():
     t, scene = built("softmax", sink=True)
     check_frame(t, scene)
@@ -256,6 +260,7 @@ def test_the_mask_is_shown_and_a_sink_is_named_only_when_the_weights_say_so():
 
 
 # ---- chapter 9: grouped-query attention and the overview ----------------------------------
+@pytest.mark.slow
 def test_the_query_heads_are_joined_to_the_key_value_head_they_read():
     t, scene = built("heads")
     check_frame(t, scene)

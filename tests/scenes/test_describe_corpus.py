@@ -58,6 +58,8 @@ COUNT = "count: "  # how many grids of one key and size stand side by side (thum
 LABELLED = "@"  # a number labelled among words ("head 4 → [CLS] 0.656", a snapshot's θ): "@key(index):text"
 GREY = "grey parts: "  # a stacked bar's count of parts too narrow for their words, said as a
 #                       Mention("parts") (a bare count is not looked for in the words)
+SLACK = 0.1  # seconds: a render rounds each play to whole frames, so a caption stays up a
+# little longer or shorter than the fast build times it (measured: −0.23 to +0.034 s at -q l)
 QUOTED = re.compile(r"[\"“][^\"”]*[\"”]")  # a word in quotes: a token, which may hold digits
 
 
@@ -88,9 +90,13 @@ def extremes(chart) -> tuple[str, ...]:
     return tuple(values[:1] if chart.kind == "curve" else values)
 
 
-def played(settings: Settings, slug: str) -> list[Said]:
-    """Chapter `slug` built under dry run, the scene graph looked at as each caption leaves."""
+def played(settings: Settings, slug: str, fast: bool = True) -> list[Said]:
+    """Chapter `slug` built as the lint builds it (every play ends at once in its final
+    state, keeping a render's time: pipeline.run.fastforward), the scene graph looked at as
+    each caption leaves. A caption leaves on the same picture and at the same time as in a
+    render (test_the_fast_build_says_what_a_render_says)."""
     from attention_video.pipeline.run.chapter import manim_config  # noqa: PLC0415 (Manim)
+    from attention_video.pipeline.run.fastforward import play_at_once, wait_at_once  # noqa: PLC0415
     from attention_video.scenes import scene_class  # noqa: PLC0415
     from attention_video.scenes.text import visible_texts  # noqa: PLC0415
     from attention_video.scenes.widgets import (  # noqa: PLC0415
@@ -107,6 +113,18 @@ def played(settings: Settings, slug: str) -> list[Said]:
     musts: list[dict[tuple[str, str], tuple[str, ...]]] = []
 
     class Looked(scene_class(slug)):
+        def play(self, *args, **kwargs) -> None:
+            if fast:
+                play_at_once(self, *args, **kwargs)
+            else:
+                super().play(*args, **kwargs)
+
+        def wait(self, duration: float = 1.0, *args, **kwargs) -> None:
+            if fast:
+                wait_at_once(self, duration)
+            else:
+                super().wait(duration, *args, **kwargs)
+
         def _close_subtitle(self) -> None:
             if self._caption is not None:
                 grids: dict[str, set[tuple[int, int]]] = {}
@@ -137,7 +155,7 @@ def played(settings: Settings, slug: str) -> list[Said]:
 
     trace = trace_of(settings)
     with tempconfig(manim_config(settings, None, None, Path(tempfile.mkdtemp()))):
-        scene = Looked(trace, settings, plan_of(settings))
+        scene = Looked(trace, settings, plan_of(settings), skip_animations=fast)
         scene.render()
     assert len(scene.descriptions) == len(scene.subtitles) == len(looked)
     return [Said(text, b - a, d, g, c, m) for (a, b, text), d, g, c, m
@@ -214,7 +232,7 @@ def problems(settings: Settings, slug: str) -> list[str]:
             if values:
                 bad.append(f"{first} never says {sorted(values)} of the {chart}")
         said = " ".join(spoken(s.description.text, settings.language).split())
-        if len(said) / rate(settings.language) / settings.pace > s.seconds + 1e-6:
+        if len(said) / rate(settings.language) / settings.pace > s.seconds + SLACK:
             bad.append(f"{where} takes {len(said) / rate(settings.language) / settings.pace:.1f} s "
                        f"to say in {s.seconds:.1f} s")
         read = NUMBER.findall(QUOTED.sub("", s.description.text.replace("W_", "W")))
@@ -246,6 +264,19 @@ def problems(settings: Settings, slug: str) -> list[str]:
     bad += [f"{first} never says {sorted(values)} of the {chart}"
             for chart, (first, values) in unsaid.items() if values]
     return bad
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("case", "slug"), [("tiny-default", "learning"), ("tiny-chinese", "dot")])
+def test_the_fast_build_says_what_a_render_says(case, slug):
+    """The corpus is checked on the lint's fast build; a render (every play's frames made)
+    describes the same grids and charts with the same words, and keeps each caption up no
+    less time (to SLACK)."""
+    settings = CASES[case].settings
+    fast, full = played(settings, slug), played(settings, slug, fast=False)
+    assert [(s.caption, s.description, s.grids, s.charts) for s in fast] == \
+        [(s.caption, s.description, s.grids, s.charts) for s in full]
+    assert all(f.seconds <= r.seconds + SLACK for f, r in zip(fast, full))
 
 
 @pytest.mark.parametrize(("case", "slug"), FAST, ids=[f"{c}-{s}" for c, s in FAST])

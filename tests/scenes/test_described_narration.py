@@ -7,6 +7,7 @@ back by the offline listener (slow)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -18,8 +19,12 @@ from attention_video.pipeline.cache.keys import chapter_key
 from attention_video.pipeline.cache.store import ChapterCache
 from attention_video.pipeline.outputs import audio
 from attention_video.pipeline.outputs.formats import write_webm
+from attention_video.pipeline.outputs.slides import cut_steps
 from attention_video.pipeline.outputs.video import join
-from attention_video.pipeline.run.chapter import narrations
+from attention_video.pipeline.records import ChapterResult
+from attention_video.pipeline.run.chapter import ChapterJob, narrations, render_chapter
+from attention_video.scenes.pacing import SPEECH_GAP
+from attention_video.scenes.voice import Narrator
 
 from tests.scenes.test_narration import beep, onset, silent_clip
 from tests.support.builds import trace_of
@@ -32,6 +37,15 @@ def ffprobe_audio(path) -> list[dict]:
     out = subprocess.run([FFPROBE, "-v", "error", "-select_streams", "a", "-show_streams",
                           "-of", "json", str(path)], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)["streams"]
+
+
+def cues_of_file(path) -> list[tuple[float, float, str]]:
+    """A WebVTT file's cues in seconds."""
+    def seconds(stamp: str) -> float:
+        h, m, rest = stamp.split(":")
+        return int(h) * 3600 + int(m) * 60 + float(rest)
+    text = path.read_text(encoding="utf-8")
+    return [(seconds(a), seconds(b), t) for a, b, t in re.findall(r"(\S+) --> (\S+)\n(.+)\n", text)]
 
 
 def described_clips(tmp_path):
@@ -73,6 +87,19 @@ def test_the_plain_narration_is_silent_where_the_description_is_said(tmp_path):
     assert onset(plain[2 * audio.RATE:]) == onset(described[2 * audio.RATE:]) == pytest.approx(0.5, abs=0.01)
 
 
+def test_a_deck_made_from_a_described_video_plays_the_described_narration(tmp_path):
+    """Each step carries its stretch of the described narration, where the picture holds
+    for the description (the plain narration is silent there)."""
+    a, b = described_clips(tmp_path)
+    chapters = [ChapterResult(slug, 2.0, [(0.0, 2.0, "a caption")], clip=clip, holds=[2.0])
+                for slug, clip in (("input", a), ("linear", b))]
+    (tmp_path / "steps").mkdir()
+    described, plain = cut_steps(chapters, tmp_path / "steps")
+    sound = audio.read_track(described.clip)
+    assert onset(sound[round(0.6 * audio.RATE):]) == pytest.approx(0.6, abs=0.01)  # (at 1.2 s)
+    assert onset(audio.read_track(plain.clip)) == pytest.approx(0.5, abs=0.01)  # its one track
+
+
 def test_a_silent_video_stays_one_track_unlabelled(tmp_path):
     a = silent_clip(tmp_path / "a.mp4", 1.0)
     audio.add_track(a, beep(0.2, 0.3, 1.0))
@@ -99,9 +126,26 @@ def test_narrations_are_the_plain_and_the_described_timelines():
     assert len(narrations([(0.0, Said(480))], [], 2.0)) == 1  # nothing described: one track
 
 
-def test_describe_is_a_cache_variant_only_of_narrated_clips(tmp_path):
-    from attention_video.scenes.voice import Narrator  # noqa: PLC0415
+def test_each_description_is_timed_where_the_described_narration_says_it(tmp_path):
+    """Dry run of chapter 1, narrated and described: each said description's times are
+    where its speech is placed, a gap after its caption's speech, from its first word (after
+    the speech's lead-in silence) to its end;
+    a caption with nothing to describe has none. (Speech kept in tmp_path, so that the check
+    reads each back instead of synthesizing it again.)"""
+    s = Settings(sentence=SENTENCE, quality="l", voice="joe", describe=True)
+    narrator = Narrator.from_settings(s, tmp_path)
+    r = render_chapter(ChapterJob("input", trace_of(s), s, clip=None, narrator=narrator))
+    assert len(r.described_at) == len(r.subtitles) == len(r.descriptions)
+    said = [(cue, text, at) for cue, text, at in zip(r.subtitles, r.descriptions, r.described_at)
+            if text]
+    assert said and all(at is None for text, at in zip(r.descriptions, r.described_at) if not text)
+    for (_, speech_ends, _), text, (start, end) in said:
+        speech = narrator.say(text)  # placed a gap after the caption's, from its first word
+        assert start == pytest.approx(speech_ends + SPEECH_GAP + speech.first_word, abs=1e-6)
+        assert end == pytest.approx(speech_ends + SPEECH_GAP + speech.seconds, abs=1e-6)
 
+
+def test_describe_is_a_cache_variant_only_of_narrated_clips(tmp_path):
     plain, described = (Settings(sentence=SENTENCE, quality="l", describe=d) for d in (False, True))
     trace = trace_of(plain)
     assert chapter_key("linear", trace, plain, ("linear",)) == \
@@ -143,3 +187,11 @@ def test_a_described_chapter_holds_its_pictures_longer_and_is_heard_back(tmp_pat
     print("\n".join(f"{e:.2f} | {s} | {h}" for e, s, h in errors))
     errors = [e for e, _, _ in errors]
     assert errors and float(np.median(errors)) < 0.08, errors
+    # the descriptions track's cues start where the described track speaks them
+    cues = cues_of_file(made[True].descriptions)
+    assert len(cues) == len(errors)
+    for start, end, _ in cues:  # silent just before, its first word within 0.1 s after
+        at = round(start * audio.RATE)
+        assert np.abs(sound[at - round(0.15 * audio.RATE):at]).max() < 2000, start
+        assert np.abs(sound[at:at + round(0.1 * audio.RATE)]).max() > 2000, start
+        assert end > start

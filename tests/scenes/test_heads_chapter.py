@@ -96,6 +96,7 @@ def test_the_title_says_how_many_heads_on_screen_and_on_the_storyboard(case, lan
     assert title.startswith(f"{number(HEADS)} · ") and says in title and not_says not in title
 
 
+@pytest.mark.slow
 def test_two_heads_show_every_number_of_the_product():
     t, r = check("random-2-heads")
     shown = {(k, idx) for k, idx, _ in r.drawn}
@@ -105,6 +106,7 @@ def test_two_heads_show_every_number_of_the_product():
     assert {("head_Z", (h, i, m)) for h in range(2) for m in range(4)} <= shown
 
 
+@pytest.mark.slow
 def test_causal_two_heads_draw_no_weight_in_a_masked_cell():
     t, r = check("causal-2-heads")
     drawn = [idx for k, idx, _ in r.drawn if k == "head_weights"]

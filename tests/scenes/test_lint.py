@@ -227,6 +227,7 @@ def default_lint():
     return video_lint(DEFAULT)  # lint_video(DEFAULT, ..., jobs=1), shared with the chapters' checks
 
 
+@pytest.mark.slow
 def test_every_caption_of_the_default_video_is_linted(default_lint):
     # 54 captions in 10 chapters today; each chapter has some, and every problem names one
     assert len(default_lint.chapters) == 10
@@ -259,6 +260,7 @@ def test_lint_is_refused_with_outputs_it_does_not_make(capsys):
     assert e.value.code == 2 and "--lint" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_lint_prints_one_line_per_problem_and_exits_1(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     # The default video passes: a size floor no text reaches makes real problems to print.

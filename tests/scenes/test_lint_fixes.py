@@ -50,6 +50,7 @@ def tiny_picture(colors: list[str]):
     return picture, names
 
 
+@pytest.mark.slow
 def test_every_shadow_bar_carries_its_word_and_the_arcs_wear_no_word_colour():
     # each bar was named by its colour alone, each arc wore its key's colour: under
     # deuteranopia a look-alike pair could not be told apart
@@ -64,6 +65,7 @@ def test_every_shadow_bar_carries_its_word_and_the_arcs_wear_no_word_colour():
     assert lint.colour_findings(marks, confusions) == []
 
 
+@pytest.mark.slow
 def test_no_word_or_theta_of_the_arrow_picture_is_crossed_by_an_arc_or_the_axis():
     picture, _ = tiny_picture([word_color(k, DARK) for k in range(6)])
     marks = lint.marks_of([picture.group])

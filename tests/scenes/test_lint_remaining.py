@@ -72,6 +72,7 @@ def arrows_theme():
     pytest.param(Settings(sentence="the big dogs eat the red apples", translate=True,
                           theme="light", quality="l"),  # three within 7°
                  marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_chapter_eight_draws_no_arrow_on_another(settings):
     # "the head of arrow at (-4.6, 0.6) lies under the head of arrow at (-4.6, 0.7)": blue
     # at 83° and the at 85°, |k| 1.84 and 1.89, at step 0
@@ -97,6 +98,7 @@ def test_a_word_too_wide_for_its_column_stands_upright_whole_and_so_do_the_other
     assert all(t.width >= t.height * 0.5 for t in across)  # short words stay across
 
 
+@pytest.mark.slow
 def test_chapter_five_of_the_long_decoder_sentence_breaks_no_word():
     # "fisherman" was drawn as "fishe" over "rman": two texts that are no word, and a colour
     # without its word under deuteranopia

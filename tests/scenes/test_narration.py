@@ -57,6 +57,7 @@ def test_the_joe_voice_is_installed_and_speaks_english():
     assert v.language == "en" and v.piper.startswith("1.8")
 
 
+@pytest.mark.slow
 def test_speech_is_the_same_every_time_and_kept_once(tmp_path, monkeypatch):
     v = voice.resolve("joe", "en")
     unkept = voice.Narrator(v, "en", folder=None)
@@ -76,6 +77,7 @@ def test_speech_is_the_same_every_time_and_kept_once(tmp_path, monkeypatch):
                           kept.samples)
 
 
+@pytest.mark.slow
 def test_the_narrator_is_made_once_from_the_settings_and_travels_by_pickle(tmp_path):
     """No module state: the narrator carries its voice, language, pace and speech folder,
     and a worker process gets all of it (the loaded voice stays behind)."""
@@ -157,6 +159,7 @@ def test_the_voice_and_its_file_are_part_of_the_chapter_key(tmp_path):
 
 
 # ---- timing -----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_narrated_step_holds_until_its_speech_ends_and_a_gap(tmp_path):
     """Dry run of chapter 1: each cue is its speech, and the next caption starts no sooner
     than the speech's end plus the gap, nor before the caption's reading time. (The speech

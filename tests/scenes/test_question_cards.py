@@ -24,6 +24,7 @@ PLAIN = Settings(sentence="The black cat drank the milk")
 ASKING = dataclasses.replace(PLAIN, questions=True, think_time=4.0)
 
 
+@pytest.mark.slow
 def test_each_question_opens_its_chapter_and_the_answer_follows_after_the_think_time():
     trace = trace_of(ASKING)
     asked = worded(trace, Translate("en"))
@@ -51,6 +52,7 @@ def test_only_the_chapters_that_ask_get_another_cache_key():
     assert chapter_key("factor", trace, ASKING, plan) != chapter_key("factor", trace, slower, plan)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug", ["factor", "softmax"])
 def test_the_cards_pass_the_picture_lint(slug):
     assert chapter_lint(ASKING, slug).problems == []

@@ -175,6 +175,7 @@ def test_chapter_five_shows_the_cores_softmax_parts():
     assert {idx for k, idx, _ in r.drawn if k == "exp_shifted"} == {(i, j) for j in range(trace.n_k)}
 
 
+@pytest.mark.slow
 def test_a_wrong_number_on_screen_would_be_caught():
     """The truth check itself fails on a number that differs from the trace."""
     trace, r = build("default", "linear")

@@ -76,6 +76,7 @@ def test_a_word_without_visible_glyphs_is_drawn_as_its_code_points(name):
     assert label.get_color().to_hex().upper() == "#808080"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(EMOJI))
 def test_an_emoji_draws_as_itself(name):
     text = EMOJI[name]
@@ -169,6 +170,7 @@ def test_every_chapter_builds_for_other_scripts(case, chapter):
     assert check_drawn(trace, r.drawn) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chapter", ["factor", "weighted_sum"])
 def test_the_chapters_that_crashed_on_hebrew_build(chapter):
     s = Settings(sentence="החתול שותה חלב", weights="random")

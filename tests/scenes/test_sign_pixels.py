@@ -48,6 +48,7 @@ def sign_read(patch: np.ndarray) -> int:
     return 1 if middle.sum() > 2.0 * max(1, (bar_rows & ~middle).sum() + 3) else -1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cvd", ["deuteranomaly", "protanomaly"])
 @pytest.mark.parametrize("theme_name", list(THEMES))
 def test_each_cells_sign_is_read_back_from_simulated_colour_blind_pixels(cvd, theme_name):

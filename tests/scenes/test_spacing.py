@@ -42,6 +42,7 @@ def literal_buffs(source: str) -> list[str]:
 
 @pytest.mark.parametrize("path", sorted(p.relative_to(SCENES).as_posix()
                                         for p in SCENES.rglob("*.py") if p.name != "layout.py"))
+@pytest.mark.slow
 def test_no_buff_is_a_literal_number(path):
     assert literal_buffs((SCENES / path).read_text(encoding="utf-8")) == []
 

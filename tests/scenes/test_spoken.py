@@ -118,7 +118,9 @@ def check_said_without_a_symbol(captions: list[str], language: str) -> None:
         assert not re.search(r"[ᵀ·×/√Σ…=+−_()\[\]（）\"“”|‖°∞^α-ωΑ-Ω₀-₉ₐ-ₜᵢⱼ⁰-⁹²³¹]", said), (
             text, said)
         assert not re.search(r"\bexp\b", said), (text, said)
-        shown = "".join(SUBSCRIPT.get(c, c) for c in text)  # Z₁₂ is said "Z 12"
+        # Z₁₂ is said "Z 12"; a repeated word's occurrence, the₂, by its ordinal
+        unnumbered = re.sub(r"(?<=[^\W\d_₀-₉]{2})[₀-₉]+", "", text)
+        shown = "".join(SUBSCRIPT.get(c, c) for c in unnumbered)
         numbers = re.findall(r"\d+(?:\.\d+)?", shown)
         assert re.findall(r"\d+(?:\.\d+)?", said) == numbers, (text, said)
 
@@ -150,3 +152,21 @@ def test_a_word_after_sin_is_not_a_sines_argument():
 ])
 def test_a_tag_naming_two_tokens_is_said_as_both(text, language, said):
     assert spoken(text, language) == said
+
+
+@pytest.mark.parametrize("caption, language, said", [
+    # a repeated word as the picture labels it: its occurrence by an ordinal, not a digit
+    # ("the 2" is heard as "the tube"), the word's own capital kept
+    ("The₁ attends to the₂ (0.31)", "en", "the first The attends to the second the, 0.31"),
+    ("flies₁ and flies₂", "en", "the first flies and the second flies"),
+    ("Z of the₂ and V(the₁)", "en", "the output of the second the and the value of the first the"),
+    ("don't₂ and extraord…₃", "en", "the second don't and the third extraord"),
+    ("the₁₁", "en", "occurrence 11 of the"),
+    ("猫₂ 的行", "zh", "第二个 猫 的行"),
+    ("la fila de the₂", "es", "la fila de el segundo the"),
+    ("the₃ y the₁", "es", "el tercer the y el primer the"),
+    # a symbol's index stays a number: a lone letter with subscript digits
+    ("Z₁…Z₁₂ and θ₂", "en", "Z 1 to Z 12 and theta 2"),
+])
+def test_a_repeated_words_occurrence_is_said_as_an_ordinal(caption, language, said):
+    assert spoken(caption, language) == said

@@ -126,6 +126,7 @@ def test_a_pinyin_voice_says_in_one_line_what_its_phonemiser_needs(tmp_path, cap
     assert code == 2 and len(err.strip().splitlines()) == 1 and "bug" not in err, err
 
 
+@pytest.mark.slow
 def test_the_trial_is_remembered_by_the_voice_files_hash(tmp_path, monkeypatch):
     s = Settings(sentence="cats drink milk", weights="random", voice="joe")
     first = narrator_for(s)

@@ -35,6 +35,7 @@ def wheel(tmp_path_factory) -> Path:
     return found
 
 
+@pytest.mark.slow
 def test_the_wheel_installs_one_top_level_name_and_carries_the_licence(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}

@@ -53,6 +53,7 @@ def copy(tmp_path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module, bad_import, broken", [
     ("pipeline/cache/keys.py", "from attention_video.pipeline.run import render",
      "The tree is layered"),

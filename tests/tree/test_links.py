@@ -68,6 +68,7 @@ def test_setup_makes_the_links_of_a_checkout_without_them_again(clone):
     assert "0 broken" in after.stdout
 
 
+@pytest.mark.slow
 def test_every_module_of_the_repaired_clone_imports_from_it(clone):
     subprocess.run(["bash", "scripts/links.sh"], cwd=clone, check=True, capture_output=True,
                    timeout=120)

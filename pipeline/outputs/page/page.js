@@ -909,7 +909,10 @@ function captionTrack() {
 function descriptionTrack() {
   if (!D.describe || !window.VTTCue) return;
   const track = video.addTextTrack("descriptions", W.descriptions, D.language);
-  for (const c of D.cues) if (c.description) track.addCue(new VTTCue(c.start, c.end, c.description));
+  // (timed while the described narration says it, or while its caption is up: page_cues)
+  for (const c of D.cues) {
+    if (c.description) track.addCue(new VTTCue(c.described_start, c.described_end, c.description));
+  }
   track.mode = "hidden"; // read out by what listens for its cues, never drawn over the picture
   // No browser speaks a descriptions track itself: as each cue starts, the page puts its
   // words in a polite live region, which a screen reader reads while the video plays.

@@ -93,3 +93,18 @@ def test_a_scratch_area_that_is_a_file_is_made_again(tmp_path):
     work = cache.scratch()
     assert work.is_dir() and work.parent == cache.root / "tmp"
     shutil.rmtree(work)
+
+
+def test_a_kept_clip_keeps_when_its_descriptions_are_said(tmp_path):
+    """--describe --voice: a clip from the cache times its descriptions track as rendered
+    (when the described narration says each), not with its captions."""
+    cache = ChapterCache(tmp_path / "cache")
+    cues = [(0.0, 2.5, "The sentence is split"), (2.5, 4.0, "Each word is a row")]
+    made = ChapterResult("input", 4.0, cues, descriptions=["A grid.", ""],
+                         described_at=[(2.0, 2.4), None])
+    cache.put(KEY, rendered(tmp_path), made)
+    assert cache.get(KEY).described_at == [(2.0, 2.4), None]
+    record(cache, lambda m: m["result"].update(described_at=[[2.0, 2.4]]))
+    said: list[str] = []
+    assert cache.get(KEY, said.append) is None
+    assert said == ["its record's description times are not one per caption"]

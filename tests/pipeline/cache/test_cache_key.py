@@ -99,6 +99,7 @@ CASES = [*(pytest.param(f, None, id=f) for f, v in VARIANTS.items()
          pytest.param("output", None, marks=pytest.mark.slow, id="output")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("field", "only"), CASES)
 def test_a_chapter_whose_key_stays_draws_and_says_the_same(field, only):
     changed = BASE.replace(**VARIANTS[field])

@@ -131,6 +131,7 @@ def test_the_limit_is_read_from_the_environment(monkeypatch, value, expect):
     assert cache_limit() == expect
 
 
+@pytest.mark.slow
 def test_a_limit_that_is_not_a_size_is_one_line_before_any_render(tmp_path):
     env = {**os.environ, LIMIT_ENV: "lots", "ATTENTION_CACHE_DIR": str(tmp_path / "cache")}
     out = subprocess.run([sys.executable, "render.py", "The black cat drank the milk", "-o",

@@ -81,6 +81,7 @@ def kept_wav(cache: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_file_where_the_speech_folder_belongs_is_moved_aside(cache):
     pytest.importorskip("piper", reason="the voice extra")
     cache.mkdir()
@@ -91,6 +92,7 @@ def test_a_file_where_the_speech_folder_belongs_is_moved_aside(cache):
 
 @pytest.mark.parametrize("how", ["file cut", pytest.param("half the samples", marks=pytest.mark.slow),
                                  pytest.param("a folder", marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_a_damaged_kept_speech_is_said_again_with_one_warning(cache, capsys, how):
     pytest.importorskip("piper", reason="the voice extra")
     narrator = voice.Narrator(voice.resolve("joe", "en"), "en", folder=cache)
@@ -117,6 +119,7 @@ def test_a_damaged_kept_speech_is_said_again_with_one_warning(cache, capsys, how
     assert "warning" not in capsys.readouterr().err  # healed
 
 
+@pytest.mark.slow
 def test_no_cache_keeps_no_speech(cache, capsys):
     pytest.importorskip("piper", reason="the voice extra")
     code, _, err = run_main(["cats drink milk", "--weights", "random", "--chapters", "1",
@@ -159,6 +162,7 @@ def spoil(track: Path, how: str) -> None:
         track.parent.write_text("not a folder")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["cut", "random bytes", "a folder", "tracks a file"])
 def test_a_damaged_audio_track_is_made_again_with_one_warning(cache, clips, tmp_path, how):
     reference = tmp_path / "first.mp4"

@@ -136,6 +136,7 @@ def test_a_scheduler_address_needs_a_host_and_port(capsys, address):
     assert code == 2 and "is not a scheduler address" in err
 
 
+@pytest.mark.slow
 def test_a_scheduler_nobody_listens_on_is_one_line(tmp_path, capsys, monkeypatch):
     import socket
 
@@ -185,6 +186,7 @@ def serve(reply: bytes | None):
     return server.getsockname()[1], close
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reply, words", [
     (None, "something accepts connections there but did not answer as a Dask scheduler "
            "within 1 s"),
@@ -406,3 +408,16 @@ def test_sigterm_stops_a_real_batch_and_its_workers(tmp_path):
     assert (tmp_path / "cats.mp4").read_bytes() == b"earlier video"
     assert [f.name for f in tmp_path.iterdir() if f.name.endswith(".part")] == []
     assert not any(scratch.iterdir())
+
+
+def test_a_refused_manifest_stays_one_line_when_the_cache_is_due_a_tidy(tmp_path, capsys,
+                                                                         monkeypatch):
+    """The cache's walk reports what it removed; a manifest refused before any video made
+    nothing new, so nothing is tidied and the refusal is the only line."""
+    from attention_video.pipeline.commands import app  # noqa: PLC0415
+
+    monkeypatch.setattr(app, "tidy_cache", lambda limit, say: say("cache:     removed 3 entries"))
+    manifest = write(tmp_path / "course.toml", "[[video]]\nsentence = 'a b'\nquality = 'x'\n")
+    code, _, err = run(["--batch", str(manifest)], capsys)
+    assert code == 2 and err.strip().splitlines() == [
+        f"Error: batch {manifest}, video 1: quality: 'x' is not allowed; choose one of: l, m, h, k"]

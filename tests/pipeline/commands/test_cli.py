@@ -177,6 +177,7 @@ def test_dry_run_builds_and_exports_the_trace(tmp_path, capsys):
     assert "chapter 1 (input): builds" in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("captions, sidecars", [("burned", False), ("soft", True)])
 def test_dry_run_says_what_the_run_would_write_and_writes_none_of_it(tmp_path, capsys,
                                                                      captions, sidecars):

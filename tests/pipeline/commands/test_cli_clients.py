@@ -56,6 +56,7 @@ def test_no_argument_prints_usage_and_an_example_not_a_render(capsys):
     assert "Usage:" in err and "Example:" in err and "--help" in err
 
 
+@pytest.mark.slow
 def test_completion_prints_a_script_not_a_render():
     exe = Path(sys.executable).with_name("attention-video")
     if not exe.exists():

@@ -81,12 +81,14 @@ def toy(tmp_path: Path):
     return run
 
 
+@pytest.mark.slow
 def test_the_toy_is_a_weights_choice_in_help(toy):
     status, out, err = toy("--help")
     assert status == 0, err
     assert "toy" in out and "a toy model that exists only in a test" in " ".join(out.split())
 
 
+@pytest.mark.slow
 def test_the_toy_is_in_the_starter_config(toy, tmp_path):
     status, _, err = toy("--init-config", str(tmp_path / "start.toml"))
     assert status == 0, err
@@ -100,11 +102,13 @@ def test_the_toy_lists_its_heads(toy):
     assert "toy head 0: top word" in out and "toy head 1: top word" in out
 
 
+@pytest.mark.slow
 def test_an_unknown_source_is_still_one_line(toy):
     status, _, err = toy("The cat", "--weights", "toys")
     assert status != 0 and "toy" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_the_toy_draws_chapters_one_to_three(toy, tmp_path):
     status, _, err = toy("The black cat drank the milk", "--weights", "toy", "--chapters", "1-3",
                          "--storyboard", "-j", "1", "-o", str(tmp_path / "board.png"))

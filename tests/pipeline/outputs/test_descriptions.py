@@ -4,6 +4,7 @@ beside the video, timed with its caption, in the companion page's player as a tr
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -36,6 +37,30 @@ def test_a_description_is_timed_with_its_caption_and_an_empty_one_has_no_cue():
     cues = [(0.5, 4.0, "a"), (4.0, 9.0, "b"), (9.0, 12.0, "c")]
     assert description_cues(cues, ["one", "", "three"]) == [(0.5, 4.0, "one"), (9.0, 12.0, "three")]
     assert description_cues(cues, ["one"]) == []  # not one per caption: none (an old record)
+
+
+def test_a_said_description_is_timed_while_it_is_said():
+    """--describe --voice: a cue spans its description's speech in the described narration,
+    not its caption; one not said keeps its caption's times."""
+    cues = [(0.5, 4.0, "a"), (4.0, 9.0, "b"), (9.0, 12.0, "c")]
+    said = [(2.25, 3.75), None, None]
+    assert description_cues(cues, ["one", "", "three"], said) == [(2.25, 3.75, "one"),
+                                                                  (9.0, 12.0, "three")]
+
+
+def test_the_track_follows_the_described_narration_in_video_time(tmp_path):
+    voiced = [ChapterResult(r.chapter, r.duration, r.subtitles, descriptions=r.descriptions,
+                            described_at=said)
+              for r, said in zip(CHAPTERS, [[(2.0, 3.5), None], [(5.0, 7.25)]])]
+    text = write_descriptions(SETTINGS, voiced, tmp_path / "v.mp4").read_text(encoding="utf-8")
+    assert cues_of(text) == [("00:00:02.000", "00:00:03.500", "On screen: E."),
+                             ("00:00:15.000", "00:00:17.250",  # the second chapter at 10 s
+                              'Q, the row of "milk": 2.87, −4.40, …')]
+    cues = page_cues(voiced)  # the page's descriptions track and live region likewise
+    assert [(c.described_start, c.described_end) for c in cues if c.description] == \
+        [(2.0, 3.5), (15.0, 17.25)]
+    assert [(c.described_start, c.described_end) for c in page_cues(CHAPTERS)] == \
+        [(c.start, c.end) for c in page_cues(CHAPTERS)]  # not said: with the caption
 
 
 def test_the_track_goes_beside_the_video_in_video_time(tmp_path):
@@ -78,6 +103,20 @@ def test_the_page_cues_carry_their_descriptions():
     assert [c.description for c in cues] == ["On screen: E.", "", CHAPTERS[1].descriptions[0]]
 
 
+def test_the_pages_descriptions_track_follows_the_described_narration(browser, tmp_path):  # noqa: F811
+    """--describe --voice: the player's descriptions track (which feeds the live region)
+    has each cue while the described narration says it."""
+    voiced = [dataclasses.replace(r, described_at=said)
+              for r, said in zip(CHAPTERS, [[(2.0, 3.5), None], [(5.0, 7.25)]])]
+    page, *_ = build(tmp_path, voiced, describe=True)
+    tab = open_page(browser, page)
+    cues = tab.evaluate("""() => [...document.querySelector('video').textTracks]
+        .filter(t => t.kind === 'descriptions')
+        .map(t => [...t.cues].map(c => [c.startTime, c.endTime]))[0]""")
+    assert cues == [[2.0, 3.5], [15.0, 17.25]]
+
+
+@pytest.mark.slow
 def test_the_pages_player_has_a_descriptions_track(browser, tmp_path):  # noqa: F811
     page, *_ = build(tmp_path, CHAPTERS, describe=True)
     tab = open_page(browser, page)
@@ -110,6 +149,7 @@ def test_the_pages_player_has_a_descriptions_track(browser, tmp_path):  # noqa: 
     tab.context.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_dry_run_describes_what_the_captions_leave_out(language):
     from tests.support.builds import dry_run  # noqa: PLC0415 (builds a scene)

@@ -13,7 +13,7 @@ import pytest
 from attention_video.fastmanim.encoder import HeldFrameEncoder
 from attention_video.pipeline.cache.limits import human_size
 from attention_video.pipeline.outputs import formats
-from attention_video.pipeline.outputs.subtitles import to_srt, to_vtt
+from attention_video.pipeline.outputs.subtitles import mov_text_payload, to_srt, to_vtt
 from attention_video.pipeline.outputs.video import frame_at, join, probe
 from manim._config.video_encoder import VideoEncoderSpec
 
@@ -218,3 +218,17 @@ def test_the_gif_shows_at_each_frames_start_the_mp4s_picture_then(timed):
     for t in TIMES:
         start = int(t * formats.GIF_FPS + 1e-6) / formats.GIF_FPS
         assert which(at(gif, t), sources) == which(at(mp4, start), sources), f"{t} s"
+
+
+# Plain-text maths a subtitle file could hold typeset: a subscript or superscript Unicode
+# has small letters for ("_k", "^T"), written raw.
+RAW_MATHS = re.compile(r"(?<![^\W\d_])[A-Za-z]_[0-9aehijklmnoprstuvx]+\b|\^T\b")
+
+
+def test_subtitles_write_maths_in_unicode_where_it_has_the_letters():
+    """SRT and WebVTT hold no markup: Kᵀ and dₖ in Unicode's small letters; W_Q as written
+    everywhere (Unicode has no small capital Q); a word such as snake_case as it is."""
+    cues = [(0.0, 2.0, "softmax(Q·K^T / √d_k) · V with Q = X · W_Q in snake_case")]
+    for text in (to_srt(cues), to_vtt(cues), mov_text_payload(cues[0][2]).decode("utf-8", "replace")):
+        assert "softmax(Q·Kᵀ / √dₖ) · V with Q = X · W_Q in snake_case" in text
+        assert not RAW_MATHS.search(text)

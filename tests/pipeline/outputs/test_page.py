@@ -481,6 +481,7 @@ def test_zh_page_and_captions(browser, tmp_path):
     tab.context.close()
 
 
+@pytest.mark.slow
 def test_many_heads_get_an_overview_that_opens_each_head(browser, tmp_path):
     page, trace, *_ = build(tmp_path, weights="random", heads=2)
     tab = open_page(browser, page)
@@ -529,6 +530,7 @@ def test_a_pretrained_models_overview_opens_every_layers_heads(browser, tmp_path
     tab.context.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layer", [0, 3])
 def test_a_real_models_x_is_told_as_what_it_is_not_summed(browser, tmp_path, layer):
     """Layer 0's X is LayerNorm(E + P), a later layer's the hidden state after the layer
@@ -618,6 +620,7 @@ def rotary_value(trace: dict, head: int, name: str, index: list[int]) -> float:
     return v
 
 
+@pytest.mark.slow
 def test_a_rotary_page_shows_q_and_k_before_their_turn_and_the_turn_as_a_step(browser, tmp_path):
     """Issue 39: every number a cell shows is the trace's under the page's names, and
     equals the sum its operands make: Q = Σ X·W_Q, Q_rot = Q₂ₘ·cos θ − Q₂ₘ₊₁·sin θ (or

@@ -35,6 +35,7 @@ def test_embedded_json_holds_no_character_the_html_parser_reads(sentence):
     assert json.loads(text)["sentence"] == sentence
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sentence", HOSTILE)
 def test_a_hostile_sentence_leaves_the_page_whole_and_runs_nothing(browser, tmp_path, sentence):
     page, trace, chapters, _ = build(tmp_path, sentence=sentence, weights="random")

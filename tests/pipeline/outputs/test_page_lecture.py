@@ -67,6 +67,7 @@ def assert_whole(rect, when):
 
 
 # ---- the video stays on screen ------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("view", ["page", "presenter"])
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_show_me_and_a_minute_of_playing_keep_the_whole_video_on_screen(browser, tiny, screen, view):
@@ -110,6 +111,7 @@ def test_show_me_and_a_minute_of_playing_keep_the_whole_video_on_screen(browser,
     tab.context.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("view", ["page", "presenter"])
 def test_clicking_captions_down_the_list_moves_the_list_not_the_video(browser, tiny, view):
     page, *_ = tiny
@@ -153,6 +155,7 @@ def test_tab_reaches_the_first_grid_in_three_presses(browser, tiny):
     tab.context.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["click", "Enter"])
 def test_escape_goes_back_to_the_cell_that_opened(browser, tiny, how):
     page, *_ = tiny
@@ -197,6 +200,7 @@ def test_hover_previews_and_never_loses_the_open_cell(browser, tiny):
     tab.context.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("theme", ["dark", "light"])
 def test_axe_finds_no_violation_in_the_presenter_view(browser, tiny, theme):
     axe = pytest.importorskip("axe_playwright_python.sync_playwright")
@@ -212,6 +216,7 @@ def test_axe_finds_no_violation_in_the_presenter_view(browser, tiny, theme):
 
 
 # ---- a page that travels ------------------------------------------------------------------
+@pytest.mark.slow
 def test_alone_the_page_names_its_video_and_the_command_that_makes_it(browser, tmp_path):
     page, _, _, settings = build(tmp_path, weights="random", seed=3)
     tab = open_page(browser, page)
@@ -290,6 +295,7 @@ def test_printing_gives_a_handout_with_every_caption(browser, tiny, tmp_path):
 
 
 # ---- captions, the followed word, long sums -------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("captions, shown", [("soft", "showing"), ("both", None), ("burned", None)])
 def test_captions_are_the_pages_own_track_shown_once(browser, tmp_path, captions, shown):
     page, _, chapters, _ = build(tmp_path, weights="random", captions=captions)

@@ -24,6 +24,7 @@ def tiny(tmp_path_factory):
     return build(tmp_path_factory.mktemp("predict"))
 
 
+@pytest.mark.slow
 def test_answering_by_keyboard_reveals_the_withheld_cells_and_stays(browser, tiny):
     page, trace, _, settings = tiny
     from tests.support.builds import trace_of

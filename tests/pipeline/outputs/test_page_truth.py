@@ -125,6 +125,7 @@ LONG = ("pretrained-long", "multilingual-long")
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in LONG
                                   else n for n in MODELS])
+@pytest.mark.slow
 def test_every_cell_of_every_matrix_adds_up_as_written(browser, tmp_path, name):
     page, trace = page_of(tmp_path, name)
     tab = open_page(browser, page)
@@ -142,6 +143,7 @@ def test_every_cell_of_every_matrix_adds_up_as_written(browser, tmp_path, name):
         assert any("." in f.get("expr", "") and f["key"] == "Z" for f in formulas)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(MODELS))
 def test_every_models_page_is_under_two_megabytes(tmp_path, name):
     page, _ = page_of(tmp_path, name)
@@ -155,6 +157,7 @@ def test_the_decoders_page_opens_in_under_a_second(browser, tmp_path):
     tab.context.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("softmax", [True, False])
 def test_a_weight_is_written_as_the_video_writes_it(browser, tmp_path, softmax):
     """One precision per quantity (issue 39): a weight's cell, and the weight, its exps and

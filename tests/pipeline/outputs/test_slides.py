@@ -173,6 +173,7 @@ def deck(tmp_path_factory):
     return html, pptx, n
 
 
+@pytest.mark.slow
 def test_outputs_beside_the_video_with_its_stem(deck):
     html, pptx, n = deck
     assert (html.name, pptx.name, n) == ("talk.html", "talk.pptx", 3)
@@ -615,3 +616,13 @@ def test_every_pptx_preview_is_its_steps_picture_in_libreoffice(rendered, tmp_pa
         for n, page in enumerate(pages, 1):
             page.save(Path(os.environ["SLIDES_SHOTS"]) / f"page{n:02d}.png")
     check_held(pages, clips, "LibreOffice")
+
+
+def test_a_described_decks_notes_give_each_steps_description_after_its_caption():
+    """--describe: a step's notes say what its picture shows after its caption, for a
+    lecturer to read out; notes are plain text, maths in Unicode's small letters."""
+    r = ChapterResult("input", 10.0, [(0.5, 4.0, "Q = X · W_Q"), (4.0, 9.0, "K^T over √d_k")],
+                      holds=[4.0, 9.0], descriptions=["On screen: W_Q, K^T.", ""])
+    assert [s.notes for s in plan_steps([r], "The picture:")] == [
+        "Q = X · W_Q\n\nThe picture: On screen: W_Q, Kᵀ.", "Kᵀ over √dₖ"]
+    assert [s.notes for s in plan_steps([r])] == ["Q = X · W_Q", "Kᵀ over √dₖ"]  # not described

@@ -44,6 +44,7 @@ def pdf_pages(path: Path) -> int:
     return max(counts)
 
 
+@pytest.mark.slow
 def test_one_still_per_caption_the_same_captions_as_a_dry_run(stills, trace):
     for ch, got in stills.items():
         dry = render_chapter(ChapterJob(ch, trace, S, clip=None))
@@ -68,6 +69,7 @@ def test_a_still_shows_the_final_state_of_its_animations(stills):
     assert drawn(last) > 2 * drawn(first)
 
 
+@pytest.mark.slow
 def test_png_and_pdf_are_written_beside_each_other(stills, tmp_path):
     all_stills = [s for ch in ("input", "dot") for s in stills[ch].stills]
     pdf, pages = sb.write_storyboard(all_stills, tmp_path / "board.png")
@@ -167,6 +169,7 @@ def test_storyboard_errors_are_one_line(args, expect, capsys):
     assert e.value.code != 0 and expect in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_the_command_makes_the_storyboard(tmp_path, capsys):
     out = tmp_path / "board.png"
     main(["The black cat drank the milk", "--storyboard", "--chapters", "4", "-o", str(out),
@@ -194,6 +197,7 @@ def test_default_sentence_storyboard_has_every_caption_of_the_dry_run(tmp_path, 
     assert pdf_pages(out.with_suffix(".pdf")) == board.pages
 
 
+@pytest.mark.slow
 def test_the_handout_is_vector_with_its_captions_as_text(stills, tmp_path):
     # it was one JPEG per page: blurred labels, no text to select or search (issue 28)
     all_stills = [s for ch in ("input", "dot") for s in stills[ch].stills]
@@ -278,3 +282,13 @@ def test_the_handout_draws_an_image_mobject_where_the_frame_has_it():
     assert at(4.5, -0.5) == (0, 0, 255)  # inside the bottom-right one
     assert at(2.0, 2.5) == (0, 0, 0)  # the top middle pixel: black
     assert at(-2.0, 1.0) != (255, 0, 0)  # left of the image: the background
+
+
+def test_printed_captions_write_maths_in_unicode_where_it_has_the_letters(stills):
+    """The storyboard prints plain text: Kᵀ and dₖ in Unicode's small letters, W_Q as
+    written (Unicode has no small capital Q), as the subtitle files do."""
+    still = dataclasses.replace(stills["input"].stills[0], caption="Q·K^T / √d_k and W_Q",
+                                title="2 · Q = X · W_Q, K^T")
+    heading, row = sb.lay_out_blocks([still], sb.HANDOUT)
+    assert heading.title == "2 · Q = X · W_Q, Kᵀ"
+    assert " ".join(row.lines[0]) == "Q·Kᵀ / √dₖ and W_Q"

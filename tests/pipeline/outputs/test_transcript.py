@@ -24,10 +24,14 @@ CHAPTERS = [
                                   (4.0, 9.0, "X = E + P: *one* row per word")],
                   title="1 · Input: words become rows of numbers",
                   descriptions=["On screen: E <and> P.", ""]),
-    ChapterResult("softmax", 20.0, [(1.0, 6.0, "Scale, then softmax: 0.99 goes to \"drank\"")],
-                  title="5 · Scale and softmax"),
+    ChapterResult("softmax", 20.0, [(1.0, 6.0, "Scale, then softmax: 0.99 goes to \"drank\""),
+                                    (6.0, 9.0, "softmax(Q·K^T / √d_k) · V, with Q = X · W_Q")],
+                  title="5 · Scale and softmax", descriptions=["", "On screen: W_Q, 4 × 4."]),
 ]
 CAPTIONS = [text for r in CHAPTERS for *_, text in r.subtitles]
+PLAIN = CAPTIONS[:3]  # (the last has maths, typeset)
+# Plain-text maths written raw where it could be typeset: any subscript or superscript
+RAW_MATHS = re.compile(r"(?<![^\W\d_])[A-Za-z]\\?_[A-Za-z0-9]+|\^T\b")
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +68,7 @@ def test_the_markdown_holds_every_caption_unescaped_when_read(written):
     _, md, _ = written
     text = md.read_text(encoding="utf-8")
     unescaped = re.sub(r"\\(.)", r"\1", text)
-    for caption in CAPTIONS:
+    for caption in PLAIN:
         assert caption in unescaped
     assert "\\<become\\>" in text and "\\*one\\*" in text  # not read as a tag or emphasis
     assert text.count("\n## ") == len(CHAPTERS) + 1
@@ -74,3 +78,14 @@ def test_the_markdown_holds_every_caption_unescaped_when_read(written):
 def test_another_ending_is_one_line(tmp_path, name):
     with pytest.raises(ValueError, match=r"end it in \.html .* or \.md"):
         transcript_path(tmp_path / name)
+
+
+def test_the_transcript_typesets_its_maths(written):
+    """Kᵀ and dₖ in Unicode's small letters, W_Q's Q lowered in <sub> (HTML, and Markdown,
+    which GitHub and pandoc render): no maths written raw, as the video draws none."""
+    page, md, _ = written
+    for path in (page, md):
+        text = path.read_text(encoding="utf-8")
+        assert "softmax(Q·Kᵀ / √dₖ) · V, with Q = X · W<sub>Q</sub>" in text, path
+        assert "On screen: W<sub>Q</sub>, 4 × 4." in text, path
+        assert not RAW_MATHS.search(text), (path, RAW_MATHS.search(text))

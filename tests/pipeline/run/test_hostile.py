@@ -83,6 +83,7 @@ def what_is_wrong(text: str) -> str | None:
 
 
 # Each example dry-runs chapter 1 (~0.35 CPU-seconds): a few in the fast tier, many slow.
+@pytest.mark.slow
 @hsettings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=st.text(max_size=30))
 def test_any_unicode_text_builds_or_gets_the_clear_error(text):

@@ -109,6 +109,7 @@ def test_editing_a_helper_another_chapter_imports_renders_that_chapter_again(tmp
     assert after["input"] == before["input"]  # an unrelated chapter keeps its clip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug", SLUGS)
 def test_every_project_module_a_chapter_imports_is_in_its_code_digest(slug, tmp_path):
     """Each project module named in the chapter's own import lines, when edited, changes

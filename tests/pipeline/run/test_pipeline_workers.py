@@ -109,6 +109,7 @@ print(skipped, refused)
 """
 
 
+@pytest.mark.slow
 def test_light_imports_skip_what_a_worker_does_not_use_and_lose_nothing():
     """In a worker (a fresh interpreter here), `import manim` leaves scipy.spatial's own
     __init__ unrun until one of its names is used, and then it works; IPython is refused."""
@@ -147,6 +148,7 @@ except KeyboardInterrupt:
 """
 
 
+@pytest.mark.slow
 def test_a_render_interrupted_with_chapters_queued_lets_the_process_exit():
     """Before, the queued chapters were cancelled before the workers were stopped: the
     pool's manager thread died on them (InvalidStateError: CANCELLED, printed), and with
