@@ -31,6 +31,7 @@ from attention_video.scenes.describe import (
     Picture,
     Words,
     describe,
+    told_number,
 )
 from attention_video.scenes.layout import BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y, TITLE_SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
@@ -45,8 +46,11 @@ from attention_video.scenes.titles import chapter_title
 from attention_video.scenes.voice import Narrator, Speech
 from attention_video.scenes.widgets import (
     ChartView,
+    HeatView,
     MatrixView,
+    NumberLabel,
     Recorder,
+    TableRows,
     make_caption,
     make_title,
     title_font,
@@ -57,6 +61,7 @@ from manim import (
     RIGHT,
     UP,
     UR,
+    Mobject,
     Rectangle,
     Scene,
     VGroup,
@@ -487,17 +492,36 @@ class ChapterScene(Scene):
         keep = (self._caption, getattr(self, "title_mob", None), getattr(self, "badge", None))
         shown = [m for m in self.mobjects if all(m is not k for k in keep)]
         views = [v for top in shown for v in _of_type(top, MatrixView)]
-        grids = tuple(Grid(m.key, *m.values.shape, numbers=bool(m.numbers)) for m in views)
-        charts = tuple(Chart(c.key, c.kind, c.plotted, c.indices, c.decimals)
+        places = _places([*views, *(v for top in shown for v in _of_type(top, HeatView))])
+        grids = [Grid(m.key, *m.values.shape, numbers=bool(m.numbers), place=places[id(m)])
+                 for m in views]
+        grids += [Grid(m.key, *m.shape, numbers=False, place=places[id(m)])
+                  for top in shown for m in _of_type(top, HeatView)]
+        tables: dict[int, tuple[MatrixView, set[int]]] = {}  # a table shown row by row
+        for part in (p for top in shown for p in _of_type(top, TableRows)):
+            tables.setdefault(id(part.view), (part.view, set()))[1].update(part.rows)
+        grids += [Grid(v.key, len(rows), v.values.shape[1], numbers=bool(v.numbers))
+                  for v, rows in tables.values()]
+        charts = tuple(Chart(c.key, c.kind, c.plotted, c.indices, c.decimals, c.labelled)
                        for top in shown for c in _of_type(top, ChartView))
         texts = {t for top in shown for t in visible_texts(top)}
         up = {}
         for key, index, text in self.drawn.entries:
             if (text in texts or f"{text}°" in texts) and (key, index) not in up:
                 up[(key, index)] = Number(key, index, text)
+        # A number matched by its text alone may be another of its key that reads the same
+        # ("0.000" of a row not yet shown): where the scene graph says which are up (the rows
+        # of a table shown row by row, labels that hold a number), only those are.
+        for view, rows in tables.values():
+            up = {k: n for k, n in up.items() if k[0] != view.key or k[1][0] in rows}
+        labels = [n for top in shown for n in _of_type(top, NumberLabel) if visible_texts(n)]
+        labelled = {n.key for n in labels}
+        up = {k: n for k, n in up.items() if k[0] not in labelled}
+        for label in labels:  # (a number among words: "step 500")
+            up.setdefault((label.key, label.index), Number(label.key, label.index, label.text))
         fresh = frozenset(k for k in up if k not in self._numbers_up)
         self._numbers_up = set(up)
-        return Picture(grids, tuple(up.values()), fresh, charts)
+        return Picture(tuple(grids), tuple(up.values()), fresh, charts)
 
     def _describe(self, seconds: float) -> Description:
         """The description of the caption that leaves, to be said in `seconds`."""
@@ -509,7 +533,7 @@ class ChapterScene(Scene):
         self.descriptions.append(described)
         self.described_at.append(None)  # (said: _say_description times it)
         self._picture = picture
-        on_screen = {(c.kind, c.key) for c in picture.charts}
+        on_screen = {(c.kind, c.key) for c in picture.charts} | {told_number(n) for n in picture.numbers}
         self._told = frozenset(c for c in described.told if c in on_screen)  # (until it goes)
         return described
 
@@ -530,6 +554,22 @@ class ChapterScene(Scene):
         self.described_at[-1] = (start + speech.first_word, start + speech.seconds)
         self._caption_need = max(self._caption_need,
                                  start - self._caption_start + speech.seconds + SPEECH_GAP)
+
+    def gather(self, group: Mobject) -> None:
+        """Put `group` in the scene graph where its parts stand already, the drawing order
+        unchanged: a chart whose marks were animated one by one (scenes.describe finds
+        charts in the scene graph). It takes the place of the first object that holds its
+        parts only (an animation's group of them, or a part); the others leave theirs.
+        Where another object holds a part too, it is added on top, as `add` does."""
+        parts = set(group.submobjects)
+        holders = [m for m in self.mobjects if m in parts or parts & set(m.get_family())]
+        if not holders or any(m not in parts and not set(m.submobjects) <= parts
+                              for m in holders):
+            self.add(group)
+            return
+        at = self.mobjects.index(holders[0])
+        self.mobjects = [m for m in self.mobjects if m not in holders]
+        self.mobjects.insert(at, group)
 
     def make_cover(self, top: float, bottom: float) -> Rectangle:
         """A background-coloured band: fading it in hides what is under it at the cost of
@@ -568,6 +608,25 @@ class ChapterScene(Scene):
         cover = self.make_cover(config.frame_height / 2, -config.frame_height / 2)
         self.play(FadeIn(cover), run_time=0.5)
         self.remove(*self.mobjects)
+
+
+def _places(grids: list[Any]) -> dict[int, tuple[int, int]]:
+    """Where each grid stands among the grids of its key, as (line, place in the line):
+    lines top to bottom, a new line where a grid's centre is lower than the line's by more
+    than half its height (thumbnails in a line stand on one baseline, not one centre)."""
+    out: dict[int, tuple[int, int]] = {}
+    for key in {g.key for g in grids}:
+        same = sorted((g for g in grids if g.key == key), key=lambda g: -g.get_y())
+        line, top, lines = 0, None, []
+        for g in same:
+            if top is not None and top - g.get_y() > g.height / 2:
+                line, top = line + 1, g.get_y()
+            top = g.get_y() if top is None else top
+            lines.append((line, g))
+        for n in range(line + 1):
+            row = sorted((g for k, g in lines if k == n), key=lambda g: g.get_x())
+            out.update({id(g): (n, c) for c, g in enumerate(row)})
+    return out
 
 
 def _of_type(mob: Any, kind: type) -> Any:

@@ -45,6 +45,7 @@ from manim import (
     PI,
     RIGHT,
     UP,
+    ImageMobject,
     Mobject,
     Rectangle,
     RoundedRectangle,
@@ -141,14 +142,40 @@ class ChartView(VGroup):
     so the scene graph tells a listener's description (scenes.describe) and its test what
     the chart shows, as MatrixView does for a grid: the trace `key` of its values, each
     value's trace `index` (a bar's (query, key), a curve sample's (step,)), the values
-    themselves, and the `decimals` its labels write them with. `kind`: "bars" or "curve"."""
+    themselves, and the `decimals` its labels write them with. `kind`: "bars", "curve" or
+    "stacked" (one bar split into parts, one per value, laid end to end); `labelled`, per
+    value, whether its mark carries its word (a stacked part wide enough to hold it)."""
 
     def __init__(self, *marks, key: str, kind: str, values: Sequence[float],
-                 indices: Sequence[tuple[int, ...]], decimals: int):
+                 indices: Sequence[tuple[int, ...]], decimals: int,
+                 labelled: Sequence[bool] = ()):
         super().__init__(*marks)
         self.key, self.kind, self.decimals = key, kind, decimals
         self.plotted = tuple(float(v) for v in values)
         self.indices = tuple(tuple(i) for i in indices)
+        self.labelled = tuple(bool(b) for b in labelled)
+
+
+class NumberLabel(VGroup):
+    """A text that holds a recorded number among words ("step 500", "milk → drank 0.59"),
+    saying which: its trace `key`, `index` and `text` as drawn, so the scene graph tells a
+    listener's description (scenes.describe) the number it shows, where the screen's texts
+    hold more than the number."""
+
+    def __init__(self, *parts, key: str, index: tuple[int, ...], text: str):
+        super().__init__(*parts)
+        self.key, self.index, self.text = key, tuple(int(i) for i in index), text
+
+
+class HeatView(ImageMobject):
+    """A grid of weights drawn as an image, one pixel per cell (a model overview's
+    thumbnail), saying what it shows as MatrixView does: the trace `key`, its `index` there
+    (layer, head) and the grid's `shape` (rows, columns)."""
+
+    def __init__(self, pixels: np.ndarray, *, key: str, index: tuple[int, ...],
+                 shape: tuple[int, int]):
+        super().__init__(pixels)
+        self.key, self.index, self.shape = key, tuple(index), tuple(shape)
 
 
 class MatrixView(VGroup):
@@ -302,6 +329,17 @@ class MatrixView(VGroup):
     def grid_only(self) -> VGroup:
         """The cells and numbers, without labels (for sizing and placing)."""
         return VGroup(self.cells, self.number_group)
+
+
+class TableRows(VGroup):
+    """Rows of a MatrixView brought on screen by themselves (a table that comes in row by
+    row, its view never added whole): the scene graph then holds these, and they say whose
+    rows they are (`view`) and which (`rows`), so a listener's description (scenes.describe)
+    knows the table is up, and how much of it, as it would from the view."""
+
+    def __init__(self, *parts, view: MatrixView, rows: Sequence[int]):
+        super().__init__(*parts)
+        self.view, self.rows = view, tuple(int(r) for r in rows)
 
 
 def box_around(mob, color: str, buff: float = BUFF_BOX, width: float = 4) -> Rectangle:

@@ -46,7 +46,9 @@ from attention_video.scenes.text import fit_width, fmt, make_text
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import (
     CellLayout,
+    HeatView,
     MatrixView,
+    NumberLabel,
     box_around,
     fit_cells,
     label_width,
@@ -220,7 +222,9 @@ def make_thumb(t: AttentionTrace, link: HeadLink, side: float, labelled: bool, w
     row_mark = grid.row_box(i, words.q_colors[i] if labelled else ctx.theme.text, buff=BUFF_NONE,
                             width=3)
     top_cell = grid.cell_box(i, link.key, ctx.theme.accent, width=3)
-    return Thumb(grid, name, VGroup(link_mob), row_mark, top_cell)
+    link_label = NumberLabel(link_mob, key="head_weights", index=(link.head, i, link.key),
+                             text=weight)
+    return Thumb(grid, name, link_label, row_mark, top_cell)
 
 
 def make_head_grid(t: AttentionTrace, links: list[HeadLink], words: ThumbWords, ctx: ChapterContext,
@@ -339,7 +343,8 @@ def make_overview(t: AttentionTrace, ctx: ChapterContext, top: float,
         row = []
         for H in range(n_heads):
             r, c = (H, L) if g.layers_across else (L, H)
-            img = ImageMobject(heat_image(A[L, H], mask, ctx.theme))
+            img = HeatView(heat_image(A[L, H], mask, ctx.theme), key="model_weights",
+                           index=(L, H), shape=(n_q, n_k))
             img.set_resampling_algorithm(RESAMPLING_ALGORITHMS["nearest"])
             img.stretch_to_fit_width(w).stretch_to_fit_height(h)
             img.move_to([left + w / 2 + c * (w + gap), top - OVERVIEW_HEAD_H - h / 2 - r * (h + gap), 0])

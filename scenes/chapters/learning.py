@@ -76,6 +76,8 @@ from attention_video.scenes.widgets import (
     CellLayout,
     ChartView,
     MatrixView,
+    NumberLabel,
+    TableRows,
     fit_cells,
     make_label,
     make_sub,
@@ -179,7 +181,8 @@ def make_step_labels(view: MatrixView, steps: np.ndarray, size: float,
     for s, step in enumerate(steps):
         n = fmt(step, 0)
         ctx.record("history_steps", (s,), n)
-        label = make_text(ctx.tr("step {n}", n=n), size, ctx.theme.muted)
+        label = NumberLabel(make_text(ctx.tr("step {n}", n=n), size, ctx.theme.muted),
+                            key="history_steps", index=(s,), text=n)
         labels.add(label.next_to(view.row_rect_of(s), LEFT, buff=BUFF_ROW))
     return labels
 
@@ -374,7 +377,8 @@ def make_snapshot_numbers(history, s: int, g: QueryGeometry, drawn: list[int], p
     keys = GeometryKeys("history_", (s,), (s,))
     n = fmt(history.steps[s], 0)
     ctx.record("history_steps", (s,), n)
-    step = make_text(ctx.tr("step {n}", n=n), PANEL_FONT + 2, ctx.theme.accent, weight="BOLD")
+    step = NumberLabel(make_text(ctx.tr("step {n}", n=n), PANEL_FONT + 2, ctx.theme.accent,
+                                 weight="BOLD"), key="history_steps", index=(s,), text=n)
     q_norm = make_text(f"|q| = {norm_text(g, None, keys, ctx.record)}", PANEL_FONT, ctx.theme.q)
     heads = [ctx.tr("key"), "θ", "|k|", "q·k"]
     cells = []
@@ -504,8 +508,9 @@ class LearningScene(ChapterScene):
                              step_text=self.step_text(first), w=w, w_text=self.w_text(first, top), k_name=self.k_name(top)))
         if len(heading):
             self.play(FadeIn(heading), run_time=0.6)
-        rows = [VGroup(table.steps[s], v.row_rect_of(s),
-                       *[v.numbers[(s, c)] for c in range(len(keys)) if (s, c) in v.numbers])
+        rows = [TableRows(table.steps[s], v.row_rect_of(s),
+                          *[v.numbers[(s, c)] for c in range(len(keys)) if (s, c) in v.numbers],
+                          view=v, rows=[s])  # (its rows come one by one: scenes.describe)
                 for s in range(len(h.steps))]
         if spread:
             self.claim(Claim(SPREAD, (), {first: rows[first]}, values={"snapshot": first}))
@@ -561,8 +566,9 @@ class LearningScene(ChapterScene):
                          step_text=self.step_text(0), agree=agree[0], d_k=d_k, s0=s0, agree2=agree[1], s1=s1))
         v = table.view
         self.play(FadeIn(VGroup(table.title, v.col_labels, table.extra[-1])), run_time=0.6)
-        rows = [VGroup(table.steps[s], v.row_rect_of(s), table.extra[-2][s],
-                       *[v.numbers[(s, c)] for c in range(len(v.cols)) if (s, c) in v.numbers])
+        rows = [TableRows(table.steps[s], v.row_rect_of(s), table.extra[-2][s],
+                          *[v.numbers[(s, c)] for c in range(len(v.cols)) if (s, c) in v.numbers],
+                          view=v, rows=[s])
                 for s in range(len(h.steps))]
         self.claim(Claim(AGREEING, (h.partner,), {0: rows[0], last: rows[last]},
                          values={"first": agree[0], "last": agree[1]}))

@@ -252,18 +252,25 @@ def segment_word(label: str, fill: str, width: float, height: float, font: float
 
 
 def make_stacked_bar(weights: np.ndarray, geo: TableGeometry, colors: list[str],
-                     labels: list[str], theme: Theme, bar_x: float, y: float) -> StackedBar:
+                     labels: list[str], theme: Theme, bar_x: float, y: float, i: int,
+                     decimals: int) -> StackedBar:
     """Every weight (shown or not) laid end to end inside a frame of length BAR_LEN = 1.
     A segment wide enough carries its word inside it, in its word's colour; the others,
     too narrow to be named, are grey (a colour with no word would name nothing to a
-    viewer who cannot tell two word colours apart)."""
-    segments, words, x = VGroup(), VGroup(), bar_x
+    viewer who cannot tell two word colours apart). The segments are one chart (ChartView
+    "stacked", the weights of query row `i` as the weights column writes them, `decimals`),
+    so a listener's description says which parts carry a word (scenes.describe)."""
+    words, x = VGroup(), bar_x
     height = geo.row_h * 0.6
-    for j in range(len(weights)):
+    parts = [j for j in range(len(weights)) if weights[j] * BAR_LEN > 0]
+    fitted = {j: segment_word(labels[j], colors[j], weights[j] * BAR_LEN, height, geo.font, theme)
+              for j in parts}
+    segments = ChartView(key="weights", kind="stacked", values=[weights[j] for j in parts],
+                         indices=[(i, j) for j in parts], decimals=decimals,
+                         labelled=[fitted[j] is not None for j in parts])
+    for j in parts:
         w = weights[j] * BAR_LEN
-        if w <= 0:
-            continue
-        word = segment_word(labels[j], colors[j], w, height, geo.font, theme)
+        word = fitted[j]
         fill, opacity = ((colors[j], 0.9) if word is not None
                          else (theme.muted, SEGMENT_OPACITY[len(segments) % 2]))
         seg = Rectangle(width=w, height=height, stroke_width=1,
@@ -307,7 +314,8 @@ def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], ctx:
         return make_text(text, geo.font, color, weight=weight).move_to(
             RIGHT * right_of[column] + UP * foot_y, aligned_edge=RIGHT)
 
-    stacked = make_stacked_bar(h.weights[i], geo, colors, labels, ctx.theme, bar_x, foot_y)
+    stacked = make_stacked_bar(h.weights[i], geo, colors, labels, ctx.theme, bar_x, foot_y, i,
+                               weight_decimals(trace.normalized))
     return SoftmaxTable(
         word=columns.word.group, scores=columns.scores.group, scaled=columns.scaled.group,
         exp=columns.exp.group, weights=columns.weights.group, bar_scale=bars.scale,
@@ -420,6 +428,7 @@ class SoftmaxScene(ChapterScene):
                 moved.append(FadeIn(seg))
         self.play(FadeIn(tb.outline), FadeIn(tb.weight_sum), LaggedStart(*moved, lag_ratio=0.05),
                   run_time=1.4)
+        self.gather(tb.segments)  # the parts as one chart in the scene graph (scenes.describe)
         if len(tb.segment_words):
             self.play(FadeIn(tb.segment_words), run_time=0.4)
         self.wait(1.2)

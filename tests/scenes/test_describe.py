@@ -10,6 +10,7 @@ import sys
 import pytest
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.describe import (
+    Chart,
     Grid,
     Number,
     Picture,
@@ -124,3 +125,82 @@ def test_a_caption_too_short_for_on_screen_gets_the_names_alone():
 def test_only_the_followed_words_row_is_said_by_its_extremes():
     other = [Number("weights", (0, j), t) for j, t in enumerate(("0.500", "0.300", "0.200"))]
     assert "highest" not in describe(picture([], other), None, "Softmax.", PLENTY, EN, WORDS).text
+
+
+def test_a_stacked_bar_names_the_parts_that_carry_a_word_and_counts_the_grey_ones():
+    stacked = Chart("weights", "stacked", (0.6, 0.3, 0.1), ((2, 0), (2, 1), (2, 2)), 3,
+                    (True, True, False))
+    d = describe(Picture((), (), frozenset(), (stacked,)), None, "Softmax.", PLENTY, EN, WORDS)
+    assert d.text == ('the stacked bar: "The" 0.600, "cat" 0.300, and 1 grey part too narrow '
+                      'for its word.')
+    said = describe(Picture((), (), frozenset(), (stacked,)), None, "The: 0.600, cat: 0.300.",
+                    PLENTY, EN, WORDS)  # what the caption states is not said again
+    assert said.text == "the stacked bar: 1 grey part, too narrow for its word."
+    assert [(m.kind, m.text) for m in d.mentions] == [("value", "0.600"), ("value", "0.300"),
+                                                      ("parts", "1")]
+    assert "On screen" not in d.text  # its own sentence names it
+
+
+def test_a_chart_too_long_to_describe_is_named_all_the_same():
+    stacked = Chart("weights", "stacked", (0.6, 0.3, 0.1), ((2, 0), (2, 1), (2, 2)), 3,
+                    (True, True, False))
+    shown = Picture((), (), frozenset(), (stacked,))
+    assert describe(shown, None, "Softmax.", 2.0, EN, WORDS).text == "On screen: the stacked bar."
+    assert describe(shown, None, "Softmax.", 1.0, EN, WORDS).text == "the stacked bar."
+
+
+def grid_at(key: str, line: int, place: int) -> Grid:
+    return Grid(key, 3, 3, False, (line, place))
+
+
+def test_thumbnails_are_counted_and_their_rows_said():
+    five = [grid_at("head_weights", 0, k) for k in range(3)] + \
+        [grid_at("head_weights", 1, k) for k in range(2)]
+    d = describe(picture(five), None, "Heads.", PLENTY, EN, WORDS)
+    assert "New: each head's weights, 5 grids of 3 × 3 in 2 rows of 3." in d.text
+    two = [grid_at("head_weights", 0, k) for k in range(2)]
+    assert "2 grids of 3 × 3 side by side." in describe(picture(two), None, "Heads.", PLENTY,
+                                                          EN, WORDS).text
+
+
+def test_the_latest_snapshot_row_is_said_with_its_step():
+    table = Grid("history_weights", 2, 3, True)
+    row = [Number("history_weights", (1, j), t) for j, t in enumerate(("0.100", "0.850", "0.050"))]
+    step = Number("history_steps", (1,), "500")
+    old = [Number("history_weights", (0, j), "0.333") for j in range(3)]
+    d = describe(picture([table], [*old, step, *row], fresh={(n.key, n.index) for n in row}),
+                 None, "Training goes on.", PLENTY, EN, WORDS)
+    assert d.text.startswith('the weights at each snapshot, step 500: highest 0.850 for "cat", '
+                             'lowest 0.050 for "milk".')
+    assert [m.text for m in d.mentions][:3] == ["500", "0.850", "0.050"]
+
+
+def snapshot(s: int, step: str, angles: tuple[str, ...]) -> list[Number]:
+    return [Number("history_steps", (s,), step),
+            *(Number("history_angle", (s, j), a) for j, a in enumerate(angles))]
+
+
+def test_a_snapshots_arrows_are_said_with_how_each_angle_changed():
+    first = picture([], snapshot(0, "0", ("80", "125", "30")))
+    d = describe(first, None, "Arrows.", PLENTY, EN, WORDS)
+    assert 'The arrows\' angles to the query at step 0: "The" 80°, "cat" 125°, "milk" 30°.' in d.text
+    # a number of another snapshot that reads the same as one on screen is not taken for it
+    last = picture([], [*snapshot(6, "3000", ("49", "11", "150")), Number("history_angle", (3, 1), "80")])
+    d = describe(last, first, "Replayed.", PLENTY, EN, WORDS)
+    assert ('from step 0 to step 3000: "The" 80° to 49°, "cat" 125° to 11°, "milk" 30° to 150°.'
+            in d.text)
+
+
+def test_head_links_the_caption_leaves_out_are_said_once_in_their_stay():
+    links = [Number("head_weights", (h, 2, 1), t) for h, t in enumerate(("0.700", "0.600", "0.500"))]
+    caption = "Head 0 looks most at cat (0.700)."
+    d = describe(picture([], links), None, caption, PLENTY, EN, WORDS)
+    assert 'Strongest links: to "cat": head 1 0.600, head 2 0.500.' in d.text
+    later = describe(picture([], links, fresh=set()), picture([], links), "Heads tagged.",
+                     PLENTY, EN, WORDS, told=d.told)
+    assert "Strongest links" not in later.text
+    short = describe(picture([], links), None, caption, 3.0, EN, WORDS)  # the first that fit
+    assert short.text == 'Strongest links: to "cat": head 1 0.600.'
+    other = Number("head_weights", (3, 2, 0), "0.400")  # the word said once per key
+    d = describe(picture([], [*links, other]), None, caption, PLENTY, EN, WORDS)
+    assert 'to "cat": head 1 0.600, head 2 0.500; to "The": head 3 0.400.' in d.text

@@ -2,16 +2,23 @@
 lint_corpus.toml), checked against the scene graph and the trace, not against the record
 the description was made from:
 
-- it names every grid on screen (every MatrixView in the scene when the caption leaves)
-  that its caption does not name;
+- it names every grid on screen (every MatrixView in the scene when the caption leaves, a
+  table come row by row (TableRows), an overview's thumbnail image (HeatView)) that its
+  caption does not name;
 - it names every chart on screen (every ChartView: the bars of the weights, the learning
-  curves) that its caption does not name, and while the chart is on screen, a caption or
-  its description states the chart's highest value as its labels write it (a bar chart's
-  lowest too);
+  curves, the stacked bar) that its caption does not name, and while the chart is on screen,
+  a caption or its description states the chart's highest value as its labels write it (a
+  bar chart's lowest too; a stacked bar's parts that carry a word, and how many are grey);
+- while they are on screen, a description says how many grids of one key and size stand
+  side by side (thumbnails), in rows consistent with that count, and a caption or a
+  description says each number labelled among words that a listener needs: each head's
+  strongest link under its thumbnail, each angle of the training snapshot whose step the
+  arrows' panel shows;
 - it can be said in the caption's time on screen, at the speaking rate its catalogue gives
   and the video's pace (its characters as spoken, counted here);
 - every number it states is read back from its text and is the trace's at the precision
-  written (tests/support/scene_truth.resolve), or a grid's size as the scene graph has it.
+  written (tests/support/scene_truth.resolve), or a grid's size or count as the scene graph
+  has it, a head's number the head whose weight follows it.
 
 The whole corpus is slow; a few chapters of four cases (English, Chinese, Spanish; one with
 a bar chart) run in the fast tier."""
@@ -47,6 +54,10 @@ CASES = {c.name: c for c in load_cases()}
 FAST = [("tiny-default", "factor"), ("tiny-captions-zh", "weighted_sum"),
         ("tiny-spanish-captions", "input"), ("tiny-chinese", "qkv")]  # (chapters that build in a second or two)
 NUMBER = re.compile(r"−?-?\d+(?:\.\d+)?")
+COUNT = "count: "  # how many grids of one key and size stand side by side (thumbnails)
+LABELLED = "@"  # a number labelled among words ("head 4 → [CLS] 0.656", a snapshot's θ): "@key(index):text"
+GREY = "grey parts: "  # a stacked bar's count of parts too narrow for their words, said as a
+#                       Mention("parts") (a bare count is not looked for in the words)
 SLACK = 0.1  # seconds: a render rounds each play to whole frames, so a caption stays up a
 # little longer or shorter than the fast build times it (measured: −0.23 to +0.034 s at -q l)
 QUOTED = re.compile(r"[\"“][^\"”]*[\"”]")  # a word in quotes: a token, which may hold digits
@@ -63,11 +74,18 @@ class Said:
     description: Description
     grids: dict[str, set[tuple[int, int]]]
     charts: dict[tuple[str, str], tuple[str, ...]]
+    must: dict[tuple[str, str], tuple[str, ...]]  # what else is to be said in its stay: how
+    #   many thumbnails of a key (COUNT), the numbers labelled among words (LABELLED)
 
 
 def extremes(chart) -> tuple[str, ...]:
     """What a listener must hear of a chart: its highest value as its labels write it (a
-    curve's axis tops at it), and a bar chart's lowest."""
+    curve's axis tops at it), and a bar chart's lowest; of a stacked bar, the value of every
+    part that carries its word."""
+    if chart.kind == "stacked":  # (and how many parts are too narrow for a word, if any)
+        grey = chart.labelled.count(False)
+        return tuple(fmt(v, chart.decimals) for v, named in zip(chart.plotted, chart.labelled)
+                     if named) + ((f"{GREY}{grey}",) if grey else ())
     values = [fmt(v, chart.decimals) for v in (max(chart.plotted), min(chart.plotted))]
     return tuple(values[:1] if chart.kind == "curve" else values)
 
@@ -80,11 +98,19 @@ def played(settings: Settings, slug: str, fast: bool = True) -> list[Said]:
     from attention_video.pipeline.run.chapter import manim_config  # noqa: PLC0415 (Manim)
     from attention_video.pipeline.run.fastforward import play_at_once, wait_at_once  # noqa: PLC0415
     from attention_video.scenes import scene_class  # noqa: PLC0415
-    from attention_video.scenes.widgets import ChartView, MatrixView  # noqa: PLC0415
+    from attention_video.scenes.text import visible_texts  # noqa: PLC0415
+    from attention_video.scenes.widgets import (  # noqa: PLC0415
+        ChartView,
+        HeatView,
+        MatrixView,
+        NumberLabel,
+        TableRows,
+    )
     from manim import tempconfig  # noqa: PLC0415
 
     looked: list[dict[str, set[tuple[int, int]]]] = []
     charted: list[dict[tuple[str, str], tuple[str, ...]]] = []
+    musts: list[dict[tuple[str, str], tuple[str, ...]]] = []
 
     class Looked(scene_class(slug)):
         def play(self, *args, **kwargs) -> None:
@@ -103,16 +129,28 @@ def played(settings: Settings, slug: str, fast: bool = True) -> list[Said]:
             if self._caption is not None:
                 grids: dict[str, set[tuple[int, int]]] = {}
                 charts: dict[tuple[str, str], tuple[str, ...]] = {}
+                views: dict[tuple[str, tuple[int, int]], int] = {}  # (key, shape) → how many
+                tables: dict[int, tuple[MatrixView, set[int]]] = {}
+                labels: list[NumberLabel] = []
                 for top in self.mobjects:
                     if top is self._caption:
                         continue
                     for m in top.get_family():
-                        if isinstance(m, MatrixView):
-                            grids.setdefault(m.key, set()).add(m.values.shape)
+                        if isinstance(m, (MatrixView, HeatView)):
+                            shape = m.values.shape if isinstance(m, MatrixView) else m.shape
+                            grids.setdefault(m.key, set()).add(shape)
+                            views[(m.key, shape)] = views.get((m.key, shape), 0) + 1
+                        if isinstance(m, TableRows):  # a table come row by row
+                            tables.setdefault(id(m.view), (m.view, set()))[1].update(m.rows)
                         if isinstance(m, ChartView) and m.plotted:
                             charts[(m.kind, m.key)] = extremes(m)
+                        if isinstance(m, NumberLabel) and visible_texts(m):
+                            labels.append(m)
+                for view, rows in tables.values():
+                    grids.setdefault(view.key, set()).add((len(rows), view.values.shape[1]))
                 looked.append(grids)
                 charted.append(charts)
+                musts.append(must_say(self, views, labels))
             super()._close_subtitle()
 
     trace = trace_of(settings)
@@ -120,8 +158,43 @@ def played(settings: Settings, slug: str, fast: bool = True) -> list[Said]:
         scene = Looked(trace, settings, plan_of(settings), skip_animations=fast)
         scene.render()
     assert len(scene.descriptions) == len(scene.subtitles) == len(looked)
-    return [Said(text, b - a, d, g, c) for (a, b, text), d, g, c
-            in zip(scene.subtitles, scene.descriptions, looked, charted)]
+    return [Said(text, b - a, d, g, c, m) for (a, b, text), d, g, c, m
+            in zip(scene.subtitles, scene.descriptions, looked, charted, musts)]
+
+
+def must_say(scene, views: dict[tuple[str, tuple[int, int]], int],
+             labels: list) -> dict[tuple[str, str], tuple[str, ...]]:
+    """Beside the charts, what a listener must hear while it is on screen: how many grids of
+    a key stand side by side (thumbnails, more than one of a size), each head's strongest
+    link labelled under its thumbnail, and the angles of the training snapshot whose step
+    the arrows' panel shows (its θ column)."""
+    from attention_video.scenes.text import visible_texts  # noqa: PLC0415 (Manim)
+
+    must = {("grids", key): (f"{COUNT}{n}",) for (key, _), n in views.items() if n > 1}
+    for label in labels:
+        if label.key == "head_weights":
+            must[("number", f"{label.key}{label.index}")] = (
+                f"{LABELLED}{label.key}{label.index}:{label.text}",)
+    steps = {label.index[0] for label in labels if label.key == "history_steps"}
+    texts = {t for top in scene.mobjects if top is not scene._caption for t in visible_texts(top)}
+    for key, index, text in scene.drawn.entries:
+        if key == "history_angle" and index[0] in steps and f"{text}°" in texts:
+            must[("number", f"{key}{index}")] = (f"{LABELLED}{key}{index}:{text}",)
+    return must
+
+
+def said_in(s: Said, key: str) -> set[str]:
+    """What the description says beside its words of the things `must_say` asks for: the
+    counts it states (of grids, of a stacked bar's grey parts), the numbers it mentions."""
+    out = set()
+    for m in s.description.mentions:
+        if m.kind == "parts" and m.key == key:
+            out.add(f"{GREY}{m.text}")
+        if m.kind == "count" and m.key == key:
+            out.add(f"{COUNT}{m.text}")
+        if m.kind == "value":
+            out.add(f"{LABELLED}{m.key}{m.index}:{m.text}")
+    return out
 
 
 def rate(language: str) -> float:
@@ -143,15 +216,18 @@ def problems(settings: Settings, slug: str) -> list[str]:
             if not names_in(s.caption, grid_word(key, tr, words)) and \
                     grid_name(key, tr, words) not in s.description.text:
                 bad.append(f"{where} does not name {key}")
-        for (kind, key), values in s.charts.items():  # every chart on screen
+        for kind, key in s.charts:  # every chart on screen
             if not names_in(s.caption, chart_word(kind, key, tr)) and \
                     chart_name(kind, key, tr) not in s.description.text:
                 bad.append(f"{where} does not name the {kind} of {key}")
-            if (kind, key) not in unsaid:  # come on screen: its extremes are to be said
+        for (kind, key), values in {**s.charts, **s.must}.items():  # come on screen: its
+            if (kind, key) not in unsaid:  #                            extremes are to be said
                 unsaid[(kind, key)] = (where, set(values))
+            counted = said_in(s, key)
             unsaid[(kind, key)][1].difference_update(
-                v for v in values if v in s.caption or v in s.description.text)
-        for chart in [c for c in unsaid if c not in s.charts]:
+                v for v in values if v in s.caption or v in s.description.text or v in counted
+                or (v.startswith(LABELLED) and v.split(":")[-1] in s.caption))
+        for chart in [c for c in unsaid if c not in s.charts and c not in s.must]:
             first, values = unsaid.pop(chart)  # gone from screen: were they said?
             if values:
                 bad.append(f"{first} never says {sorted(values)} of the {chart}")
@@ -165,7 +241,22 @@ def problems(settings: Settings, slug: str) -> list[str]:
             bad.append(f"{where} states {read}, its record {stated}")
         values = [(m.key, m.index, m.text) for m in s.description.mentions if m.kind == "value"]
         bad += [f"{where}: {b}" for b in check_drawn(trace, values)]
+        mentioned = s.description.mentions
+        for head, value in zip(mentioned, (*mentioned[1:], None)):  # "head 4 0.656": the head whose weight
+            if head.kind == "head" and (value is None or value.kind != "value"  # follows
+                                        or (int(head.text),) != tuple(value.index[:1])):
+                bad.append(f"{where}: head {head.text} said of {value}")
         for m in s.description.mentions:
+            if m.kind == "parts" and not any(f"{GREY}{m.text}" in values
+                                             for values in s.charts.values()):
+                bad.append(f"{where}: {m.key} has no stacked bar of {m.text} grey parts")
+            if m.kind == "count" and (f"{COUNT}{m.text}",) != s.must.get(("grids", m.key)):
+                bad.append(f"{where}: {m.key} has not {m.text} grids of a size on screen")
+            if m.kind == "lines":  # n thumbnails in `lines` rows of `per`: every row but the
+                n, per = (int(x.text) for x in s.description.mentions  # last full
+                          if x.key == m.key and x.kind in ("count", "per"))
+                if not (int(m.text) - 1) * per < n <= int(m.text) * per:
+                    bad.append(f"{where}: {n} grids do not make {m.text} rows of {per}")
             if m.kind in ("rows", "cols"):
                 sizes = {r if m.kind == "rows" else c for r, c in s.grids.get(m.key, ())}
                 if int(m.text) not in sizes:
@@ -259,3 +350,63 @@ def test_the_check_fails_on_a_chart_left_undescribed(monkeypatch):
 
     monkeypatch.setattr("attention_video.scenes.base.describe", unnamed)
     assert any("does not name the bars" in p for p in problems(settings, "qkv"))
+
+
+def test_the_check_fails_on_a_stacked_bar_left_undescribed(monkeypatch):
+    """A description that names the stacked bar of the weights but never says its parts
+    too narrow for their words (chapter softmax) is caught."""
+    import attention_video.scenes.describe as describe  # noqa: PLC0415
+
+    settings = CASES["tiny-default"].settings
+    assert problems(settings, "softmax") == []
+    monkeypatch.setattr(describe, "_stacked", lambda c, caption, tr, words: describe._Part(
+        tr("{names}.", names=describe.chart_name(c.kind, c.key, tr)), (c.key,)))
+    assert any("never says ['grey parts: " in p for p in problems(settings, "softmax"))
+
+
+def test_the_check_fails_on_the_learning_tables_and_arrows_left_undescribed(monkeypatch):
+    """Chapter learning: a description that never names the table of weights at each
+    snapshot (its rows come one by one: TableRows), and one that never says the arrows'
+    angles of a snapshot, are caught."""
+    import attention_video.scenes.describe as describe  # noqa: PLC0415
+
+    settings = CASES["tiny-default"].settings
+    real = describe.describe
+    table = describe.grid_name("history_weights", Translate(settings.language),
+                               describe.Words((), (), 0))
+
+    def unnamed(*args, **kwargs):
+        d = real(*args, **kwargs)
+        return describe.Description(d.text.replace(table, ""), d.names, d.mentions, d.seconds,
+                                    d.told)
+
+    monkeypatch.setattr("attention_video.scenes.base.describe", unnamed)
+    assert any("does not name history_weights" in p for p in problems(settings, "learning"))
+    monkeypatch.undo()
+    monkeypatch.setattr(describe, "_snapshot_angles", lambda *args: [])
+    assert any("never says ['@history_angle" in p for p in problems(settings, "learning"))
+
+
+def test_the_check_fails_on_thumbnails_left_uncounted(monkeypatch):
+    """Chapter heads: a description that names the heads' thumbnails but never says how
+    many there are and how they stand is caught."""
+    import attention_video.scenes.describe as describe  # noqa: PLC0415
+
+    settings = CASES["tiny-two-heads"].settings
+    assert problems(settings, "heads") == []
+    monkeypatch.setattr(describe, "_thumbnails", lambda grids, tr, words: describe._Part(
+        tr("{names}.", names=describe.grid_name(grids[0].key, tr, words)), (grids[0].key,)))
+    assert any("never says ['count: 2']" in p for p in problems(settings, "heads"))
+
+
+@pytest.mark.slow
+def test_the_check_fails_on_head_links_left_unsaid(monkeypatch):
+    """A model of 12 heads (its overview, 72 thumbnails, too): described truly; a
+    description that never says the strongest links the caption leaves to the labels
+    ("and 8 more, each labelled") is caught."""
+    import attention_video.scenes.describe as describe  # noqa: PLC0415
+
+    settings = CASES["pretrained-layer-3"].settings
+    assert problems(settings, "heads") == []
+    monkeypatch.setattr(describe, "_links", lambda *args: [])
+    assert any("never says ['@head_weights" in p for p in problems(settings, "heads"))

@@ -169,8 +169,10 @@ def test_a_stacked_segment_carries_its_word_or_wears_no_word_colour():
     weights = np.array([0.7, 0.1, 0.12, 0.08])
     labels = ["every", "word", "look", "at"]
     geo = TableGeometry(shown=[0, 1, 2, 3], hidden=0, row_h=0.4, font=22, head_font=22)
-    bar = make_stacked_bar(weights, geo, LOOK_ALIKE[:4], labels, DARK, 0.0, 0.0)
+    bar = make_stacked_bar(weights, geo, LOOK_ALIKE[:4], labels, DARK, 0.0, 0.0, i=0,
+                           decimals=3)
     assert [w.text for w in bar.words] == ["every"]  # the only segment wide enough
+    assert bar.segments.labelled == (True, False, False, False)  # (what a description says)
     assert bar.segments[0].get_fill_color().to_hex().lower() == LOOK_ALIKE[0]
     marks = lint.marks_of([bar.segments, bar.outline, bar.words])
     confusions = lint.confusable(list(zip(labels, LOOK_ALIKE[:4])))
