@@ -23,6 +23,7 @@ from attention_video.attncore.trace import AttentionTrace
 from attention_video.fastmanim.encoder import TimedRenderer
 from attention_video.pipeline.commands.app import make_trace
 from attention_video.pipeline.run.chapter import manim_config
+from attention_video.pipeline.run.fastforward import play_at_once, wait_at_once
 from attention_video.pipeline.run.render import plan_chapters
 from attention_video.scenes import scene_class
 from attention_video.scenes.claims import (
@@ -90,11 +91,23 @@ def _on(mark: Mobject, seen: set[int]) -> bool:
     return bool(parts) and all(id(m) in seen for m in parts)
 
 
+class _AtOnce:
+    """Mixed into a chapter scene: every play ends at once in its final state, keeping a
+    render's time, as the lint and the storyboard build (pipeline.run.fastforward): what is
+    on screen as a caption ends or leaves is what a render shows then."""
+
+    def play(self, *args: Any, **kwargs: Any) -> None:
+        play_at_once(self, *args, **kwargs)
+
+    def wait(self, duration: float = 1.0, *args: Any, **kwargs: Any) -> None:
+        wait_at_once(self, duration)
+
+
 def build_chapter(slug: str, trace: AttentionTrace, settings: Settings,
                   plan: tuple[str, ...]) -> Any:
-    """Chapter `slug` built as a dry run, watched."""
+    """Chapter `slug` built as the lint builds it, watched."""
     base = scene_class(slug)
-    cls = type(base.__name__, (_Watching, base), {})
+    cls = type(base.__name__, (_Watching, _AtOnce, base), {})
     with tempfile.TemporaryDirectory() as texts, \
             tempconfig(manim_config(settings, None, None, Path(texts))):
         scene = cls(trace, settings, plan, skip_animations=True,
