@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, NamedTuple
 
 import numpy as np
 from attention_video.scenes.layout import (
@@ -267,10 +268,127 @@ def _visible_stroke(vm: VMobject) -> bool:
     return vm.stroke_width > 0 and _alpha(vm.stroke_rgbas) > 0.01
 
 
-def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
+class MarkCache:
+    """What marks_of reads off mobjects, kept for the next picture by what the mobject looks
+    like (_look_key: its class, points, colours and stroke, byte for byte), not by which
+    object it is: a chapter's pictures share most of their objects, and reading each of
+    them again at every picture was most of the lint's own time (issue 45). An object
+    moved, recoloured or refilled in place has another key, and is read again."""
+
+    LIMIT = 50_000  # entries per table; a table this full starts again (a chapter needs a few thousand)
+
+    def __init__(self) -> None:
+        self.leaves: dict[tuple, _LeafRead] = {}
+        self.glyphs: dict[tuple, _GlyphRead] = {}
+        self.texts: dict[tuple, _TextRead] = {}
+
+    @staticmethod
+    def kept(table: dict, key: tuple | None, read: Callable[[Any], Any], mob: Mobject) -> Any:
+        """table[key], read off `mob` once; `key` None: not kept (read now)."""
+        if key is None:
+            return read(mob)
+        got = table.get(key)
+        if got is None:
+            if len(table) >= MarkCache.LIMIT:
+                table.clear()
+            got = table[key] = read(mob)
+        return got
+
+
+def _look_key(vm: VMobject) -> tuple:
+    """Everything of a VMobject that its marks are read from (class, how many parts, points,
+    fill and stroke colours, stroke width), exactly: two with one key make the same marks."""
+    p, fill, stroke = vm.points, vm.fill_rgbas, vm.stroke_rgbas
+    return (type(vm), len(vm.submobjects), p.shape, p.dtype.str, p.tobytes(),
+            fill.shape, fill.dtype.str, fill.tobytes(), stroke.shape, stroke.dtype.str,
+            stroke.tobytes(), float(vm.stroke_width))
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """`a`, read-only: a kept reading is shared by the marks of many pictures."""
+    a.setflags(write=False)
+    return a
+
+
+class _Stroke(NamedTuple):
+    color: str
+    opacity: float
+    segments: np.ndarray  # (n, 2, 2), read-only
+    width: float  # scene units
+    role: str
+
+
+class _Fill(NamedTuple):
+    color: str
+    opacity: float
+    outline: np.ndarray  # (n, 2), read-only
+    role: str
+
+
+class _LeafRead(NamedTuple):
+    """What one drawn VMobject (not a glyph, not a dash) shows, wherever it is in a scene."""
+
+    shows: str
+    box: tuple[float, float, float, float]
+    signature: tuple
+    stroke: _Stroke | None  # None: no visible stroke
+    fill: _Fill | None  # None: no visible fill
+
+
+def _read_leaf(leaf: VMobject) -> _LeafRead:
+    shows = "arrow" if isinstance(leaf, (Arrow, ArrowTip)) else describe(leaf)
+    box = _box(leaf.points)
+    shows += f" at ({(box[0] + box[2]) / 2:.1f}, {(box[1] + box[3]) / 2:.1f})"
+    stroke = fill = None
+    if _visible_stroke(leaf):
+        stroke = _Stroke(_hex(leaf.stroke_rgbas), _alpha(leaf.stroke_rgbas),
+                         _frozen(_polyline(leaf)), _stroke_units(leaf), _line_role(leaf))
+    if _alpha(leaf.fill_rgbas) > 0.01:
+        outline = (leaf.points[::4, :2].copy() if len(leaf.points) >= 4
+                   else leaf.points[:, :2].copy())
+        fill = _Fill(_hex(leaf.fill_rgbas), _alpha(leaf.fill_rgbas), _frozen(outline),
+                     "tip" if isinstance(leaf, ArrowTip) else "")
+    return _LeafRead(shows, box, _signature(leaf), stroke, fill)
+
+
+class _GlyphRead(NamedTuple):
+    opacity: float
+    color: str
+    box: tuple[float, float, float, float]
+
+
+def _read_glyph(glyph: VMobject) -> _GlyphRead:
+    return _GlyphRead(_alpha(glyph.fill_rgbas), _hex(glyph.fill_rgbas), _box(glyph.points))
+
+
+class _TextRead(NamedTuple):
+    text: str  # as read (_text_of)
+    font_px: float
+    signature: tuple
+
+
+def _read_text(text: Text | MarkupText) -> _TextRead:
+    return _TextRead(_text_of(text), _font_px(text), _signature(text))
+
+
+def _text_key(text: Text | MarkupText) -> tuple | None:
+    """What a text's reading (_TextRead) is made of: its strings, its size as built, the
+    frame, and the look of every part (in family order, with how many parts each has, which
+    fixes the tree); None (not kept) if a part is not a VMobject."""
+    family = text.get_family()
+    if not all(isinstance(m, VMobject) for m in family):
+        return None
+    return (getattr(text, "original_text", None), text.text, getattr(text, "initial_height", 0),
+            getattr(text, "_font_size", None), config.frame_height,
+            tuple(_look_key(m) for m in family))
+
+
+def marks_of(mobjects: Sequence[Mobject], cache: MarkCache | None = None) -> list[Mark]:
     """The marks of a scene's mobjects (scene.mobjects), in drawing order: each text whole,
     each stroke a line, each fill a shape. Invisible marks are left out, and so is a text
-    an opaque fill drawn after it hides."""
+    an opaque fill drawn after it hides. `cache`: what earlier pictures read (a chapter's
+    pictures share one); None: read everything now."""
+    cache = MarkCache() if cache is None else cache
     owner: dict[int, int] = {}
     top_of: dict[int, int] = {}
     text_of: dict[int, Text | MarkupText] = {}
@@ -303,7 +421,7 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
     for order, leaf in enumerate(leaves):
         text = text_of.get(id(leaf))
         if text is not None:
-            _add_glyph(seen_texts, marks, text, leaf, order, owner, top_of)
+            _add_glyph(seen_texts, marks, text, leaf, order, owner, top_of, cache)
             continue
         dashed = dashed_of.get(id(leaf))
         if dashed is not None and isinstance(leaf, VMobject):
@@ -319,27 +437,22 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
             continue
         if not isinstance(leaf, VMobject):
             continue
-        shows = "arrow" if isinstance(leaf, (Arrow, ArrowTip)) else describe(leaf)
-        box = _box(leaf.points)
-        shows += f" at ({(box[0] + box[2]) / 2:.1f}, {(box[1] + box[3]) / 2:.1f})"
-        sig = _signature(leaf)
-        if _visible_stroke(leaf):
-            marks.append(Mark("line", shows, box, order, id(leaf), sig,
-                              colors=(_hex(leaf.stroke_rgbas),),
-                              opacity=_alpha(leaf.stroke_rgbas),
-                              segments=_polyline(leaf), owner=owner[id(leaf)],
-                              top_id=top_of[id(leaf)], stroke=_stroke_units(leaf),
-                              role=_line_role(leaf)))
-        if _alpha(leaf.fill_rgbas) > 0.01:
-            marks.append(Mark("shape", shows, box, order, id(leaf), sig,
-                              colors=(_hex(leaf.fill_rgbas),),
-                              opacity=_alpha(leaf.fill_rgbas),
-                              outline=leaf.points[::4, :2].copy() if len(leaf.points) >= 4
-                              else leaf.points[:, :2].copy(), owner=owner[id(leaf)],
-                              top_id=top_of[id(leaf)],
-                              role="tip" if isinstance(leaf, ArrowTip) else ""))
+        # a part's parts are read with it (describe, _signature): kept only when it has none
+        key = None if leaf.submobjects else _look_key(leaf)
+        read = cache.kept(cache.leaves, key, _read_leaf, leaf)
+        if read.stroke is not None:
+            s = read.stroke
+            marks.append(Mark("line", read.shows, read.box, order, id(leaf), read.signature,
+                              colors=(s.color,), opacity=s.opacity, segments=s.segments,
+                              owner=owner[id(leaf)], top_id=top_of[id(leaf)], stroke=s.width,
+                              role=s.role))
+        if read.fill is not None:
+            f = read.fill
+            marks.append(Mark("shape", read.shows, read.box, order, id(leaf), read.signature,
+                              colors=(f.color,), opacity=f.opacity, outline=f.outline,
+                              owner=owner[id(leaf)], top_id=top_of[id(leaf)], role=f.role))
     _name_tops(marks, tops)
-    return [m for m in marks if not (m.kind == "text" and _hidden(m, marks))]
+    return _unhidden(marks)
 
 
 def _name_tops(marks: list[Mark], tops: dict[int, Mobject]) -> None:
@@ -359,26 +472,28 @@ def _name_tops(marks: list[Mark], tops: dict[int, Mobject]) -> None:
 
 def _add_glyph(seen: dict[int, Mark], marks: list[Mark], text: Text | MarkupText,
                glyph: VMobject, order: int, owner: dict[int, int],
-               top_of: dict[int, int]) -> None:
+               top_of: dict[int, int], cache: MarkCache) -> None:
     """Fold one glyph into its text's mark (made at the text's first visible glyph)."""
-    if not isinstance(glyph, VMobject) or _alpha(glyph.fill_rgbas) <= 0.01:
+    if not isinstance(glyph, VMobject):
+        return
+    g = cache.kept(cache.glyphs, _look_key(glyph), _read_glyph, glyph)
+    if g.opacity <= 0.01:
         return
     mark = seen.get(id(text))
-    color = _hex(glyph.fill_rgbas)
     if mark is None:
-        mark = Mark("text", f'text "{_text_of(text)}"', _box(glyph.points), order, id(text),
-                    _signature(text), text=_text_of(text), colors=(color,),
-                    opacity=_alpha(glyph.fill_rgbas), font_px=_font_px(text),
+        t = cache.kept(cache.texts, _text_key(text), _read_text, text)
+        mark = Mark("text", f'text "{t.text}"', g.box, order, id(text), t.signature,
+                    text=t.text, colors=(g.color,), opacity=g.opacity, font_px=t.font_px,
                     owner=owner[id(text)], top_id=top_of[id(text)])
         seen[id(text)] = mark
         marks.append(mark)
         return
-    left, bottom, right, top = _box(glyph.points)
+    left, bottom, right, top = g.box
     mark.box = (min(mark.box[0], left), min(mark.box[1], bottom),
                 max(mark.box[2], right), max(mark.box[3], top))
-    if color not in mark.colors:
-        mark.colors += (color,)
-    mark.opacity = min(mark.opacity, _alpha(glyph.fill_rgbas))
+    if g.color not in mark.colors:
+        mark.colors += (g.color,)
+    mark.opacity = min(mark.opacity, g.opacity)
 
 
 def _add_dash(seen: dict[int, Mark], marks: list[Mark], dashed: Mobject, dash: VMobject,
@@ -404,12 +519,17 @@ def _add_dash(seen: dict[int, Mark], marks: list[Mark], dashed: Mobject, dash: V
         mark.colors += (color,)
 
 
-def _hidden(text: Mark, marks: Sequence[Mark]) -> bool:
-    """Whether an opaque fill drawn after the text covers its whole ink box."""
-    left, bottom, right, top = text.box
-    return any(m.kind == "shape" and m.order > text.order and m.opacity >= COVERED_OPACITY
-               and m.box[0] <= left and m.box[1] <= bottom and m.box[2] >= right
-               and m.box[3] >= top for m in marks)
+def _unhidden(marks: list[Mark]) -> list[Mark]:
+    """The marks but the texts an opaque fill drawn after the text covers whole (its ink
+    box): every text against every such fill at once."""
+    covers = [m for m in marks if m.kind == "shape" and m.opacity >= COVERED_OPACITY]
+    if not covers:
+        return marks
+    boxes = _boxes(covers)
+    orders = np.array([m.order for m in covers])
+    return [m for m in marks if m.kind != "text" or not np.any(
+        (orders > m.order) & (boxes[:, 0] <= m.box[0]) & (boxes[:, 1] <= m.box[1])
+        & (boxes[:, 2] >= m.box[2]) & (boxes[:, 3] >= m.box[3]))]
 
 
 # ---- geometry ------------------------------------------------------------------------
@@ -740,6 +860,7 @@ SIGN_GLYPHS = "+−-✓✗"  # a sign told in writing
 SIGN_CVD_TYPES = ("deuteranomaly", "protanomaly", "tritanomaly")
 
 
+@lru_cache(maxsize=4096)  # a picture asks it for each of its cells, with a few opacities
 def signs_apart(positive: str, negative: str, background: str, opacity: float = 1.0) -> float:
     """The smallest CIEDE2000 distance between the two sign colours laid at `opacity` over
     `background`, seen with normal vision or simulated deuteranopia, protanopia or
@@ -870,6 +991,12 @@ def _shape_index(marks: Sequence[Mark]) -> tuple[list[Mark], np.ndarray, np.ndar
     return shapes, boxes, np.array([m.order for m in shapes], int)
 
 
+@lru_cache(maxsize=8192)  # a picture has hundreds of texts in a few colours over a few fills
+def _contrast_over(color: str, under: str, opacity: float) -> float:
+    """The contrast of `color` laid at `opacity` over `under`, with `under`."""
+    return contrast(_blend(color, under, opacity), under)
+
+
 def low_contrast(marks: Sequence[Mark], background: str,
                  floor: float = MIN_CONTRAST) -> list[Finding]:
     """Every text's contrast with what lies under it (sampled across its ink box) at least
@@ -884,7 +1011,7 @@ def low_contrast(marks: Sequence[Mark], background: str,
             under = backdrop(marks, np.array([cx + dx * w, cy + dy * h]), t.order, background,
                              index)
             for color in t.colors:
-                ratio = contrast(_blend(color, under, t.opacity), under)
+                ratio = _contrast_over(color, under, t.opacity)
                 if ratio < worst:
                     worst, under_worst = ratio, under
         if worst < floor:
