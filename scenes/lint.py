@@ -50,6 +50,7 @@ from manim import (
 )
 from manim.mobject.geometry.tips import ArrowTip
 from manim.utils.family import extract_mobject_family_members
+from manim.utils.iterables import remove_list_redundancies
 
 # ---- thresholds ----------------------------------------------------------------------
 REFERENCE_LINES = 1080  # sizes are judged in pixels of a 1080p frame
@@ -159,9 +160,13 @@ def _polyline(vm: VMobject) -> np.ndarray:
 
 def describe(mob: Mobject) -> str:
     """What a mobject shows, as a problem line names it."""
+    return _described(mob, [m for m in mob.get_family() if isinstance(m, (Text, MarkupText))])
+
+
+def _described(mob: Mobject, texts: Sequence[Text | MarkupText]) -> str:
+    """describe(mob), given the texts of its family (in get_family's order)."""
     if isinstance(mob, (Text, MarkupText)):
         return f'text "{_text_of(mob)}"'
-    texts = [m for m in mob.get_family() if isinstance(m, (Text, MarkupText))]
     if texts:
         more = f" and {len(texts) - 1} more" if len(texts) > 1 else ""
         return f'group with text "{_text_of(texts[0])}"{more}'
@@ -390,14 +395,24 @@ def _read_text(text: Text | MarkupText) -> _TextRead:
 
 
 def _text_key(text: Text | MarkupText, family: list[Mobject]) -> tuple | None:
-    """What a text's reading (_TextRead) is made of: its strings, its size as built, the
-    frame, and the look of every part (in family order, with how many parts each has, which
-    fixes the tree); None (not kept) if a part is not a VMobject. `family`: its family."""
+    """What a text's reading (_TextRead) is made of: its family's (_family_key: the look of
+    every part, its strings), its size as built and the frame; None (not kept) if a part is
+    not a VMobject. `family`: its family."""
+    looks = _family_key(family)
+    if looks is None:
+        return None
+    return (getattr(text, "initial_height", 0), getattr(text, "_font_size", None),
+            config.frame_height, looks)
+
+
+def _family_key(family: list[Mobject]) -> tuple | None:
+    """The look of every part of a family (see _look_key: in family order, each with how
+    many parts it has, which fixes the tree) and every text's strings (describe names a
+    group by its texts); None (not kept) if a part is not a VMobject."""
     if not all(isinstance(m, VMobject) for m in family):
         return None
-    return (getattr(text, "original_text", None), text.text, getattr(text, "initial_height", 0),
-            getattr(text, "_font_size", None), config.frame_height,
-            tuple(_look_key(m) for m in family))
+    return tuple((_look_key(m), getattr(m, "original_text", None), getattr(m, "text", None))
+                 if isinstance(m, (Text, MarkupText)) else _look_key(m) for m in family)
 
 
 def marks_of(mobjects: Sequence[Mobject], cache: MarkCache | None = None) -> list[Mark]:
@@ -410,11 +425,14 @@ def marks_of(mobjects: Sequence[Mobject], cache: MarkCache | None = None) -> lis
     top_of: dict[int, int] = {}
     text_of: dict[int, Text | MarkupText] = {}
     dashed_of: dict[int, Mobject] = {}  # a dash → its dashed line (one line, one mark)
+    texts_in: dict[int, list] = {}  # a top-level object → every text met in its family
 
     def walk(m: Mobject, group: int, in_text: Text | MarkupText | None, top: int,
              dashed: Mobject | None = None) -> None:
-        if in_text is None and isinstance(m, (Text, MarkupText)):
-            in_text = m
+        if isinstance(m, (Text, MarkupText)):
+            texts_in[top].append(m)
+            if in_text is None:
+                in_text = m
         if dashed is None and isinstance(m, (DashedLine, DashedVMobject)) and m.submobjects:
             dashed = m
         owner[id(m)] = group
@@ -429,6 +447,7 @@ def marks_of(mobjects: Sequence[Mobject], cache: MarkCache | None = None) -> lis
 
     tops = {id(top): top for top in mobjects}
     for top in mobjects:
+        texts_in[id(top)] = []
         walk(top, id(top), None, id(top))
     leaves = extract_mobject_family_members(mobjects, use_z_index=True,
                                             only_those_with_points=True)
@@ -458,8 +477,8 @@ def marks_of(mobjects: Sequence[Mobject], cache: MarkCache | None = None) -> lis
             continue
         if not isinstance(leaf, VMobject):
             continue
-        # a part's parts are read with it (describe, _signature): kept only when it has none
-        key = None if leaf.submobjects else _look_key(leaf)
+        # its parts are read with it (describe, _signature: an arrow's head, say)
+        key = _family_key(leaf.get_family()) if leaf.submobjects else _look_key(leaf)
         read = cache.kept(cache.leaves, key, _read_leaf, leaf)
         if read.stroke is not None:
             s = read.stroke
@@ -472,12 +491,14 @@ def marks_of(mobjects: Sequence[Mobject], cache: MarkCache | None = None) -> lis
             marks.append(Mark("shape", read.shows, read.box, order, id(leaf), read.signature,
                               colors=(f.color,), opacity=f.opacity, outline=f.outline,
                               owner=owner[id(leaf)], top_id=top_of[id(leaf)], role=f.role))
-    _name_tops(marks, tops)
+    _name_tops(marks, tops, texts_in)
     return _unhidden(marks)
 
 
-def _name_tops(marks: list[Mark], tops: dict[int, Mobject]) -> None:
-    """Each mark's `top`: what its top-level object shows, placed by its marks' centre."""
+def _name_tops(marks: list[Mark], tops: dict[int, Mobject], texts_in: dict[int, list]) -> None:
+    """Each mark's `top`: what its top-level object shows, placed by its marks' centre.
+    `texts_in`: the texts met walking each one's family (a text met twice counts where
+    get_family keeps it: at its last place)."""
     boxes: dict[int, list] = {}
     for m in marks:
         boxes.setdefault(m.top_id, []).append(m.box)
@@ -486,7 +507,8 @@ def _name_tops(marks: list[Mark], tops: dict[int, Mobject]) -> None:
         b = np.array(group)
         x, y = (b[:, 0].min() + b[:, 2].max()) / 2, (b[:, 1].min() + b[:, 3].max()) / 2
         top = tops.get(key)
-        names[key] = f"{describe(top) if top is not None else 'object'} at ({x:.1f}, {y:.1f})"
+        shows = 'object' if top is None else _described(top, remove_list_redundancies(texts_in[key]))
+        names[key] = f"{shows} at ({x:.1f}, {y:.1f})"
     for m in marks:
         m.top = names[m.top_id]
 
