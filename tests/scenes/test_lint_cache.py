@@ -101,6 +101,7 @@ def test_same_picture_tells_a_difference_in_any_field():
     assert not lint.same_picture(marks, marks[:-1])
 
 
+@pytest.mark.slow  # a whole chapter built: the synthetic pictures above are the fast check
 def test_in_a_chapter_the_kept_readings_are_the_marks_read_afresh(monkeypatch):
     # every picture the lint takes of a real chapter, read with the chapter's cache and
     # again without it
