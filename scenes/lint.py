@@ -1,6 +1,7 @@
 """The picture lint: checks of one caption's picture as a projector shows it (README,
 "Checking a picture", lists the rules and their thresholds). Pure functions, no pipeline: a scene's mobjects are
-read once into plain `Mark`s (`marks_of`), then each rule is a function of marks (or of a
+read into plain `Mark`s (`marks_of`; an object that looks as it did in an earlier picture of
+the chapter is not read again: `MarkCache`), then each rule is a function of marks (or of a
 caption's timing) that returns `Finding`s, so a rule is tested on a handful of synthetic
 mobjects and the same rules serve the --lint command, a test, or a notebook.
 
@@ -282,7 +283,7 @@ class MarkCache:
     them again at every picture was most of the lint's own time (issue 45). An object
     moved, recoloured or refilled in place has another key, and is read again."""
 
-    LIMIT = 50_000  # entries per table; a table this full starts again (a chapter needs a few thousand)
+    LIMIT = 50_000  # entries per table (a chapter makes a few thousand); a full one starts again
 
     def __init__(self) -> None:
         self.leaves: dict[tuple, _LeafRead] = {}
@@ -378,6 +379,8 @@ class _TextGlyphs(NamedTuple):
 
 
 def _text_glyphs(text: Text | MarkupText, cache: MarkCache) -> _TextGlyphs:
+    """A text's key and its glyphs' readings, kept under the key (a text read in an
+    earlier picture costs one walk of its family: no glyph is read again)."""
     family = text.get_family()
     key = _text_key(text, family)
     reads = cache.kept(cache.glyphs, key, _read_glyphs, family)
