@@ -181,13 +181,22 @@ def _text_of(mob: Text | MarkupText) -> str:
 
 
 def _font_px(mob: Text | MarkupText) -> float:
-    height = mob.height  # (measured once: Manim walks the glyphs for each)
-    if height <= 0 or not getattr(mob, "initial_height", 0):
+    if _extent(mob, 1) <= 0 or not getattr(mob, "initial_height", 0):
         return 0.0
     # Manim measures a text's size by its height: a text standing upright (a column's word,
     # scenes.widgets.col_label) has its line's height across, as its width
-    size = mob.font_size * mob.width / height if _upright(mob) else mob.font_size
+    size = mob.font_size * mob.width / mob.height if _upright(mob) else mob.font_size
     return size * DIGIT_HEIGHT * REFERENCE_LINES / config.frame_height
+
+
+def _extent(mob: Mobject, dim: int) -> float:
+    """mob.width (dim 0) or mob.height (dim 1) as Manim measures it (the spread of every
+    point of its family, Mobject.length_over_dim), in one pass: a tenth of Manim's walk."""
+    columns = [m.points[:, dim] for m in mob.get_family() if len(m.points)]
+    if not columns:
+        return 0.0
+    column = np.concatenate(columns)
+    return float(column.max() - column.min())
 
 
 def _upright(mob: Text | MarkupText) -> bool:
@@ -209,10 +218,11 @@ def _signature(mob: Mobject) -> tuple:
     parts = []
     for m in mob.get_family():
         if isinstance(m, VMobject) and len(m.points):
+            # (ndarray.round: np.round's dispatch cost more than the rounding)
             parts.append((len(m.points), round(float(m.points.sum()), 4),
                           round(float(np.abs(m.points).sum()), 4),
-                          tuple(np.round(m.fill_rgbas, 3).ravel()),
-                          tuple(np.round(m.stroke_rgbas, 3).ravel()),
+                          tuple(m.fill_rgbas.round(3).ravel()),
+                          tuple(m.stroke_rgbas.round(3).ravel()),
                           round(float(m.stroke_width), 2)))
         elif isinstance(m, ImageMobject):
             parts.append((_box(m.points), float(getattr(m, "fill_opacity", 1.0))))

@@ -119,3 +119,12 @@ def test_in_a_chapter_the_kept_readings_are_the_marks_read_afresh(monkeypatch):
     assert len(pictures) > 10
     assert all(lint.same_picture(kept, fresh) for kept, fresh in pictures)
     assert sum(len(kept) for kept, _ in pictures) > 1000
+
+
+@pytest.mark.parametrize("turn", [0.0, 1.5707963267948966, 0.3])
+def test_a_texts_extent_is_manims_width_and_height(turn):
+    # the size rule reads a text's height in one pass (_extent), not by Manim's walk
+    for mob in (make_text("cat 0.61", 24, DARK.text).rotate(turn),
+                VGroup(make_text("θ", 30, DARK.k), VGroup(), Rectangle().shift(UP)).rotate(turn)):
+        assert lint._extent(mob, 0) == mob.width
+        assert lint._extent(mob, 1) == mob.height
