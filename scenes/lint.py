@@ -317,8 +317,8 @@ def _look_key(vm: VMobject) -> tuple:
     """Everything of a VMobject that its marks are read from (class, how many parts, points,
     fill and stroke colours, stroke width), exactly: two with one key make the same marks."""
     p, fill, stroke = vm.points, vm.fill_rgbas, vm.stroke_rgbas
-    return (type(vm), len(vm.submobjects), p.shape, p.dtype.str, p.tobytes(),
-            fill.shape, fill.dtype.str, fill.tobytes(), stroke.shape, stroke.dtype.str,
+    return (type(vm), len(vm.submobjects), p.shape, p.dtype, p.tobytes(),
+            fill.shape, fill.dtype, fill.tobytes(), stroke.shape, stroke.dtype,
             stroke.tobytes(), float(vm.stroke_width))
 
 
