@@ -1,6 +1,7 @@
 """The picture lint: checks of one caption's picture as a projector shows it (README,
 "Checking a picture", lists the rules and their thresholds). Pure functions, no pipeline: a scene's mobjects are
-read once into plain `Mark`s (`marks_of`), then each rule is a function of marks (or of a
+read into plain `Mark`s (`marks_of`; an object that looks as it did in an earlier picture of
+the chapter is not read again: `MarkCache`), then each rule is a function of marks (or of a
 caption's timing) that returns `Finding`s, so a rule is tested on a handful of synthetic
 mobjects and the same rules serve the --lint command, a test, or a notebook.
 
@@ -19,9 +20,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields
 from functools import lru_cache
+from operator import attrgetter
+from typing import Any, NamedTuple
 
 import numpy as np
 from attention_video.scenes.layout import (
@@ -48,6 +51,7 @@ from manim import (
 )
 from manim.mobject.geometry.tips import ArrowTip
 from manim.utils.family import extract_mobject_family_members
+from manim.utils.iterables import remove_list_redundancies
 
 # ---- thresholds ----------------------------------------------------------------------
 REFERENCE_LINES = 1080  # sizes are judged in pixels of a 1080p frame
@@ -138,8 +142,8 @@ def _alpha(rgbas: np.ndarray) -> float:
 
 
 def _box(points: np.ndarray) -> tuple[float, float, float, float]:
-    lo, hi = points[:, :2].min(axis=0), points[:, :2].max(axis=0)
-    return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
+    x, y = points[:, 0], points[:, 1]  # (one column at a time: a third of the time of axis=0)
+    return float(x.min()), float(y.min()), float(x.max()), float(y.max())
 
 
 def _polyline(vm: VMobject) -> np.ndarray:
@@ -157,9 +161,13 @@ def _polyline(vm: VMobject) -> np.ndarray:
 
 def describe(mob: Mobject) -> str:
     """What a mobject shows, as a problem line names it."""
+    return _described(mob, [m for m in mob.get_family() if isinstance(m, (Text, MarkupText))])
+
+
+def _described(mob: Mobject, texts: Sequence[Text | MarkupText]) -> str:
+    """describe(mob), given the texts of its family (in get_family's order)."""
     if isinstance(mob, (Text, MarkupText)):
         return f'text "{_text_of(mob)}"'
-    texts = [m for m in mob.get_family() if isinstance(m, (Text, MarkupText))]
     if texts:
         more = f" and {len(texts) - 1} more" if len(texts) > 1 else ""
         return f'group with text "{_text_of(texts[0])}"{more}'
@@ -173,12 +181,22 @@ def _text_of(mob: Text | MarkupText) -> str:
 
 
 def _font_px(mob: Text | MarkupText) -> float:
-    if mob.height <= 0 or not getattr(mob, "initial_height", 0):
+    if _extent(mob, 1) <= 0 or not getattr(mob, "initial_height", 0):
         return 0.0
     # Manim measures a text's size by its height: a text standing upright (a column's word,
     # scenes.widgets.col_label) has its line's height across, as its width
     size = mob.font_size * mob.width / mob.height if _upright(mob) else mob.font_size
     return size * DIGIT_HEIGHT * REFERENCE_LINES / config.frame_height
+
+
+def _extent(mob: Mobject, dim: int) -> float:
+    """mob.width (dim 0) or mob.height (dim 1) as Manim measures it (the spread of every
+    point of its family, Mobject.length_over_dim), in one pass: a tenth of Manim's walk."""
+    columns = [m.points[:, dim] for m in mob.get_family() if len(m.points)]
+    if not columns:
+        return 0.0
+    column = np.concatenate(columns)
+    return float(column.max() - column.min())
 
 
 def _upright(mob: Text | MarkupText) -> bool:
@@ -200,10 +218,11 @@ def _signature(mob: Mobject) -> tuple:
     parts = []
     for m in mob.get_family():
         if isinstance(m, VMobject) and len(m.points):
+            # (ndarray.round: np.round's dispatch cost more than the rounding)
             parts.append((len(m.points), round(float(m.points.sum()), 4),
                           round(float(np.abs(m.points).sum()), 4),
-                          tuple(np.round(m.fill_rgbas, 3).ravel()),
-                          tuple(np.round(m.stroke_rgbas, 3).ravel()),
+                          tuple(m.fill_rgbas.round(3).ravel()),
+                          tuple(m.stroke_rgbas.round(3).ravel()),
                           round(float(m.stroke_width), 2)))
         elif isinstance(m, ImageMobject):
             parts.append((_box(m.points), float(getattr(m, "fill_opacity", 1.0))))
@@ -267,19 +286,166 @@ def _visible_stroke(vm: VMobject) -> bool:
     return vm.stroke_width > 0 and _alpha(vm.stroke_rgbas) > 0.01
 
 
-def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
+class MarkCache:
+    """What marks_of reads off mobjects, kept for the next picture by what the mobject looks
+    like (_look_key: its class, points, colours and stroke, byte for byte), not by which
+    object it is: a chapter's pictures share most of their objects, and reading each of
+    them again at every picture was most of the lint's own time (issue 45). An object
+    moved, recoloured or refilled in place has another key, and is read again."""
+
+    LIMIT = 50_000  # entries per table (a chapter makes a few thousand); a full one starts again
+
+    def __init__(self) -> None:
+        self.leaves: dict[tuple, _LeafRead] = {}
+        self.glyphs: dict[tuple, tuple[_GlyphRead | None, ...]] = {}  # a text's, by its key
+        self.texts: dict[tuple, _TextRead] = {}
+
+    @staticmethod
+    def kept(table: dict, key: tuple | None, read: Callable[[Any], Any], mob: Mobject) -> Any:
+        """table[key], read off `mob` once; `key` None: not kept (read now)."""
+        if key is None:
+            return read(mob)
+        got = table.get(key)
+        if got is None:
+            if len(table) >= MarkCache.LIMIT:
+                table.clear()
+            got = table[key] = read(mob)
+        return got
+
+
+def _look_key(vm: VMobject) -> tuple:
+    """Everything of a VMobject that its marks are read from (class, how many parts, points,
+    fill and stroke colours, stroke width), exactly: two with one key make the same marks."""
+    p, fill, stroke = vm.points, vm.fill_rgbas, vm.stroke_rgbas
+    return (type(vm), len(vm.submobjects), p.shape, p.dtype, p.tobytes(),
+            fill.shape, fill.dtype, fill.tobytes(), stroke.shape, stroke.dtype,
+            stroke.tobytes(), float(vm.stroke_width))
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """`a`, read-only: a kept reading is shared by the marks of many pictures."""
+    a.setflags(write=False)
+    return a
+
+
+class _Stroke(NamedTuple):
+    color: str
+    opacity: float
+    segments: np.ndarray  # (n, 2, 2), read-only
+    width: float  # scene units
+    role: str
+
+
+class _Fill(NamedTuple):
+    color: str
+    opacity: float
+    outline: np.ndarray  # (n, 2), read-only
+    role: str
+
+
+class _LeafRead(NamedTuple):
+    """What one drawn VMobject (not a glyph, not a dash) shows, wherever it is in a scene."""
+
+    shows: str
+    box: tuple[float, float, float, float]
+    signature: tuple
+    stroke: _Stroke | None  # None: no visible stroke
+    fill: _Fill | None  # None: no visible fill
+
+
+def _read_leaf(leaf: VMobject) -> _LeafRead:
+    shows = "arrow" if isinstance(leaf, (Arrow, ArrowTip)) else describe(leaf)
+    box = _box(leaf.points)
+    shows += f" at ({(box[0] + box[2]) / 2:.1f}, {(box[1] + box[3]) / 2:.1f})"
+    stroke = fill = None
+    if _visible_stroke(leaf):
+        stroke = _Stroke(_hex(leaf.stroke_rgbas), _alpha(leaf.stroke_rgbas),
+                         _frozen(_polyline(leaf)), _stroke_units(leaf), _line_role(leaf))
+    if _alpha(leaf.fill_rgbas) > 0.01:
+        outline = (leaf.points[::4, :2].copy() if len(leaf.points) >= 4
+                   else leaf.points[:, :2].copy())
+        fill = _Fill(_hex(leaf.fill_rgbas), _alpha(leaf.fill_rgbas), _frozen(outline),
+                     "tip" if isinstance(leaf, ArrowTip) else "")
+    return _LeafRead(shows, box, _signature(leaf), stroke, fill)
+
+
+class _GlyphRead(NamedTuple):
+    opacity: float
+    color: str
+    box: tuple[float, float, float, float]
+
+
+def _read_glyphs(family: list[Mobject]) -> tuple[_GlyphRead | None, ...]:
+    """Each glyph of a text's family read (None: a part without points, or not a VMobject)."""
+    return tuple(_GlyphRead(_alpha(g.fill_rgbas), _hex(g.fill_rgbas), _box(g.points))
+                 if isinstance(g, VMobject) and len(g.points) else None for g in family)
+
+
+class _TextGlyphs(NamedTuple):
+    """A text met in one picture: its key (see _text_key) and its glyphs' readings by id()."""
+
+    key: tuple | None
+    glyphs: dict[int, _GlyphRead | None]
+
+
+def _text_glyphs(text: Text | MarkupText, cache: MarkCache) -> _TextGlyphs:
+    """A text's key and its glyphs' readings, kept under the key (a text read in an
+    earlier picture costs one walk of its family: no glyph is read again)."""
+    family = text.get_family()
+    key = _text_key(text, family)
+    reads = cache.kept(cache.glyphs, key, _read_glyphs, family)
+    return _TextGlyphs(key, {id(m): r for m, r in zip(family, reads)})
+
+
+class _TextRead(NamedTuple):
+    text: str  # as read (_text_of)
+    font_px: float
+    signature: tuple
+
+
+def _read_text(text: Text | MarkupText) -> _TextRead:
+    return _TextRead(_text_of(text), _font_px(text), _signature(text))
+
+
+def _text_key(text: Text | MarkupText, family: list[Mobject]) -> tuple | None:
+    """What a text's reading (_TextRead) is made of: its family's (_family_key: the look of
+    every part, its strings), its size as built and the frame; None (not kept) if a part is
+    not a VMobject. `family`: its family."""
+    looks = _family_key(family)
+    if looks is None:
+        return None
+    return (getattr(text, "initial_height", 0), getattr(text, "_font_size", None),
+            config.frame_height, looks)
+
+
+def _family_key(family: list[Mobject]) -> tuple | None:
+    """The look of every part of a family (see _look_key: in family order, each with how
+    many parts it has, which fixes the tree) and every text's strings (describe names a
+    group by its texts); None (not kept) if a part is not a VMobject."""
+    if not all(isinstance(m, VMobject) for m in family):
+        return None
+    return tuple((_look_key(m), getattr(m, "original_text", None), getattr(m, "text", None))
+                 if isinstance(m, (Text, MarkupText)) else _look_key(m) for m in family)
+
+
+def marks_of(mobjects: Sequence[Mobject], cache: MarkCache | None = None) -> list[Mark]:
     """The marks of a scene's mobjects (scene.mobjects), in drawing order: each text whole,
     each stroke a line, each fill a shape. Invisible marks are left out, and so is a text
-    an opaque fill drawn after it hides."""
+    an opaque fill drawn after it hides. `cache`: what earlier pictures read (a chapter's
+    pictures share one); None: read everything now."""
+    cache = MarkCache() if cache is None else cache
     owner: dict[int, int] = {}
     top_of: dict[int, int] = {}
     text_of: dict[int, Text | MarkupText] = {}
     dashed_of: dict[int, Mobject] = {}  # a dash → its dashed line (one line, one mark)
+    texts_in: dict[int, list] = {}  # a top-level object → every text met in its family
 
     def walk(m: Mobject, group: int, in_text: Text | MarkupText | None, top: int,
              dashed: Mobject | None = None) -> None:
-        if in_text is None and isinstance(m, (Text, MarkupText)):
-            in_text = m
+        if isinstance(m, (Text, MarkupText)):
+            texts_in[top].append(m)
+            if in_text is None:
+                in_text = m
         if dashed is None and isinstance(m, (DashedLine, DashedVMobject)) and m.submobjects:
             dashed = m
         owner[id(m)] = group
@@ -294,16 +460,21 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
 
     tops = {id(top): top for top in mobjects}
     for top in mobjects:
+        texts_in[id(top)] = []
         walk(top, id(top), None, id(top))
     leaves = extract_mobject_family_members(mobjects, use_z_index=True,
                                             only_those_with_points=True)
     marks: list[Mark] = []
     seen_texts: dict[int, Mark] = {}
+    met_texts: dict[int, _TextGlyphs] = {}
     seen_dashed: dict[int, Mark] = {}
     for order, leaf in enumerate(leaves):
         text = text_of.get(id(leaf))
         if text is not None:
-            _add_glyph(seen_texts, marks, text, leaf, order, owner, top_of)
+            met = met_texts.get(id(text))
+            if met is None:
+                met = met_texts[id(text)] = _text_glyphs(text, cache)
+            _add_glyph(seen_texts, marks, text, met, leaf, order, owner, top_of, cache)
             continue
         dashed = dashed_of.get(id(leaf))
         if dashed is not None and isinstance(leaf, VMobject):
@@ -319,31 +490,28 @@ def marks_of(mobjects: Sequence[Mobject]) -> list[Mark]:
             continue
         if not isinstance(leaf, VMobject):
             continue
-        shows = "arrow" if isinstance(leaf, (Arrow, ArrowTip)) else describe(leaf)
-        box = _box(leaf.points)
-        shows += f" at ({(box[0] + box[2]) / 2:.1f}, {(box[1] + box[3]) / 2:.1f})"
-        sig = _signature(leaf)
-        if _visible_stroke(leaf):
-            marks.append(Mark("line", shows, box, order, id(leaf), sig,
-                              colors=(_hex(leaf.stroke_rgbas),),
-                              opacity=_alpha(leaf.stroke_rgbas),
-                              segments=_polyline(leaf), owner=owner[id(leaf)],
-                              top_id=top_of[id(leaf)], stroke=_stroke_units(leaf),
-                              role=_line_role(leaf)))
-        if _alpha(leaf.fill_rgbas) > 0.01:
-            marks.append(Mark("shape", shows, box, order, id(leaf), sig,
-                              colors=(_hex(leaf.fill_rgbas),),
-                              opacity=_alpha(leaf.fill_rgbas),
-                              outline=leaf.points[::4, :2].copy() if len(leaf.points) >= 4
-                              else leaf.points[:, :2].copy(), owner=owner[id(leaf)],
-                              top_id=top_of[id(leaf)],
-                              role="tip" if isinstance(leaf, ArrowTip) else ""))
-    _name_tops(marks, tops)
-    return [m for m in marks if not (m.kind == "text" and _hidden(m, marks))]
+        # its parts are read with it (describe, _signature: an arrow's head, say)
+        key = _family_key(leaf.get_family()) if leaf.submobjects else _look_key(leaf)
+        read = cache.kept(cache.leaves, key, _read_leaf, leaf)
+        if read.stroke is not None:
+            s = read.stroke
+            marks.append(Mark("line", read.shows, read.box, order, id(leaf), read.signature,
+                              colors=(s.color,), opacity=s.opacity, segments=s.segments,
+                              owner=owner[id(leaf)], top_id=top_of[id(leaf)], stroke=s.width,
+                              role=s.role))
+        if read.fill is not None:
+            f = read.fill
+            marks.append(Mark("shape", read.shows, read.box, order, id(leaf), read.signature,
+                              colors=(f.color,), opacity=f.opacity, outline=f.outline,
+                              owner=owner[id(leaf)], top_id=top_of[id(leaf)], role=f.role))
+    _name_tops(marks, tops, texts_in)
+    return _unhidden(marks)
 
 
-def _name_tops(marks: list[Mark], tops: dict[int, Mobject]) -> None:
-    """Each mark's `top`: what its top-level object shows, placed by its marks' centre."""
+def _name_tops(marks: list[Mark], tops: dict[int, Mobject], texts_in: dict[int, list]) -> None:
+    """Each mark's `top`: what its top-level object shows, placed by its marks' centre.
+    `texts_in`: the texts met walking each one's family (a text met twice counts where
+    get_family keeps it: at its last place)."""
     boxes: dict[int, list] = {}
     for m in marks:
         boxes.setdefault(m.top_id, []).append(m.box)
@@ -352,33 +520,34 @@ def _name_tops(marks: list[Mark], tops: dict[int, Mobject]) -> None:
         b = np.array(group)
         x, y = (b[:, 0].min() + b[:, 2].max()) / 2, (b[:, 1].min() + b[:, 3].max()) / 2
         top = tops.get(key)
-        names[key] = f"{describe(top) if top is not None else 'object'} at ({x:.1f}, {y:.1f})"
+        shows = 'object' if top is None else _described(top, remove_list_redundancies(texts_in[key]))
+        names[key] = f"{shows} at ({x:.1f}, {y:.1f})"
     for m in marks:
         m.top = names[m.top_id]
 
 
 def _add_glyph(seen: dict[int, Mark], marks: list[Mark], text: Text | MarkupText,
-               glyph: VMobject, order: int, owner: dict[int, int],
-               top_of: dict[int, int]) -> None:
+               met: _TextGlyphs, glyph: VMobject, order: int, owner: dict[int, int],
+               top_of: dict[int, int], cache: MarkCache) -> None:
     """Fold one glyph into its text's mark (made at the text's first visible glyph)."""
-    if not isinstance(glyph, VMobject) or _alpha(glyph.fill_rgbas) <= 0.01:
+    g = met.glyphs.get(id(glyph))
+    if g is None or g.opacity <= 0.01:
         return
     mark = seen.get(id(text))
-    color = _hex(glyph.fill_rgbas)
     if mark is None:
-        mark = Mark("text", f'text "{_text_of(text)}"', _box(glyph.points), order, id(text),
-                    _signature(text), text=_text_of(text), colors=(color,),
-                    opacity=_alpha(glyph.fill_rgbas), font_px=_font_px(text),
+        t = cache.kept(cache.texts, met.key, _read_text, text)
+        mark = Mark("text", f'text "{t.text}"', g.box, order, id(text), t.signature,
+                    text=t.text, colors=(g.color,), opacity=g.opacity, font_px=t.font_px,
                     owner=owner[id(text)], top_id=top_of[id(text)])
         seen[id(text)] = mark
         marks.append(mark)
         return
-    left, bottom, right, top = _box(glyph.points)
+    left, bottom, right, top = g.box
     mark.box = (min(mark.box[0], left), min(mark.box[1], bottom),
                 max(mark.box[2], right), max(mark.box[3], top))
-    if color not in mark.colors:
-        mark.colors += (color,)
-    mark.opacity = min(mark.opacity, _alpha(glyph.fill_rgbas))
+    if g.color not in mark.colors:
+        mark.colors += (g.color,)
+    mark.opacity = min(mark.opacity, g.opacity)
 
 
 def _add_dash(seen: dict[int, Mark], marks: list[Mark], dashed: Mobject, dash: VMobject,
@@ -404,12 +573,17 @@ def _add_dash(seen: dict[int, Mark], marks: list[Mark], dashed: Mobject, dash: V
         mark.colors += (color,)
 
 
-def _hidden(text: Mark, marks: Sequence[Mark]) -> bool:
-    """Whether an opaque fill drawn after the text covers its whole ink box."""
-    left, bottom, right, top = text.box
-    return any(m.kind == "shape" and m.order > text.order and m.opacity >= COVERED_OPACITY
-               and m.box[0] <= left and m.box[1] <= bottom and m.box[2] >= right
-               and m.box[3] >= top for m in marks)
+def _unhidden(marks: list[Mark]) -> list[Mark]:
+    """The marks but the texts an opaque fill drawn after the text covers whole (its ink
+    box): every text against every such fill at once."""
+    covers = [m for m in marks if m.kind == "shape" and m.opacity >= COVERED_OPACITY]
+    if not covers:
+        return marks
+    boxes = _boxes(covers)
+    orders = np.array([m.order for m in covers])
+    return [m for m in marks if m.kind != "text" or not np.any(
+        (orders > m.order) & (boxes[:, 0] <= m.box[0]) & (boxes[:, 1] <= m.box[1])
+        & (boxes[:, 2] >= m.box[2]) & (boxes[:, 3] >= m.box[3]))]
 
 
 # ---- geometry ------------------------------------------------------------------------
@@ -740,6 +914,7 @@ SIGN_GLYPHS = "+−-✓✗"  # a sign told in writing
 SIGN_CVD_TYPES = ("deuteranomaly", "protanomaly", "tritanomaly")
 
 
+@lru_cache(maxsize=4096)  # a picture asks it for each of its cells, with a few opacities
 def signs_apart(positive: str, negative: str, background: str, opacity: float = 1.0) -> float:
     """The smallest CIEDE2000 distance between the two sign colours laid at `opacity` over
     `background`, seen with normal vision or simulated deuteranopia, protanopia or
@@ -840,8 +1015,9 @@ def _blend(top: str, under: str, alpha: float) -> str:
 
 
 def _rgb_hex(rgb: np.ndarray) -> str:
-    """#rrggbb of 0–255 channels."""
-    r, g, b = (int(v) for v in np.clip(np.round(rgb), 0, 255))
+    """#rrggbb of 0–255 channels, rounded half to even as numpy rounds (in Python: numpy's
+    round and clip on three numbers cost more than the lint's reading of a glyph)."""
+    r, g, b = (min(255, max(0, round(v))) for v in np.asarray(rgb, dtype=float).tolist())
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
@@ -870,6 +1046,12 @@ def _shape_index(marks: Sequence[Mark]) -> tuple[list[Mark], np.ndarray, np.ndar
     return shapes, boxes, np.array([m.order for m in shapes], int)
 
 
+@lru_cache(maxsize=8192)  # a picture has hundreds of texts in a few colours over a few fills
+def _contrast_over(color: str, under: str, opacity: float) -> float:
+    """The contrast of `color` laid at `opacity` over `under`, with `under`."""
+    return contrast(_blend(color, under, opacity), under)
+
+
 def low_contrast(marks: Sequence[Mark], background: str,
                  floor: float = MIN_CONTRAST) -> list[Finding]:
     """Every text's contrast with what lies under it (sampled across its ink box) at least
@@ -884,7 +1066,7 @@ def low_contrast(marks: Sequence[Mark], background: str,
             under = backdrop(marks, np.array([cx + dx * w, cy + dy * h]), t.order, background,
                              index)
             for color in t.colors:
-                ratio = contrast(_blend(color, under, t.opacity), under)
+                ratio = _contrast_over(color, under, t.opacity)
                 if ratio < worst:
                     worst, under_worst = ratio, under
         if worst < floor:
@@ -1173,8 +1355,9 @@ def caption_findings(p: CaptionPicture, background: str,
     """Every rule on one caption: both pictures, its timing, the colours; each finding once."""
     titles, tokens = tuple(titles), tuple(tokens)
     words = None if word_colors is None else tuple(word_colors)
-    found = (picture_findings(p.still, background, signs, titles, words, tokens)
-             + picture_findings(p.leaving, background, signs, titles, words, tokens))
+    found = picture_findings(p.still, background, signs, titles, words, tokens)
+    if not same_picture(p.still, p.leaving):  # most pictures stand still until they leave
+        found += picture_findings(p.leaving, background, signs, titles, words, tokens)
     changes = tuple(dict.fromkeys(list(p.timing.changes) + changed(p.still, p.leaving)))
     timing = CaptionTiming(p.timing.shown, p.timing.reading, p.timing.settled, p.timing.still,
                            p.timing.leaves, changes)
@@ -1182,6 +1365,23 @@ def caption_findings(p: CaptionPicture, background: str,
     found += colour_findings(p.still, confusions, p.leaving)
     found += list(p.played)
     return list(dict.fromkeys(found))
+
+
+def same_picture(a: Sequence[Mark], b: Sequence[Mark]) -> bool:
+    """Whether two lists of marks are equal in every field (the rules over one picture are
+    functions of its marks: equal marks, equal findings)."""
+    return len(a) == len(b) and all(
+        _plain_fields(x) == _plain_fields(y)
+        and all(_same_array(getattr(x, f), getattr(y, f)) for f in _ARRAY_FIELDS)
+        for x, y in zip(a, b))
+
+
+_ARRAY_FIELDS = ("segments", "outline")
+_plain_fields = attrgetter(*(f.name for f in fields(Mark) if f.name not in _ARRAY_FIELDS))
+
+
+def _same_array(x: np.ndarray | None, y: np.ndarray | None) -> bool:
+    return x is y or (x is not None and y is not None and np.array_equal(x, y))
 
 
 def gather(chapter: int, per_caption: Sequence[tuple[int, Sequence[Finding]]]) -> list[Problem]:

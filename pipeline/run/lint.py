@@ -93,7 +93,10 @@ class _Linting:
     speaks = False  # the lint needs no speech
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from attention_video.scenes.lint import MarkCache  # (lazy: LAZY)
+
         self.lint_pictures: list[CaptionPicture] = []  # one per caption
+        self._read = MarkCache()  # what the chapter's pictures read off their objects
         self._in_say = False
         self._still_marks: list | None = None  # this caption's picture at its still
         self._still_at = 0.0
@@ -177,7 +180,7 @@ class _Linting:
         come = [a.mobject for a in leaves if a.is_introducer() and a.mobject is not self._caption]
         if not out or not come:
             return []
-        return crossfades(marks_of(out), marks_of(come))
+        return crossfades(marks_of(out, self._read), marks_of(come, self._read))
 
     def _name(self, animation: Any, describe: Callable[[Any], str]) -> str:
         """An animation as a problem line names it; a cover fading in clears the stage."""
@@ -221,7 +224,7 @@ class _Linting:
 
         self._frame_it(self._caption)
         self._frame_it(getattr(self, "title_mob", None))
-        return marks_of(self.mobjects)
+        return marks_of(self.mobjects, self._read)
 
     def _frame_it(self, m: Any) -> None:
         """Keep a caption or the title among those held to the title-safe area."""

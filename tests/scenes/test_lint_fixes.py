@@ -152,7 +152,7 @@ def test_a_number_fading_in_over_one_fading_out_is_two_numbers_at_once():
     assert [f.rule for f in found] == ["numbers"]
     assert 'text "step 7500" fades in over text "step 0"' in found[0].message
     # as the lint's play sees it: the animations of one play
-    scene = SimpleNamespace(_caption=None)
+    scene = SimpleNamespace(_caption=None, _read=lint.MarkCache())  # a scene's readings
     assert [f.rule for f in _Linting._crossfades(scene, [fade(old, True), fade(new, False)])] \
         == ["numbers"]
     # apart, or a word rather than a number, or one after the other: one number per frame
