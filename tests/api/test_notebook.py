@@ -184,3 +184,12 @@ def test_explain_refuses_a_folder_that_is_a_file(tmp_path):
     (tmp_path / "media").write_text("a file")
     with pytest.raises(ValueError, match="explain\\(\\): folder .* is a file, not a folder"):
         explain("The cat sat", chapters=[1], folder=tmp_path / "media")
+
+
+def test_the_top_level_name_gives_explain_on_first_use_and_nothing_else():
+    from attention_video import api  # noqa: PLC0415
+
+    assert attention_video.explain is api.explain
+    assert attention_video.Explanation is api.Explanation
+    with pytest.raises(AttributeError, match="no attribute 'render'"):
+        attention_video.render  # noqa: B018
