@@ -387,6 +387,7 @@ def test_the_check_fails_on_the_learning_tables_and_arrows_left_undescribed(monk
     assert any("never says ['@history_angle" in p for p in problems(settings, "learning"))
 
 
+@pytest.mark.slow  # (the two-head model is trained on first use; the other negative checks stay fast)
 def test_the_check_fails_on_thumbnails_left_uncounted(monkeypatch):
     """Chapter heads: a description that names the heads' thumbnails but never says how
     many there are and how they stand is caught."""
