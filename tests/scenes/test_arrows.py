@@ -174,6 +174,7 @@ def inside(point, mob, pad: float = 0.0) -> bool:
 
 @pytest.mark.parametrize("case", ["tiny", pytest.param("translate", marks=SLOW),
                                   pytest.param("two rows", marks=SLOW)])
+@pytest.mark.slow
 def test_chapter_eight_opens_on_its_question_drawn(case):
     """The opening caption asks why the followed word looks at its partner: the stage
     shows the sentence's words, the followed word's arrow ending at the partner's box, a

@@ -150,6 +150,7 @@ def test_the_training_replay_shows_one_number_at_every_frame(learning):
         assert len(norms) <= 1, (at, sorted(norms))
 
 
+@pytest.mark.slow
 def test_arrows_too_short_to_see_are_drawn_larger_and_the_caption_says_so(learning):
     from attention_video.scenes.chapters.learning import MIN_VISIBLE_ARROW
 

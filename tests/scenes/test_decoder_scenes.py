@@ -101,6 +101,7 @@ def check_frame(t, scene):
 
 # ---- chapter 2: Q and K turned into Q_rot and K_rot, before any score ---------------------------
 @pytest.mark.parametrize("theme", ["dark", pytest.param("light", marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_the_turned_pairs_are_drawn_at_their_true_angles_and_lengths(theme):
     t, scene = built("linear", theme=theme)
     check_frame(t, scene)

@@ -103,6 +103,7 @@ def test_the_factor_matrix_tag_of_a_translation_stays_off_the_caption():
 
 
 @pytest.mark.parametrize("language", ["en", pytest.param("es", marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_the_question_mark_and_the_training_curves_keep_clear(language):
     # the straight arrow of cross-attention ran through its "?"; the Spanish curve's name
     # and values pushed the two plots past the safe area

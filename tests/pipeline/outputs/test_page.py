@@ -234,6 +234,7 @@ def test_cues_keep_their_chapter_and_the_videos_time():
                                                    (4.0, "linear"), (6.0, "linear")]
 
 
+@pytest.mark.slow
 def test_the_page_is_small_and_holds_the_trace_and_the_catalogues_words(browser, tiny):
     page, trace, _, settings = tiny
     html = page.read_text(encoding="utf-8")
@@ -256,6 +257,7 @@ def test_the_page_is_small_and_holds_the_trace_and_the_catalogues_words(browser,
 
 # ---- in the browser ---------------------------------------------------------------------
 @pytest.mark.parametrize("how", ["hover", pytest.param("focus", marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_every_matrix_explains_its_cells_with_the_traces_numbers(browser, tiny, how):
     page, trace, _, _ = tiny
     tab = open_page(browser, page)
@@ -560,6 +562,7 @@ def test_a_real_models_x_is_told_as_what_it_is_not_summed(browser, tmp_path, lay
     tab.context.close()
 
 
+@pytest.mark.slow
 def test_motion_follows_the_readers_setting_and_captions_show_once(browser, tiny):
     page, *_ = tiny
     for motion, behaviour in (("reduce", "auto"), ("no-preference", "smooth")):

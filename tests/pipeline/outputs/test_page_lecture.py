@@ -178,6 +178,7 @@ def test_escape_goes_back_to_the_cell_that_opened(browser, tiny, how):
     tab.context.close()
 
 
+@pytest.mark.slow
 def test_hover_previews_and_never_loses_the_open_cell(browser, tiny):
     page, trace, *_ = tiny
     tab = open_page(browser, page)
@@ -270,6 +271,7 @@ def test_a_poster_frame_instead_of_a_black_box(browser, tiny):
 
 
 # ---- the handout ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_printing_gives_a_handout_with_every_caption(browser, tiny, tmp_path):
     if shutil.which("pdftotext") is None:
         pytest.skip("pdftotext (poppler-utils) is not installed")
@@ -312,6 +314,7 @@ def test_captions_are_the_pages_own_track_shown_once(browser, tmp_path, captions
     tab.context.close()
 
 
+@pytest.mark.slow
 def test_another_word_says_the_video_follows_its_own_and_how_to_render_it(browser, tiny):
     page, trace, _, settings = tiny
     tab = open_page(browser, page)
@@ -329,6 +332,7 @@ def test_another_word_says_the_video_follows_its_own_and_how_to_render_it(browse
     tab.context.close()
 
 
+@pytest.mark.slow
 def test_a_long_sum_says_how_many_terms_it_adds_up_as_one(browser, tmp_path):
     """A sum of more than 12 terms writes its first 11, "the other 8 terms, added up:" with
     their sum as one number, and its last: no term is dropped without saying so."""
