@@ -465,7 +465,7 @@ def _charts(picture: Picture, caption: str, tr: Translate, words: Words,
         if c.kind == "stacked":  # (what the caption does not state of it)
             part = _stacked(c, caption, tr, words)
         else:
-            part = (_bars if c.kind == "bars" else _curve)(c, tr, words)
+            part = _bars(c, caption, tr, words) if c.kind == "bars" else _curve(c, tr, words)
         least = part.shorter or part if part is not None else None  # (its extremes)
         if least is None or (c.kind != "stacked" and all(m.text in caption
                                                           for m in least.mentions)):
@@ -475,7 +475,7 @@ def _charts(picture: Picture, caption: str, tr: Translate, words: Words,
     return parts, stated
 
 
-def _bars(c: Chart, tr: Translate, words: Words) -> _Part:
+def _bars(c: Chart, caption: str, tr: Translate, words: Words) -> _Part:
     top = max(range(len(c.values)), key=lambda k: c.values[k])
     low = min(range(len(c.values)), key=lambda k: c.values[k])
 
@@ -489,7 +489,16 @@ def _bars(c: Chart, tr: Translate, words: Words) -> _Part:
                 Mention("value", c.key, c.indices[low], c.text(low)))
     brief = tr("{name}: highest {top}, lowest {low}.", name=name, top=c.text(top),
                low=c.text(low))
-    return _Part(text, (c.key,), mentions, _Part(brief, (c.key,), mentions))
+    # shortest: the extreme the caption does not state itself ("gives the most weight to
+    # "drank": 0.989" leaves the lowest)
+    least = None
+    if c.text(top) in caption and c.text(low) not in caption:
+        least = _Part(tr("{name}: lowest {low}.", name=name, low=c.text(low)), (c.key,),
+                      mentions[1:])
+    elif c.text(low) in caption and c.text(top) not in caption:
+        least = _Part(tr("{name}: highest {top}.", name=name, top=c.text(top)), (c.key,),
+                      mentions[:1])
+    return _Part(text, (c.key,), mentions, _Part(brief, (c.key,), mentions, least))
 
 
 def _stacked(c: Chart, caption: str, tr: Translate, words: Words) -> _Part | None:
@@ -514,9 +523,14 @@ def _stacked(c: Chart, caption: str, tr: Translate, words: Words) -> _Part | Non
         return _Part(tr.plural("{name}: {n} grey part, too narrow for its word.",
                                "{name}: {n} grey parts, too narrow for their words.", grey,
                                name=name), (c.key,), count, brief)
+    # shortest, where even that does not fit (a slow language, a short caption): how many
+    # parts carry their word (their values are the weights beside the rows) and how many not
+    labelled = len(c.values) - grey
+    least = _Part(tr("{name}: {k} labelled, {n} grey.", name=name, k=labelled, n=grey),
+                  (c.key,), (Mention("labelled", c.key, (), str(labelled)),) + count)
     brief = _Part(tr.plural("{name}: {parts}, and {n} grey part.",
                             "{name}: {parts}, and {n} grey parts.", grey, name=name,
-                            parts=parts), (c.key,), mentions + count)
+                            parts=parts), (c.key,), mentions + count, least)
     return _Part(tr.plural("{name}: {parts}, and {n} grey part too narrow for its word.",
                            "{name}: {parts}, and {n} grey parts too narrow for their words.",
                            grey, name=name, parts=parts), (c.key,), mentions + count, brief)

@@ -90,6 +90,17 @@ def extremes(chart) -> tuple[str, ...]:
     return tuple(values[:1] if chart.kind == "curve" else values)
 
 
+def labelled_parts(values: tuple[str, ...]) -> int:
+    """How many parts of a stacked bar carry their word, from what must be said of it."""
+    return sum(1 for v in values if not v.startswith(GREY))
+
+
+def told_labelled(s: Said, key: str) -> int | None:
+    """The count of a stacked bar's labelled parts its description states, if it does."""
+    return next((int(m.text) for m in s.description.mentions
+                 if m.kind == "labelled" and m.key == key), None)
+
+
 def played(settings: Settings, slug: str, fast: bool = True) -> list[Said]:
     """Chapter `slug` built as the lint builds it (every play ends at once in its final
     state, keeping a render's time: pipeline.run.fastforward), the scene graph looked at as
@@ -227,6 +238,12 @@ def problems(settings: Settings, slug: str) -> list[str]:
             unsaid[(kind, key)][1].difference_update(
                 v for v in values if v in s.caption or v in s.description.text or v in counted
                 or (v.startswith(LABELLED) and v.split(":")[-1] in s.caption))
+            if kind == "stacked" and (kind, key) in s.charts and \
+                    told_labelled(s, key) == labelled_parts(s.charts[(kind, key)]):
+                # where its parts' values did not fit: how many carry their word (the values
+                # are the weights beside the rows)
+                unsaid[(kind, key)][1].difference_update(
+                    v for v in values if not v.startswith(GREY))
         for chart in [c for c in unsaid if c not in s.charts and c not in s.must]:
             first, values = unsaid.pop(chart)  # gone from screen: were they said?
             if values:
