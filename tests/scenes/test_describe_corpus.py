@@ -311,6 +311,21 @@ def test_every_caption_of_the_corpus_is_described_truly_and_in_time(case):
     assert bad == [], "\n".join(bad)
 
 
+def without(name: str):
+    """scenes.describe.describe with `name` taken out of every description's words (what it
+    records left as it was): a description that never says that name."""
+    import attention_video.scenes.describe as describe  # noqa: PLC0415
+
+    real = describe.describe
+
+    def unnamed(*args, **kwargs):
+        d = real(*args, **kwargs)
+        return describe.Description(d.text.replace(name, ""), d.names, d.mentions, d.seconds,
+                                    d.told)
+
+    return unnamed
+
+
 def test_the_check_fails_on_a_wrong_description(monkeypatch):
     """A description that never names the grids on screen, one that reads a number wrong,
     one too long to say: each is caught."""
@@ -357,15 +372,8 @@ def test_the_check_fails_on_a_chart_left_undescribed(monkeypatch):
     assert any("never says" in p for p in problems(settings, "softmax"))
     monkeypatch.undo()
 
-    real = describe.describe
     bars = describe.chart_name("bars", "weights", Translate(settings.language))
-
-    def unnamed(*args, **kwargs):
-        d = real(*args, **kwargs)
-        return describe.Description(d.text.replace(bars, ""), d.names, d.mentions, d.seconds,
-                                    d.told)
-
-    monkeypatch.setattr("attention_video.scenes.base.describe", unnamed)
+    monkeypatch.setattr("attention_video.scenes.base.describe", without(bars))
     assert any("does not name the bars" in p for p in problems(settings, "qkv"))
 
 
@@ -388,16 +396,9 @@ def test_the_check_fails_on_the_learning_tables_and_arrows_left_undescribed(monk
     import attention_video.scenes.describe as describe  # noqa: PLC0415
 
     settings = CASES["tiny-default"].settings
-    real = describe.describe
     table = describe.grid_name("history_weights", Translate(settings.language),
                                describe.Words((), (), 0))
-
-    def unnamed(*args, **kwargs):
-        d = real(*args, **kwargs)
-        return describe.Description(d.text.replace(table, ""), d.names, d.mentions, d.seconds,
-                                    d.told)
-
-    monkeypatch.setattr("attention_video.scenes.base.describe", unnamed)
+    monkeypatch.setattr("attention_video.scenes.base.describe", without(table))
     assert any("does not name history_weights" in p for p in problems(settings, "learning"))
     monkeypatch.undo()
     monkeypatch.setattr(describe, "_snapshot_angles", lambda *args: [])
