@@ -153,12 +153,15 @@ def holds(args: argparse.Namespace, root: Path) -> None:
     trace = build_trace(s)
     chapter = parse_chapters(args.holds)[0]
     render_chapter(ChapterJob(chapter, trace, s, clip=None))  # imports, kept texts
-    for mode, park in [("each", False), ("reuse", False), ("once", False), ("once", True)]:
+    ways = [("each", False, False), ("reuse", False, False), ("once", False, False),
+            ("once", True, False), ("once", True, True)]
+    for mode, park, one_stream in ways:
         encoder.HeldFrameEncoder.holds, encoder.TimedRenderer.park = mode, park
-        clip = root / f"{mode}-{park}.mp4"
+        encoder.HeldFrameWriter.one_stream = one_stream
+        clip = root / f"{mode}-{park}-{one_stream}.mp4"
         r = render_chapter(ChapterJob(chapter, trace, s, clip=clip, work_dir=root / "w"))
         st = r.stages
-        print(f"  holds={mode:<5} park={park!s:<5} wall {st['wall']:5.1f} s  CPU {st['cpu']:5.1f} s  "
+        print(f"  holds={mode:<5} park={park!s:<5} one stream={one_stream!s:<5} wall {st['wall']:5.1f} s  CPU {st['cpu']:5.1f} s  "
               + " ".join(f"{k} {st[k]:.2f}" for k in encoder.STAGES)
               + f"  stored {st['frames_stored']}/{st['frames_shown']}  {clip.stat().st_size / 1e6:.2f} MB"
               + f"  ({load()})", flush=True)

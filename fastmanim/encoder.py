@@ -2,19 +2,23 @@
 
 Manim hands its file writer a held frame (``self.wait``: nothing moves) once, with a
 repeat count, and its segment encoder then converts and encodes the same picture that
-many times. Here a held frame is converted and encoded once and stored with the length
-of the hold as its duration: the MP4 gets variable frame timing (every timestamp still
-on the 1/fps grid), each hold one keyframe. Frames that move are encoded as before,
-with the same conversion and the same x264 settings.
+many times. Here a held frame is converted once and stored with the length of the hold
+as its duration: the MP4 gets variable frame timing (every timestamp still on the 1/fps
+grid), each hold one keyframe. Frames that move are converted and encoded as before,
+with the same x264 settings.
+
+Manim also opens a new encoder for every animation. A chapter is written as one stream
+instead (ChapterStream), each animation still starting on a keyframe.
 
 `StageClock` adds up where a chapter's time goes (for benchmarks/bench_render.py).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
@@ -30,6 +34,7 @@ from manim.scene.scene_file_writer import SceneFileWriter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 from manim.typing import RGBAPixelArray
 
+NO_TYPE = av.video.frame.PictureType.NONE  # x264 chooses the frame's type
 STAGES = ("draw", "convert", "encode", "segments", "join")
 # How finished clips are joined by stream copy (the pipeline's pipeline.outputs.video.join):
 # (clips, out, faststart=...) → seconds. The renderer is handed it: Manim's speed-ups sit
@@ -85,37 +90,53 @@ class HeldFrameEncoder(VideoSegmentEncoder):
     """
 
     holds: ClassVar[str] = "once"
+    hold_copy: ClassVar[bool] = True
 
-    def __init__(self, *, target: Path, spec: Any) -> None:
+    def __init__(self, *, target: Path, spec: Any, one_stream: bool = False) -> None:
         with CLOCK.timing("segments"):
             super().__init__(target=target, spec=spec)
+        self.one_stream = one_stream  # a whole chapter's stream (ChapterStream), not a segment
         # Packets carry the frame's duration: the MP4 needs it for a segment's last frame.
         self._stream.codec_context.flags |= av.codec.context.Flags.frame_duration
         self._time_base = Fraction(spec.frame_rate.denominator, spec.frame_rate.numerator)
         self._reformatter = av.video.reformatter.VideoReformatter()
+        self._shown: dict[int, int] = {}  # a frame's pts → frame periods it is shown
 
-    def write_frame(self, pixels: RGBAPixelArray, *, repeat: int = 1) -> None:
+    def write_frame(self, pixels: RGBAPixelArray, *, repeat: int = 1,
+                    keyframe: bool = False) -> None:
+        """`keyframe`: start a new group of pictures here (a segment of a ChapterStream)."""
         self._validate_frame(pixels, repeat)
-        stored = 1 if self.holds == "once" else repeat
-        if stored < repeat and self._next_pts == 0:  # a hold segment: its only frame
-            self._sharpen()
+        durations = self._durations(repeat)
+        if len(durations) < repeat and self._next_pts == 0 and not self.one_stream:
+            self._sharpen()  # a hold segment: its only frame
         try:
             frame = None
-            for _ in range(stored):
+            for duration in durations:
                 if frame is None or self.holds == "each":
                     with CLOCK.timing("convert"):
                         frame = self._to_yuv(pixels)
                 frame.pts, frame.time_base = self._next_pts, self._time_base
-                frame.duration = repeat // stored
-                self._next_pts += frame.duration
+                frame.pict_type = av.video.frame.PictureType.I if keyframe else NO_TYPE
+                keyframe = False
+                frame.duration = duration
+                self._next_pts += duration
+                self._shown[frame.pts] = duration
                 with CLOCK.timing("encode"):
-                    for packet in self._stream.encode(frame):
-                        self._container.mux(packet)
+                    self._mux(self._stream.encode(frame))
         except BaseException as error:
             raise self._operation_error("encode", error) from error
+        stored = len(durations)
         CLOCK.frames_shown += repeat
         CLOCK.frames_stored += stored
         SPARE_FRAMES.give(pixels)  # converted: the camera may draw its next frame into it
+
+    def _durations(self, repeat: int) -> list[int]:
+        """How long each stored copy of a frame repeated `repeat` times is shown."""
+        if self.holds != "once" or repeat == 1:
+            return [1] * repeat
+        if self.one_stream and self.hold_copy:
+            return [1, repeat - 1]
+        return [repeat]
 
     def _sharpen(self) -> None:
         """Cap the quantiser of a hold's only frame (before the codec opens).
@@ -140,34 +161,157 @@ class HeldFrameEncoder(VideoSegmentEncoder):
         return self._reformatter.reformat(rgba, cc.width, cc.height, cc.pix_fmt,
                                           threads=cc.thread_count)
 
+    def _mux(self, packets: list[av.Packet]) -> None:
+        """Each packet with its own frame's duration: x264 reorders frames, and the
+        durations libavcodec passes along follow the frames' input order, so after a hold
+        the hold's length lands on the wrong packet (and the clip ends late)."""
+        for packet in packets:
+            if packet.pts is not None:
+                packet.duration = self._shown.pop(packet.pts, packet.duration)
+            self._container.mux(packet)
+
     def finish(self) -> None:
+        """Flush the encoder (its packets with their own durations) and close the file."""
         with CLOCK.timing("segments"):
-            super().finish()
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._mux(self._stream.encode())
+            except Exception as error:
+                with suppress(Exception):
+                    self._container.close()
+                raise self._operation_error("finish", error) from error
+            try:
+                self._container.close()
+            except Exception as error:
+                raise self._operation_error("finish", error) from error
+
+
+class ChapterStream:
+    """One x264 encoder for a whole chapter, fed by Manim's segments (one per animation)
+    in the order Manim opened them, each starting on a keyframe.
+
+    Manim opens, flushes and closes an encoder for every animation, and that costs about
+    as much as a dozen frames of a 1080p chapter whatever the animation holds (x264 sets
+    up its lookahead and frame threads, and its first frames go through them alone): a
+    fifth of a chapter's encoding. Here the segments are parts of one stream. Each still
+    starts on a keyframe (a --slides step is cut by stream copy where a caption's picture
+    is complete), and a hold is still one frame shown for its whole length.
+
+    Manim encodes each segment on its own thread, and a segment's thread may still be
+    writing when the next one's starts: a segment waits for its turn (the previous one
+    finished or aborted) before it writes its first frame."""
+
+    def __init__(self, target: Path, spec: Any) -> None:
+        self.target = target
+        self._encoder = HeldFrameEncoder(target=target, spec=spec, one_stream=True)
+        self._turn = self._tickets = 0
+        self._ready = threading.Condition()
+        self.failed: BaseException | None = None
+        self._closed = False
+
+    def segment(self, target: Path) -> StreamSegment:
+        self._tickets += 1
+        return StreamSegment(self, target, self._tickets - 1)
+
+    def write(self, ticket: int, pixels: RGBAPixelArray, repeat: int, first: bool) -> None:
+        with self._ready:
+            self._ready.wait_for(lambda: self._turn == ticket)
+        if self.failed is not None:
+            raise RuntimeError(f"an earlier segment of {self.target} failed") from self.failed
+        try:
+            self._encoder.write_frame(pixels, repeat=repeat, keyframe=first)
+        except BaseException as error:
+            self.failed = error
+            raise
+
+    def done(self, ticket: int, error: BaseException | None = None) -> None:
+        """The segment `ticket` has written its last frame (or failed): the next one's turn."""
+        with self._ready:
+            self._ready.wait_for(lambda: self._turn == ticket)
+            if error is not None and self.failed is None:
+                self.failed = error
+            self._turn += 1
+            self._ready.notify_all()
+
+    def close(self) -> None:
+        """Flush and close the stream (every segment has had its turn)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.failed is not None:
+            self._encoder.abort()
+            raise RuntimeError(f"a segment of {self.target} failed") from self.failed
+        self._encoder.finish()
+
+
+class StreamSegment:
+    """One animation's part of a ChapterStream, with the interface Manim's encode jobs
+    use (`target`, `write_frame`, `finish`, `abort`). No file is written for it."""
+
+    def __init__(self, stream: ChapterStream, target: Path, ticket: int) -> None:
+        self.stream, self.target, self.ticket = stream, target, ticket
+        self._first = True
+        self._done = False
+
+    def write_frame(self, pixels: RGBAPixelArray, *, repeat: int = 1) -> None:
+        self.stream.write(self.ticket, pixels, repeat, self._first)
+        self._first = False
+
+    def finish(self) -> None:
+        if not self._done:
+            self._done = True
+            self.stream.done(self.ticket)
+
+    def abort(self) -> None:
+        if not self._done:
+            self._done = True
+            self.stream.done(self.ticket, RuntimeError(f"segment {self.target} aborted"))
 
 
 class HeldFrameWriter(SceneFileWriter):
-    """Manim's file writer with held frames encoded once, its segments joined by `join`."""
+    """Manim's file writer with held frames encoded once, the chapter written as one
+    stream (ChapterStream), and the result joined by `join` (which derives the decode
+    times again). `one_stream` False: one encoder per animation, each its own segment
+    file, as Manim writes them (benchmarks/bench_render.py compares the two)."""
+
+    one_stream: ClassVar[bool] = True
 
     def __init__(self, settings: Any, join: Join) -> None:
         super().__init__(settings)
         self.join = join
+        self._stream: ChapterStream | None = None
 
-    def _create_segment_encoder(self, target: Path) -> VideoSegmentEncoder:
+    def _create_segment_encoder(self, target: Path) -> Any:
         if self.video_encoder is None:
             raise RuntimeError("Video segment encoding requires resolved settings.")
-        return HeldFrameEncoder(target=target, spec=self.video_encoder)
+        if not self.one_stream:
+            return HeldFrameEncoder(target=target, spec=self.video_encoder)
+        if self._stream is None:
+            self._stream = ChapterStream(target.with_name("chapter-stream.mp4"),
+                                         self.video_encoder)
+        return self._stream.segment(target)
 
     def combine_to_movie(self) -> None:
         with CLOCK.timing("join"):
-            super().combine_to_movie()
+            if self._stream is None:  # segment files (or no animation at all)
+                super().combine_to_movie()
+            else:  # no segment file exists: Manim's own would list and touch them
+                self.combine_files([], self.movie_file_path)
 
     def combine_files(self, input_files: list[str], output_file: Path,
                       create_gif: bool = False, includes_sound: bool = False) -> None:
         """The segments joined by stream copy, decode timestamps derived again (Manim's
-        concat demuxer misplaces a segment of one held frame)."""
+        concat demuxer misplaces a segment of one held frame); one stream: copied alone,
+        for the same decode times."""
         if create_gif or includes_sound:
             raise RuntimeError("chapter clips are silent MP4s")
         output_file.parent.mkdir(parents=True, exist_ok=True)
+        if self._stream is not None:
+            with CLOCK.timing("segments"):
+                self._stream.close()
+            input_files = [str(self._stream.target)]
         self.join([Path(f) for f in input_files], output_file, faststart=False)
 
 

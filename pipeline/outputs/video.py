@@ -130,12 +130,17 @@ def join(clips: list[Path], out: Path, container: str = "mp4",
                 tracks = max(tracks, len(src.streams.audio))
                 s = src.streams.video[0]
                 tb, otb = s.time_base, ostream.time_base or s.time_base
-                end = offset
+                end = last = offset
                 for pkt in src.demux(s):
                     if pkt.pts is None:
                         continue
                     pkt.pts = offset + round(pkt.pts * tb / otb)
-                    end = max(end, pkt.pts + round((pkt.duration or 0) * tb / otb))
+                    # The clip ends when the frame shown last does. An MP4 stores a frame's
+                    # length as the gap to the next decode time, so a frame decoded just
+                    # before a hold's jump in decode times reads as long as the hold.
+                    if pkt.pts >= last:
+                        last = pkt.pts
+                        end = pkt.pts + round((pkt.duration or 0) * tb / otb)
                     pkt.time_base, pkt.stream = otb, ostream
                     packets.append(pkt)
                 if narrated:

@@ -107,9 +107,9 @@ def test_a_chapter_draws_the_same_frames_with_either_fade(tmp_path, monkeypatch)
     seen: list[tuple[str, int]] = []
     write = encoder.HeldFrameEncoder.write_frame
 
-    def record(self, pixels, *, repeat=1):
+    def record(self, pixels, *, repeat=1, **kwargs):
         seen.append((hashlib.sha1(pixels.tobytes()).hexdigest(), repeat))
-        return write(self, pixels, repeat=repeat)
+        return write(self, pixels, repeat=repeat, **kwargs)
 
     monkeypatch.setattr(encoder.HeldFrameEncoder, "write_frame", record)
     frames = {}

@@ -161,8 +161,9 @@ def test_webm_of_a_video_with_holds_keeps_its_timing(lecture, tmp_path):
 
 @pytest.fixture(scope="module")
 def renders(tmp_path_factory):
-    """Chapter 9 at 480p15 three ways: Manim's (every held frame converted and encoded,
-    every object after a moving one redrawn), holds once, and holds once + parking."""
+    """Chapter 9 at 480p15 three ways: Manim's (one encoder per animation, every held
+    frame converted and encoded, every object after a moving one redrawn), and the
+    renderer's (one stream for the chapter, holds once), without and with parking."""
     from attention_video.attncore import Settings, build_trace
     from attention_video.pipeline.run.chapter import ChapterJob, render_chapter
 
@@ -170,14 +171,17 @@ def renders(tmp_path_factory):
     s = Settings(sentence="The cat drank milk", weights="random", quality="l", chapters=("summary",))
     trace = build_trace(s)
     out = {}
-    ways = {"manim": ("each", False), "once": ("once", False), "parked": ("once", True)}
+    ways = {"manim": ("each", False, False), "once": ("once", False, True),
+            "parked": ("once", True, True)}
     try:
-        for name, (holds, park) in ways.items():
+        for name, (holds, park, one_stream) in ways.items():
             encoder.HeldFrameEncoder.holds, encoder.TimedRenderer.park = holds, park
+            encoder.HeldFrameWriter.one_stream = one_stream
             out[name] = render_chapter(ChapterJob("summary", trace, s, clip=d / f"{name}.mp4",
                                                   work_dir=d / f"work-{name}"))
     finally:
         encoder.HeldFrameEncoder.holds, encoder.TimedRenderer.park = "once", True
+        encoder.HeldFrameWriter.one_stream = True
     return out
 
 
