@@ -68,9 +68,12 @@ def render(*args: str) -> list[str]:
 
 
 def forget_clips(cache: Path) -> None:
-    """Cold for the chapters: remove the kept clips and their records, keep the texts."""
+    """Cold for the chapters: remove the kept clips and their records, keep the texts and
+    the source files' scans (pipeline.cache.sources.SCANS), as for a user's second video."""
+    from attention_video.pipeline.cache.sources import SCANS
+
     for path in cache.glob("*"):
-        if path.is_file() and path.suffix in (".mp4", ".json"):
+        if path.is_file() and path.suffix in (".mp4", ".json") and path.name != SCANS:
             path.unlink()
 
 

@@ -81,3 +81,63 @@ def test_the_pipeline_reads_by_role():
     assert flat == ["records.py"]  # what the roles hand each other, below all of them
     assert {p.name for p in root.iterdir() if p.is_dir() and p.name != "__pycache__"} == {
         "commands", "run", "cache", "outputs"}
+
+
+# ---- the scans kept in the cache folder -------------------------------------------------
+
+def fresh_process(monkeypatch) -> None:
+    """As a new command sees the scans: nothing in memory, only what the folder keeps."""
+    sources._kept_scans.cache_clear()
+    monkeypatch.setattr(sources, "_new_scans", {})
+
+
+def small_tree(root: Path) -> None:
+    write(root, "scenes/__init__.py")
+    write(root, "scenes/ch1.py", "from attention_video.scenes import a\n"
+                                 'CACHE_DATA = ("data/*.po",)\n')
+    write(root, "scenes/a.py", "import attention_video.scenes.b\n")
+    write(root, "scenes/b.py")
+    write(root, "data/en.po")
+
+
+def test_a_second_command_reads_the_kept_scans_instead_of_parsing(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
+    small_tree(tmp_path / "src")
+    fresh_process(monkeypatch)
+    first = sources.source_files(["attention_video.scenes.ch1"], tmp_path / "src")
+    assert (tmp_path / "cache" / sources.SCANS).is_file()
+    fresh_process(monkeypatch)
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(sources.ast, "parse", no_parsing)
+    assert sources.source_files(["attention_video.scenes.ch1"], tmp_path / "src") == first
+    assert names(first, tmp_path / "src") == ["data/en.po", "scenes/__init__.py", "scenes/a.py",
+                                              "scenes/b.py", "scenes/ch1.py"]
+
+
+def test_a_changed_file_is_parsed_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
+    small_tree(tmp_path / "src")
+    fresh_process(monkeypatch)
+    sources.source_files(["attention_video.scenes.ch1"], tmp_path / "src")
+    write(tmp_path / "src", "scenes/a.py", "import attention_video.scenes.c\n")
+    write(tmp_path / "src", "scenes/c.py")
+    fresh_process(monkeypatch)
+    files = sources.source_files(["attention_video.scenes.ch1"], tmp_path / "src")
+    assert names(files, tmp_path / "src") == ["data/en.po", "scenes/__init__.py", "scenes/a.py",
+                                              "scenes/c.py", "scenes/ch1.py"]
+
+
+def test_an_unreadable_or_wrong_kept_scan_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
+    small_tree(tmp_path / "src")
+    fresh_process(monkeypatch)
+    expected = sources.source_files(["attention_video.scenes.ch1"], tmp_path / "src")
+    kept = tmp_path / "cache" / sources.SCANS
+    records = __import__("json").loads(kept.read_text())
+    for bad in ("not json", "[1, 2]", __import__("json").dumps(dict.fromkeys(records, [1, 2]))):
+        kept.write_text(bad)
+        fresh_process(monkeypatch)
+        assert sources.source_files(["attention_video.scenes.ch1"], tmp_path / "src") == expected
