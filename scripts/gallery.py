@@ -27,7 +27,7 @@ from attention_video.pipeline.run.lint import lint_video  # noqa: E402
 from attention_video.pipeline.run.stills import make_storyboard  # noqa: E402
 from attention_video.pipeline.run.workers import LocalPool  # noqa: E402
 
-from tests.support.lint_corpus import Case, load_cases, load_recorded, longest_first  # noqa: E402
+from tests.support.lint_corpus import Case, chosen_cases, load_recorded, longest_first  # noqa: E402
 
 PAGE = "index.html"
 
@@ -141,12 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--case", action="append", default=[], metavar="NAME",
                         help="only this case (repeatable)")
     args = parser.parse_args(argv)
-    cases = load_cases()
-    if args.case:
-        unknown = set(args.case) - {c.name for c in cases}
-        if unknown:
-            parser.error(f"no such case: {', '.join(sorted(unknown))}")
-        cases = [c for c in cases if c.name in args.case]
+    cases = chosen_cases(args.case, parser.error)
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: tests.support
-from tests.support.lint_corpus import CaseLint, load_cases, load_recorded, write_recorded  # noqa: E402
+from tests.support.lint_corpus import CaseLint, chosen_cases, load_recorded, write_recorded  # noqa: E402
 from tests.support.lint_corpus import lint_cases as run  # noqa: E402
 
 
@@ -30,12 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true",
                         help="print each case's problems under its line")
     args = parser.parse_args(argv)
-    cases = load_cases()
-    if args.case:
-        unknown = set(args.case) - {c.name for c in cases}
-        if unknown:
-            parser.error(f"no such case: {', '.join(sorted(unknown))}")
-        cases = [c for c in cases if c.name in args.case]
+    cases = chosen_cases(args.case, parser.error)
     if args.record and args.case:
         parser.error("--record writes the whole corpus: give no --case")
     recorded = load_recorded()

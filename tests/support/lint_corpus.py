@@ -98,6 +98,16 @@ def load_cases(path: Path = CORPUS) -> list[Case]:
     return [Case(c["name"], c["sentence"], dict(c.get("options", {}))) for c in data["case"]]
 
 
+def chosen_cases(names: list[str], fail) -> list[Case]:
+    """The corpus's cases named (all of them when none is); `fail(message)` hears of a
+    name that is not a case (a script's parser.error)."""
+    cases = load_cases()
+    unknown = set(names) - {c.name for c in cases}
+    if unknown:
+        fail(f"no such case: {', '.join(sorted(unknown))}")
+    return [c for c in cases if c.name in names] if names else cases
+
+
 def load_recorded(path: Path = PROBLEMS) -> dict[str, Recorded]:
     if not path.exists():
         return {}
