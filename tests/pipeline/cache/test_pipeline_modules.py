@@ -3,8 +3,10 @@ pipeline package. Which package may import which is import-linter's (tests/tree/
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from attention_video.pipeline.cache import sources
 
 
@@ -91,53 +93,50 @@ def fresh_process(monkeypatch) -> None:
     monkeypatch.setattr(sources, "_new_scans", {})
 
 
-def small_tree(root: Path) -> None:
-    write(root, "scenes/__init__.py")
-    write(root, "scenes/ch1.py", "from attention_video.scenes import a\n"
-                                 'CACHE_DATA = ("data/*.po",)\n')
-    write(root, "scenes/a.py", "import attention_video.scenes.b\n")
-    write(root, "scenes/b.py")
-    write(root, "data/en.po")
-
-
-def test_a_second_command_reads_the_kept_scans_instead_of_parsing(tmp_path, monkeypatch):
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    """A small project (ch1 imports a, which imports b; ch1 declares a data file) and a
+    cache folder of its own; returns what a new command finds ch1 runs, by path."""
     monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
-    small_tree(tmp_path / "src")
-    fresh_process(monkeypatch)
-    first = sources.source_files(["attention_video.scenes.ch1"], tmp_path / "src")
-    assert (tmp_path / "cache" / sources.SCANS).is_file()
-    fresh_process(monkeypatch)
+    src = tmp_path / "src"
+    write(src, "scenes/__init__.py")
+    write(src, "scenes/ch1.py", "from attention_video.scenes import a\n"
+                                'CACHE_DATA = ("data/*.po",)\n')
+    write(src, "scenes/a.py", "import attention_video.scenes.b\n")
+    write(src, "scenes/b.py")
+    write(src, "data/en.po")
+
+    def runs() -> list[str]:
+        fresh_process(monkeypatch)
+        return names(sources.source_files(["attention_video.scenes.ch1"], src), src)
+
+    runs.src, runs.kept = src, tmp_path / "cache" / sources.SCANS
+    return runs
+
+
+def test_a_second_command_reads_the_kept_scans_instead_of_parsing(tree, monkeypatch):
+    first = tree()
+    assert tree.kept.is_file()
 
     def no_parsing(*args, **kwargs):
         raise AssertionError("parsed again")
 
     monkeypatch.setattr(sources.ast, "parse", no_parsing)
-    assert sources.source_files(["attention_video.scenes.ch1"], tmp_path / "src") == first
-    assert names(first, tmp_path / "src") == ["data/en.po", "scenes/__init__.py", "scenes/a.py",
-                                              "scenes/b.py", "scenes/ch1.py"]
+    assert tree() == first == ["data/en.po", "scenes/__init__.py", "scenes/a.py", "scenes/b.py",
+                               "scenes/ch1.py"]
 
 
-def test_a_changed_file_is_parsed_again(tmp_path, monkeypatch):
-    monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
-    small_tree(tmp_path / "src")
-    fresh_process(monkeypatch)
-    sources.source_files(["attention_video.scenes.ch1"], tmp_path / "src")
-    write(tmp_path / "src", "scenes/a.py", "import attention_video.scenes.c\n")
-    write(tmp_path / "src", "scenes/c.py")
-    fresh_process(monkeypatch)
-    files = sources.source_files(["attention_video.scenes.ch1"], tmp_path / "src")
-    assert names(files, tmp_path / "src") == ["data/en.po", "scenes/__init__.py", "scenes/a.py",
-                                              "scenes/c.py", "scenes/ch1.py"]
+def test_a_changed_file_is_parsed_again(tree):
+    tree()
+    write(tree.src, "scenes/a.py", "import attention_video.scenes.c\n")
+    write(tree.src, "scenes/c.py")
+    assert tree() == ["data/en.po", "scenes/__init__.py", "scenes/a.py", "scenes/c.py",
+                      "scenes/ch1.py"]
 
 
-def test_an_unreadable_or_wrong_kept_scan_is_not_used(tmp_path, monkeypatch):
-    monkeypatch.setenv("ATTENTION_CACHE_DIR", str(tmp_path / "cache"))
-    small_tree(tmp_path / "src")
-    fresh_process(monkeypatch)
-    expected = sources.source_files(["attention_video.scenes.ch1"], tmp_path / "src")
-    kept = tmp_path / "cache" / sources.SCANS
-    records = __import__("json").loads(kept.read_text())
-    for bad in ("not json", "[1, 2]", __import__("json").dumps(dict.fromkeys(records, [1, 2]))):
-        kept.write_text(bad)
-        fresh_process(monkeypatch)
-        assert sources.source_files(["attention_video.scenes.ch1"], tmp_path / "src") == expected
+def test_an_unreadable_or_wrong_kept_scan_is_not_used(tree):
+    expected = tree()
+    records = json.loads(tree.kept.read_text())
+    for bad in ("not json", "[1, 2]", json.dumps(dict.fromkeys(records, [1, 2]))):
+        tree.kept.write_text(bad)
+        assert tree() == expected
