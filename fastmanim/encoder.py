@@ -90,7 +90,6 @@ class HeldFrameEncoder(VideoSegmentEncoder):
     """
 
     holds: ClassVar[str] = "once"
-    hold_copy: ClassVar[bool] = True
 
     def __init__(self, *, target: Path, spec: Any, one_stream: bool = False) -> None:
         with CLOCK.timing("segments"):
@@ -131,12 +130,16 @@ class HeldFrameEncoder(VideoSegmentEncoder):
         SPARE_FRAMES.give(pixels)  # converted: the camera may draw its next frame into it
 
     def _durations(self, repeat: int) -> list[int]:
-        """How long each stored copy of a frame repeated `repeat` times is shown."""
+        """How long each stored copy of a frame repeated `repeat` times is shown.
+
+        In a ChapterStream a hold is its picture, shown for one frame, and a copy (an
+        all-skip P-frame of a few hundred bytes) shown for the rest: x264's macroblock tree
+        weighs each frame by how long it is shown, so the copy makes it spend its bits on
+        the picture (alone, the picture came out 4.5 dB worse; a segment of its own has its
+        quantiser capped instead, see _sharpen)."""
         if self.holds != "once" or repeat == 1:
             return [1] * repeat
-        if self.one_stream and self.hold_copy:
-            return [1, repeat - 1]
-        return [repeat]
+        return [1, repeat - 1] if self.one_stream else [repeat]
 
     def _sharpen(self) -> None:
         """Cap the quantiser of a hold's only frame (before the codec opens).
