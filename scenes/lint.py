@@ -125,6 +125,8 @@ class Mark:
     owner: int = 0  # id() of the nearest group it was built in (an arrow and its label)
     top_id: int = 0  # id() of the scene's top-level object it belongs to
     top: str = ""  # what that object shows and where (a matrix, not one of its cells)
+    framed: bool = False  # of a caption or the title: held to the title-safe area (set as
+    #                       read, while they are alive: an id() outlives its object)
     stroke: float = 0.0  # line: the stroke's width in scene units
     role: str = ""  # "tip" (an arrowhead); a line: "closed" (an outline: a box, a cell),
     #                 "plot" (a polyline running left to right) or ""
@@ -428,11 +430,13 @@ def _family_key(family: list[Mobject]) -> tuple | None:
                  if isinstance(m, (Text, MarkupText)) else _look_key(m) for m in family)
 
 
-def marks_of(mobjects: Sequence[Mobject], cache: MarkCache | None = None) -> list[Mark]:
+def marks_of(mobjects: Sequence[Mobject], cache: MarkCache | None = None,
+             framed: Iterable[Mobject] = ()) -> list[Mark]:
     """The marks of a scene's mobjects (scene.mobjects), in drawing order: each text whole,
     each stroke a line, each fill a shape. Invisible marks are left out, and so is a text
     an opaque fill drawn after it hides. `cache`: what earlier pictures read (a chapter's
-    pictures share one); None: read everything now."""
+    pictures share one); None: read everything now. `framed`: the caption and title
+    among `mobjects` (their marks are Mark.framed)."""
     cache = MarkCache() if cache is None else cache
     owner: dict[int, int] = {}
     top_of: dict[int, int] = {}
@@ -505,6 +509,9 @@ def marks_of(mobjects: Sequence[Mobject], cache: MarkCache | None = None) -> lis
                               colors=(f.color,), opacity=f.opacity, outline=f.outline,
                               owner=owner[id(leaf)], top_id=top_of[id(leaf)], role=f.role))
     _name_tops(marks, tops, texts_in)
+    framing = {id(m) for m in framed}
+    for m in marks:
+        m.framed = m.top_id in framing
     return _unhidden(marks)
 
 
@@ -663,18 +670,16 @@ def crossings(marks: Sequence[Mark]) -> list[Finding]:
 
 
 def outside_safe_area(marks: Sequence[Mark], half_width: float = SAFE_X,
-                      half_height: float = SAFE_Y, titles: Iterable[int] = (),
-                      title_width: float = TITLE_SAFE_X,
+                      half_height: float = SAFE_Y, title_width: float = TITLE_SAFE_X,
                       title_height: float = TITLE_SAFE_Y) -> list[Finding]:
     """Everything inside the frame's action-safe area (scenes.layout.SAFE_X, SAFE_Y: 93 %),
-    and the captions and titles (the top-level objects whose id() is in `titles`) inside
-    its title-safe area (TITLE_SAFE_X, TITLE_SAFE_Y: 90 %, SMPTE ST 2046-1); one finding
-    per object of the scene (a matrix, not each of its cells), by how far it reaches out."""
-    titles = set(titles)
+    and the captions and titles (Mark.framed) inside its title-safe area (TITLE_SAFE_X,
+    TITLE_SAFE_Y: 90 %, SMPTE ST 2046-1); one finding per object of the scene (a matrix,
+    not each of its cells), by how far it reaches out."""
     worst: dict[str, tuple[float, str]] = {}
     for m in marks:
         left, bottom, right, top = m.box
-        w, h, area = ((title_width, title_height, "title-safe") if m.top_id in titles
+        w, h, area = ((title_width, title_height, "title-safe") if m.framed
                       else (half_width, half_height, "safe"))
         over = max(-w - left, right - w, -h - bottom, top - h)
         if over > FRAME_SLACK:
@@ -1076,14 +1081,12 @@ def low_contrast(marks: Sequence[Mark], background: str,
 
 
 def picture_findings(marks: Sequence[Mark], background: str, signs: tuple[str, str] = (),
-                     titles: Iterable[int] = (),
                      word_colors: Iterable[str] | None = None,
                      tokens: Iterable[str] = ()) -> list[Finding]:
     """Every rule that looks at one picture; `signs` are the (positive, negative) colours,
-    `titles` the ids of its caption and title (see outside_safe_area), `word_colors`
-    the words' colours (see same_words_by_colour) and `tokens` the sentence's words as
+    `word_colors` the words' colours (see same_words_by_colour) and `tokens` the sentence's words as
     labelled (see raw_notation)."""
-    found = (overlaps(marks) + crossings(marks) + outside_safe_area(marks, titles=titles)
+    found = (overlaps(marks) + crossings(marks) + outside_safe_area(marks)
              + too_small(marks) + low_contrast(marks, background) + lines_on_lines(marks)
              + far_labels(marks) + repeated_names(marks, word_colors)
              + same_words_by_colour(marks, word_colors) + unscaled_charts(marks)
@@ -1349,15 +1352,14 @@ class CaptionPicture:
 
 def caption_findings(p: CaptionPicture, background: str,
                      confusions: Sequence[Confusion] = (), signs: tuple[str, str] = (),
-                     titles: Iterable[int] = (),
                      word_colors: Iterable[str] | None = None,
                      tokens: Iterable[str] = ()) -> list[Finding]:
     """Every rule on one caption: both pictures, its timing, the colours; each finding once."""
-    titles, tokens = tuple(titles), tuple(tokens)
+    tokens = tuple(tokens)
     words = None if word_colors is None else tuple(word_colors)
-    found = picture_findings(p.still, background, signs, titles, words, tokens)
+    found = picture_findings(p.still, background, signs, words, tokens)
     if not same_picture(p.still, p.leaving):  # most pictures stand still until they leave
-        found += picture_findings(p.leaving, background, signs, titles, words, tokens)
+        found += picture_findings(p.leaving, background, signs, words, tokens)
     changes = tuple(dict.fromkeys(list(p.timing.changes) + changed(p.still, p.leaving)))
     timing = CaptionTiming(p.timing.shown, p.timing.reading, p.timing.settled, p.timing.still,
                            p.timing.leaves, changes)

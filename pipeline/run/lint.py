@@ -99,6 +99,9 @@ class _Linting:
         self._read = MarkCache()  # what the chapter's pictures read off their objects
         self._in_say = False
         self._still_marks: list | None = None  # this caption's picture at its still
+        # ... and its objects, kept alive until the caption leaves: the marks follow an
+        # object by its id(), which a new object may take once the old one is freed
+        self._still_objects: list = []
         self._still_at = 0.0
         self._settled = 0.0  # when the picture (not a caption) last changed
         self._after_still: list[str] = []  # what was played on the picture after the still
@@ -118,7 +121,7 @@ class _Linting:
         finally:
             self._in_say = False
         self._frame_it(self._caption)
-        self._still_marks, self._after_still = None, []
+        self._still_marks, self._after_still, self._still_objects = None, [], []
 
     def play(self, *args: Any, **kwargs: Any) -> None:
         from attention_video.scenes.lint import describe  # (lazy: Manim, see LAZY)
@@ -201,6 +204,7 @@ class _Linting:
         super().caption_ends()
         if self._caption is not None and self._still_marks is None:
             self._still_marks = self._marks()
+            self._still_objects = self.get_mobject_family_members()
             self._still_at = self.renderer.time
 
     def caption_leaves(self) -> None:
@@ -218,13 +222,14 @@ class _Linting:
                                                  self._marks(), timing,
                                                  tuple(dict.fromkeys(self._played))))
         self._still_marks, self._after_still, self._played = None, [], []
+        self._still_objects = []
 
     def _marks(self) -> list:
         from attention_video.scenes.lint import marks_of  # (lazy: LAZY)
 
         self._frame_it(self._caption)
         self._frame_it(getattr(self, "title_mob", None))
-        return marks_of(self.mobjects, self._read)
+        return marks_of(self.mobjects, self._read, framed=self.framing)
 
     def _frame_it(self, m: Any) -> None:
         """Keep a caption or the title among those held to the title-safe area."""
@@ -263,11 +268,9 @@ def lint_chapter(slug: str, trace: AttentionTrace, settings: Settings,
     confusions = confusable(word_colors(scene))
     background = scene.theme.background.lower()
     signs = (scene.theme.positive.lower(), scene.theme.negative.lower())
-    titles = [id(m) for m in scene.framing]
     words = {c.lower() for c in (*scene.k_colors, *scene.q_colors)}
     tokens = (*scene.k_labels, *scene.q_labels)  # shown as written, "_" and all
-    findings = [(p.caption, caption_findings(p, background, confusions, signs, titles, words,
-                                             tokens))
+    findings = [(p.caption, caption_findings(p, background, confusions, signs, words, tokens))
                 for p in scene.lint_pictures]
     return ChapterLint(slug, len(scene.lint_pictures), gather(number(slug), findings),
                        time.perf_counter() - start)

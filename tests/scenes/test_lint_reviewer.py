@@ -251,8 +251,19 @@ def test_a_plot_without_numbers_on_its_axis_fires_and_labelled_extremes_do_not()
 def test_a_caption_past_the_title_safe_area_fires_where_other_text_may_go():
     wide = text("x" * 10).move_to([TITLE_SAFE_X + 0.05, 0, 0], aligned_edge=RIGHT)
     assert lint.outside_safe_area(lint.marks_of([wide])) == []  # inside 93 %
-    found = lint.outside_safe_area(lint.marks_of([wide]), titles=[id(wide)])
+    found = lint.outside_safe_area(lint.marks_of([wide], framed=[wide]))
     assert rules(found) == ["safe-area"] and "title-safe" in found[0].message
+
+
+def test_only_the_framed_objects_are_held_to_the_title_safe_area_as_they_were_read():
+    # Their marks say so as read: a lint that named them by id() once the picture had gone
+    # held a freed note to the title-safe area when a later caption took its id.
+    note = text("x" * 10).move_to([TITLE_SAFE_X + 0.05, 1, 0], aligned_edge=RIGHT)
+    caption = text("y" * 10).move_to([TITLE_SAFE_X + 0.05, -1, 0], aligned_edge=RIGHT)
+    marks = lint.marks_of([note, caption], framed=[caption])
+    assert [m.framed for m in marks] == [False, True]
+    found = lint.outside_safe_area(marks)
+    assert len(found) == 1 and '"yyyyyyyyyy"' in found[0].message
 
 
 @pytest.mark.parametrize("long", [False, True])
@@ -261,7 +272,7 @@ def test_the_caption_and_the_safe_areas_are_smpte_st_2046_1(long):
     assert SAFE_Y == pytest.approx(0.93 * 8 / 2, abs=0.01)
     assert (TITLE_SAFE_X, TITLE_SAFE_Y) == (pytest.approx(0.90 * 14.2222 / 2, abs=0.01), 3.6)
     caption = make_caption("word " * (60 if long else 5), DARK)
-    assert lint.outside_safe_area(lint.marks_of([caption]), titles=[id(caption)]) == []
+    assert lint.outside_safe_area(lint.marks_of([caption], framed=[caption])) == []
 
 
 def test_a_repeated_word_is_labelled_by_its_occurrence_everywhere():
