@@ -155,6 +155,7 @@ class ChapterScene(Scene):
         # one place names the tokens: a repeated word carries its occurrence (the₁, the₂)
         self.k_labels = word_labels([t.text for t in trace.key_tokens])
         self.q_labels = word_labels([t.text for t in trace.query_tokens])
+        self.spoken_words = (*self.k_labels, *self.q_labels)  # a₂ said "the second a"
         self.partner = trace.partner  # the key the chapters feature beside the followed word
         super().__init__(**kwargs)
 
@@ -440,7 +441,7 @@ class ChapterScene(Scene):
         # The speech's samples start with the caption; the voice is heard LEAD_SILENCE
         # (scenes.voice) later.
         if self.narrator is not None:
-            speech = self.narrator.say(text)
+            speech = self.narrator.say(text, self.spoken_words)
             self.speech.append((self._caption_start, speech))
             self._caption_need = max(reading, speech.seconds + SPEECH_GAP)
             self._cue_seconds = speech.seconds
@@ -549,7 +550,7 @@ class ChapterScene(Scene):
         described = self._describe(max(EXTENDED_SECONDS / self.settings.pace, self._caption_need))
         if not described.text:
             return
-        speech = self.narrator.say(described.text)
+        speech = self.narrator.say(described.text, self.spoken_words)
         self.described_speech.append((start, speech))
         self.described_at[-1] = (start + speech.first_word, start + speech.seconds)
         self._caption_need = max(self._caption_need,

@@ -9,7 +9,8 @@ same text that is shown, by the rules below, never typed by hand for a particula
     / → "divided by"         √d_k → "the square root of d k"
     exp(x) → "e to the x"    eˣ → "e to the x"           x² → "x squared"
     Σ → "the sum"            Σₘ → "the sum over m"       xᵢ → "x i"
-    the₂ → "the second the" (a repeated word's occurrence; Z₁, θ₂ stay symbols: "Z 1")
+    the₂ → "the second the" (a repeated word's occurrence; Z₁, θ₂ stay symbols: "Z 1",
+        unless the sentence has that one-letter word twice: a₂ → "the second a")
     V(drank) → "the value of drank"    Q[milk] → "the query of milk"    f(x) → "f of x"
     Attention(Q, K, V) → "Attention of Q, K and V"
     Z of "milk" → "the output of milk"   each V row → "each value row"   11° → "11 degrees"
@@ -25,11 +26,11 @@ rules in Chinese words (for a Chinese Piper voice the user provides).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
-from attention_video.scenes.spoken_words import occurrence, spoken_words
+from attention_video.scenes.spoken_words import ORDINAL_MARK, occurrence, spoken_words
 
 Rule = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
 
@@ -91,6 +92,8 @@ class Words:
     # closing formula: that cue's word error fell from 15% to 4%); a language without its
     # word for "and" keeps the commas.
     listed: Callable[[str], str] = lambda arguments: arguments
+    # A preposition and an ordinal's article said as one word ("de el" → "del"): pairs.
+    contractions: tuple[tuple[str, str], ...] = ()
 
 
 def _joined(word: str) -> Callable[[str], str]:
@@ -146,6 +149,7 @@ _WORD_ARGUMENT = re.compile(r"\[?[^\W\d_][^\s,]*")  # a word (Q[milk]), not an i
 # "猫₂" (a token of its own). A lone Latin or Greek letter is a symbol's name: Z₁, θ₂.
 _CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _LETTER = f"(?:(?![{_CJK}₀-₉])[^\\W\\d_])"  # (subscript digits are \w, not \d)
+_LONE_REPEATED = re.compile(rf"{_LETTER}[₀-₉]+")  # a one-letter word's label: a₂, I₃
 _REPEATED = re.compile(rf"((?<![^\W{_CJK}])(?<!['’-]){_LETTER}(?:{_LETTER}|['’-](?={_LETTER}))+…?"
                        rf"|[{_CJK}])([₀-₉]+)")
 _FUNCTION = r"\b(cos|sin|tan|log)"
@@ -236,10 +240,27 @@ def _rules(w: Words) -> list[Rule]:
         (re.compile(r"[(（]"), w.pause),  # brackets: the pauses of commas
         (re.compile(r"[)）]"), w.pause),
         (re.compile(r"[\[\]]"), ""),  # [CLS]: a token's name
+        *[(_contracting(words), _keeping_case(said)) for words, said in w.contractions],
     ]
 
 
+def _keeping_case(said: str) -> Callable[[re.Match[str]], str]:
+    """`said` for a match, capitalised where the match starts a sentence ("De el" → "Del")."""
+    return lambda m: said[:1].upper() + said[1:] if m[0][:1].isupper() else said
+
+
+def _contracting(words: str) -> re.Pattern[str]:
+    """A preposition and the article of the ordinal after it ("de el": "de el segundo"),
+    as `spoken_words.occurrence` marks the ordinal's start; the sentence's own words, not
+    marked, are left alone."""
+    *before, article = words.split()
+    preposition = "".join(re.escape(b) + r"\s+" for b in before)
+    return re.compile(rf"(?<!\w){preposition}{ORDINAL_MARK}{re.escape(article)}(?!\w)",
+                      re.IGNORECASE)
+
+
 _TIDY: list[Rule] = [
+    (re.compile(ORDINAL_MARK), ""),
     (re.compile(r"\s+"), " "),
     (re.compile(r"\s+([,.;:!?，。；：！？、])"), r"\1"),
     (re.compile(r"([,，])(?:\s*[,，])+"), r"\1"),  # ", ," from brackets after a comma
@@ -250,12 +271,34 @@ _TIDY: list[Rule] = [
 _COMPILED = {lang: _rules(w) for lang, w in WORDS.items()}
 
 
-def spoken(text: str, language: str = "en") -> str:
-    """`text` as the voice says it: its symbols in words of `language` (en, zh)."""
+def spoken(text: str, language: str = "en", words: Iterable[str] = ()) -> str:
+    """`text` as the voice says it: its symbols in words of `language` (en, zh). `words`:
+    the sentence's words as the picture labels them (scenes.text.word_labels); a lone
+    letter repeated ("a₂", "I₂") is then said as a word's occurrence, not as a symbol's
+    index."""
     out = text
-    for pattern, replacement in (_COMPILED.get(language) or _from_catalogue(language)) + _TIDY:
+    for pattern, replacement in _with_words(language, _lone_letters(words)) + _TIDY:
         out = pattern.sub(replacement, out)
     return out
+
+
+def _lone_letters(words: Iterable[str]) -> tuple[str, ...]:
+    """The labels among `words` of a one-letter word repeated: "a₂", "I₃"."""
+    return tuple(sorted({w for w in words if _LONE_REPEATED.fullmatch(w)}))
+
+
+@cache
+def _with_words(language: str, lone: tuple[str, ...]) -> list[Rule]:
+    """The rules of `language`, with the `lone` letters' labels said as occurrences just
+    before the other repeated words' (after a matrix's row, Q[a₂], has named its matrix)."""
+    rules = _COMPILED.get(language) or _from_catalogue(language)
+    if not lone:
+        return rules
+    said = occurrence(language) if language not in WORDS else WORDS[language].occurrence
+    pattern = re.compile(rf"(?<![\w'’-])({'|'.join(map(re.escape, lone))})(?![\w'’-])")
+    at = next(k for k, (p, _) in enumerate(rules) if p is _REPEATED)
+    rule: Rule = (pattern, lambda m: said(m[1][0], int(_plain(m[1][1:], SUBSCRIPT))))
+    return [*rules[:at], rule, *rules[at:]]
 
 
 @cache

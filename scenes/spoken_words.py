@@ -52,21 +52,41 @@ def spoken_words(language: str) -> dict[str, Any]:
         functions={"cos": tr.context("spoken", "cosine"), "sin": tr.context("spoken", "sine"),
                    "tan": tr.context("spoken", "tangent"), "log": tr.context("spoken", "log")},
         power=lambda base, exponent: _power(tr, base, exponent),
-        occurrence=occurrence(language),
+        occurrence=occurrence(language), contractions=contractions(tr),
         degrees=lambda n: tr.plural("{n} degree", "{n} degrees", _count(n)).replace(
             str(_count(n)), n, 1))  # (Greek letters are said by their names: scenes.spoken)
 
 
+# Where a said ordinal starts, until the rules are done (scenes.spoken): a preposition
+# before it contracts with its article (Spanish "de el segundo" → "del segundo"), and
+# never with a word of the sentence ("la fila de el", the word "el", stays).
+ORDINAL_MARK = "\u2063"  # INVISIBLE SEPARATOR: neither a word's letter nor a space
+
+
 def occurrence(language: str) -> Callable[[str, int], str]:
     """(word, n) → the n-th occurrence of a repeated word, said in `language`: ("the", 2)
-    → "the second the". The catalogue is read when a caption is said, not at import."""
+    → "the second the" (after ORDINAL_MARK). The catalogue is read when a caption is said,
+    not at import."""
     def said(word: str, n: int) -> str:
         tr = Translate(language)
         if 1 <= n <= len(ORDINALS):
-            return tr(ORDINALS[n - 1], word=word)
+            return ORDINAL_MARK + tr(ORDINALS[n - 1], word=word)
         # TRANSLATORS: a repeated word's occurrence past the tenth: "occurrence 11 of the"
-        return tr("occurrence {n} of {word}", word=word, n=n)
+        return ORDINAL_MARK + tr("occurrence {n} of {word}", word=word, n=n)
     return said
+
+
+def contractions(tr: Translate) -> tuple[tuple[str, str], ...]:
+    """The catalogue's contractions of a preposition with the article an ordinal starts
+    with, as ("de el", "del") pairs; none where the message is left untranslated."""
+    # TRANSLATORS: how a preposition and the article that starts "the second {word}" are
+    # said together, as "words=contraction" pairs split by commas: Spanish "de el=del, a
+    # el=al". Where the language contracts none, a word without "=" ("none").
+    pairs = tr.context("spoken", "contractions before an ordinal")
+    if "=" not in pairs:
+        return ()
+    return tuple((a.strip(), b.strip()) for a, _, b in
+                 (pair.partition("=") for pair in pairs.split(",")) if a.strip() and b.strip())
 
 
 def _power(tr: Translate, base: str, exponent: str) -> str:

@@ -30,7 +30,7 @@ import shutil
 import sys
 import tempfile
 import wave
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -329,11 +329,11 @@ class Narrator:
             except OSError:
                 pass  # unkept: tried again next time
 
-    def say(self, caption: str) -> Speech:
-        """A caption said, in its spoken form (scenes.spoken): from the disk cache (checked
-        against its record: a damaged entry is said again, with one warning line), or
-        synthesized and kept."""
-        text = spoken(caption, self.language)
+    def say(self, caption: str, words: Iterable[str] = ()) -> Speech:
+        """A caption said, in its spoken form (scenes.spoken; `words`: the sentence's words
+        as labelled): from the disk cache (checked against its record: a damaged entry is
+        said again, with one warning line), or synthesized and kept."""
+        text = spoken(caption, self.language, words)
         settings = synthesis_settings(self.pace)
         key = hashlib.sha256(json.dumps(
             [self.voice.identity, text, settings, SENTENCE_SILENCE, LEAD_SILENCE, SPEECH_VERSION],

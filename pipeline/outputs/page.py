@@ -58,6 +58,7 @@ from attention_video.scenes.page_words import page_words
 from attention_video.scenes.precision import SCORES, WEIGHTS, weight_decimals
 from attention_video.scenes.questions import worded
 from attention_video.scenes.spoken import spoken
+from attention_video.scenes.text import word_labels
 from attention_video.scenes.themes import THEMES, family_colors, word_color
 from PIL import Image
 
@@ -337,6 +338,8 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
     relative to the page, when it is made too; `marks`: each of `chapters` as (start,
     end, title), the video's chapter marks: pipeline.outputs.chapters)."""
     shows = page_shows(trace)
+    labels = (*word_labels([t.text for t in trace.key_tokens]),
+              *word_labels([t.text for t in trace.query_tokens]))
     return {
         "video": video_src,
         "poster": poster,  # the video's first captioned picture: a path, a data URI, or ""
@@ -349,7 +352,7 @@ def page_data(trace: AttentionTrace, cues: list[PageCue], video_src: str, settin
         # each description also as it is said (scenes.spoken: "W_Q" is "W Q", "Kᵀ" "K
         # transpose"): the text the descriptions track and its live region give a screen
         # reader, which would read the typeset form symbol by symbol
-        "cues": [{**asdict(c), "said": spoken(c.description, settings.language)}
+        "cues": [{**asdict(c), "said": spoken(c.description, settings.language, labels)}
                  for c in cues],
         "chapters": chapters,
         "marks": [{"chapter": slug, "start": a, "end": b, "title": title}

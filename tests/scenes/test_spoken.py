@@ -163,10 +163,34 @@ def test_a_tag_naming_two_tokens_is_said_as_both(text, language, said):
     ("don't₂ and extraord…₃", "en", "the second don't and the third extraord"),
     ("the₁₁", "en", "occurrence 11 of the"),
     ("猫₂ 的行", "zh", "第二个 猫 的行"),
-    ("la fila de the₂", "es", "la fila de el segundo the"),
+    # Spanish contracts a preposition with the ordinal's article (catalogue: "de el=del")
+    ("la fila de the₂", "es", "la fila del segundo the"),
+    ("De the₂ y a the₁", "es", "Del segundo the y al primer the"),
     ("the₃ y the₁", "es", "el tercer the y el primer the"),
     # a symbol's index stays a number: a lone letter with subscript digits
     ("Z₁…Z₁₂ and θ₂", "en", "Z 1 to Z 12 and theta 2"),
 ])
 def test_a_repeated_words_occurrence_is_said_as_an_ordinal(caption, language, said):
     assert spoken(caption, language) == said
+
+
+@pytest.mark.parametrize("caption, language, said", [
+    # a one-letter word of the sentence, repeated: an occurrence too, Q[a₂] by its matrix
+    ("a₂ looks at I₂ and Q[a₂]", "en",
+     "the second a looks at the second I and the query of the second a"),
+    ("la fila de a₂", "es", "la fila del segundo a"),
+    ("a₂ 的行", "zh", "第二个 a 的行"),
+    # ... while a letter that is no word of the sentence stays a symbol's index
+    ("Z₁ and θ₂ beside a₂", "en", "Z 1 and theta 2 beside the second a"),
+])
+def test_a_one_letter_word_repeated_is_said_as_an_ordinal(caption, language, said):
+    words = ("a", "I", "cat", "a₂", "I₂", "the₂")
+    assert spoken(caption, language, words) == said
+    assert spoken(caption, language) != said  # without the sentence: a symbol's index
+
+
+def test_a_word_of_the_sentence_never_contracts_with_a_preposition():
+    # "el" is the sentence's word: "la fila de el" keeps its "de el" (the word, not the
+    # ordinal's article), and its second occurrence's ordinal contracts as any other
+    assert spoken("la fila de el y de el₂", "es", ("el", "el₂")) == (
+        "la fila de el y del segundo el")

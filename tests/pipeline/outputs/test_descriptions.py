@@ -11,7 +11,7 @@ import pytest
 from attention_video.attncore import Settings
 from attention_video.pipeline.commands.app import Request, make_settings, planned_outputs
 from attention_video.pipeline.outputs.files import descriptions_path
-from attention_video.pipeline.outputs.page import page_cues
+from attention_video.pipeline.outputs.page import page_cues, page_data
 from attention_video.pipeline.outputs.subtitles import description_cues
 from attention_video.pipeline.outputs.transcript import write_transcript
 from attention_video.pipeline.records import ChapterResult
@@ -163,3 +163,12 @@ def test_a_dry_run_describes_what_the_captions_leave_out(language):
     assert len(r.descriptions) == len(r.subtitles)
     # The first caption ("We follow milk …") leaves X on screen unnamed
     assert r.descriptions[0] == ("On screen: X." if language == "en" else "画面上：X。")
+
+
+def test_the_page_says_a_one_letter_word_repeated_as_the_video_does():
+    # "a" twice in the sentence: the page's said description names "a₂" as the second a,
+    # as the narration does (scenes.base hands the narrator the same labels)
+    s = Settings(sentence="a cat saw a dog", describe=True)
+    cues = [dataclasses.replace(page_cues(CHAPTERS)[0], description='Q, the row of "a₂": 1.0')]
+    data = page_data(trace_of(s), cues, "v.mp4", s, ["input"])
+    assert data["cues"][0]["said"] == "Q, the row of the second a: 1.0"
