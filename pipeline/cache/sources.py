@@ -100,8 +100,9 @@ def _scan(source: bytes, name: str, is_package: bool) -> tuple[tuple[str, ...], 
     if (isinstance(found, list) and len(found) == 2
             and all(isinstance(x, list) and all(isinstance(n, str) for n in x) for x in found)):
         return tuple(found[0]), tuple(found[1])
-    imports, globs = _imported_names(source, name, is_package), _data_globs(source)
-    with _scans_lock:
+    with _scans_lock:  # (also CPython 3.11's ast, which two threads parsing at once can
+        #                  fail: "AST constructor recursion depth mismatch")
+        imports, globs = _imported_names(source, name, is_package), _data_globs(source)
         _new_scans[key] = [list(imports), list(globs)]
     return imports, globs
 
