@@ -33,6 +33,7 @@ from attention_video.scenes.describe import (
     describe,
     told_number,
 )
+from attention_video.scenes.labels import word_labels
 from attention_video.scenes.layout import BUFF_MEDIUM, BUFF_TIGHT, SAFE_X, SAFE_Y, TITLE_SAFE_X
 from attention_video.scenes.pacing import SPEECH_GAP, picture_hold, reading_seconds, whole_frames
 from attention_video.scenes.precision import weight_decimals
@@ -40,7 +41,7 @@ from attention_video.scenes.predict import ask
 from attention_video.scenes.questions import names, worded
 from attention_video.scenes.reasons import head_reason, head_why
 from attention_video.scenes.rotary import TURNED, score_names
-from attention_video.scenes.text import fit_width, fmt, make_text, visible_texts, word_labels
+from attention_video.scenes.text import fit_width, fmt, make_text, visible_texts
 from attention_video.scenes.themes import THEMES, family_colors, word_color
 from attention_video.scenes.titles import chapter_title
 from attention_video.scenes.voice import Narrator, Speech

@@ -27,6 +27,7 @@ from operator import attrgetter
 from typing import Any, NamedTuple
 
 import numpy as np
+from attention_video.scenes.labels import subscript
 from attention_video.scenes.layout import (
     DIGIT_HEIGHT,
     LABEL_REACH,
@@ -36,7 +37,7 @@ from attention_video.scenes.layout import (
     TITLE_SAFE_Y,
 )
 from attention_video.scenes.pacing import MIN_CAPTION_SECONDS
-from attention_video.scenes.text import read_text, subscript
+from attention_video.scenes.text import read_text
 from attention_video.scenes.themes import MIN_CONTRAST, blend, contrast
 from manim import (
     Arrow,

@@ -10,6 +10,7 @@ from attention_video.attncore import questions as qs
 from attention_video.attncore.questions import Option, Question
 from attention_video.attncore.trace import AttentionTrace
 from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.labels import subscript
 from attention_video.scenes.precision import SCORES, WEIGHTS
 
 
@@ -34,10 +35,6 @@ def word_question(q: Question, trace: AttentionTrace, tr: Translate) -> Worded:
     options = tuple(option_text(o, trace, tr) for o in q.options)
     return Worded(q.kind, q.before, ask_text(q, trace, tr), options, q.answer,
                   reason_text(q, trace, tr, options[q.answer]))
-
-
-def subscript(n: int) -> str:
-    return "".join("₀₁₂₃₄₅₆₇₈₉"[int(d)] for d in str(n))
 
 
 def token_name(tokens, j: int, tr: Translate) -> str:

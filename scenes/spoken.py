@@ -144,7 +144,7 @@ _APPLIED = re.compile(r"(?<![\w.])([A-Za-z][\w']*)\(([^()]*)\)")
 # A name indexed by a word in square brackets: Q[milk], K[[CLS]] (a token's own brackets).
 _INDEXED = re.compile(r"(?<![\w.])([A-Za-z][\w']*)\[((?:[^\[\]]|\[[^\[\]]*\])+)\]")
 _WORD_ARGUMENT = re.compile(r"\[?[^\W\d_][^\s,]*")  # a word (Q[milk]), not an index (Q[i, m])
-# A repeated word as the picture labels it (scenes.text.word_labels), its occurrence in
+# A repeated word as the picture labels it (scenes.labels.word_labels), its occurrence in
 # subscript digits: "the₂", "don't₂", "extraord…₂" (a word cut short), one CJK character
 # "猫₂" (a token of its own). A lone Latin or Greek letter is a symbol's name: Z₁, θ₂.
 _CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff"
@@ -273,7 +273,7 @@ _COMPILED = {lang: _rules(w) for lang, w in WORDS.items()}
 
 def spoken(text: str, language: str = "en", words: Iterable[str] = ()) -> str:
     """`text` as the voice says it: its symbols in words of `language` (en, zh). `words`:
-    the sentence's words as the picture labels them (scenes.text.word_labels); a lone
+    the sentence's words as the picture labels them (scenes.labels.word_labels); a lone
     letter repeated ("a₂", "I₂") is then said as a word's occurrence, not as a symbol's
     index."""
     out = text

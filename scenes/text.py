@@ -108,31 +108,6 @@ def decimals_of(text: str) -> int:
 
 
 # ---- words and captions -----------------------------------------------------------------
-def short_label(text: str, max_chars: int = 10) -> str:
-    """Shorten a long word visibly: 'extraordinarily' → 'extraordi…'."""
-    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
-
-
-def word_labels(words: Sequence[str], max_chars: int = 10) -> list[str]:
-    """Each token's label as the picture names it: shortened (short_label), and a word that
-    occurs more than once (case aside: "The", "the") numbered by occurrence, flies₁ and
-    flies₂, so two rows are told apart by more than their colours."""
-    counts: dict[str, int] = {}
-    for w in words:
-        counts[w.casefold()] = counts.get(w.casefold(), 0) + 1
-    seen: dict[str, int] = {}
-    out = []
-    for w in words:
-        key = w.casefold()
-        if counts[key] == 1:
-            out.append(short_label(w, max_chars))
-            continue
-        seen[key] = seen.get(key, 0) + 1
-        index = subscript(seen[key])
-        out.append(short_label(w, max_chars - len(index)) + index)
-    return out
-
-
 def _is_wide(ch: str) -> bool:
     return ord(ch) >= 0x2E80
 
@@ -513,14 +488,6 @@ def fit_width(mob: VMobject, max_width: float) -> VMobject:
     if mob.width > max_width > 0:
         mob.scale_to_fit_width(max_width)
     return mob
-
-
-_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-
-
-def subscript(n: int | str) -> str:
-    """A number as subscript digits: 12 → "₁₂" (for Z₁ and q₁k₁)."""
-    return str(n).translate(_SUBSCRIPTS)
 
 
 def read_text(mob: Text | MarkupText) -> str:

@@ -54,11 +54,11 @@ from attention_video.pipeline.outputs.subtitles import kept_cues
 from attention_video.pipeline.outputs.video import frame_at
 from attention_video.pipeline.records import ChapterResult, Cue
 from attention_video.scenes.catalogue import Translate
+from attention_video.scenes.labels import word_labels
 from attention_video.scenes.page_words import page_words
 from attention_video.scenes.precision import SCORES, WEIGHTS, weight_decimals
 from attention_video.scenes.questions import worded
 from attention_video.scenes.spoken import spoken
-from attention_video.scenes.text import word_labels
 from attention_video.scenes.themes import THEMES, family_colors, word_color
 from PIL import Image
 

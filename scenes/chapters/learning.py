@@ -47,6 +47,7 @@ from attention_video.scenes.claims import (
     Claim,
 )
 from attention_video.scenes.context import ChapterContext
+from attention_video.scenes.labels import subscript
 from attention_video.scenes.layout import (
     BUFF_BLOCK_WIDE,
     BUFF_HAIR,
@@ -69,7 +70,7 @@ from attention_video.scenes.layout import (
 )
 from attention_video.scenes.pacing import state_seconds
 from attention_video.scenes.precision import WEIGHTS
-from attention_video.scenes.text import fit_width, fmt, make_text, subscript, texts_in
+from attention_video.scenes.text import fit_width, fmt, make_text, texts_in
 from attention_video.scenes.widgets import (
     CHIP_FONT,
     CHIP_MAX_W,

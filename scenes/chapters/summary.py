@@ -14,6 +14,7 @@ from attention_video.fastmanim import *  # noqa: F403
 from attention_video.scenes.base import ChapterScene
 from attention_video.scenes.catalogue import Translate
 from attention_video.scenes.context import ChapterContext
+from attention_video.scenes.labels import subscript
 from attention_video.scenes.layout import (
     BUFF_BLOCK,
     BUFF_BLOCK_WIDE,
@@ -30,7 +31,7 @@ from attention_video.scenes.layout import (
 )
 from attention_video.scenes.precision import weight_decimals
 from attention_video.scenes.rotary import PLAIN, TURNED, score_names
-from attention_video.scenes.text import fit_width, fmt, make_text, subscript, typeset
+from attention_video.scenes.text import fit_width, fmt, make_text, typeset
 from attention_video.scenes.themes import Theme
 from attention_video.scenes.widgets import MatrixView, Recorder, fit_cells, make_sub
 

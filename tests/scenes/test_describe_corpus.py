@@ -213,7 +213,7 @@ def rate(language: str) -> float:
 
 
 def problems(settings: Settings, slug: str) -> list[str]:
-    from attention_video.scenes.text import word_labels  # noqa: PLC0415 (Manim)
+    from attention_video.scenes.labels import word_labels  # noqa: PLC0415
 
     trace, tr = trace_of(settings), Translate(settings.language)
 

@@ -111,7 +111,7 @@ def test_in_a_chapter_the_kept_readings_are_the_marks_read_afresh(monkeypatch):
 
     def both(scene):
         kept = kept_marks(scene)
-        pictures.append((kept, lint.marks_of(scene.mobjects)))
+        pictures.append((kept, lint.marks_of(scene.mobjects, framed=scene.framing)))
         return kept
 
     monkeypatch.setattr(run_lint._Linting, "_marks", both)

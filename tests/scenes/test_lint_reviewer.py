@@ -276,7 +276,7 @@ def test_the_caption_and_the_safe_areas_are_smpte_st_2046_1(long):
 
 
 def test_a_repeated_word_is_labelled_by_its_occurrence_everywhere():
-    from attention_video.scenes.text import word_labels
+    from attention_video.scenes.labels import word_labels
 
     assert word_labels(["Time", "flies", "like", "an", "arrow", "fruit", "flies", "like",
                         "a", "banana"]) == ["Time", "flies₁", "like₁", "an", "arrow", "fruit",
