@@ -109,7 +109,8 @@ class PairTable:
     frames: VGroup  # one coloured frame per pair column (empty for the "…" column)
     labels: VGroup  # "Q[word]", "K[word]", "×"
     cols: list[int | None]
-    signs: np.ndarray  # (d_k,) +1 / −1 / 0 for every pair, shown or not (HeadTrace.agreement)
+    signs: np.ndarray  # (d_k,) +1 / −1 / 0 for every pair, shown or not (HeadTrace.agreement;
+    #                    0 too where the product is drawn as zero)
 
     @property
     def agree(self) -> int:
@@ -123,7 +124,7 @@ class PairTable:
 
     @property
     def zero(self) -> int:
-        """Pairs with a 0 in them: their product is 0 and changes nothing."""
+        """Pairs with a 0 in them, or whose product is drawn as 0: it changes nothing."""
         return int((self.signs == 0).sum())
 
     @property
@@ -156,6 +157,9 @@ def make_pair_table(h: HeadTrace, i: int, j: int, q_label: str, k_label: str,
     `names` says what the rows are called (Q_rot and K_rot once RoPE turned them)."""
     q, k = h.Q[i], h.K[j]  # (d_k,) each
     products, signs = h.products(i, j), h.agreement(i, j)  # (d_k,) each
+    # A product drawn as 0.00 adds nothing as drawn: grey and counted with the zeros, never
+    # red or blue beside a number that shows no sign
+    signs = np.where([fmt(v, dec) == fmt(0.0, dec) for v in products], 0, signs)
     cols = shown_pairs(len(q))
     shown = [m for m in cols if m is not None]
     numbers = [fmt(v, 2) for m in shown for v in (q[m], k[m])]

@@ -139,3 +139,22 @@ def test_the_dot_chapter_counts_agreeing_pairs_as_it_colours_them():
     colours = [family(p.get_color().to_hex(), theme) for p in table.p_row]
     assert table.zero >= 1 and colours[0] == "muted"
     assert colours.count("positive") == table.agree == zeroed.agreement(0, 1).tolist().count(1)
+
+
+def test_a_product_drawn_as_zero_is_grey_and_counted_with_the_zeros():
+    # −0.000001 is drawn "0.0000": red beside it would tell a sign the number does not show
+    from attention_video.scenes.chapters.dot import make_pair_table
+    from attention_video.scenes.context import ChapterContext
+    from attention_video.scenes.themes import THEMES
+
+    t = build_trace(Settings(sentence="a b c", weights="random", seed=3))
+    h, theme = t.head, THEMES["dark"]
+    q, k = np.array(h.Q), np.array(h.K)
+    q[0, 0], k[1, 0] = 1.0, -1e-6
+    tiny = dataclasses.replace(h, Q=q, K=k)
+    assert tiny.agreement(0, 1)[0] == -1  # the trace keeps its true sign
+    table = make_pair_table(tiny, 0, 1, "a", "b", "#fff", "#fff", ChapterContext.of("dark", "en"),
+                            4, 10)
+    assert table.p_row[0].text == "0.0000"
+    assert family(table.p_row[0].get_color().to_hex(), theme) == "muted"
+    assert table.zero >= 1 and table.differ == int((tiny.agreement(0, 1) < 0).sum()) - 1
