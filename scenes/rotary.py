@@ -172,12 +172,20 @@ def make_turn_panel(turn: PairTurn, title: str, color: str, unit: float, centre:
         for c, text in enumerate(texts):
             ctx.record(key, (*row, c), text)
         lines.append(make_text(f"{name} ({texts[0]}, {texts[1]})", NUMBER_FONT, ink))
-    radians = str(turn.position)
-    lines.append(make_text(ctx.tr("turned {radians} rad = {degrees}°", radians=radians,
-                                  degrees=degrees), NUMBER_FONT, theme.text))
+    lines.append(make_text(turned_text(turn.position, degrees, ctx), NUMBER_FONT, theme.text))
     numbers = VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=BUFF_NOTE)
     numbers.next_to(plane.origin + RIGHT * half, RIGHT, buff=BUFF_NOTE)
     return TurnPanel(turn, plane, axes, before, after, arc, mark, head, numbers)
+
+
+def turned_text(radians: int, degrees: str, ctx: ChapterContext) -> str:
+    """A turn of `radians` as the panel writes it, `degrees` its angle as drawn (0-360): past
+    a whole turn, the whole turns are written too ("7 rad = 1 × 360° + 41°": 7 rad is not 41°)."""
+    whole = int(np.degrees(radians) // 360.0)
+    if whole == 0:
+        return ctx.tr("turned {radians} rad = {degrees}°", radians=radians, degrees=degrees)
+    return ctx.tr("turned {radians} rad = {whole} × 360° + {degrees}°", radians=radians,
+                  whole=whole, degrees=degrees)
 
 
 def crosses(mob: Mobject, a: np.ndarray, b: np.ndarray, pad: float = BUFF_HAIR) -> bool:

@@ -124,9 +124,23 @@ def test_the_turned_pairs_are_drawn_at_their_true_angles_and_lengths(theme):
         # the arc sweeps the turn, anticlockwise from the pair before it
         assert abs(math.degrees(panel.arc.angle) - math.degrees(p) % 360) <= ANGLE_TOL
         assert panel.mark.original_text == f"+{fmt(math.degrees(p) % 360, 0)}°"
+        whole = int(math.degrees(p) // 360)  # 7 rad is 1 × 360° + 41°, not 41°
+        said = f" = {whole} × 360° + " if whole else " = "
+        assert (panel.numbers[-1].original_text
+                == f"turned {p} rad{said}{fmt(math.degrees(p) % 360, 0)}°")
     text = captions(scene)
     assert f"position {i} turns by {fmt(math.degrees(i) % 360, 0)}°" in text
     assert f"position {j} turns by {fmt(math.degrees(j) % 360, 0)}°" in text
+
+
+@pytest.mark.parametrize("radians, written", [
+    (5, "turned 5 rad = 286°"), (7, "turned 7 rad = 1 × 360° + 41°"),
+    (13, "turned 13 rad = 2 × 360° + 25°")])
+def test_a_turn_past_a_whole_turn_writes_its_whole_turns(radians, written):
+    from attention_video.scenes.rotary import turned_text
+
+    degrees = fmt(math.degrees(radians) % 360, 0)
+    assert turned_text(radians, degrees, ChapterContext.of("dark", "en")) == written
 
 
 def test_a_pair_turned_by_a_degree_more_would_be_caught():
