@@ -234,50 +234,66 @@ class StackedBar:
 
     segments: VGroup
     outline: Rectangle
-    words: VGroup  # the word inside each segment wide enough for it
+    words: VGroup  # the word inside each segment wide enough for it (the named one's: or under it)
 
 
 SEGMENT_OPACITY = (0.9, 0.45)  # a nameless segment's grey, alternating so that they part
 
 
-def segment_word(label: str, fill: str, width: float, height: float, font: float,
-                 theme: Theme) -> Mobject | None:
-    """`label` inside a stacked segment `width` × `height` filled with `fill`, at `font`
-    or smaller but never under MIN_FONT; None where it does not fit."""
-    word = make_text(label, font, number_ink(fill, 0.9, theme))
+def segment_font(label: str, width: float, height: float, font: float) -> float | None:
+    """The font at which `label` fits inside a stacked segment `width` × `height`: `font`
+    or smaller, never under MIN_FONT; None where it does not fit."""
+    word = make_text(label, font, "#ffffff")
     fit = min(1.0, (width - 2 * SEGMENT_PAD) / word.width, (height - SEGMENT_PAD) / word.height)
-    if fit * font < MIN_FONT:
-        return None
-    return word.scale(fit)
+    return fit * font if fit * font >= MIN_FONT else None
+
+
+def stacked_height(geo: TableGeometry) -> float:
+    return geo.row_h * 0.6
+
+
+def named_fits(weights: np.ndarray, labels: list[str], named: int, geo: TableGeometry) -> bool:
+    """Whether the caption's word (`named`, the row's top weight) fits inside its segment."""
+    return segment_font(labels[named], weights[named] * BAR_LEN, stacked_height(geo),
+                        geo.font) is not None
 
 
 def make_stacked_bar(weights: np.ndarray, geo: TableGeometry, colors: list[str],
                      labels: list[str], theme: Theme, bar_x: float, y: float, i: int,
-                     decimals: int) -> StackedBar:
+                     decimals: int, named: int) -> StackedBar:
     """Every weight (shown or not) laid end to end inside a frame of length BAR_LEN = 1.
-    A segment wide enough carries its word inside it, in its word's colour; the others,
-    too narrow to be named, are grey (a colour with no word would name nothing to a
-    viewer who cannot tell two word colours apart). The segments are one chart (ChartView
-    "stacked", the weights of query row `i` as the weights column writes them, `decimals`),
-    so a listener's description says which parts carry a word (scenes.describe)."""
+    A segment wide enough carries its word inside it, in its word's colour, all at one
+    size; the others, too narrow to be named, are grey (a colour with no word would name
+    nothing to a viewer who cannot tell two word colours apart). The caption's word
+    (`named`, the row's top weight) is always named: under its segment where it does not
+    fit inside (the table keeps a row free for it: make_softmax_table). The segments are
+    one chart (ChartView "stacked", the weights of query row `i` as the weights column
+    writes them, `decimals`), so a listener's description says which parts carry a word
+    (scenes.describe)."""
     words, x = VGroup(), bar_x
-    height = geo.row_h * 0.6
+    height = stacked_height(geo)
     parts = [j for j in range(len(weights)) if weights[j] * BAR_LEN > 0]
-    fitted = {j: segment_word(labels[j], colors[j], weights[j] * BAR_LEN, height, geo.font, theme)
-              for j in parts}
+    fonts = {j: segment_font(labels[j], weights[j] * BAR_LEN, height, geo.font) for j in parts}
+    inside = [f for f in fonts.values() if f is not None]
+    size = min(inside) if inside else geo.font  # one size for every word inside
     segments = ChartView(key="weights", kind="stacked", values=[weights[j] for j in parts],
                          indices=[(i, j) for j in parts], decimals=decimals,
-                         labelled=[fitted[j] is not None for j in parts])
+                         labelled=[fonts[j] is not None or j == named for j in parts])
     for j in parts:
         w = weights[j] * BAR_LEN
-        word = fitted[j]
-        fill, opacity = ((colors[j], 0.9) if word is not None
+        named_here = fonts[j] is not None or j == named
+        fill, opacity = ((colors[j], 0.9) if named_here
                          else (theme.muted, SEGMENT_OPACITY[len(segments) % 2]))
         seg = Rectangle(width=w, height=height, stroke_width=1,
                         stroke_color=theme.background, fill_color=fill, fill_opacity=opacity)
         segments.add(seg.move_to(RIGHT * x + UP * y, aligned_edge=LEFT))
-        if word is not None:
-            words.add(word.move_to(seg))
+        if fonts[j] is not None:
+            words.add(make_text(labels[j], size, number_ink(fill, 0.9, theme)).move_to(seg))
+        elif j == named:  # under its segment, inside the bar's length
+            word = make_text(labels[j], geo.font, colors[j]).next_to(seg, DOWN, buff=BUFF_TIGHT)
+            word.shift(RIGHT * max(0.0, bar_x - word.get_left()[0]))
+            word.shift(LEFT * max(0.0, word.get_right()[0] - (bar_x + BAR_LEN)))
+            words.add(word)
         x += w
     outline = Rectangle(width=BAR_LEN, height=height, stroke_color=theme.text,
                         stroke_width=2).move_to(RIGHT * bar_x + UP * y, aligned_edge=LEFT)
@@ -288,7 +304,10 @@ def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], ctx:
                        max_h: float) -> SoftmaxTable:
     """The followed row through ÷√d_k, exp(· − max), ÷Σ, with bars; fitted to max_h."""
     h = trace.head
+    named = h.ranking(i)[0]  # the top weight, which the caption names
     geo = plan_table(h.weights[i], max_h)
+    if not named_fits(h.weights[i], labels, named, geo):  # its word goes under the bar
+        geo = plan_table(h.weights[i], max_h - geo.row_h)
     sq = fmt(float(np.sqrt(trace.d_k)), 2)
     ctx.record("sqrt_dk", (), sq)
     headers = {"word": "", "scores": score_names(trace).scores, "scaled": f"÷ √{trace.d_k} = {sq}",
@@ -315,7 +334,7 @@ def make_softmax_table(trace, i: int, labels: list[str], colors: list[str], ctx:
             RIGHT * right_of[column] + UP * foot_y, aligned_edge=RIGHT)
 
     stacked = make_stacked_bar(h.weights[i], geo, colors, labels, ctx.theme, bar_x, foot_y, i,
-                               weight_decimals(trace.normalized))
+                               weight_decimals(trace.normalized), named)
     return SoftmaxTable(
         word=columns.word.group, scores=columns.scores.group, scaled=columns.scaled.group,
         exp=columns.exp.group, weights=columns.weights.group, bar_scale=bars.scale,

@@ -171,7 +171,7 @@ def test_a_stacked_segment_carries_its_word_or_wears_no_word_colour():
     labels = ["every", "word", "look", "at"]
     geo = TableGeometry(shown=[0, 1, 2, 3], hidden=0, row_h=0.4, font=22, head_font=22)
     bar = make_stacked_bar(weights, geo, LOOK_ALIKE[:4], labels, DARK, 0.0, 0.0, i=0,
-                           decimals=3)
+                           decimals=3, named=0)
     assert [w.text for w in bar.words] == ["every"]  # the only segment wide enough
     assert bar.segments.labelled == (True, False, False, False)  # (what a description says)
     assert bar.segments[0].get_fill_color().to_hex().lower() == LOOK_ALIKE[0]
@@ -180,6 +180,27 @@ def test_a_stacked_segment_carries_its_word_or_wears_no_word_colour():
     assert confusions
     assert lint.colour_findings(marks, confusions) == []
     assert lint.low_contrast(marks, DARK.background) == []
+
+
+def test_the_captions_word_is_named_under_its_segment_where_it_does_not_fit_inside():
+    # the caption names the top weight's word: a grey, nameless segment would contradict it
+    from attention_video.scenes.chapters.softmax import (BAR_LEN, TableGeometry,
+                                                         make_stacked_bar, named_fits)
+
+    weights = np.array([0.24, 0.23, 0.22, 0.16, 0.15])
+    labels = ["Time", "flies", "like", "an", "arrowhead"]
+    geo = TableGeometry(shown=[0, 1, 2, 3, 4], hidden=0, row_h=0.4, font=22, head_font=22)
+    assert not named_fits(weights, labels, 0, geo)  # "Time" at 0.24: narrower than its word
+    bar = make_stacked_bar(weights, geo, LOOK_ALIKE[:5], labels, DARK, 0.0, 0.0, i=0,
+                           decimals=3, named=0)
+    named = [w for w in bar.words if w.text == "Time"]
+    assert len(named) == 1 and bar.segments.labelled[0]
+    assert named[0].get_top()[1] < bar.outline.get_bottom()[1]  # under the bar
+    assert 0.0 <= named[0].get_left()[0] and named[0].get_right()[0] <= BAR_LEN + 1e-6
+    assert bar.segments[0].get_fill_color().to_hex().lower() == LOOK_ALIKE[0]
+    # the words inside share one size
+    inside = [w for w in bar.words if w.text != "Time"]
+    assert len({round(w.font_size, 6) for w in inside}) <= 1
 
 
 @pytest.mark.parametrize("theme", [DARK, LIGHT], ids=["dark", "light"])
