@@ -184,8 +184,12 @@ def test_a_stacked_segment_carries_its_word_or_wears_no_word_colour():
 
 def test_the_captions_word_is_named_under_its_segment_where_it_does_not_fit_inside():
     # the caption names the top weight's word: a grey, nameless segment would contradict it
-    from attention_video.scenes.chapters.softmax import (BAR_LEN, TableGeometry,
-                                                         make_stacked_bar, named_fits)
+    from attention_video.scenes.chapters.softmax import (
+        BAR_LEN,
+        TableGeometry,
+        make_stacked_bar,
+        named_fits,
+    )
 
     weights = np.array([0.24, 0.23, 0.22, 0.16, 0.15])
     labels = ["Time", "flies", "like", "an", "arrowhead"]
