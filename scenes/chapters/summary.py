@@ -438,8 +438,9 @@ class SummaryScene(ChapterScene):
     # ---- several heads --------------------------------------------------------------------
     def multi_head_text(self) -> str:
         h = len(self.trace.heads)
-        zs = (", ".join(f"Z{subscript(k + 1)}" for k in range(h)) if h <= 4
-              else f"Z₁, …, Z{subscript(h)}")
+        # numbered from 0, as the heads are everywhere else ("we followed head 0": Z₀)
+        zs = (", ".join(f"Z{subscript(k)}" for k in range(h)) if h <= 4
+              else f"Z₀, …, Z{subscript(h - 1)}")
         return f"Concat({zs})·W_O"
 
     def show_multi_head(self) -> None:
@@ -447,9 +448,9 @@ class SummaryScene(ChapterScene):
         h = len(t.heads)
         if h <= 1:
             return
-        last = subscript(h)
+        last = subscript(h - 1)
         self.say(self.tr("This layer has {h} heads; we followed head {head_index}. Each head computes its "
-                         "own Z; MultiHead = Concat(Z₁…Z{last})·W_O joins them into the output row.",
+                         "own Z; MultiHead = Concat(Z₀…Z{last})·W_O joins them into the output row.",
                          h=h, head_index=t.head_index, last=last))
-        self.play(FadeIn(self.rows[-1]), run_time=0.6)  # the output row: Concat(Z₁…Z_h)·W_O
+        self.play(FadeIn(self.rows[-1]), run_time=0.6)  # the output row: Concat(Z₀…Z_{h−1})·W_O
         self.wait(2.0)

@@ -171,3 +171,11 @@ def test_overview_lays_out_every_layer_and_head_inside_the_frame():
             assert dist[np.argmax(row)] >= dist.max() - 1.0
             assert dist[np.argmin(row)] <= dist.min() + 1.0
     assert len(view.layer_labels) == 6 and len(view.head_labels) == 12
+
+
+def test_the_summarys_concat_numbers_the_heads_from_0_as_every_chapter_does():
+    # "we followed head 0" beside Concat(Z₁…Z₂) named the followed head's Z by another number
+    s = Settings(**CASES["random-2-heads"])
+    said = " ".join(text for _, _, text in dry_run(s, "summary").subtitles)
+    assert f"we followed head {trace_of(s).head_index}." in said
+    assert "Concat(Z₀…Z₁)" in said and "Z₂" not in said
