@@ -170,6 +170,11 @@ def thumb_side(t: AttentionTrace, tagged: bool, top: float, bottom: float) -> tu
     return side, False
 
 
+def numbered_heads(heads: list[int], tr) -> str:
+    """Head numbers worded as numbers, not a count: "head 4", "heads 2, 7" (head_list)."""
+    return tr.plural("head {heads}", "heads {heads}", len(heads), heads=head_list(heads))
+
+
 def head_list(heads: list[int]) -> str:
     """Head numbers as a caption lists them, a run of three or more as a range: "0, 2–10"."""
     runs: list[list[int]] = []
@@ -722,13 +727,13 @@ class HeadsScene(ChapterScene):
         if positional:
             said.append(self.tr("Heads tagged by position ({heads}) look at the previous or next "
                                 "token whatever the word, so --head auto leaves them out.",
-                                heads=head_list(positional)))
+                                heads=numbered_heads(positional, self.tr)))
         if special:
             first, last = end_tokens(self.trace)
             said.append(self.tr("Heads tagged {tag} ({heads}) give most of every word's attention "
                                 "to {first} and {last}, whatever the words.",
                                 tag=f"{first}/{last}", first=first, last=last,
-                                heads=head_list(special)))
+                                heads=numbered_heads(special, self.tr)))
         self.say(said[0] if len(said) == 1 else
                  self.tr.context("two sentences", "{first} {second}", first=said[0],
                                  second=said[1]))

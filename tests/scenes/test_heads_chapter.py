@@ -179,3 +179,13 @@ def test_the_summarys_concat_numbers_the_heads_from_0_as_every_chapter_does():
     said = " ".join(text for _, _, text in dry_run(s, "summary").subtitles)
     assert f"we followed head {trace_of(s).head_index}." in said
     assert "Concat(Z₀…Z₁)" in said and "Z₂" not in said
+
+
+def test_tagged_heads_are_named_as_numbers_not_counted():
+    # "Heads tagged [CLS]/[SEP] (4)" read as four heads; it is head 4
+    from attention_video.scenes.catalogue import Translate
+    from attention_video.scenes.chapters.heads import numbered_heads
+
+    assert numbered_heads([4], Translate("en")) == "head 4"
+    assert numbered_heads([2, 7], Translate("en")) == "heads 2, 7"
+    assert numbered_heads([0, 1, 2, 5], Translate("es")) == "cabezas 0–2, 5"
