@@ -132,7 +132,8 @@ class InputScene(ChapterScene):
     def construct(self) -> None:
         self.show_title()
         chips = self.show_tokens()
-        self.show_embeddings(chips)
+        whole = self.show_embeddings(chips)
+        self.show_source(whole)
         self.finish()
 
     def tokens_and_colors(self) -> tuple[list[str], list[str]]:
@@ -155,7 +156,8 @@ class InputScene(ChapterScene):
         self.wait(0.8)
         return chips
 
-    def show_embeddings(self, chips: VGroup) -> None:
+    def show_embeddings(self, chips: VGroup) -> VGroup:
+        """E (+ P) = X of the sentence the chapter embeds; returns the sum as drawn."""
         labels, colors = self.tokens_and_colors()
         t = self.trace
         positional = t.positional
@@ -182,6 +184,31 @@ class InputScene(ChapterScene):
         self.say(self.x_caption(n, d))
         self.makes("X", "X_q")
         self.play(FadeIn(*s.X.parts()), run_time=0.8)
+        self.wait(1.0)
+        return s.whole
+
+    def show_source(self, whole: VGroup) -> None:
+        """Cross-attention (not an encoder–decoder, whose input is the source): the queries'
+        sentence was embedded above; the keys and values come from the other one, whose
+        tokens are shown here in their colours, before chapter `linear` draws its rows as
+        X (source)."""
+        t = self.trace
+        if not t.cross or t.decoder:
+            return
+        chips = make_token_chips(self.k_labels, self.k_colors, self.theme)
+        room = whole.get_bottom()[1] - BUFF_BLOCK - SAFE_BOTTOM
+        if chips.height > room:  # no room under the sum: it makes way
+            self.play(FadeOut(whole), run_time=0.5)
+            chips.move_to(UP * (STAGE_TOP + SAFE_BOTTOM) / 2)
+        else:
+            chips.move_to(UP * (whole.get_bottom()[1] - BUFF_BLOCK + SAFE_BOTTOM) / 2)
+        n = len(self.k_labels)
+        self.say(self.tr.plural("The keys and values come from the other sentence: its {n} token "
+                                "becomes a row of X (source) the same way.",
+                                "The keys and values come from the other sentence: its {n} "
+                                "tokens become the rows of X (source) the same way.", n))
+        self.play(LaggedStart(*[FadeIn(c, shift=0.2 * UP) for c in chips], lag_ratio=0.08),
+                  run_time=min(2.5, 0.5 + 0.1 * n))
         self.wait(1.0)
 
     def x_caption(self, n: int, d: int) -> str:
