@@ -96,6 +96,7 @@ DECIMALS = 2  # products and scores, as every chapter and the page draw them: wh
 #              products as drawn do not add up to the score as drawn, "Σ ≈" says so
 READOUT_GAP = 0.4  # between a pair's lengths and the identity under them: wider than their
 #                    lines' BUFF_NOTE_WIDE, so they read as two blocks
+READOUT_CELL_PAD = 0.12  # air between the readout's value and the sides of its box
 
 
 # ---- the pair table ---------------------------------------------------------------------------
@@ -317,12 +318,13 @@ def make_pair_readout(g: QueryGeometry, j: int, q_name: str, k_name: str, q_colo
     sign = equals_sign(multiplies_to([q, k, cos], value))  # "≈": made from unrounded numbers
     result = VGroup(make_text(sign, PANEL_FONT, ctx.theme.text),
                     make_text(value, PANEL_FONT, ctx.theme.text, weight="BOLD"),
-                    make_text(cell_name, PANEL_FONT, ctx.theme.accent)).arrange(RIGHT, buff=BUFF_NOTE)
+                    make_text(cell_name, PANEL_FONT, ctx.theme.accent))
+    result.arrange(RIGHT, buff=READOUT_CELL_PAD + BUFF_SMALL)  # the "="s clear the box
     identity = VGroup(make_text("|q| · |k| · cos θ", PANEL_FONT, ctx.theme.text),
                       make_text(f"= {q} · {k} · {cos}", PANEL_FONT, ctx.theme.text), result)
     identity.arrange(DOWN, aligned_edge=LEFT, buff=BUFF_NOTE_WIDE)
     VGroup(lengths, identity).arrange(DOWN, aligned_edge=LEFT, buff=READOUT_GAP)
-    cell = Rectangle(width=result[1].width + 0.24, height=result[1].height + 0.2,
+    cell = Rectangle(width=result[1].width + 2 * READOUT_CELL_PAD, height=result[1].height + 0.2,
                      stroke_color=ctx.theme.accent, stroke_width=4).move_to(result[1])
     return PairReadout(lengths, identity, cell, sign)
 
