@@ -53,11 +53,6 @@ def head_why(c: HeadChoice | None, tr: Translate, brief: bool = False) -> str | 
                           "left out",
                           "; {n} heads with a fixed pattern whatever the words ({kinds}) are "
                           "left out", len(c.skipped), kinds=kinds)
-        neighbour = {-1: PREVIOUS, 1: NEXT}.get(c.offset)
-        if c.kind is None and neighbour in c.skipped_kinds:  # its link is to a neighbour too:
-            #   what keeps it is the rule of attncore.heads (POSITIONAL_SHARE), said
-            text += tr("; this head is kept: its words give their neighbour less than half "
-                       "their attention on average")
     return text
 
 

@@ -8,8 +8,6 @@ chose the head."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from attention_video.attncore import heads as common
 from attention_video.attncore.decoder.gguf_file import find_gguf
@@ -138,18 +136,3 @@ def test_a_forced_choice_says_what_kind_of_head_it_shows():
                                                                            common.STRIPE))
     why = head_why(c, tr)
     assert "2 heads with a fixed pattern whatever the words (previous token, one column)" in why
-
-
-def test_a_head_kept_though_its_link_is_to_a_neighbour_says_why():
-    # "the token just before it" beside "previous-token heads are left out" reads as a
-    # contradiction unless the reason says what tells the two apart
-    tr = Translate("en")
-    kept = "this head is kept: its words give their neighbour less than half their attention"
-    before = HeadChoice(HeadChoice.STRONGEST_LINK, 3, 1, "'cold'", word=4, word_name="'was'",
-                        weight=0.41, offset=-1, skipped=((0, 1),),
-                        skipped_kinds=(common.PREVIOUS,))
-    assert kept in head_why(before, tr) and "the token just before it" in head_why(before, tr)
-    assert kept not in head_why(before, tr, brief=True)
-    elsewhere = dataclasses.replace(before, offset=None)  # a link to no neighbour
-    other_kind = dataclasses.replace(before, skipped_kinds=(common.STRIPE,))
-    assert kept not in head_why(elsewhere, tr) and kept not in head_why(other_kind, tr)
