@@ -151,9 +151,7 @@ class InputScene(ChapterScene):
                                 "in every matrix that follows.",
                                 "The sentence is split into {n} tokens; each keeps its own colour "
                                 "in every matrix that follows.", n))
-        self.play(LaggedStart(*[FadeIn(c, shift=0.2 * UP) for c in chips], lag_ratio=0.08),
-                  run_time=min(2.5, 0.5 + 0.1 * n))
-        self.wait(0.8)
+        self.bring_in(chips, 0.8)
         return chips
 
     def show_embeddings(self, chips: VGroup) -> VGroup:
@@ -207,9 +205,13 @@ class InputScene(ChapterScene):
                                 "becomes a row of X (source) the same way.",
                                 "The keys and values come from the other sentence: its {n} "
                                 "tokens become the rows of X (source) the same way.", n))
+        self.bring_in(chips, 1.0)
+
+    def bring_in(self, chips: VGroup, hold: float) -> None:
+        """Token chips rising in one after another, then `hold` seconds to read them."""
         self.play(LaggedStart(*[FadeIn(c, shift=0.2 * UP) for c in chips], lag_ratio=0.08),
-                  run_time=min(2.5, 0.5 + 0.1 * n))
-        self.wait(1.0)
+                  run_time=min(2.5, 0.5 + 0.1 * len(chips)))
+        self.wait(hold)
 
     def x_caption(self, n: int, d: int) -> str:
         """What X is: the sum itself, the normalised sum (layer 0), or a later layer's input."""
